@@ -1,0 +1,190 @@
+"""The perceptual diff verifier: did a high-risk action visibly change the screen?
+
+Two verdicts per step:
+
+* ``action_effect_observed_seed`` is the seed's rule read literally: the pHash of
+  the whole frame changed OR the pHash of the 200x200 region around the action
+  point changed ("changed" = Hamming distance above ``threshold``).
+* ``action_effect_observed`` is trajcheck's verdict. It looks at the exact pixel
+  difference of the same two frames, grouped into blobs, and counts only
+  *content* change: it discards a thin outline (a focus ring drawn or removed), a
+  caret-sized line (a blinking cursor), and change in cells the run shows to be
+  ambient (a clock, a spinner: see :mod:`trajcheck.analyzers.ambient`). Content
+  anywhere on the screen counts, so a toast far from the click is an effect while
+  a clock ticking over during a dead click is not.
+
+Both are None when the check does not apply; ``reason`` says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from trajcheck.hashing import Hash64
+
+from .ambient import is_ambient
+from .highrisk import HighRisk
+from .pixeldiff import Box, ChangeMap, boxes_intersect
+
+#: Default pHash threshold of the seed rule: a distance above it counts as "changed".
+#: Measured on sample_runs/ (README, "Choosing the threshold").
+DEFAULT_THRESHOLD = 2
+
+#: Reasons for a None verdict.
+SKIP_REASONS = ("verifier_off", "not_high_risk", "frames_missing", "frame_unreadable", "frame_too_large")
+
+
+@dataclass(frozen=True)
+class PerceptualOptions:
+    enabled: bool = True  # the seed's ablation toggle, applied offline
+    threshold: int = DEFAULT_THRESHOLD
+    ambient: bool = True  # discount change in cells learned as ambient
+
+
+@dataclass(frozen=True)
+class ImageEvidence:
+    """What the frames of one step say, computed from one decode of each frame."""
+
+    pre_hash: Hash64 | None = None
+    post_hash: Hash64 | None = None
+    region: Box | None = None  # crop box in frame pixels, None without a usable point
+    pre_region_hash: Hash64 | None = None
+    post_region_hash: Hash64 | None = None
+    change: ChangeMap | None = None
+    problem: str | None = None  # frames_missing | frame_unreadable | frame_too_large
+    point: str = "none"  # "in_frame" | "outside_frame" | "none"
+
+    @property
+    def global_distance(self) -> int | None:
+        if self.pre_hash is None or self.post_hash is None:
+            return None
+        return self.post_hash - self.pre_hash
+
+    @property
+    def region_distance(self) -> int | None:
+        if self.pre_region_hash is None or self.post_region_hash is None:
+            return None
+        return self.post_region_hash - self.pre_region_hash
+
+
+@dataclass(frozen=True)
+class EffectFinding:
+    action_effect_observed: bool | None
+    reason: str
+    action_effect_observed_seed: bool | None
+    seed_reason: str
+    content_changed: bool | None  # trajcheck's change test, whether or not the step is high-risk
+    content_px: int | None
+    filtered: tuple[str, ...]  # kinds of change discounted: outline, caret, ambient
+    feedback: str | None  # the WARNING line the runner injects after a False verdict
+    feedback_seed: str | None
+
+    @property
+    def checked(self) -> bool:
+        return self.action_effect_observed is not None
+
+
+def feedback_line(action_type: str, keys: str | None, reason: str) -> str:
+    """The runner's feedback after a high-risk action with no observed effect, in the seed's wording."""
+    verb = f"pressed {keys}" if action_type == "KEY_PRESS" and keys else "clicked"
+    return f"{verb} (no visible change); WARNING: high-risk action had no observed effect ({reason})"
+
+
+def content_change(ev: ImageEvidence, ambient: np.ndarray | None, use_ambient: bool = True) -> tuple[bool, int, tuple[str, ...], bool]:
+    """(content changed, content pixels, kinds discounted, any content in the region)."""
+    cm = ev.change
+    assert cm is not None
+    if cm.size_changed:
+        return True, cm.changed_px, (), True
+    filtered: set[str] = set()
+    px = 0
+    in_region = False
+    for blob in cm.blobs:
+        if blob.kind != "content":
+            filtered.add(blob.kind)
+            continue
+        if use_ambient and is_ambient(blob.box, cm, ambient):
+            filtered.add("ambient")
+            continue
+        px += blob.px
+        if ev.region is not None and boxes_intersect(blob.box, ev.region):
+            in_region = True
+    return px > 0, px, tuple(sorted(filtered)), in_region
+
+
+def _seed_verdict(ev: ImageEvidence, threshold: int) -> tuple[bool, str]:
+    g = ev.global_distance
+    r = ev.region_distance
+    g_changed = g is not None and g > threshold
+    r_changed = r is not None and r > threshold
+    if g_changed and r_changed:
+        return True, "global_and_region_changed"
+    if g_changed:
+        return True, "global_changed"
+    if r_changed:
+        return True, "region_changed"
+    return False, "global_and_region_stable" if r is not None else "global_stable"
+
+
+_FALSE_REASONS = {"outline": "only_focus_outline", "caret": "only_caret", "ambient": "only_ambient_change"}
+
+
+def assess(action_type: str, keys: str | None, risk: HighRisk, ev: ImageEvidence,
+           ambient: np.ndarray | None, opts: PerceptualOptions) -> EffectFinding:
+    """The verifier's finding for one step."""
+    content: bool | None = None
+    px: int | None = None
+    filtered: tuple[str, ...] = ()
+    in_region = False
+    if ev.change is not None:
+        content, px, filtered, in_region = content_change(ev, ambient, opts.ambient)
+
+    def skip(reason: str) -> EffectFinding:
+        return EffectFinding(None, reason, None, reason, content, px, filtered, None, None)
+
+    if not opts.enabled:
+        return skip("verifier_off")
+    if not risk.high_risk:
+        return skip("not_high_risk")
+    if ev.problem or ev.change is None or ev.global_distance is None:
+        return skip(ev.problem or "frames_missing")
+
+    seed, seed_reason = _seed_verdict(ev, opts.threshold)
+    assert ev.change is not None
+    if ev.change.size_changed:
+        verdict, reason = True, "frame_size_changed"
+    elif content:
+        if ev.region is None:
+            verdict, reason = True, "content_changed"
+        elif in_region:
+            verdict, reason = True, "content_changed_in_region"
+        else:
+            verdict, reason = True, "content_changed_outside_region"
+    elif not ev.change.changed:
+        verdict, reason = False, "no_pixel_change"
+    elif len(filtered) == 1:
+        verdict, reason = False, _FALSE_REASONS[filtered[0]]
+    else:
+        verdict, reason = False, "only_cosmetic_change"
+    return EffectFinding(
+        action_effect_observed=verdict,
+        reason=reason,
+        action_effect_observed_seed=seed,
+        seed_reason=seed_reason,
+        content_changed=content,
+        content_px=px,
+        filtered=filtered,
+        feedback=None if verdict else feedback_line(action_type, keys, reason),
+        feedback_seed=None if seed else feedback_line(action_type, keys, seed_reason),
+    )
+
+
+def perceptual_summary(findings: list[EffectFinding], seed: bool = False) -> dict[str, int]:
+    """The seed's per-run summary: {} when the verifier never fired, else {checked, no_effect}."""
+    values = [f.action_effect_observed_seed if seed else f.action_effect_observed for f in findings]
+    checked = [v for v in values if v is not None]
+    if not checked:
+        return {}
+    return {"checked": len(checked), "no_effect": sum(1 for v in checked if v is False)}

@@ -1,0 +1,134 @@
+"""Exact pixel difference between two decoded frames, grouped into change blobs.
+
+pHash says *how much* the picture moved; this says *where* and *what shape*:
+a thin closed outline (a focus ring drawn or removed), a caret-sized vertical
+line (a blinking text cursor), or content (anything else: text, a toast, a
+checkbox mark). Pure: arrays in, a small summary out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import ndimage
+
+#: Changed pixels are grouped on a grid of CELL x CELL pixel cells; blobs are 8-connected groups of cells.
+CELL = 8
+#: Width of the border band in which a focus outline must lie (focus rings and box-shadows are 1-5 px).
+OUTLINE_BAND = 6
+#: An outline's interior may hold this share of changed pixels (a caret blinking inside a focused field).
+OUTLINE_INTERIOR_MAX = 0.02
+#: Each side of an outline must be covered over this share of its length.
+OUTLINE_SIDE_MIN = 0.6
+#: A caret is a vertical line at most this wide, with a height in this range.
+CARET_MAX_WIDTH = 3
+CARET_HEIGHT = (6, 48)
+#: More blobs than this are not classified one by one (a full repaint); they count as content.
+MAX_BLOBS = 400
+
+Box = tuple[int, int, int, int]  # left, top, right, bottom (right/bottom exclusive)
+
+
+@dataclass(frozen=True)
+class Blob:
+    box: Box
+    px: int
+    kind: str  # "content" | "outline" | "caret"
+
+
+@dataclass(frozen=True, eq=False)
+class ChangeMap:
+    """Where two frames differ."""
+
+    width: int
+    height: int
+    changed_px: int
+    bbox: Box | None
+    blobs: tuple[Blob, ...] = ()
+    cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))  # changed cells
+    size_changed: bool = False
+    region_px: int | None = None  # changed pixels inside the region box, when one was given
+
+    @property
+    def changed(self) -> bool:
+        return self.changed_px > 0
+
+
+def _grid(h: int, w: int) -> tuple[int, int]:
+    return -(-h // CELL), -(-w // CELL)
+
+
+def _classify(sub: np.ndarray) -> str:
+    """Shape of one blob's changed pixels, cropped to its exact bounding box."""
+    h, w = sub.shape
+    if w <= CARET_MAX_WIDTH and CARET_HEIGHT[0] <= h <= CARET_HEIGHT[1]:
+        return "caret"
+    b = OUTLINE_BAND
+    if w > 2 * b + 2 and h > 2 * b + 2:
+        interior = sub[b:-b, b:-b]
+        if interior.sum() <= OUTLINE_INTERIOR_MAX * interior.size:
+            sides = (
+                sub[:b].any(axis=0).mean(),
+                sub[-b:].any(axis=0).mean(),
+                sub[:, :b].any(axis=1).mean(),
+                sub[:, -b:].any(axis=1).mean(),
+            )
+            if min(sides) >= OUTLINE_SIDE_MIN:
+                return "outline"
+    return "content"
+
+
+def no_change(width: int, height: int, region: Box | None = None) -> ChangeMap:
+    """The change map of a frame compared with itself."""
+    gh, gw = _grid(height, width)
+    return ChangeMap(width, height, 0, None, (), np.zeros((gh, gw), dtype=bool),
+                     region_px=None if region is None else 0)
+
+
+def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | None = None) -> ChangeMap:
+    """Compare two (H, W, 3) uint8 frames. A pixel changed when any channel differs by
+    more than ``tolerance`` (0: any difference at all). With ``region``, also count the
+    changed pixels inside that box."""
+    if a.shape != b.shape:
+        h, w = b.shape[:2]
+        gh, gw = _grid(h, w)
+        rpx = None if region is None else (region[2] - region[0]) * (region[3] - region[1])
+        return ChangeMap(w, h, h * w, (0, 0, w, h), (Blob((0, 0, w, h), h * w, "content"),),
+                         np.ones((gh, gw), dtype=bool), size_changed=True, region_px=rpx)
+    h, w = a.shape[:2]
+    if tolerance <= 0:
+        mask = (a != b).any(axis=2)
+    else:
+        mask = (np.abs(a.astype(np.int16) - b.astype(np.int16)) > tolerance).any(axis=2)
+    changed = int(np.count_nonzero(mask))
+    gh, gw = _grid(h, w)
+    if changed == 0:
+        return ChangeMap(w, h, 0, None, (), np.zeros((gh, gw), dtype=bool), region_px=None if region is None else 0)
+    rpx = None if region is None else int(np.count_nonzero(mask[region[1]:region[3], region[0]:region[2]]))
+    padded = np.zeros((gh * CELL, gw * CELL), dtype=bool)
+    padded[:h, :w] = mask
+    cells = padded.reshape(gh, CELL, gw, CELL).any(axis=(1, 3))
+    labels, n = ndimage.label(cells, structure=np.ones((3, 3), dtype=bool))
+    rows = np.flatnonzero(mask.any(axis=1))
+    cols = np.flatnonzero(mask.any(axis=0))
+    bbox = (int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1)
+    blobs: list[Blob] = []
+    for i, sl in enumerate(ndimage.find_objects(labels), start=1):
+        if sl is None:
+            continue
+        y0, y1 = sl[0].start * CELL, min(sl[0].stop * CELL, h)
+        x0, x1 = sl[1].start * CELL, min(sl[1].stop * CELL, w)
+        own = np.repeat(np.repeat(labels[sl] == i, CELL, axis=0), CELL, axis=1)[: y1 - y0, : x1 - x0]
+        sub = mask[y0:y1, x0:x1] & own
+        r = np.flatnonzero(sub.any(axis=1))
+        c = np.flatnonzero(sub.any(axis=0))
+        tight = sub[r[0]: r[-1] + 1, c[0]: c[-1] + 1]
+        kind = _classify(tight) if n <= MAX_BLOBS else "content"
+        blobs.append(Blob((x0 + int(c[0]), y0 + int(r[0]), x0 + int(c[-1]) + 1, y0 + int(r[-1]) + 1),
+                          int(np.count_nonzero(tight)), kind))
+    return ChangeMap(w, h, changed, bbox, tuple(blobs), cells, region_px=rpx)
+
+
+def boxes_intersect(p: Box, q: Box) -> bool:
+    return p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]

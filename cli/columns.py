@@ -1,0 +1,49 @@
+"""trajcheck columns: the ledger's columns, from their one declaration."""
+
+from __future__ import annotations
+
+import enum
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from trajcheck.schemas.ledger import TABLES
+
+from .common import Format, emit
+
+
+class ColumnsFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    md = "md"
+
+
+def markdown(table: str) -> str:
+    """The README's table of one ledger table's columns."""
+    lines = ["| column | type | description |", "|---|---|---|"]
+    for c in TABLES[table]:
+        lines.append(f"| `{c.name}` | {c.type} | {c.description.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def columns(
+    table: Annotated[Optional[str], typer.Option(help="Only this table: runs or steps.")] = None,
+    fmt: Annotated[ColumnsFormat, typer.Option("--format", "-f", help="table, json, csv or md.")] = ColumnsFormat.table,
+) -> None:
+    """List the ledger's tables and columns with their types and meaning.
+
+    Example: trajcheck columns --table steps --format md
+    """
+    names = [table] if table else list(TABLES)
+    for n in names:
+        if n not in TABLES:
+            from .common import Exit, fail
+            fail(f"no table {n!r}", Exit.USAGE, f"tables: {', '.join(TABLES)}")
+    if fmt is ColumnsFormat.md:
+        for n in names:
+            sys.stdout.write(f"### `{n}`\n\n{markdown(n)}\n")
+        return
+    rows = [(n, c.name, str(c.type), c.description) for n in names for c in TABLES[n]]
+    emit(["table", "column", "type", "description"], rows, Format(fmt.value))

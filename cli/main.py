@@ -1,0 +1,43 @@
+"""The trajcheck command line: one Typer app, one module per command."""
+
+from __future__ import annotations
+
+import typer
+
+from trajcheck import __version__
+
+from .columns import columns
+from .query import query
+from .score import score
+from .validate import validate
+
+app = typer.Typer(
+    name="trajcheck",
+    help="What did the agent really do? Offline analysis of recorded computer-use runs.\n\n"
+         "Example: trajcheck score sample_runs/ --out ledger/ && "
+         "trajcheck query ledger/ \"select count(*) from steps\"",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.command()(score)
+app.command()(validate)
+app.command()(query)
+app.command()(columns)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"trajcheck {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """What did the agent really do?"""
+
+
+def main() -> None:
+    app()

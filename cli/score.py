@@ -1,0 +1,97 @@
+"""trajcheck score: recompute every analyzer over recorded runs and write the ledger."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from trajcheck import ledger
+from trajcheck.analyzers.perceptual import DEFAULT_THRESHOLD, PerceptualOptions
+from trajcheck.errors import LedgerError
+from trajcheck.pipeline import RunResult, ScoreOptions, score_paths
+
+from .common import Exit, Format, emit, err, fail
+
+#: Per-run rows are listed for people up to this many runs; beyond it, a summary.
+MAX_LISTED = 60
+
+
+def score(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories, or folders searched recursively for runs.",
+                                               show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Ledger directory to write (created, or updated: "
+                                      "rescored runs replace their rows).")] = Path("ledger"),
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
+                                                help="Worker processes (default: all cores).")] = None,
+    threshold: Annotated[int, typer.Option(min=0, max=64, help="pHash Hamming distance above which the seed "
+                                           "rule counts a frame or region as changed.")] = DEFAULT_THRESHOLD,
+    verifier: Annotated[bool, typer.Option("--verifier/--no-verifier", help="Run the perceptual verifier "
+                                           "(--no-verifier is the seed's ablation toggle: verdicts are null "
+                                           "with reason verifier_off).")] = True,
+    ambient: Annotated[bool, typer.Option("--ambient/--no-ambient", help="Discount change the run shows "
+                                          "happening on its own (clocks, spinners).")] = True,
+    pixel_tolerance: Annotated[int, typer.Option(min=0, max=255, help="A pixel counts as changed when a "
+                                                 "channel differs by more than this.")] = 0,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Score recorded runs and write the Parquet ledger.
+
+    Example: trajcheck score sample_runs/ --out ledger/
+
+    Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid;
+    2 bad options; 3 nothing could be read or the ledger cannot be written.
+    """
+    opts = ScoreOptions(PerceptualOptions(enabled=verifier, threshold=threshold, ambient=ambient),
+                        pixel_tolerance=pixel_tolerance)
+    start = time.perf_counter()
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=True, disable=quiet)
+    with progress:
+        t_runs = progress.add_task("runs", total=None)
+        t_frames = progress.add_task("frames", total=None)
+
+        def found(n: int) -> None:
+            progress.update(t_runs, total=n)
+
+        def done(r: RunResult) -> None:
+            progress.advance(t_runs)
+            progress.advance(t_frames, r.frames)
+
+        report = score_paths(runs, opts, jobs=jobs, on_found=found, on_result=done)
+    elapsed = time.perf_counter() - start
+    for p in report.problems:
+        err.print(f"[yellow]{p.severity}:[/] {p}", highlight=False)
+    if not report.results:
+        fail("no runs found", Exit.INPUT, "pass run directories (holding run.json) or folders that contain them")
+    try:
+        manifest = ledger.write(out, [r.run for r in report.results], [s for r in report.results for s in r.steps])
+    except (LedgerError, OSError) as exc:
+        fail(f"cannot write the ledger: {exc}", Exit.INPUT)
+    _render(report.results, fmt)
+    n_inv = len(report.invalid)
+    rate = report.frames / elapsed if elapsed > 0 else 0.0
+    err.print(f"scored {len(report.results)} runs ({n_inv} invalid), {report.frames} frames in {elapsed:.2f}s "
+              f"({rate:.1f} frames/s) -> {out} (generation {manifest.generation})", highlight=False)
+    for r in report.invalid:
+        err.print(f"[red]invalid:[/] {r.run['error']}", highlight=False)
+    raise typer.Exit(int(Exit.FINDINGS if n_inv else Exit.OK))
+
+
+def _render(results: list[RunResult], fmt: Format) -> None:
+    cols = ["run_id", "status", "steps", "checked", "no_effect", "no_effect_seed", "warnings", "outcome"]
+    rows = [(r.run["run_id"], r.run["status"], r.run.get("n_steps"), r.run.get("effect_checked"),
+             r.run.get("effect_no_effect"), r.run.get("effect_no_effect_seed"), len(r.run.get("warnings") or []),
+             r.run.get("outcome_status")) for r in results]
+    if fmt is Format.table and len(rows) > MAX_LISTED:
+        ok = [r for r in results if r.ok]
+        emit(["runs", "invalid", "steps", "checked", "no_effect", "no_effect_seed"],
+             [(len(results), len(results) - len(ok), sum(r.run["n_steps"] for r in ok),
+               sum(r.run["effect_checked"] for r in ok), sum(r.run["effect_no_effect"] for r in ok),
+               sum(r.run["effect_no_effect_seed"] for r in ok))], fmt, title="trajcheck score")
+        return
+    emit(cols, rows, fmt, title="trajcheck score")

@@ -1,0 +1,36 @@
+"""trajcheck validate: report every problem of run directories without scoring them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from trajcheck.validate import validate_paths
+
+from .common import Exit, Format, emit, err
+
+
+def validate(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories, or folders searched recursively.",
+                                               show_default=False)],
+    strict: Annotated[bool, typer.Option(help="Exit 1 on warnings too.")] = False,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+) -> None:
+    """Check run directories: JSON, schema, step indices, paths, frame files and coordinates.
+
+    Example: trajcheck validate sample_runs/
+
+    Exit codes: 0 no errors; 1 errors found (or warnings, with --strict); 3 a path does not exist.
+    """
+    report = validate_paths(runs)
+    cols = ["severity", "slug", "run", "file", "line", "field", "message", "hint"]
+    if fmt is not Format.table or report.problems:
+        emit(cols, [[p.to_dict()[c] for c in cols] for p in report.problems], fmt, title="trajcheck validate")
+    n_err = len(report.errors)
+    n_warn = len(report.problems) - n_err
+    err.print(f"checked {report.runs} runs: {n_err} errors, {n_warn} warnings", highlight=False)
+    if any(p.slug == "path_not_found" for p in report.problems):
+        raise typer.Exit(int(Exit.INPUT))
+    raise typer.Exit(int(Exit.FINDINGS if n_err or (strict and n_warn) else Exit.OK))

@@ -1,0 +1,10 @@
+"""trajcheck: what did the agent really do?
+
+Offline analysis of recorded computer-use and web-agent runs: perceptual diffs of
+high-risk actions, evidence reward scores, referee verdicts, and Parquet ledgers
+that DuckDB can query.
+"""
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

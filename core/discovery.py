@@ -1,0 +1,113 @@
+"""Which directories are runs, and which reader reads each.
+
+A *reader* claims run directories of one format and maps them into the typed
+records of :mod:`trajcheck.schemas.records`. The native format is one reader
+among others; format adapters (``trajcheck.adapters``) add theirs to
+:data:`READERS`. The first reader that claims a directory reads it, unless the
+user forces one with ``--input-format``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from trajcheck.schemas.records import RUN_FORMAT, Run
+
+from .errors import Problem
+from .rundir import read_native_run
+
+_SKIP_DIRS = {"node_modules", "__pycache__"}
+
+
+@dataclass(frozen=True)
+class Reader:
+    name: str  # what --input-format takes, and the runs table's source_format
+    claims: Callable[[Path], bool]  # cheap test on a directory: is it a run of this format
+    read: Callable[[Path, str], tuple[Run, list[Problem]]]  # (dir, display) -> run, warnings; raises RunFormatError
+    summary: str = ""
+    mapping: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (format's field, trajcheck field)
+
+
+NATIVE = Reader(
+    name=RUN_FORMAT,
+    claims=lambda p: (p / "run.json").is_file(),
+    read=read_native_run,
+    summary="trajcheck's own format: run.json, steps.jsonl (or steps/<n>.json), frames/, dom/",
+)
+
+#: Every reader, in the order they are asked to claim a directory.
+READERS: list[Reader] = [NATIVE]
+
+
+def reader_names() -> list[str]:
+    return [r.name for r in READERS]
+
+
+def get_reader(name: str) -> Reader:
+    for r in READERS:
+        if r.name == name:
+            return r
+    raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """A directory that a reader claimed as a run."""
+
+    path: Path  # the directory
+    display: str  # its path relative to the argument it was found under (the run_id when invalid)
+    reader: str  # name of the reader that reads it
+
+
+def _claim(path: Path, readers: list[Reader]) -> Reader | None:
+    for r in readers:
+        try:
+            if r.claims(path):
+                return r
+        except OSError:
+            continue
+    return None
+
+
+def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = None) -> tuple[list[RunRef], list[Problem]]:
+    """Find runs under each argument: a run directory, or a folder searched recursively.
+
+    Directories that no reader claims are walked into (hidden ones and
+    ``node_modules`` are skipped); a claimed directory is not descended into.
+    Files are skipped. A missing argument is a problem, not an exception.
+    """
+    readers = [get_reader(input_format)] if input_format else READERS
+    refs: list[RunRef] = []
+    problems: list[Problem] = []
+    for arg in args:
+        root = Path(arg)
+        if not root.exists():
+            problems.append(Problem("path_not_found", f"{root} does not exist", file=str(root),
+                                    hint="pass a run directory or a folder that contains runs"))
+            continue
+        if not root.is_dir():
+            problems.append(Problem("not_a_directory", f"{root} is a file, not a run directory", file=str(root),
+                                    severity="warning", hint="pass the folder that holds the run"))
+            continue
+        r = _claim(root, readers)
+        if r is not None:
+            refs.append(RunRef(root, root.resolve().name or str(root), r.name))
+            continue
+        for dirpath, dirnames, _files in os.walk(root, followlinks=False):
+            dirnames.sort()
+            here = Path(dirpath)
+            keep = []
+            for d in dirnames:
+                if d.startswith(".") or d in _SKIP_DIRS:
+                    continue
+                sub = here / d
+                r = _claim(sub, readers)
+                if r is not None:
+                    refs.append(RunRef(sub, sub.relative_to(root).as_posix(), r.name))
+                else:
+                    keep.append(d)
+            dirnames[:] = keep
+    return refs, problems

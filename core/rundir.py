@@ -1,0 +1,200 @@
+"""Reading the native run-directory format (trajcheck.run/1).
+
+Everything a run directory says is untrusted: files are size-limited, JSON is
+parsed strictly, every record is checked against the packaged JSON Schema, and
+every path it names must stay inside the run directory (symlinks included).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from .errors import Problem, RunFormatError
+from .jsonio import decode_utf8, iter_jsonl, parse_json_text
+from trajcheck.schemas import load_json_schema
+from trajcheck.schemas.records import KNOWN_ACTION_TYPES, RUN_FORMAT, Run, Step
+
+#: Metadata and step files larger than this are refused (real ones are KiB to a few MiB).
+MAX_JSON_BYTES = 64 * 1024 * 1024
+#: At most this many problems are reported per run; the rest are counted.
+MAX_PROBLEMS = 20
+
+def safe_join(run_dir: Path, rel: str) -> Path | None:
+    """Resolve ``rel`` inside ``run_dir``; None when it is absolute or escapes the
+    directory (through ``..`` or a symlink)."""
+    if not rel or os.path.isabs(rel) or re.match(r"^[A-Za-z]:[\\/]", rel) or "\x00" in rel:
+        return None
+    base = os.path.realpath(run_dir)
+    target = os.path.realpath(os.path.join(base, rel))
+    if target != base and not target.startswith(base + os.sep):
+        return None
+    return Path(target)
+
+
+def _read_text(path: Path, run: str, rel: str, problems: list[Problem]) -> str | None:
+    try:
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            problems.append(Problem("file_too_large", f"{size} bytes is over the {MAX_JSON_BYTES} byte limit",
+                                    run=run, file=rel, hint="split the run or strip embedded images"))
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        problems.append(Problem("file_unreadable", f"cannot read: {exc.strerror or exc}", run=run, file=rel,
+                                hint="check permissions and that the file is not a broken link"))
+        return None
+    text, problem = decode_utf8(data, run=run, file=rel)
+    if problem:
+        problems.append(problem)
+    return text
+
+
+def _schema_problems(validator: Draft202012Validator, value: Any, *, run: str, file: str,
+                     line: int | None, prefix: str = "") -> list[Problem]:
+    out = []
+    for err in sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
+        field = ".".join(str(p) for p in err.absolute_path)
+        msg = err.message if len(err.message) <= 160 else err.message[:157] + "..."
+        out.append(Problem("schema", msg, run=run, file=file, line=line, field=(prefix + field) or "(record)",
+                           hint="see the run format in the README (schemas/*.schema.json)"))
+    return out
+
+
+def _run_validator() -> Draft202012Validator:
+    return Draft202012Validator(load_json_schema("run"))
+
+
+def _step_validator() -> Draft202012Validator:
+    return Draft202012Validator(load_json_schema("step"))
+
+
+def _step_files(run_dir: Path) -> list[tuple[int, Path]]:
+    out = []
+    for p in (run_dir / "steps").iterdir():
+        m = re.fullmatch(r"0*(\d+)\.json", p.name)
+        if m and p.is_file():
+            out.append((int(m.group(1)), p))
+    return sorted(out)
+
+
+def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    """Read and check a trajcheck.run/1 directory.
+
+    Returns the run and its warnings; raises :class:`RunFormatError` carrying
+    every error when the run cannot be scored.
+    """
+    problems: list[Problem] = []
+    label = display
+    text = _read_text(run_dir / "run.json", label, "run.json", problems)
+    meta: Any = None
+    if text is not None:
+        meta, p = parse_json_text(text, run=label, file="run.json")
+        if p:
+            problems.append(p)
+        else:
+            problems += _schema_problems(_run_validator(), meta, run=label, file="run.json", line=None)
+    if isinstance(meta, dict) and isinstance(meta.get("run_id"), str) and meta["run_id"]:
+        label = meta["run_id"]
+        for p in problems:
+            p.run = label
+
+    raw_steps: list[tuple[Any, str, int | None]] = []
+    jsonl = run_dir / "steps.jsonl"
+    step_dir = run_dir / "steps"
+    if jsonl.is_file():
+        if step_dir.is_dir():
+            problems.append(Problem("steps_ambiguous", "both steps.jsonl and steps/ exist; steps.jsonl is used",
+                                    run=label, file="steps/", severity="warning",
+                                    hint="remove one of them"))
+        text = _read_text(jsonl, label, "steps.jsonl", problems)
+        if text is not None:
+            for n, value, p in iter_jsonl(text, run=label, file="steps.jsonl"):
+                if p:
+                    problems.append(p)
+                else:
+                    raw_steps.append((value, "steps.jsonl", n))
+    elif step_dir.is_dir():
+        for _n, path in _step_files(run_dir):
+            rel = f"steps/{path.name}"
+            text = _read_text(path, label, rel, problems)
+            if text is None:
+                continue
+            value, p = parse_json_text(text, run=label, file=rel)
+            if p:
+                problems.append(p)
+            else:
+                raw_steps.append((value, rel, None))
+    else:
+        problems.append(Problem("steps_missing", "no steps.jsonl and no steps/ folder", run=label,
+                                file="steps.jsonl", hint="write one JSON object per step to steps.jsonl"))
+
+    validator = _step_validator()
+    steps: list[Step] = []
+    seen: dict[int, tuple[str, int | None]] = {}
+    for value, rel, line in raw_steps:
+        errs = _schema_problems(validator, value, run=label, file=rel, line=line)
+        if errs:
+            problems += errs
+            continue
+        step = Step.from_json(value, rel, line)
+        if step.index in seen:
+            first = seen[step.index]
+            where = first[0] + (f":{first[1]}" if first[1] is not None else "")
+            problems.append(Problem("duplicate_step_index", f"step index {step.index} already used at {where}",
+                                    run=label, file=rel, line=line, field="index",
+                                    hint="give every step its own index, in order"))
+            continue
+        seen[step.index] = (rel, line)
+        steps.append(step)
+        problems += _check_step(step, run_dir, label)
+
+    if not raw_steps and not any(p.severity == "error" for p in problems):
+        problems.append(Problem("steps_empty", "the run has no steps", run=label,
+                                file="steps.jsonl" if jsonl.is_file() else "steps/",
+                                hint="a run needs at least one step record"))
+
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        if len(errors) > MAX_PROBLEMS:
+            extra = len(errors) - MAX_PROBLEMS
+            errors = errors[:MAX_PROBLEMS] + [Problem("more_problems", f"{extra} more errors not shown", run=label)]
+        raise RunFormatError(errors)
+
+    if [s.index for s in steps] != sorted(s.index for s in steps):
+        problems.append(Problem("steps_out_of_order", "step indices are not in increasing order; sorted by index",
+                                run=label, file=steps[0].source, severity="warning",
+                                hint="write steps in the order they ran"))
+        steps.sort(key=lambda s: s.index)
+    run = Run.from_json(meta, tuple(steps), display)
+    return run, [p for p in problems if p.severity != "error"]
+
+
+def _check_step(step: Step, run_dir: Path, run: str) -> list[Problem]:
+    """Checks beyond the schema: paths stay inside the run, coordinates are usable."""
+    out: list[Problem] = []
+    loc = {"run": run, "file": step.source, "line": step.line}
+    for name, rel in (("frames.pre", step.frame_pre), ("frames.post", step.frame_post),
+                      ("page.dom_before", step.page.dom_before if step.page else None),
+                      ("page.dom_after", step.page.dom_after if step.page else None)):
+        if rel is None:
+            continue
+        if safe_join(run_dir, rel) is None:
+            out.append(Problem("path_escapes_run", f"path {rel!r} points outside the run directory",
+                               field=name, hint="reference files inside the run directory by relative path",
+                               **loc))
+    a = step.action
+    if not a.known:
+        out.append(Problem("unknown_action_type",
+                           f"action type {a.type!r} is not one of {', '.join(sorted(KNOWN_ACTION_TYPES))}; "
+                           "it is scored as unknown (never high-risk)",
+                           field="action.type", severity="warning", hint="map it to a v1 action type", **loc))
+    if (a.x is None) != (a.y is None):
+        out.append(Problem("half_coordinate", "only one of action.x / action.y is set; the region check is skipped",
+                           field="action.x" if a.x is None else "action.y", severity="warning",
+                           hint="record both coordinates or neither", **loc))
+    return out

@@ -1,0 +1,82 @@
+"""Checking run directories without scoring them: format, paths, frame headers."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Iterable
+
+from PIL import Image, UnidentifiedImageError
+
+from .errors import Problem, RunFormatError
+from .frames import ALLOWED_FORMATS, in_frame, to_frame
+from .discovery import discover, get_reader
+from .rundir import safe_join
+
+
+@dataclass
+class ValidationReport:
+    runs: int
+    problems: list[Problem]
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+
+def _frame_header(path: os.PathLike[str] | str) -> tuple[str | None, tuple[int, int] | None]:
+    """(problem slug, size) from the image header only; no pixel is decoded."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path, formats=ALLOWED_FORMATS) as img:
+                size = img.size
+        if Image.MAX_IMAGE_PIXELS and size[0] * size[1] > Image.MAX_IMAGE_PIXELS:
+            return "frame_too_large", None
+    except FileNotFoundError:
+        return "frames_missing", None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        return "frame_too_large", None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+        return "frame_unreadable", None
+    return None, size
+
+
+def validate_paths(paths: Iterable[str | os.PathLike[str]]) -> ValidationReport:
+    """Every problem of every run under ``paths``, with run, file, line, field and hint."""
+    refs, problems = discover(paths)
+    for ref in refs:
+        try:
+            run, warns = get_reader(ref.reader).read(ref.path, ref.display)
+        except RunFormatError as exc:
+            problems += exc.problems
+            continue
+        problems += warns
+        seen: dict[str, tuple[str | None, tuple[int, int] | None]] = {}
+        for step in run.steps:
+            for field, rel in (("frames.pre", step.frame_pre), ("frames.post", step.frame_post)):
+                if rel is None:
+                    continue
+                if rel not in seen:
+                    path = safe_join(ref.path, rel)
+                    seen[rel] = _frame_header(path) if path else ("frame_unreadable", None)
+                    slug, _ = seen[rel]
+                    if slug:
+                        msg = {"frames_missing": "frame file not found",
+                               "frame_too_large": "frame is larger than Pillow's decompression-bomb limit",
+                               "frame_unreadable": "frame is not a readable PNG, JPEG or WebP image"}[slug]
+                        problems.append(Problem(slug, f"{msg}: {rel}", run=run.run_id, file=step.source,
+                                                line=step.line, field=field, severity="warning",
+                                                hint="the step is scored without it (verdict null)"))
+            post = seen.get(step.frame_post or "", (None, None))[1]
+            a = step.action
+            if post and a.has_point:
+                fx, fy, _, _ = to_frame(a.x, a.y, (run.screen_width, run.screen_height), post)  # type: ignore[arg-type]
+                if not in_frame(fx, fy, post):
+                    problems.append(Problem("coords_outside_frame",
+                                            f"action point ({a.x:g}, {a.y:g}) is outside the {post[0]}x{post[1]} frame",
+                                            run=run.run_id, file=step.source, line=step.line, field="action.x",
+                                            severity="warning",
+                                            hint="check run.json screen {width, height} against the frame size"))
+    return ValidationReport(len(refs), problems)

@@ -1,0 +1,230 @@
+"""Typed records of the run-directory format trajcheck.run/1.
+
+The JSON Schema files beside this module are the contract; these dataclasses are
+what the rest of trajcheck works with once a run has passed that schema. Unknown
+properties are kept in ``extra`` so nothing a harness wrote is lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+RUN_FORMAT = "trajcheck.run/1"
+
+#: Action types of format v1. Anything else is accepted and reported as unknown.
+KNOWN_ACTION_TYPES = frozenset(
+    {"CLICK", "DOUBLE_CLICK", "KEY_PRESS", "TYPE", "SCROLL", "WAIT", "DONE", "NAVIGATE"}
+)
+
+
+def _pop_extra(data: dict[str, Any], known: set[str]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in known}
+
+
+@dataclass(frozen=True)
+class Action:
+    type: str
+    x: float | None = None
+    y: float | None = None
+    keys: str | None = None
+    text: str | None = None
+    url: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def known(self) -> bool:
+        return self.type in KNOWN_ACTION_TYPES
+
+    @property
+    def has_point(self) -> bool:
+        return self.x is not None and self.y is not None
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Action":
+        known = {"type", "x", "y", "keys", "text", "url"}
+        return cls(
+            type=str(d["type"]).upper(),
+            x=d.get("x"),
+            y=d.get("y"),
+            keys=d.get("keys"),
+            text=d.get("text"),
+            url=d.get("url"),
+            extra=_pop_extra(d, known),
+        )
+
+
+@dataclass(frozen=True)
+class Page:
+    url_before: str | None = None
+    url_after: str | None = None
+    dom_before: str | None = None
+    dom_after: str | None = None
+    focus_before: str | None = None
+    focus_after: str | None = None
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any] | None) -> "Page | None":
+        if d is None:
+            return None
+        return cls(**{k: d.get(k) for k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class Client:
+    did_network_occur: bool | None = None
+    did_dom_mutate: bool | None = None
+    did_url_change: bool | None = None
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any] | None) -> "Client | None":
+        if d is None:
+            return None
+        return cls(**{k: d.get(k) for k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class Semantic:
+    action_succeeded: bool | None = None
+    task_completed: bool | None = None
+    confidence: float | None = None
+    reason: str | None = None
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any] | None) -> "Semantic | None":
+        if d is None:
+            return None
+        return cls(**{k: d.get(k) for k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a run. ``line`` is where it was read (1-based line of steps.jsonl,
+    or None for steps/<n>.json), ``source`` the file relative to the run directory."""
+
+    index: int
+    action: Action
+    reasoning: str | None = None
+    frame_pre: str | None = None
+    frame_post: str | None = None
+    executor_ok: bool | None = None
+    executor_error: str | None = None
+    page: Page | None = None
+    client: Client | None = None
+    recorded_effect: bool | None = None
+    recorded_feedback: str | None = None
+    semantic: Semantic | None = None
+    contract_name: str | None = None
+    contract_passed: bool | None = None
+    predict: str | None = None
+    expected: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    source: str = "steps.jsonl"
+    line: int | None = None
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any], source: str, line: int | None) -> "Step":
+        frames = d.get("frames") or {}
+        executor = d.get("executor") or {}
+        recorded = d.get("recorded") or {}
+        contract = d.get("contract") or {}
+        known = {
+            "index", "action", "reasoning", "frames", "executor", "page", "client",
+            "recorded", "semantic", "contract", "predict", "expected",
+        }
+        return cls(
+            index=int(d["index"]),
+            action=Action.from_json(d["action"]),
+            reasoning=d.get("reasoning"),
+            frame_pre=frames.get("pre"),
+            frame_post=frames.get("post"),
+            executor_ok=executor.get("ok"),
+            executor_error=executor.get("error"),
+            page=Page.from_json(d.get("page")),
+            client=Client.from_json(d.get("client")),
+            recorded_effect=recorded.get("action_effect_observed"),
+            recorded_feedback=recorded.get("feedback"),
+            semantic=Semantic.from_json(d.get("semantic")),
+            contract_name=contract.get("name"),
+            contract_passed=contract.get("passed"),
+            predict=d.get("predict"),
+            expected=d.get("expected"),
+            extra=_pop_extra(d, known),
+            source=source,
+            line=line,
+        )
+
+
+@dataclass(frozen=True)
+class Judge:
+    model: str | None = None
+    verdict: str | None = None
+    score: float | None = None
+    confidence: float | None = None
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run directory read into memory (frames are referenced, not loaded)."""
+
+    run_id: str
+    path: str  # the run directory as given on the command line (display only)
+    source_format: str
+    steps: tuple[Step, ...]
+    task_id: str | None = None
+    trial: int | None = None
+    goal: str | None = None
+    agent_name: str | None = None
+    agent_model: str | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    screen_width: int | None = None
+    screen_height: int | None = None
+    started_at: str | None = None
+    outcome_status: str | None = None
+    outcome_score: float | None = None
+    judge: Judge | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    #: Frames carried inside the run's own files (e.g. base64 screenshots), by the name steps use for them.
+    inline_frames: dict[str, bytes] = field(default_factory=dict, repr=False)
+
+    @property
+    def perceptual_verifier_recorded(self) -> bool | None:
+        v = self.config.get("perceptual_verifier")
+        return v if isinstance(v, bool) else None
+
+    @classmethod
+    def from_json(cls, meta: dict[str, Any], steps: tuple[Step, ...], path: str) -> "Run":
+        agent = meta.get("agent") or {}
+        screen = meta.get("screen") or {}
+        outcome = meta.get("outcome") or {}
+        j = outcome.get("judge")
+        judge = None
+        if j:
+            judge = Judge(
+                model=j.get("model"),
+                verdict=j.get("verdict"),
+                score=j.get("score"),
+                confidence=j.get("confidence"),
+                reasons=tuple(j.get("reasons") or ()),
+            )
+        known = {"format", "run_id", "task_id", "trial", "goal", "agent", "config", "screen", "started_at", "outcome"}
+        return cls(
+            run_id=meta["run_id"],
+            path=path,
+            source_format=meta["format"],
+            steps=steps,
+            task_id=meta.get("task_id"),
+            trial=meta.get("trial"),
+            goal=meta.get("goal"),
+            agent_name=agent.get("name"),
+            agent_model=agent.get("model"),
+            config=dict(meta.get("config") or {}),
+            screen_width=screen.get("width"),
+            screen_height=screen.get("height"),
+            started_at=meta.get("started_at"),
+            outcome_status=outcome.get("status"),
+            outcome_score=outcome.get("score"),
+            judge=judge,
+            extra=_pop_extra(meta, known),
+        )

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_runs"
+REALRUNS = ROOT.parent / "shared" / "realruns"
+
+
+def sample_run_dirs() -> list[Path]:
+    return sorted(p.parent for p in SAMPLES.glob("*/run.json"))
+
+
+def sample_frames() -> list[Path]:
+    out: list[Path] = []
+    for run in sample_run_dirs():
+        out += sorted(p for p in (run / "frames").iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg", ".webp"))
+    return out
+
+
+@pytest.fixture(scope="session")
+def samples() -> Path:
+    assert sample_run_dirs(), "sample_runs/ holds no runs"
+    return SAMPLES
+
+
+@pytest.fixture(scope="session")
+def labels() -> dict:
+    return json.loads((SAMPLES / "labels.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def sample_ledger(tmp_path_factory, samples) -> Path:
+    """sample_runs/ scored once for the whole session (in-process)."""
+    from trajcheck import ledger
+    from trajcheck.pipeline import score_paths
+
+    out = tmp_path_factory.mktemp("ledger")
+    report = score_paths([samples], jobs=1)
+    ledger.write(out, [r.run for r in report.results], [s for r in report.results for s in r.steps])
+    return out
+
+
+def copy_run(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def write_steps(run_dir: Path, lines: list[object]) -> None:
+    (run_dir / "steps.jsonl").write_text(
+        "".join((l if isinstance(l, str) else json.dumps(l)) + "\n" for l in lines))
+
+
+def read_steps(run_dir: Path) -> list[dict]:
+    return [json.loads(l) for l in (run_dir / "steps.jsonl").read_text().splitlines() if l.strip()]

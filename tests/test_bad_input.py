@@ -1,0 +1,221 @@
+"""Bad input gets a clear error naming run, file, line or field; the other runs are still scored."""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+import struct
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from trajcheck import ledger
+from trajcheck.cli.main import app
+from trajcheck.pipeline import score_paths
+
+from conftest import copy_run, read_steps, sample_run_dirs, write_steps
+
+
+def _first_clickable_run() -> Path:
+    for d in sample_run_dirs():
+        steps = read_steps(d)
+        if any(s["action"].get("x") is not None for s in steps) and (d / "frames").is_dir():
+            if all(s.get("frames", {}).get("pre", "").endswith(".png") for s in steps if s.get("frames")):
+                return d
+    raise AssertionError("no sample run with a click")
+
+
+def _png_bomb(path: Path, w: int = 30000, h: int = 30000) -> None:
+    """A valid PNG header declaring w x h pixels (Pillow must refuse it before decoding)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = zlib.compress(b"\x00" * (w // 8 + 1) * 16)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 1, 0, 0, 0, 0))
+                     + chunk(b"IDAT", raw) + chunk(b"IEND", b""))
+
+
+def _variant(root: Path, good: Path, name: str) -> Path:
+    d = copy_run(good, root / name)
+    meta = json.loads((d / "run.json").read_text())
+    meta["run_id"] = name
+    (d / "run.json").write_text(json.dumps(meta))
+    return d
+
+
+def _first_click(steps: list[dict]) -> dict:
+    return next(s for s in steps if s["action"].get("x") is not None)
+
+
+def build_bad_corpus(root: Path) -> dict[str, tuple[str, list[str]]]:
+    """Make one run per kind of bad input. Returns name -> (expected status, fragments of the message)."""
+    good = _first_clickable_run()
+    copy_run(good, root / "good")
+    exp: dict[str, tuple[str, list[str]]] = {}
+
+    d = _variant(root, good, "corrupt_png")
+    f = _first_click(read_steps(d))["frames"]["post"]
+    (d / f).write_bytes((d / f).read_bytes()[:200])
+    exp["corrupt_png"] = ("ok", ["frame_unreadable", f, "frames.post"])
+
+    d = _variant(root, good, "empty_image")
+    f = _first_click(read_steps(d))["frames"]["pre"]
+    (d / f).write_bytes(b"")
+    exp["empty_image"] = ("ok", [f, "frames.pre"])
+
+    d = _variant(root, good, "missing_frame")
+    f = _first_click(read_steps(d))["frames"]["post"]
+    (d / f).unlink()
+    exp["missing_frame"] = ("ok", ["frames_missing", f])
+
+    d = _variant(root, good, "bomb")
+    f = _first_click(read_steps(d))["frames"]["post"]
+    _png_bomb(d / f)
+    exp["bomb"] = ("ok", ["frame_too_large", f])
+
+    d = _variant(root, good, "truncated_jsonl")
+    text = (d / "steps.jsonl").read_text()
+    (d / "steps.jsonl").write_text(text.rstrip("\n")[:-25])
+    n = len(text.rstrip("\n").splitlines())
+    exp["truncated_jsonl"] = ("invalid", [f"steps.jsonl:{n}", "not valid JSON", "truncated"])
+
+    d = _variant(root, good, "run_json_not_json")
+    (d / "run.json").write_text("{this is not json")
+    exp["run_json_not_json"] = ("invalid", ["run.json", "not valid JSON"])
+
+    d = _variant(root, good, "not_utf8")
+    (d / "steps.jsonl").write_bytes(b'{"index": 1, "action": {"type": "CLICK"}, "reasoning": "caf\xe9"}\n')
+    exp["not_utf8"] = ("invalid", ["steps.jsonl", "not UTF-8", "line 1"])
+
+    d = _variant(root, good, "deep_json")
+    (d / "steps.jsonl").write_text('{"index": 1, "action": {"type": "WAIT"}, "x": ' + "[" * 100000 + "]" * 100000 + "}\n")
+    exp["deep_json"] = ("invalid", ["steps.jsonl:1", "nested too deeply"])
+
+    d = _variant(root, good, "empty_steps")
+    (d / "steps.jsonl").write_text("\n")
+    exp["empty_steps"] = ("invalid", ["steps.jsonl", "no steps"])
+
+    d = _variant(root, good, "wrong_types")
+    steps = read_steps(d)
+    _first_click(steps)["action"]["x"] = "640px"
+    steps[0]["index"] = "one"
+    write_steps(d, steps)
+    exp["wrong_types"] = ("invalid", ["field action.x", "field index", "steps.jsonl:"])
+
+    d = _variant(root, good, "nan_coordinate")
+    lines = (d / "steps.jsonl").read_text().splitlines()
+    i = next(i for i, l in enumerate(lines) if '"x"' in l)
+    s = json.loads(lines[i])
+    s["action"]["x"] = 1e999  # json.dumps writes Infinity
+    lines[i] = json.dumps(s).replace("Infinity", "NaN")
+    (d / "steps.jsonl").write_text("\n".join(lines) + "\n")
+    exp["nan_coordinate"] = ("invalid", [f"steps.jsonl:{i + 1}", "NaN is not valid JSON"])
+
+    d = _variant(root, good, "outside_frame")
+    steps = read_steps(d)
+    _first_click(steps)["action"].update(x=99999, y=5)
+    write_steps(d, steps)
+    exp["outside_frame"] = ("ok", ["coords_outside_frame", "action.x", "99999"])
+
+    d = _variant(root, good, "duplicate_index")
+    steps = read_steps(d)
+    steps[1]["index"] = steps[0]["index"]
+    write_steps(d, steps)
+    exp["duplicate_index"] = ("invalid", ["duplicate_step_index", "field index", "steps.jsonl:2"])
+
+    d = _variant(root, good, "unknown_action")
+    steps = read_steps(d)
+    steps[0]["action"]["type"] = "HOVER"
+    write_steps(d, steps)
+    exp["unknown_action"] = ("ok", ["unknown_action_type", "HOVER", "action.type"])
+
+    d = _variant(root, good, "escaping_path")
+    steps = read_steps(d)
+    steps[0]["frames"]["pre"] = "../../../../etc/passwd"
+    write_steps(d, steps)
+    exp["escaping_path"] = ("invalid", ["path_escapes_run", "frames.pre", "steps.jsonl:1"])
+
+    d = _variant(root, good, "symlink_out")
+    f = _first_click(read_steps(d))["frames"]["post"]
+    outside = root / "outside.png"
+    outside.write_bytes((d / f).read_bytes())
+    (d / f).unlink()
+    os.symlink(outside, d / f)
+    exp["symlink_out"] = ("invalid", ["path_escapes_run", f])
+
+    d = root / "no_run_json_here"
+    d.mkdir()
+    (d / "notes.txt").write_text("not a run")
+    return exp
+
+
+@pytest.fixture(scope="module")
+def bad(tmp_path_factory):
+    root = tmp_path_factory.mktemp("bad")
+    exp = build_bad_corpus(root)
+    report = score_paths([root], jobs=1)
+    return root, exp, {r.run["run_id"]: r for r in report.results}
+
+
+def test_every_bad_run_is_reported_and_the_good_run_is_scored(bad):
+    _root, exp, results = bad
+    assert results["good"].ok and results["good"].steps
+    for name, (status, fragments) in exp.items():
+        r = results[name]
+        assert r.run["status"] == status, (name, r.run["error"], r.run["warnings"])
+        text = r.run["error"] if status == "invalid" else " ".join(r.run["warnings"])
+        assert name in text or status == "ok"  # the run is named in its own error
+        for frag in fragments:
+            assert frag in text, (name, frag, text)
+    assert len(results) == len(exp) + 1  # the folder without run.json is not a run
+
+
+def test_a_step_with_an_unreadable_frame_gets_a_null_verdict(bad):
+    _root, _exp, results = bad
+    rows = results["corrupt_png"].steps
+    assert any(r["effect_reason"] in ("frame_unreadable", "not_high_risk") and r["action_effect_observed"] is None
+               for r in rows)
+
+
+def test_cli_reports_without_traceback_and_keeps_the_good_run(bad, tmp_path):
+    root, exp, _ = bad
+    out = tmp_path / "L"
+    res = CliRunner().invoke(app, ["score", str(root), "--out", str(out), "--jobs", "2", "--quiet"])
+    assert res.exit_code == 1, res.output
+    assert "Traceback" not in res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    got = dict(ledger.query(out, "select run_id, status from runs").rows)
+    assert got["good"] == "ok"
+    assert {k for k, v in got.items() if v == "invalid"} == {k for k, (s, _) in exp.items() if s == "invalid"}
+
+
+def test_validate_lists_every_problem_with_location(bad):
+    root, exp, _ = bad
+    res = CliRunner().invoke(app, ["validate", str(root), "--format", "json"])
+    assert res.exit_code == 1
+    problems = json.loads(res.stdout)
+    slugs = {p["slug"] for p in problems}
+    assert {"json_invalid", "json_nan", "json_too_deep", "duplicate_step_index", "path_escapes_run",
+            "frames_missing", "frame_too_large", "frame_unreadable", "unknown_action_type",
+            "coords_outside_frame", "schema", "not_utf8", "steps_empty"} <= slugs
+    for p in problems:
+        assert p["run"] and p["file"] and p["hint"], p
+
+
+def test_duplicate_run_ids_are_both_reported(tmp_path):
+    good = _first_clickable_run()
+    copy_run(good, tmp_path / "a")
+    copy_run(good, tmp_path / "b")
+    report = score_paths([tmp_path], jobs=1)
+    statuses = [r.run["status"] for r in report.results]
+    assert statuses == ["ok", "invalid"]
+    err = report.results[1].run["error"]
+    assert str(tmp_path / "a") in err and str(tmp_path / "b") in err
+    assert report.results[1].run["run_id"] == "b"  # its path relative to the argument
+
+
+def test_missing_argument_is_exit_3(tmp_path):
+    res = CliRunner().invoke(app, ["score", str(tmp_path / "nope"), "--out", str(tmp_path / "L"), "-q"])
+    assert res.exit_code == 3
+    assert "does not exist" in res.output

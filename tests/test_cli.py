@@ -1,0 +1,72 @@
+"""The command line: help, output formats, exit codes."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from trajcheck import ledger
+from trajcheck.cli.main import app
+
+runner = CliRunner()
+COMMANDS = ["score", "validate", "query", "columns"]
+
+
+@pytest.mark.parametrize("cmd", COMMANDS)
+def test_every_command_has_help_with_an_example(cmd):
+    res = runner.invoke(app, [cmd, "--help"])
+    assert res.exit_code == 0
+    assert "Example: trajcheck " + cmd in " ".join(res.output.split())
+
+
+def test_query_json_is_exactly_the_library_result(sample_ledger):
+    sql = "select run_id, n_steps, effect_warning_steps from runs order by run_id"
+    res = runner.invoke(app, ["query", str(sample_ledger), sql, "--format", "json"])
+    assert res.exit_code == 0
+    assert json.loads(res.stdout) == ledger.query(sample_ledger, sql).records()
+
+
+def test_query_csv_and_table(sample_ledger):
+    res = runner.invoke(app, ["query", str(sample_ledger), "select count(*) as n from steps", "--format", "csv"])
+    rows = list(csv.reader(io.StringIO(res.stdout)))
+    assert rows[0] == ["n"] and int(rows[1][0]) > 0
+    res = runner.invoke(app, ["query", str(sample_ledger), "select count(*) as n from steps"])
+    assert res.exit_code == 0 and rows[1][0] in res.stdout
+
+
+def test_bad_sql_is_exit_3_with_one_line(sample_ledger):
+    res = runner.invoke(app, ["query", str(sample_ledger), "select * from nowhere"])
+    assert res.exit_code == 3
+    assert "query failed" in res.output and "Traceback" not in res.output
+
+
+def test_score_json_output_and_exit_code(samples, tmp_path):
+    res = runner.invoke(app, ["score", str(samples), "--out", str(tmp_path / "L"), "--format", "json", "-q",
+                              "--jobs", "2"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    assert rows and all(r["status"] == "ok" for r in rows)
+    got = ledger.query(tmp_path / "L", "select run_id, effect_no_effect from runs order by run_id").rows
+    assert sorted((r["run_id"], r["no_effect"]) for r in rows) == got
+
+
+def test_no_verifier_is_the_ablation_toggle(samples, tmp_path):
+    res = runner.invoke(app, ["score", str(samples), "--out", str(tmp_path / "L"), "--no-verifier", "-q", "-j", "1"])
+    assert res.exit_code == 0
+    rows = ledger.query(tmp_path / "L", "select distinct effect_reason, action_effect_observed from steps").rows
+    assert rows == [("verifier_off", None)]
+    assert ledger.query(tmp_path / "L", "select distinct perceptual_summary from runs").rows == [("{}",)]
+
+
+def test_usage_errors_are_exit_2(tmp_path):
+    assert runner.invoke(app, ["score", str(tmp_path), "--threshold", "99"]).exit_code == 2
+    assert runner.invoke(app, ["columns", "--table", "nope"]).exit_code == 2
+
+
+def test_version():
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and res.stdout.startswith("trajcheck ")

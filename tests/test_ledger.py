@@ -1,0 +1,97 @@
+"""The ledger: round trip through DuckDB, replacement of rescored runs, atomic writes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pyarrow.parquet as pq
+import pytest
+
+from trajcheck import ledger
+from trajcheck.errors import LedgerError, QueryError
+from trajcheck.pipeline import score_paths
+from trajcheck.schemas.ledger import RUNS, SCHEMA_VERSION, STEPS
+
+from conftest import sample_run_dirs
+
+
+def _count_step_lines() -> int:
+    return sum(sum(1 for l in (d / "steps.jsonl").read_text().splitlines() if l.strip()) for d in sample_run_dirs())
+
+
+def test_duckdb_sees_every_run_and_step(sample_ledger):
+    assert ledger.query(sample_ledger, "select count(*) from runs").rows == [(len(sample_run_dirs()),)]
+    assert ledger.query(sample_ledger, "select count(*) from steps").rows == [(_count_step_lines(),)]
+    assert ledger.query(sample_ledger, "select count(*) from runs where status <> 'ok'").rows == [(0,)]
+    # steps are keyed by (run_id, step_index)
+    assert ledger.query(sample_ledger, "select count(*) from (select run_id, step_index from steps "
+                                       "group by all having count(*) > 1)").rows == [(0,)]
+
+
+def test_columns_are_the_declared_ones(sample_ledger):
+    con = ledger.connect(sample_ledger)
+    for table, cols in (("runs", RUNS), ("steps", STEPS)):
+        names = [r[0] for r in con.execute(f"describe {table}").fetchall()]
+        assert names == [c.name for c in cols]
+    assert con.execute("select distinct schema_version from runs").fetchall() == [(SCHEMA_VERSION,)]
+
+
+def test_config_is_queryable_as_json(sample_ledger):
+    rows = ledger.query(sample_ledger, "select json_extract(config, '$.perceptual_verifier')::bool as v, "
+                                       "count(*) from runs group by v order by v").rows
+    assert {r[0] for r in rows} == {False, True}
+
+
+def test_rescoring_replaces_rows_exactly_once(tmp_path, samples):
+    one = sample_run_dirs()[0]
+    report = score_paths([samples], jobs=1)
+    ledger.write(tmp_path, [r.run for r in report.results], [s for r in report.results for s in r.steps])
+    before = ledger.query(tmp_path, "select count(*) from steps").rows
+    again = score_paths([one], jobs=1)
+    m = ledger.write(tmp_path, [r.run for r in again.results], [s for r in again.results for s in r.steps])
+    assert m.generation == 2
+    assert ledger.query(tmp_path, "select count(*) from steps").rows == before
+    assert ledger.query(tmp_path, "select count(*) from runs").rows == [(len(sample_run_dirs()),)]
+    parts = sorted(p.name for p in (tmp_path / "steps").iterdir())
+    assert parts == ["part-000002.parquet"]  # the superseded part is gone
+
+
+def test_interrupted_write_leaves_the_previous_ledger_whole(tmp_path, samples, monkeypatch):
+    report = score_paths([sample_run_dirs()[0]], jobs=1)
+    ledger.write(tmp_path, [r.run for r in report.results], [s for r in report.results for s in r.steps])
+    manifest = (tmp_path / "manifest.json").read_text()
+    real = pq.write_table
+    calls = {"n": 0}
+
+    def flaky(table, where, **kw):
+        calls["n"] += 1
+        if calls["n"] == 2:  # the runs part is written, the steps part fails
+            raise OSError("disk full")
+        return real(table, where, **kw)
+
+    monkeypatch.setattr(pq, "write_table", flaky)
+    big = score_paths([samples], jobs=1)
+    with pytest.raises(OSError):
+        ledger.write(tmp_path, [r.run for r in big.results], [s for r in big.results for s in r.steps])
+    assert (tmp_path / "manifest.json").read_text() == manifest
+    assert not list(tmp_path.glob("**/*.tmp"))
+    assert ledger.query(tmp_path, "select count(*) from runs").rows == [(1,)]
+
+
+def test_query_errors_and_missing_ledgers(tmp_path, sample_ledger):
+    with pytest.raises(QueryError):
+        ledger.query(sample_ledger, "select nope from runs")
+    with pytest.raises(LedgerError):
+        ledger.query(tmp_path / "absent", "select 1")
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "manifest.json").write_text("{broken")
+    with pytest.raises(LedgerError):
+        ledger.connect(tmp_path / "x")
+
+
+def test_refuses_to_write_into_a_directory_that_is_not_a_ledger(tmp_path):
+    (tmp_path / "precious.txt").write_text("keep me")
+    with pytest.raises(LedgerError):
+        ledger.write(tmp_path, [], [])
+    assert (tmp_path / "precious.txt").read_text() == "keep me"

@@ -1,0 +1,65 @@
+"""Exact pixel change and its shapes, on synthetic arrays (pure function)."""
+
+import numpy as np
+
+from trajcheck.analyzers.pixeldiff import diff_frames, no_change
+
+
+def blank(h=400, w=600, v=255):
+    return np.full((h, w, 3), v, dtype=np.uint8)
+
+
+def test_identical_frames_have_no_change():
+    a = blank()
+    cm = diff_frames(a, a.copy(), region=(0, 0, 200, 200))
+    assert cm.changed_px == 0 and cm.bbox is None and cm.blobs == () and cm.region_px == 0
+    assert not no_change(600, 400).changed
+
+
+def test_outline_is_recognised():
+    a = blank()
+    b = a.copy()
+    b[100:140, 200:203] = (0, 90, 255)  # left side
+    b[100:140, 297:300] = (0, 90, 255)  # right
+    b[100:103, 200:300] = (0, 90, 255)  # top
+    b[137:140, 200:300] = (0, 90, 255)  # bottom
+    cm = diff_frames(a, b)
+    assert [bl.kind for bl in cm.blobs] == ["outline"]
+    assert cm.bbox == (200, 100, 300, 140)
+
+
+def test_filled_box_is_content_and_caret_is_caret():
+    a = blank()
+    b = a.copy()
+    b[100:140, 200:300] = 0  # a filled block: content
+    b[300:318, 500:502] = 0  # a 2px wide, 18px tall caret
+    cm = diff_frames(a, b)
+    kinds = sorted(bl.kind for bl in cm.blobs)
+    assert kinds == ["caret", "content"]
+
+
+def test_text_inside_an_outline_is_content():
+    a = blank()
+    b = a.copy()
+    b[100:103, 200:300] = 0
+    b[137:140, 200:300] = 0
+    b[100:140, 200:203] = 0
+    b[100:140, 297:300] = 0
+    b[115:125, 220:280] = 0  # new text inside the box
+    cm = diff_frames(a, b)
+    content = [bl for bl in cm.blobs if bl.kind == "content"]
+    assert content and sum(bl.px for bl in content) >= 10 * 60
+
+
+def test_tolerance_and_region_count():
+    a = blank()
+    b = a.copy()
+    b[10:20, 10:20] = 250  # 5 levels darker
+    assert diff_frames(a, b).changed_px == 100
+    assert diff_frames(a, b, tolerance=5).changed_px == 0
+    assert diff_frames(a, b, region=(0, 0, 15, 15)).region_px == 25
+
+
+def test_size_change_is_all_change():
+    cm = diff_frames(blank(), blank(200, 300))
+    assert cm.size_changed and cm.changed_px == 200 * 300
