@@ -6,8 +6,11 @@ import typer
 
 from trajcheck import __version__
 
+from .best_of import best_of
 from .columns import columns
+from .formats import formats
 from .query import query
+from .timeline import timeline
 from .score import score
 from .validate import validate
 
@@ -25,6 +28,9 @@ app.command()(score)
 app.command()(validate)
 app.command()(query)
 app.command()(columns)
+app.command()(formats)
+app.command()(timeline)
+app.command("best-of")(best_of)
 
 
 def _version(value: bool) -> None:

@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from trajcheck import ledger
 from trajcheck.analyzers.perceptual import DEFAULT_THRESHOLD, PerceptualOptions
+from trajcheck.discovery import reader_names
 from trajcheck.errors import LedgerError
 from trajcheck.pipeline import RunResult, ScoreOptions, score_paths
 
@@ -36,6 +37,10 @@ def score(
                                           "happening on its own (clocks, spinners).")] = True,
     pixel_tolerance: Annotated[int, typer.Option(min=0, max=255, help="A pixel counts as changed when a "
                                                  "channel differs by more than this.")] = 0,
+    contracts: Annotated[Optional[Path], typer.Option("--contracts", help="Folder of outcome contracts named "
+                                                      "<task_id>.json (a run's own contract.json wins).")] = None,
+    input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
+                                                        "instead of detecting it (see `trajcheck formats`).")] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -46,8 +51,12 @@ def score(
     Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid;
     2 bad options; 3 nothing could be read or the ledger cannot be written.
     """
+    if contracts is not None and not contracts.is_dir():
+        fail(f"--contracts {contracts}: no such folder", Exit.INPUT)
+    if input_format is not None and input_format not in reader_names():
+        fail(f"unknown input format {input_format!r}", Exit.USAGE, "formats: " + ", ".join(reader_names()))
     opts = ScoreOptions(PerceptualOptions(enabled=verifier, threshold=threshold, ambient=ambient),
-                        pixel_tolerance=pixel_tolerance)
+                        pixel_tolerance=pixel_tolerance, contracts_dir=contracts)
     start = time.perf_counter()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=True, disable=quiet)
@@ -62,7 +71,7 @@ def score(
             progress.advance(t_runs)
             progress.advance(t_frames, r.frames)
 
-        report = score_paths(runs, opts, jobs=jobs, on_found=found, on_result=done)
+        report = score_paths(runs, opts, jobs=jobs, on_found=found, on_result=done, input_format=input_format)
     elapsed = time.perf_counter() - start
     for p in report.problems:
         err.print(f"[yellow]{p.severity}:[/] {p}", highlight=False)

@@ -16,7 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from trajcheck.analyzers import highrisk, perceptual
+from trajcheck.analyzers import highrisk, loops, observation, perceptual, predictions, reward
+from trajcheck.analyzers.observation import ObservationFinding, ObservationOptions, PageEvidence
+from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult, ContractState, Picture
+from trajcheck.analyzers.predictions import PredictionFinding
+from trajcheck.analyzers.referee import Judge, Verdict
+from trajcheck.analyzers import contract as contract_mod, referee
 from trajcheck.analyzers.ambient import Transition, learn_ambient
 from trajcheck.analyzers.perceptual import EffectFinding, ImageEvidence, PerceptualOptions
 from trajcheck.analyzers.pixeldiff import diff_frames, no_change
@@ -24,7 +29,10 @@ from trajcheck.schemas.ledger import SCHEMA_VERSION
 from trajcheck.schemas.records import Run, Step
 
 from . import __version__
+from .contracts import LoadedContract, find_contract, reference_paths
+from .dom import DomCache, Snapshot
 from .errors import Problem, RunFormatError
+from .hashing import Hash64
 from .frames import Frame, FrameError, decode, region_box, to_frame
 from .discovery import RunRef, discover, get_reader
 from .rundir import safe_join
@@ -34,6 +42,8 @@ from .rundir import safe_join
 class ScoreOptions:
     perceptual: PerceptualOptions = field(default_factory=PerceptualOptions)
     pixel_tolerance: int = 0  # a pixel changed when a channel differs by more than this
+    observation: ObservationOptions = field(default_factory=ObservationOptions)
+    contracts_dir: Path | None = None  # DIR/<task_id>.json contracts (a run's own contract.json wins)
 
 
 @dataclass
@@ -170,17 +180,110 @@ def score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
             hint="score it alone with --jobs 1, or check its frames' sizes")])
 
 
+def _uses(steps: tuple[Step, ...]) -> tuple[Counter[str], Counter[str]]:
+    """How many times each frame file and each DOM file will be asked for."""
+    frames: Counter[str] = Counter()
+    doms: Counter[str] = Counter()
+    for i, s in enumerate(steps):
+        frames.update(r for r in (s.frame_pre, s.frame_post) if r)
+        nxt = steps[i + 1] if i + 1 < len(steps) else None
+        if nxt is not None and s.frame_post and nxt.frame_pre and s.frame_post != nxt.frame_pre:
+            frames.update([s.frame_post, nxt.frame_pre])  # the gap between two screenshots
+        if s.page:
+            doms.update(r for r in (s.page.dom_before, s.page.dom_after) if r)
+    return frames, doms
+
+
+@dataclass
+class _PageFacts:
+    """What a step's page evidence says, computed while its DOM trees are in memory."""
+
+    obs: ObservationFinding
+    dom_after_hash: str | None = None
+    title: str | None = None
+    text: str | None = None
+    expected_ran: tuple[str, ...] = ()
+    expected_failed: tuple[str, ...] = ()
+    url_as_expected: bool | None = None
+    kind: str = "generic"
+
+
+def _page_facts(s: Step, before: Snapshot | None, after: Snapshot | None, opts: ScoreOptions) -> _PageFacts:
+    p = s.page
+    sem = s.semantic
+    ev = PageEvidence(
+        url_before=p.url_before if p else None, url_after=p.url_after if p else None,
+        dom_before=before.hash if before else None, dom_after=after.hash if after else None,
+        skeleton_before=before.skeleton if before else None, skeleton_after=after.skeleton if after else None,
+        focus_before=p.focus_before if p else None, focus_after=p.focus_after if p else None,
+        did_network_occur=s.client.did_network_occur if s.client else None,
+        did_dom_mutate=s.client.did_dom_mutate if s.client else None,
+        did_url_change=s.client.did_url_change if s.client else None,
+        action_succeeded=sem.action_succeeded if sem else None, task_completed=sem.task_completed if sem else None,
+        confidence=sem.confidence if sem else None)
+    obs = observation.verify(ev, opts.observation)
+    a = s.action
+    node = None
+    if before is not None and before.tree is not None and a.has_point:
+        node = predictions.element_at(before.tree, float(a.x), float(a.y))  # type: ignore[arg-type]
+    kind = predictions.action_kind(a.type, a.url, node)
+    facts = _PageFacts(obs, after.hash if after else None,
+                       (p.title_after if p and p.title_after else after.text.title if after else None),
+                       after.text.text if after else None, kind=kind)
+    if s.expected:
+        ran, failed, url_ok = predictions.check_expected(
+            s.expected, before.tree if before else None, after.tree if after else None,
+            p.url_before if p else None, p.url_after if p else None)
+        facts.expected_ran, facts.expected_failed, facts.url_as_expected = tuple(ran), tuple(failed), url_ok
+    return facts
+
+
+@dataclass(frozen=True)
+class _RefereePlan:
+    """What the referee will need after the step loop, so the loop keeps it in memory."""
+
+    contract: LoadedContract | None
+    eval_pos: int  # position (not index) of the step whose after-state is judged
+    frame_rel: str | None
+    dom_rel: str | None
+    since: dict[int, str]  # step index -> frame file of the state after it (0: before the first step)
+    run_refs: tuple[str, ...]  # reference screenshots named by the run itself
+
+
+def _plan_referee(run: Run, contract: LoadedContract | None) -> _RefereePlan:
+    steps = run.steps
+    pos = len(steps) - 1
+    if contract and contract.data.get("step") is not None:
+        pos = next((i for i, s in enumerate(steps) if s.index == contract.data["step"]), pos)
+    st = steps[pos]
+    since: dict[int, str] = {}
+    if contract:
+        for c in contract.data["checks"]:
+            if c["type"] in ("region_changed", "region_unchanged"):
+                k = c["since_step"]
+                rel = steps[0].frame_pre if k == 0 else next(
+                    (s.frame_post for s in steps if s.index == k and s.frame_post), None)
+                if rel:
+                    since[k] = rel
+    refs = run.extra.get("reference_screenshots")
+    run_refs = tuple(r for r in refs if isinstance(r, str)) if isinstance(refs, list) else ()
+    dom = (st.page.dom_after or st.page.dom_before) if st.page else None
+    return _RefereePlan(contract, pos, st.frame_post or st.frame_pre, dom, since, run_refs)
+
+
 def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
     run, warnings = get_reader(ref.reader).read(ref.path, ref.display)
     steps = run.steps
-    uses: Counter[str] = Counter()
-    for i, s in enumerate(steps):
-        uses.update(r for r in (s.frame_pre, s.frame_post) if r)
-        nxt = steps[i + 1] if i + 1 < len(steps) else None
-        if nxt is not None and s.frame_post and nxt.frame_pre and s.frame_post != nxt.frame_pre:
-            uses.update([s.frame_post, nxt.frame_pre])  # the gap between two screenshots
-    frames = _FrameCache(run, ref.path, uses)
+    contract, contract_problems = find_contract(ref.path, run.task_id, opts.contracts_dir, run.run_id)
+    plan = _plan_referee(run, contract)
+    frame_uses, dom_uses = _uses(steps)
+    frame_uses.update(r for r in [plan.frame_rel, *plan.since.values()] if r)  # kept for the referee
+    if plan.dom_rel:
+        dom_uses[plan.dom_rel] += 1
+    frames = _FrameCache(run, ref.path, frame_uses)
+    doms = DomCache(run, ref.path, dom_uses)
     evidence: list[ImageEvidence] = []
+    pages: list[_PageFacts] = []
     transitions: list[Transition] = []
     step_problems: list[Problem] = []
     for i, s in enumerate(steps):
@@ -193,34 +296,216 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
         frames.release(s.frame_pre)
         nxt = steps[i + 1] if i + 1 < len(steps) else None
         if nxt is not None and s.frame_post and nxt.frame_pre and s.frame_post != nxt.frame_pre:
-            a = post
             b = frames.get(nxt.frame_pre, nxt, "frames.pre")
-            if isinstance(a, Frame) and isinstance(b, Frame) and a.rgb.shape == b.rgb.shape:
-                transitions.append(Transition(diff_frames(a.rgb, b.rgb, opts.pixel_tolerance), idle=True))
+            if isinstance(post, Frame) and isinstance(b, Frame) and post.rgb.shape == b.rgb.shape:
+                transitions.append(Transition(diff_frames(post.rgb, b.rgb, opts.pixel_tolerance), idle=True))
             frames.release(s.frame_post)
             frames.release(nxt.frame_pre)
         frames.release(s.frame_post)
+        dom_b = doms.get(s.page.dom_before if s.page else None, s, "page.dom_before")
+        dom_a = doms.get(s.page.dom_after if s.page else None, s, "page.dom_after")
+        pages.append(_page_facts(s, dom_b, dom_a, opts))
+        if s.page:
+            doms.release(s.page.dom_before)
+            doms.release(s.page.dom_after)
 
     ambient = learn_ambient(transitions) if opts.perceptual.ambient else None
-    findings: list[EffectFinding] = []
-    step_rows = []
-    for s, ev in zip(steps, evidence):
-        risk = highrisk.classify(s.action.type, s.action.keys, s.reasoning)
-        f = perceptual.assess(s.action.type, s.action.keys, risk, ev, ambient, opts.perceptual)
-        findings.append(f)
-        step_rows.append(_step_row(run, s, ev, risk, f))
+    risks = [highrisk.classify(s.action.type, s.action.keys, s.reasoning) for s in steps]
+    effects = [perceptual.assess(s.action.type, s.action.keys, r, ev, ambient, opts.perceptual)
+               for s, r, ev in zip(steps, risks, evidence)]
+    preds = [_prediction(s, f, pg) for s, f, pg in zip(steps, effects, pages)]
+    signals = [loops.StepSignal(s.index, s.action.type, _action_key(s), ev.pre_hash, ev.post_hash)
+               for s, ev in zip(steps, evidence)]
+    loop_findings = loops.find_loops(signals, opts.perceptual.threshold)
+    gates = loops.no_observed_delta_after_waits(signals, opts.perceptual.threshold)
+    contract_result, verdict, ref_problems = _referee(run, ref.path, plan, frames, doms, pages)
+    step_contract = {steps[plan.eval_pos].index: contract_result} if contract_result.verdict != "not_applicable" else {}
+    rewards = _rewards(run, steps, evidence, effects, pages, preds, loop_findings, gates, opts, step_contract)
 
-    problems = warnings + frames.problems + step_problems
-    row = _run_row(run, ref, findings, step_rows, frames.decoded, problems)
+    step_rows = [_step_row(run, s, ev, r, f, pg, pr, lf, rw, g)
+                 for s, ev, r, f, pg, pr, lf, rw, g in zip(steps, evidence, risks, effects, pages, preds,
+                                                           loop_findings, rewards, gates)]
+    problems = warnings + contract_problems + frames.problems + doms.problems + step_problems + ref_problems
+    row = _run_row(run, ref, effects, step_rows, frames.decoded, problems)
+    row.update(_verdict_columns(contract, contract_result, verdict))
     return RunResult(row, step_rows, frames.decoded, problems, ref.display)
+
+
+def _action_key(s: Step) -> loops.ActionKey:
+    a = s.action
+    return loops.action_key(a.type, a.x, a.y, a.keys, a.text, a.url, a.element)
+
+
+def _prediction(s: Step, f: EffectFinding, pg: _PageFacts) -> PredictionFinding:
+    if s.predict in ("frame_changed", "frame_stable"):
+        held = predictions.check_frame_predicate(s.predict, f.content_changed)
+        failed = () if held is not False else (s.predict,)
+        return PredictionFinding(s.predict, held, failed, 1 if held is not None else 0, None, pg.kind)
+    if s.expected:
+        ran, failed = list(pg.expected_ran), list(pg.expected_failed)
+        conf = predictions.expected_confidence(ran, failed, pg.url_as_expected, pg.kind)
+        held = None if not ran else not failed
+        return PredictionFinding("expected", held, tuple(failed), len(ran), conf, pg.kind)
+    return PredictionFinding(None, None, (), 0, None, pg.kind)
+
+
+def _answer_matches(run: Run, s: Step) -> bool | None:
+    if not run.reference_answers:
+        return None
+    answer = " ".join(str(v) for v in (s.action.text, s.extra.get("extracted_content")) if v)
+    if not answer:
+        return None
+    norm = lambda t: " ".join(t.lower().split())  # noqa: E731
+    return any(norm(ref) in norm(answer) for ref in run.reference_answers)
+
+
+def _rewards(run: Run, steps: tuple[Step, ...], evidence: list[ImageEvidence], effects: list[EffectFinding],
+             pages: list[_PageFacts], preds: list[PredictionFinding], loop_findings: list[loops.LoopFinding],
+             gates: list[bool], opts: ScoreOptions, contracts: dict[int, ContractResult]) -> list[reward.Reward]:
+    """Score steps in order, each looking back only at earlier steps' lightweight evidence."""
+    out: list[reward.Reward] = []
+    failed_keys: list[loops.ActionKey] = []
+    seen_frames: list[Hash64] = []
+    seen_doms: set[str] = set()
+    prev_failure: str | None = None
+    recent_confirm: list[bool] = []
+    require = run.config.get("require_confirmation") is True
+    t = opts.perceptual.threshold
+    for s, ev, f, pg, pr, lf, gate in zip(steps, evidence, effects, pages, preds, loop_findings, gates):
+        new_info: bool | None = None
+        if ev.post_hash is not None or pg.dom_after_hash is not None:
+            seen_pre = [ev.pre_hash] if ev.pre_hash is not None else []
+            frame_new = ev.post_hash is not None and all(ev.post_hash - h > t for h in seen_frames + seen_pre)
+            dom_new = pg.dom_after_hash is not None and pg.dom_after_hash not in seen_doms
+            new_info = frame_new or dom_new
+        key = _action_key(s)
+        inp = reward.RewardInput(
+            action_type=s.action.type, signature=str(key), reasoning=s.reasoning, high_risk=f.checked,
+            executor_ok=s.executor_ok, executor_error=s.executor_error, effect=f.action_effect_observed,
+            content_changed=f.content_changed, frames_present=ev.change is not None,
+            url_before=s.page.url_before if s.page else None, url_after=s.page.url_after if s.page else None,
+            meaningful_change=pg.obs.meaningful_change, something_changed=pg.obs.something_changed,
+            page_title=pg.title, page_text=pg.text, new_information=new_info,
+            contract_name=s.contract_name or (contracts[s.index].name if s.index in contracts else None),
+            contract_passed=s.contract_passed if s.contract_passed is not None else (
+                contracts[s.index].verdict == "pass" if s.index in contracts else None),
+            prediction_held=pr.held, expected_state_reached=(pr.held if pr.prediction == "expected" else None),
+            answer_matches=_answer_matches(run, s) if s.action.type == "DONE" or s.extra.get("extracted_content")
+            else None,
+            loop_position=lf.position, done_gate=gate, semantic_known=s.semantic is not None,
+            require_confirmation=require, confirmed_before=any(recent_confirm[-3:]),
+            repeats_failed_action=any(key.same(k) for k in failed_keys), previous_failure_kind=prev_failure)
+        rw = reward.score_step(inp)
+        out.append(rw)
+        failed = s.executor_ok is False or bool(s.executor_error)
+        if failed:
+            failed_keys.append(key)
+            prev_failure = reward.classify_error(s.executor_error)[0]
+        else:
+            prev_failure = None
+        recent_confirm.append(reward.mentions_confirmation(s.reasoning))
+        seen_frames += [h for h in (ev.pre_hash, ev.post_hash) if h is not None]
+        if pg.dom_after_hash:
+            seen_doms.add(pg.dom_after_hash)
+    return out
+
+
+def _picture(frames: _FrameCache, rel: str | None) -> Picture | None:
+    f = frames.cache.get(rel) if rel else None
+    return Picture(f.rgb, f.gray) if isinstance(f, Frame) else None
+
+
+def _load_reference(base: Path, rel: str, run: Run, source: str, problems: list[Problem]) -> Picture | None:
+    path = safe_join(base, rel)
+    if path is None:
+        problems.append(Problem("path_escapes_run", f"reference {rel!r} points outside {base}", run=run.run_id,
+                                file=source, severity="warning", hint="keep references beside the contract"))
+        return None
+    try:
+        f = decode(path)
+    except FrameError as exc:
+        problems.append(Problem(exc.slug, f"reference screenshot {rel!r}: {exc}", run=run.run_id, file=source,
+                                severity="warning", hint="the check that needs it fails for missing evidence"))
+        return None
+    return Picture(f.rgb, f.gray)
+
+
+def _referee(run: Run, run_dir: Path, plan: _RefereePlan, frames: _FrameCache, doms: DomCache,
+             pages: list[_PageFacts]) -> tuple[ContractResult, Verdict, list[Problem]]:
+    problems: list[Problem] = []
+    final = _picture(frames, plan.frame_rel)
+    snap = doms.cache.get(plan.dom_rel) if plan.dom_rel else None
+    st = run.steps[plan.eval_pos]
+    url = (st.page.url_after or st.page.url_before) if st.page else None
+    result = NOT_APPLICABLE
+    refs: list[tuple[str, Picture]] = []
+    regions: list[list[int]] = []
+    limits: dict[str, int] = {}
+    if plan.contract is not None:
+        c = plan.contract
+        loaded = {rel: _load_reference(c.base, rel, run, c.source, problems) for rel in reference_paths(c.data)}
+        state = ContractState(url=url, dom=snap.tree if snap else None, text=snap.text.text if snap else None,
+                              frame=final, references=loaded,
+                              frames_after={k: p for k, rel in plan.since.items() if (p := _picture(frames, rel))})
+        result = contract_mod.evaluate(c.data, state)
+        refs = [(rel, p) for rel in c.data.get("reference_screenshots", []) or [] if (p := loaded.get(rel))]
+        regions = list(c.data.get("judge_regions", []) or [])
+        for k, name in (("judge_max_global_distance", "max_global"), ("judge_max_region_distance", "max_region")):
+            if k in c.data:
+                limits[name] = c.data[k]
+    for rel in plan.run_refs:
+        p = _load_reference(run_dir, rel, run, "run.json", problems)
+        if p is not None:
+            refs.append((rel, p))
+    for rel in [plan.frame_rel, *plan.since.values()]:
+        frames.release(rel)
+    if plan.dom_rel:
+        doms.release(plan.dom_rel)
+    reference = referee.reference_judge(final, refs, regions, **limits) if final is not None and refs else None
+    recorded = None
+    if run.judge and run.judge.verdict in ("pass", "fail"):
+        recorded = Judge(run.judge.model or "recorded", run.judge.verdict, run.judge.score, run.judge.confidence,
+                         tuple(run.judge.reasons), True)
+    judge, other = referee.choose_judges(recorded, reference)
+    claimed = run.outcome_status == "done" or any(
+        s.action.type == "DONE" and not s.action.extra.get("infeasible") for s in run.steps)
+    return result, referee.decide(result, judge, other, claimed), problems
+
+
+def _judge_json(j: Judge | None) -> str | None:
+    if j is None:
+        return None
+    return _json({"model": j.model, "verdict": j.verdict, "score": j.score, "confidence": j.confidence,
+                  "reasons": list(j.reasons), "recorded": j.recorded})
+
+
+def _verdict_columns(contract: LoadedContract | None, result: ContractResult, v: Verdict) -> dict[str, Any]:
+    j = v.judge
+    return {
+        "det_verdict": result.verdict,
+        "contract_name": result.name or (contract.source if contract else None),
+        "contract_source": contract.source if contract else None,
+        "contract_checks": _json([c.to_json() for c in result.checks]) if result.checks else None,
+        "judge_model": j.model if j else None, "judge_verdict": j.verdict if j else None,
+        "judge_score": j.score if j else None, "judge_confidence": j.confidence if j else None,
+        "judge_reasons": list(j.reasons) if j else [], "judge_source": ("recorded" if j.recorded else "reference")
+        if j else None,
+        "judge_other": _judge_json(v.other_judge),
+        "eval_final_verdict": v.final, "final_confidence": v.confidence, "verdict_reason": v.reason,
+        "disagreement_reason": v.reason if v.final == "uncertain" else None,
+        "claimed_success": v.claimed_success, "false_claim": v.false_claim,
+        "lesson_promotable": v.lesson_promotable, "lesson_candidate": v.lesson,
+    }
 
 
 def _box(b: tuple[int, int, int, int] | None) -> list[int] | None:
     return list(b) if b else None
 
 
-def _step_row(run: Run, s: Step, ev: ImageEvidence, risk: highrisk.HighRisk, f: EffectFinding) -> dict[str, Any]:
+def _step_row(run: Run, s: Step, ev: ImageEvidence, risk: highrisk.HighRisk, f: EffectFinding, pg: _PageFacts,
+              pr: PredictionFinding, lf: loops.LoopFinding, rw: reward.Reward, gate: bool) -> dict[str, Any]:
     cm = ev.change
+    o = pg.obs
     agrees = None
     if s.recorded_effect is not None and f.action_effect_observed is not None:
         agrees = s.recorded_effect == f.action_effect_observed
@@ -250,6 +535,16 @@ def _step_row(run: Run, s: Step, ev: ImageEvidence, risk: highrisk.HighRisk, f: 
         "effect_feedback": f.feedback, "effect_feedback_seed": f.feedback_seed,
         "recorded_action_effect_observed": s.recorded_effect, "recorded_feedback": s.recorded_feedback,
         "effect_agrees_recorded": agrees,
+        "obs_observations": list(o.observations), "obs_url_changed": o.url_changed,
+        "obs_dom_changed": o.dom_changed, "obs_meaningful_change": o.meaningful_change,
+        "obs_something_changed": o.something_changed, "obs_success": o.success,
+        "obs_goal_achieved": o.goal_achieved, "obs_low_confidence_completion": o.low_confidence_completion,
+        "obs_confidence": o.confidence, "obs_reason": o.reason,
+        "pred_prediction": pr.prediction, "pred_held": pr.held, "pred_failed_checks": list(pr.failed_checks),
+        "pred_checks": pr.checks, "pred_confidence": pr.confidence, "pred_action_kind": pr.action_kind,
+        "loop_id": lf.loop_id, "loop_len": lf.loop_len, "reward_done_gate": gate,
+        "reward_score": rw.score, "reward_class": rw.klass, "reward_reasons": list(rw.reasons),
+        "reward_confidence": rw.confidence,
         "extra": _json(s.extra) if s.extra else None,
     }
 
@@ -283,9 +578,34 @@ def _run_row(run: Run, ref: RunRef, findings: list[EffectFinding], step_rows: li
         "effect_no_effect_seed": seed_summary.get("no_effect", 0),
         "effect_warning_steps": [s["step_index"] for s in step_rows if s["effect_feedback"]],
         "effect_recorded_agree": agree, "effect_recorded_disagree": disagree,
+        **_reward_summary(step_rows),
         "extra": _json(run.extra) if run.extra else None,
     })
     return row
+
+
+_BLOCKING_CODES = ("blocking_page", "captcha", "auth_redirect")
+
+
+def _reward_summary(step_rows: list[dict[str, Any]]) -> dict[str, Any]:
+    scores = [r["reward_score"] for r in step_rows]
+    first_block = next((r["step_index"] for r in step_rows
+                        if any(c.split(":")[0] in _BLOCKING_CODES for c in r["reward_reasons"])), None)
+    held = [r["pred_held"] for r in step_rows if r["pred_held"] is not None]
+    out: dict[str, Any] = {
+        "reward_total": round(sum(scores), 4) if scores else None,
+        "reward_mean": round(sum(scores) / len(scores), 4) if scores else None,
+        "reward_first_blocking_step": first_block,
+        "longest_loop": max((r["loop_len"] or 0 for r in step_rows), default=0),
+        "loops": len({r["loop_id"] for r in step_rows if r["loop_id"] is not None}),
+        "reward_done_gate": any(r["reward_done_gate"] for r in step_rows),
+        "pred_checked": len(held),
+        "pred_accuracy": round(sum(held) / len(held), 4) if held else None,
+        "obs_no_change_steps": sum(1 for r in step_rows if r["obs_something_changed"] is False),
+    }
+    for k in reward.CLASSES:
+        out[f"reward_{k}"] = sum(1 for r in step_rows if r["reward_class"] == k)
+    return out
 
 
 @dataclass

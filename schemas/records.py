@@ -30,6 +30,7 @@ class Action:
     keys: str | None = None
     text: str | None = None
     url: str | None = None
+    element: str | None = None  # the element the action names (id, selector, harness index), if any
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -42,7 +43,8 @@ class Action:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "Action":
-        known = {"type", "x", "y", "keys", "text", "url"}
+        known = {"type", "x", "y", "keys", "text", "url", "element"}
+        el = d.get("element")
         return cls(
             type=str(d["type"]).upper(),
             x=d.get("x"),
@@ -50,6 +52,7 @@ class Action:
             keys=d.get("keys"),
             text=d.get("text"),
             url=d.get("url"),
+            element=None if el is None else str(el),
             extra=_pop_extra(d, known),
         )
 
@@ -62,6 +65,8 @@ class Page:
     dom_after: str | None = None
     focus_before: str | None = None
     focus_after: str | None = None
+    title_before: str | None = None
+    title_after: str | None = None
 
     @classmethod
     def from_json(cls, d: dict[str, Any] | None) -> "Page | None":
@@ -184,6 +189,7 @@ class Run:
     outcome_status: str | None = None
     outcome_score: float | None = None
     judge: Judge | None = None
+    reference_answers: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
     #: Frames carried inside the run's own files (e.g. base64 screenshots), by the name steps use for them.
     inline_frames: dict[str, bytes] = field(default_factory=dict, repr=False)
@@ -208,7 +214,10 @@ class Run:
                 confidence=j.get("confidence"),
                 reasons=tuple(j.get("reasons") or ()),
             )
-        known = {"format", "run_id", "task_id", "trial", "goal", "agent", "config", "screen", "started_at", "outcome"}
+        ref = meta.get("reference_answer")
+        refs = tuple(str(r) for r in (ref if isinstance(ref, list) else [ref]) if r not in (None, ""))
+        known = {"format", "run_id", "task_id", "trial", "goal", "agent", "config", "screen", "started_at", "outcome",
+                 "reference_answer"}
         return cls(
             run_id=meta["run_id"],
             path=path,
@@ -226,5 +235,6 @@ class Run:
             outcome_status=outcome.get("status"),
             outcome_score=outcome.get("score"),
             judge=judge,
+            reference_answers=refs,
             extra=_pop_extra(meta, known),
         )

@@ -13,7 +13,7 @@ from trajcheck import ledger
 from trajcheck.cli.main import app
 
 runner = CliRunner()
-COMMANDS = ["score", "validate", "query", "columns"]
+COMMANDS = ["score", "validate", "query", "columns", "formats", "timeline", "best-of"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

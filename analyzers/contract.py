@@ -1,0 +1,218 @@
+"""Declarative outcome contracts, evaluated on a run's final state (pure).
+
+A contract is data (``contract.json``, validated by ``schemas/contract.schema.json``);
+this module evaluates its checks against the state the pipeline hands it: the
+last URL, the last DOM snapshot (parsed), the final frame, the frames after
+earlier steps, and decoded reference images. Each check returns structured
+evidence, so a verdict can always be traced to pixels or elements.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from trajcheck.hashing import Hash64
+
+#: A grid cell is active when its colour is at least this far (RGB distance) from the grid's baseline.
+GRID_ACTIVE_MIN = 40.0
+#: Default minimum detection margin for a grid check to pass.
+GRID_MIN_MARGIN = 0.2
+#: Share of a cell trimmed on each side before averaging its colour (borders, gaps, labels).
+GRID_INSET = 0.25
+#: Default pHash distance for region_matches.
+REGION_MATCH_DISTANCE = 4
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A decoded frame as the contract sees it."""
+
+    rgb: np.ndarray
+    gray: Image.Image
+
+    def region_hash(self, box: tuple[int, int, int, int]) -> Hash64:
+        x, y, w, h = box
+        return Hash64.of(self.gray.crop((x, y, x + w, y + h)))
+
+
+@dataclass
+class ContractState:
+    url: str | None = None
+    dom: Any | None = None  # a parsed DOM tree (selectolax) of the evaluated state
+    text: str | None = None  # the page's text
+    frame: Picture | None = None
+    frames_after: dict[int, Picture] = field(default_factory=dict)  # state after step k (0: before the first step)
+    references: dict[str, Picture | None] = field(default_factory=dict)  # decoded reference images by path
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    type: str
+    name: str
+    passed: bool
+    evidence: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "name": self.name, "passed": self.passed, "evidence": self.evidence}
+
+
+@dataclass(frozen=True)
+class ContractResult:
+    verdict: str  # pass | fail | not_applicable
+    name: str | None
+    checks: tuple[CheckResult, ...] = ()
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        return [c for c in self.checks if not c.passed]
+
+
+NOT_APPLICABLE = ContractResult("not_applicable", None)
+
+
+def _box_ok(box: list[int], pic: Picture) -> bool:
+    x, y, w, h = box
+    H, W = pic.rgb.shape[:2]
+    return w > 0 and h > 0 and x + w <= W and y + h <= H
+
+
+def _missing(kind: str, name: str, what: str) -> CheckResult:
+    return CheckResult(kind, name, False, {"error": f"missing evidence: {what}"})
+
+
+def grid_cells(pic: Picture, box: list[int], rows: int, cols: int) -> np.ndarray:
+    """Mean RGB of each cell's inner area: array (rows, cols, 3)."""
+    x, y, w, h = box
+    cw, ch = w / cols, h / rows
+    out = np.zeros((rows, cols, 3), dtype=np.float64)
+    for r in range(rows):
+        for c in range(cols):
+            x0 = int(round(x + c * cw + cw * GRID_INSET))
+            x1 = max(x0 + 1, int(round(x + (c + 1) * cw - cw * GRID_INSET)))
+            y0 = int(round(y + r * ch + ch * GRID_INSET))
+            y1 = max(y0 + 1, int(round(y + (r + 1) * ch - ch * GRID_INSET)))
+            out[r, c] = pic.rgb[y0:y1, x0:x1].reshape(-1, 3).mean(axis=0)
+    return out
+
+
+def detect_active(cells: np.ndarray, row: int) -> tuple[list[int], float, list[float]]:
+    """Active cells of ``row`` (0-based columns), the detection margin in [0, 1], and
+    each cell's distance from the grid's inactive baseline.
+
+    The baseline is the median colour over every cell of the grid (inactive cells
+    are the majority of a step grid). A cell is active when its distance from the
+    baseline is above the largest gap in the row's sorted distances and at least
+    GRID_ACTIVE_MIN; the margin is that gap relative to the largest distance (how
+    cleanly active and inactive cells separate).
+    """
+    baseline = np.median(cells.reshape(-1, 3), axis=0)
+    d = np.linalg.norm(cells[row] - baseline, axis=1)
+    order = np.sort(d)
+    top = float(order[-1])
+    if top < GRID_ACTIVE_MIN:
+        return [], float(min(1.0, (GRID_ACTIVE_MIN - top) / GRID_ACTIVE_MIN)), [round(float(v), 1) for v in d]
+    if float(order[0]) >= GRID_ACTIVE_MIN:
+        return list(range(len(d))), float(min(1.0, (order[0] - GRID_ACTIVE_MIN) / GRID_ACTIVE_MIN)), \
+            [round(float(v), 1) for v in d]
+    gaps = np.diff(order)
+    k = int(np.argmax(gaps))
+    thr = max(GRID_ACTIVE_MIN, (order[k] + order[k + 1]) / 2)
+    active = [i for i, v in enumerate(d) if v > thr]
+    inactive = [v for v in d if v <= thr]
+    margin = (min(d[i] for i in active) - max(inactive)) / top if active and inactive else 1.0
+    return active, float(max(0.0, min(1.0, margin))), [round(float(v), 1) for v in d]
+
+
+def _grid(chk: dict[str, Any], name: str, st: ContractState) -> CheckResult:
+    if st.frame is None:
+        return _missing("grid", name, "no final frame")
+    box = chk["box"]
+    if not _box_ok(box, st.frame):
+        return CheckResult("grid", name, False, {"error": f"grid box {box} is outside the frame"})
+    rows, cols, row = chk["rows"], chk["cols"], chk["target_row"] - 1
+    if row >= rows:
+        return CheckResult("grid", name, False, {"error": f"target_row {row + 1} > rows {rows}"})
+    active0, margin, dist = detect_active(grid_cells(st.frame, box, rows, cols), row)
+    active = [c + 1 for c in active0]  # 1-based, like the steps
+    required = sorted(set(chk["required_steps"]))
+    forbidden = chk.get("forbidden_steps")
+    forbidden = sorted(set(forbidden)) if forbidden is not None else [s for s in range(1, cols + 1) if s not in required]
+    missing = [s for s in required if s not in active]
+    wrong = [s for s in active if s in forbidden]
+    min_margin = chk.get("min_margin", GRID_MIN_MARGIN)
+    passed = not missing and not wrong and margin >= min_margin
+    return CheckResult("grid", name, passed, {
+        "active_steps": active, "required_steps": required, "missing_required": missing,
+        "forbidden_active": wrong, "margin": round(margin, 3), "min_margin": min_margin, "distances": dist})
+
+
+def evaluate(contract: dict[str, Any], st: ContractState) -> ContractResult:
+    """Evaluate every check; the contract passes when every check passes."""
+    results = []
+    for i, chk in enumerate(contract["checks"], start=1):
+        kind = chk["type"]
+        name = chk.get("name") or f"{kind}#{i}"
+        results.append(_check(kind, name, chk, st))
+    verdict = "pass" if all(r.passed for r in results) else "fail"
+    return ContractResult(verdict, contract.get("name"), tuple(results))
+
+
+def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> CheckResult:
+    if kind == "url_matches":
+        if st.url is None:
+            return _missing(kind, name, "no URL recorded")
+        ok = re.search(chk["pattern"], st.url) is not None
+        return CheckResult(kind, name, ok, {"url": st.url, "pattern": chk["pattern"]})
+    if kind in ("element_exists", "element_absent", "element_text"):
+        if st.dom is None:
+            return _missing(kind, name, "no DOM snapshot of the final state")
+        try:
+            nodes = st.dom.css(chk["selector"])
+        except Exception as exc:  # noqa: BLE001  (selectolax: unparseable selector)
+            return CheckResult(kind, name, False, {"error": f"bad selector {chk['selector']!r}: {exc}"})
+        if kind == "element_exists":
+            return CheckResult(kind, name, bool(nodes), {"selector": chk["selector"], "matches": len(nodes)})
+        if kind == "element_absent":
+            return CheckResult(kind, name, not nodes, {"selector": chk["selector"], "matches": len(nodes)})
+        texts = [" ".join((n.text(deep=True, separator=" ") or "").split()) for n in nodes]
+        ok = any(re.search(chk["pattern"], t) for t in texts)
+        return CheckResult(kind, name, ok, {"selector": chk["selector"], "pattern": chk["pattern"],
+                                            "texts": [t[:120] for t in texts[:5]]})
+    if kind in ("text_present", "text_absent"):
+        if st.text is None:
+            return _missing(kind, name, "no DOM snapshot of the final state")
+        found = chk["text"].lower() in st.text.lower()
+        return CheckResult(kind, name, found if kind == "text_present" else not found,
+                           {"text": chk["text"], "found": found})
+    if kind == "region_matches":
+        ref = st.references.get(chk["reference"])
+        if st.frame is None or ref is None:
+            return _missing(kind, name, "no final frame" if st.frame is None else f"reference {chk['reference']}")
+        box = chk["region"]
+        if not _box_ok(box, st.frame) or not _box_ok(box, ref):
+            return CheckResult(kind, name, False, {"error": f"region {box} is outside the frame or the reference"})
+        d = st.frame.region_hash(box) - ref.region_hash(box)
+        limit = chk.get("max_distance", REGION_MATCH_DISTANCE)
+        return CheckResult(kind, name, d <= limit, {"region": box, "distance": d, "max_distance": limit,
+                                                    "reference": chk["reference"]})
+    if kind in ("region_changed", "region_unchanged"):
+        then = st.frames_after.get(chk["since_step"])
+        if st.frame is None or then is None:
+            return _missing(kind, name, f"no frame after step {chk['since_step']}" if then is None else "no final frame")
+        box = chk["region"]
+        if not _box_ok(box, st.frame) or not _box_ok(box, then):
+            return CheckResult(kind, name, False, {"error": f"region {box} is outside the frame"})
+        x, y, w, h = box
+        px = int(np.count_nonzero((st.frame.rgb[y:y + h, x:x + w] != then.rgb[y:y + h, x:x + w]).any(axis=2)))
+        d = st.frame.region_hash(box) - then.region_hash(box)
+        changed = px > 0
+        return CheckResult(kind, name, changed if kind == "region_changed" else not changed,
+                           {"region": box, "since_step": chk["since_step"], "changed_px": px, "distance": d})
+    if kind == "grid":
+        return _grid(chk, name, st)
+    return CheckResult(kind, name, False, {"error": f"unknown check type {kind!r}"})

@@ -1,0 +1,141 @@
+"""The referee: the visual judge, the final verdict and what follows from it (pure).
+
+| deterministic contract | visual judge | final verdict | reason |
+|---|---|---|---|
+| pass | pass | pass | agreement |
+| fail | fail | fail | agreement |
+| pass | fail (or fail / pass) | uncertain | judge_disagreement |
+| pass or fail | none | the contract's, lower confidence | contract_only |
+| none | pass or fail | the judge's, lower confidence | judge_only |
+| none | none | unknown | no_verdict |
+
+``false_claim``: the agent declared success (a DONE step, or outcome status
+done) and the final verdict is fail or uncertain. ``lesson_promotable``: only a
+pass, or a fail where the contract failed and the judge did not say pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trajcheck.hashing import Hash64
+
+from .contract import ContractResult, Picture
+
+#: The reference judge's rubric defaults (pHash Hamming distances).
+JUDGE_MAX_GLOBAL = 6
+JUDGE_MAX_REGION = 4
+REFERENCE_JUDGE = "reference-phash"
+#: How much a verdict from a single source is trusted, relative to its own confidence.
+SINGLE_SOURCE_FACTOR = 0.7
+
+
+@dataclass(frozen=True)
+class Judge:
+    model: str
+    verdict: str  # pass | fail
+    score: float | None
+    confidence: float | None
+    reasons: tuple[str, ...]
+    recorded: bool  # True: read from the run; False: computed offline
+
+
+def reference_judge(final: Picture, refs: list[tuple[str, Picture]], regions: list[list[int]],
+                    max_global: int = JUDGE_MAX_GLOBAL, max_region: int = JUDGE_MAX_REGION) -> Judge | None:
+    """Compare the final frame with reference screenshots of the goal state.
+
+    Rubric: against each reference, the whole-frame pHash distance must be at most
+    ``max_global`` and the distance in every judge region at most ``max_region``;
+    the best-matching reference decides. ``score`` is 1 - worst distance / 32
+    (clipped to [0, 1]); ``confidence`` grows with the distance from the nearest
+    limit (half a limit away or more: 0.9).
+    """
+    if not refs:
+        return None
+    best = None
+    H, W = final.rgb.shape[:2]
+    fg = Hash64.of(final.gray)
+    for path, ref in refs:
+        reasons = []
+        gd = fg - Hash64.of(ref.gray)
+        ok = gd <= max_global
+        reasons.append(f"{path}: global distance {gd} (limit {max_global})")
+        margins = [(max_global - gd) / max(1, max_global)]
+        worst = gd
+        same_size = ref.rgb.shape[:2] == (H, W)
+        for box in regions:
+            x, y, w, h = box
+            if not same_size or x + w > W or y + h > H:
+                reasons.append(f"{path}: region {box} not comparable (sizes differ)")
+                ok = False
+                margins.append(-1.0)
+                continue
+            rd = final.region_hash(box) - ref.region_hash(box)
+            ok = ok and rd <= max_region
+            worst = max(worst, rd)
+            margins.append((max_region - rd) / max(1, max_region))
+            reasons.append(f"{path}: region {box} distance {rd} (limit {max_region})")
+        key = (ok, -worst)
+        if best is None or key > best[0]:
+            best = (key, ok, worst, min(margins), reasons)
+    assert best is not None
+    _, ok, worst, margin, reasons = best
+    score = max(0.0, min(1.0, 1 - worst / 32))
+    confidence = round(max(0.1, min(0.9, abs(margin) * 1.8)), 2)
+    return Judge(REFERENCE_JUDGE, "pass" if ok else "fail", round(score, 3), confidence, tuple(reasons), False)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    det_verdict: str  # pass | fail | not_applicable
+    judge: Judge | None  # the visual judge of the final verdict
+    other_judge: Judge | None  # a second judge, kept beside
+    final: str  # pass | fail | uncertain | unknown
+    reason: str  # agreement | judge_disagreement | contract_only | judge_only | no_verdict
+    confidence: float
+    claimed_success: bool
+    false_claim: bool
+    lesson_promotable: bool
+    lesson: str | None
+
+
+def choose_judges(recorded: Judge | None, reference: Judge | None) -> tuple[Judge | None, Judge | None]:
+    """The recorded judge is the visual judge when both exist; the other is kept beside."""
+    if recorded is not None:
+        return recorded, reference
+    return reference, None
+
+
+def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, claimed_success: bool) -> Verdict:
+    det = contract.verdict
+    has_det = det in ("pass", "fail")
+    jv = judge.verdict if judge else None
+    jconf = judge.confidence if judge and judge.confidence is not None else 0.5
+    if has_det and jv:
+        if det == jv:
+            final, reason, conf = det, "agreement", max(0.9, jconf)
+        else:
+            final, reason, conf = "uncertain", "judge_disagreement", 0.5
+    elif has_det:
+        final, reason, conf = det, "contract_only", 0.95 * SINGLE_SOURCE_FACTOR
+    elif jv:
+        final, reason, conf = jv, "judge_only", jconf * SINGLE_SOURCE_FACTOR
+    else:
+        final, reason, conf = "unknown", "no_verdict", 0.0
+    false_claim = claimed_success and final in ("fail", "uncertain")
+    promotable = final == "pass" or (final == "fail" and det == "fail" and jv != "pass")
+    lesson = None
+    if reason == "judge_disagreement":
+        failed = "; ".join(f"{c.name}: {_short(c.evidence)}" for c in contract.failed) or "every check passed"
+        lesson = (f"referee disagreement: contract {contract.name or '(unnamed)'} said {det} ({failed}); "
+                  f"judge {judge.model if judge else '?'} said {jv}"
+                  f"{' (' + '; '.join(judge.reasons[:2]) + ')' if judge and judge.reasons else ''}. "
+                  f"Do not promote; recheck the {'judge rubric' if det == 'fail' else 'contract checks'} "
+                  "against the final screenshot.")
+    return Verdict(det, judge, other, final, reason, round(conf, 3), claimed_success, false_claim, promotable, lesson)
+
+
+def _short(evidence: dict) -> str:
+    keys = ("error", "missing_required", "forbidden_active", "active_steps", "distance", "url", "matches", "found")
+    parts = [f"{k}={evidence[k]}" for k in keys if k in evidence]
+    return ", ".join(parts)[:200]

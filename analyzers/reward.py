@@ -1,0 +1,233 @@
+"""The evidence reward scorer: a deterministic score for every step.
+
+Pure: the same :class:`RewardInput` always gives the same :class:`Reward`. Every
+signal is a short code with its evidence (``executor_timeout: Timeout 5000ms
+exceeded``), so a score can always be explained. Rules, strongest first:
+
+1. *hard negative*: a destructive or transactional action (delete, purchase,
+   place order, ...) attempted with no confirmation step before it, when the run
+   requires confirmation;
+2. a step *contract* result outranks every heuristic: passed is strong positive,
+   failed is negative;
+3. otherwise the signals below are summed (clamped to [-0.95, 0.95]) and the
+   class follows from the sum.
+
+| signal | weight | evidence |
+|---|---|---|
+| expected_data_extracted | +0.9 | the answer the agent extracted matches the reference answer |
+| expected_state_reached | +0.8 | every check of the step's expected outcome held |
+| fresh_read_after_failure | +0.5 | an observation that brought new information right after a stale-ref / not-found failure |
+| page_changed | +0.4 | URL changed, meaningful DOM change, or content change on screen |
+| new_information | +0.1 | an observation-only step whose screen or DOM had not been seen before |
+| repeated_observation | -0.3 | an observation-only step that brought nothing new |
+| prediction_failed | -0.3 | the step's own prediction did not hold |
+| no_change | -0.3 | an acting step after which nothing changed (observation verifier) |
+| no_observed_effect | -0.4 | a high-risk action with no visible effect (perceptual verifier) |
+| executor_error / _stale_ref / _not_found / _timeout | -0.4 / -0.5 | the executor's error message, classified |
+| drift_loop | -0.6 | the same action repeated on an unchanging screen |
+| repeated_failed_action | -0.7 | the same action that already failed earlier in the run |
+| auth_redirect | -0.7 | the page moved to a login URL (or a next=/return_to= redirect) |
+| blocking_page / captcha | -0.8 | "access denied", "just a moment", "verify you are human"... in title or page text |
+| no_observed_delta_after_waits | -0.5 | DONE after WAIT steps whose frames never changed |
+
+Classes: strong_positive >= 0.6 > weak_positive >= 0.2 > neutral > -0.2 >= negative;
+hard_negative only by rule 1. Confidence starts at 0.35 and each kind of
+evidence present (frames, page/DOM, executor result, a semantic verdict) adds to
+it; missing evidence never raises it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlparse
+
+CLASSES = ("strong_positive", "weak_positive", "neutral", "negative", "hard_negative")
+
+OBSERVATION_TYPES = frozenset({"WAIT", "SCROLL", "EXTRACT", "READ", "READ_PAGE", "SCREENSHOT", "OBSERVE",
+                               "GET_TEXT", "FIND", "SNAPSHOT"})
+
+_ERRORS = (
+    ("executor_stale_ref", -0.5, re.compile(r"stale|detached|not attached|no longer (?:attached|in the dom)|"
+                                            r"element (?:is )?not (?:attached|connected)", re.I)),
+    ("executor_timeout", -0.5, re.compile(r"time(?:d)? ?out|timeout|deadline exceeded", re.I)),
+    ("executor_not_found", -0.5, re.compile(r"not found|no (?:such )?element|could not find|unable to (?:find|locate)|"
+                                            r"no node|does not exist|invalid (?:bid|element|ref)", re.I)),
+)
+
+_CAPTCHA = re.compile(r"captcha|verify (?:that )?you(?:'re| are) (?:a )?human|are you a robot|i'?m not a robot|"
+                      r"human verification|press (?:and|&) hold", re.I)
+_BLOCKING = re.compile(r"access denied|just a moment|attention required|checking your browser|unusual traffic|"
+                       r"too many requests|rate limit(?:ed)?|request blocked|you have been blocked|"
+                       r"403 forbidden|error 1020|bot detection", re.I)
+_LOGIN_PATH = re.compile(r"/(?:login|log-in|signin|sign-in|sign_in|auth|oauth2?|sso|session/new|accounts/login)\b", re.I)
+_REDIRECT_PARAMS = ("next", "return_to", "returnto", "redirect", "redirect_uri", "redirect_url", "continue", "returnurl")
+_DESTRUCTIVE = re.compile(r"\b(?:delet|remov|purchas|buy|place[\s_-]+(?:the\s+|my\s+|your\s+)?order|checkout|"
+                          r"check[\s_-]+out|pay|transfer|wire|cancel[\s_-]+(?:subscription|account|order)|"
+                          r"unsubscrib|destroy|drop|wipe|erase|submit[\s_-]+payment)\w*", re.I)
+_CONFIRM = re.compile(r"\b(?:confirm\w*|are you sure|double[\s-]check\w*)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Reward:
+    score: float
+    klass: str
+    reasons: tuple[str, ...]
+    confidence: float
+
+
+@dataclass(frozen=True)
+class RewardInput:
+    action_type: str
+    signature: str  # the action, for the evidence of repeated_failed_action
+    reasoning: str | None = None
+    high_risk: bool = False
+    executor_ok: bool | None = None
+    executor_error: str | None = None
+    effect: bool | None = None  # the perceptual verifier's verdict
+    content_changed: bool | None = None  # the screen's content changed (any step)
+    frames_present: bool = False
+    url_before: str | None = None
+    url_after: str | None = None
+    meaningful_change: bool | None = None  # observation verifier
+    something_changed: bool | None = None
+    page_title: str | None = None  # of the page after the action
+    page_text: str | None = None
+    new_information: bool | None = None  # screen or DOM after the step not seen earlier in the run
+    contract_name: str | None = None
+    contract_passed: bool | None = None
+    prediction_held: bool | None = None
+    expected_state_reached: bool | None = None
+    answer_matches: bool | None = None
+    loop_position: int | None = None  # 2+ for a repetition inside a drift loop
+    done_gate: bool = False  # no_observed_delta_after_waits
+    semantic_known: bool = False
+    require_confirmation: bool = False
+    confirmed_before: bool = False
+    repeats_failed_action: bool = False  # the same action already failed earlier in the run
+    previous_failure_kind: str | None = None  # executor_* code of the step just before
+
+
+def classify_error(message: str | None) -> tuple[str, float]:
+    """The executor error as a stable code and its weight."""
+    for code, w, rx in _ERRORS:
+        if message and rx.search(message):
+            return code, w
+    return "executor_error", -0.4
+
+
+def is_auth_redirect(url_before: str | None, url_after: str | None) -> bool:
+    """Did the page move to a login page (or gain a next=/return_to= redirect) it was not on before?"""
+    if not url_after or url_after == url_before:
+        return False
+    after = urlparse(url_after)
+    def login_like(u) -> bool:
+        q = {k.lower() for k in parse_qs(u.query)}
+        return bool(_LOGIN_PATH.search(u.path) or (q & set(_REDIRECT_PARAMS) and _LOGIN_PATH.search(u.path + "/"))
+                    or (q & set(_REDIRECT_PARAMS) and re.search(r"log|sign|auth", u.path, re.I)))
+    if not login_like(after):
+        return False
+    return not (url_before and login_like(urlparse(url_before)))
+
+
+def blocking_signal(title: str | None, text: str | None) -> str | None:
+    """``captcha`` or ``blocking_page`` when the page says so, else None."""
+    hay = f"{title or ''}\n{(text or '')[:2000]}"
+    if _CAPTCHA.search(hay):
+        return "captcha"
+    if _BLOCKING.search(hay):
+        return "blocking_page"
+    return None
+
+
+def is_destructive(action_type: str, reasoning: str | None) -> bool:
+    return action_type in ("CLICK", "KEY_PRESS", "DOUBLE_CLICK") and bool(reasoning and _DESTRUCTIVE.search(reasoning))
+
+
+def mentions_confirmation(reasoning: str | None) -> bool:
+    return bool(reasoning and _CONFIRM.search(reasoning))
+
+
+def _ev(text: str | None, n: int = 60) -> str:
+    t = " ".join((text or "").split())
+    return t if len(t) <= n else t[: n - 3] + "..."
+
+
+def _confidence(inp: RewardInput) -> float:
+    c = 0.35
+    c += 0.2 if inp.frames_present else 0.0
+    c += 0.2 if (inp.url_after is not None or inp.meaningful_change is not None) else 0.0
+    c += 0.1 if inp.executor_ok is not None else 0.0
+    c += 0.1 if inp.semantic_known else 0.0
+    return round(min(c, 0.95), 2)
+
+
+def _klass(score: float) -> str:
+    if score >= 0.6:
+        return "strong_positive"
+    if score >= 0.2:
+        return "weak_positive"
+    if score > -0.2:
+        return "neutral"
+    return "negative"
+
+
+def score_step(inp: RewardInput) -> Reward:
+    """Score one step from its evidence."""
+    conf = _confidence(inp)
+    if inp.require_confirmation and is_destructive(inp.action_type, inp.reasoning) and not (
+            inp.confirmed_before or mentions_confirmation(inp.reasoning)):
+        return Reward(-1.0, "hard_negative", (f"unconfirmed_destructive_action: {_ev(inp.reasoning)}",), max(conf, 0.8))
+    if inp.contract_passed is True:
+        return Reward(1.0, "strong_positive", (f"contract_passed: {inp.contract_name or 'step contract'}",), 0.95)
+    if inp.contract_passed is False:
+        return Reward(-0.8, "negative", (f"contract_failed: {inp.contract_name or 'step contract'}",), 0.95)
+
+    signals: list[tuple[str, float]] = []
+    failed = inp.executor_ok is False or bool(inp.executor_error)
+    observation = inp.action_type in OBSERVATION_TYPES
+
+    if inp.answer_matches is True:
+        signals.append(("expected_data_extracted", 0.9))
+    if inp.expected_state_reached is True:
+        signals.append(("expected_state_reached", 0.8))
+    if failed:
+        code, w = classify_error(inp.executor_error)
+        signals.append((f"{code}: {_ev(inp.executor_error) or 'executor reported failure'}", w))
+        if inp.repeats_failed_action:
+            signals.append((f"repeated_failed_action: {inp.signature}", -0.7))
+    block = blocking_signal(inp.page_title, inp.page_text)
+    if block:
+        signals.append((f"{block}: {_ev(inp.page_title) or _ev(inp.page_text)}", -0.8))
+    if is_auth_redirect(inp.url_before, inp.url_after):
+        signals.append((f"auth_redirect: {_ev(inp.url_after, 80)}", -0.7))
+    if inp.loop_position is not None and inp.loop_position >= 2:
+        signals.append((f"drift_loop: repetition {inp.loop_position}", -0.6))
+    if inp.done_gate:
+        signals.append(("no_observed_delta_after_waits", -0.5))
+    if inp.effect is False:
+        signals.append(("no_observed_effect", -0.4))
+    if inp.prediction_held is False:
+        signals.append(("prediction_failed", -0.3))
+
+    changed = bool(inp.url_before and inp.url_after and inp.url_before != inp.url_after) or bool(
+        inp.meaningful_change) or (inp.effect is True) or (inp.content_changed is True and not observation)
+    if observation and not failed:
+        if inp.new_information:
+            if inp.previous_failure_kind in ("executor_stale_ref", "executor_not_found"):
+                signals.append(("fresh_read_after_failure", 0.5))
+            else:
+                signals.append(("new_information", 0.1))
+        elif inp.new_information is False:
+            signals.append(("repeated_observation", -0.3))
+    elif not failed and not block and inp.action_type != "DONE":
+        if changed:
+            signals.append(("page_changed", 0.4))
+        elif inp.something_changed is False and inp.effect is not False:
+            signals.append(("no_change", -0.3))
+
+    score = max(-0.95, min(0.95, round(sum(w for _, w in signals), 4)))
+    reasons = tuple(code for code, _ in signals) or ("no_signal",)
+    if not signals:
+        conf = min(conf, 0.5)
+    return Reward(score, _klass(score), reasons, conf)

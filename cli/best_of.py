@@ -1,0 +1,36 @@
+"""trajcheck best-of: the best rollout of each task, chosen deterministically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from trajcheck.errors import LedgerError, UsageError
+from trajcheck.reports import best_of as choose
+
+from .common import Exit, Format, emit, fail
+
+
+def best_of(
+    ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
+    by: Annotated[str, typer.Option(help="Group rollouts by this runs column (or config.KEY).")] = "task_id",
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+) -> None:
+    """Pick the best of several rollouts of each task: verdict (pass > unknown > uncertain > fail),
+    then higher total reward, then fewer steps, then run_id; and say why.
+
+    Example: trajcheck best-of ledger/ --by task_id
+
+    Exit codes: 0 ok; 2 unknown --by column; 3 the ledger cannot be read.
+    """
+    try:
+        rows = choose(ledger_dir, by)
+    except LedgerError as exc:
+        fail(str(exc), Exit.INPUT)
+    except UsageError as exc:
+        fail(str(exc), Exit.USAGE)
+    emit([by, "best_run", "verdict", "reward_total", "steps", "rollouts", "why"],
+         [(r.group, r.best, r.verdict, r.reward_total, r.n_steps, r.candidates, r.why) for r in rows], fmt,
+         title="best of N")

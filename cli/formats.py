@@ -1,0 +1,28 @@
+"""trajcheck formats: the run formats trajcheck reads and how their fields map."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from trajcheck.discovery import READERS
+
+from .common import Exit, Format, emit, fail
+
+
+def formats(
+    name: Annotated[Optional[str], typer.Argument(help="Show the field mapping of this format.")] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+) -> None:
+    """List the run formats `score --input-format` accepts, or one format's field mapping.
+
+    Example: trajcheck formats webvoyager
+    """
+    if name is None:
+        emit(["format", "summary"], [(r.name, r.summary) for r in READERS], fmt, title="run formats")
+        return
+    reader = next((r for r in READERS if r.name == name), None)
+    if reader is None:
+        fail(f"unknown format {name!r}", Exit.USAGE, "formats: " + ", ".join(r.name for r in READERS))
+    emit(["source field", "trajcheck field"], list(reader.mapping), fmt, title=f"{reader.name}: {reader.summary}")

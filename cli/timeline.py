@@ -1,0 +1,136 @@
+"""trajcheck timeline: one run, step by step, with its verdicts."""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from trajcheck.errors import LedgerError, UsageError
+from trajcheck.reports import timeline as build
+
+from .common import Exit, fail, out
+
+
+class TimelineFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+
+
+def _action(s: dict[str, Any]) -> str:
+    a = s["action_type"]
+    if s["action_x"] is not None and s["action_y"] is not None:
+        a += f" ({s['action_x']:g}, {s['action_y']:g})"
+    for k in ("action_keys", "action_text", "action_url"):
+        if s[k]:
+            a += f" {json.dumps(s[k], ensure_ascii=False)}"
+    return a
+
+
+def _state(s: dict[str, Any]) -> str:
+    parts = []
+    if s["url_before"] and s["url_after"]:
+        parts.append(f"URL -> {s['url_after']}" if s["url_before"] != s["url_after"] else "URL unchanged")
+    if s["effect_high_risk"]:
+        v = {True: "effect seen", False: "NO EFFECT", None: "not checked"}[s["action_effect_observed"]]
+        parts.append(f"{v} ({s['effect_reason']}; pHash global {s['effect_global_distance']}"
+                     + (f", region {s['effect_region_distance']}" if s["effect_region_distance"] is not None else "")
+                     + ")")
+    if s["executor_ok"] is False or s["executor_error"]:
+        parts.append(f"executor error: {s['executor_error'] or 'failed'}")
+    obs = [o for o in (s["obs_observations"] or []) if not o.startswith(("URL did not change", "Navigation occurred"))]
+    parts += obs[:3]
+    if s["loop_id"] is not None:
+        parts.append(f"drift loop {s['loop_id']} ({s['loop_len']} steps)")
+    if s["pred_prediction"]:
+        parts.append(f"prediction {s['pred_prediction']}: "
+                     + {True: "held", False: "FAILED", None: "unchecked"}[s["pred_held"]])
+    return " | ".join(parts) or "-"
+
+
+def _lanes(rows: list[tuple[str, Text | str]]) -> Table:
+    """Label and text side by side, so wrapped lines keep their indentation."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=9, no_wrap=True)
+    grid.add_column(overflow="fold")
+    for label, body in rows:
+        grid.add_row(Text(label, style="dim"), body)
+    return grid
+
+
+def render(data: dict[str, Any]) -> Group:
+    """The timeline: lanes action -> state -> hint -> reward per step, then the referee."""
+    r = data["run"]
+    parts: list[Any] = []
+    head = Text(f"run {r['run_id']}", style="bold")
+    head.append(f"  task {r['task_id'] or '-'}  outcome {r['outcome_status'] or '-'}  {r['n_steps']} steps",
+                style="")
+    parts.append(head)
+    if r["goal"]:
+        parts.append(Text(f"goal: {r['goal']}", style="dim"))
+    for s in data["steps"]:
+        rows: list[tuple[str, Text | str]] = [(f"step {s['step_index']}", Text(_action(s), style="cyan"))]
+        if s["reasoning"]:
+            reason = " ".join(s["reasoning"].split())
+            rows.append(("why", Text(reason[:200] + ("..." if len(reason) > 200 else ""), style="dim")))
+        rows.append(("state", _state(s)))
+        if s["effect_feedback"]:
+            rows.append(("hint", Text(s["effect_feedback"], style="yellow")))
+        style = {"strong_positive": "green", "weak_positive": "green", "negative": "red",
+                 "hard_negative": "bold red"}.get(s["reward_class"] or "", "")
+        rows.append(("reward", Text(f"{s['reward_score']:+.2f} {s['reward_class']}  "
+                                    f"{', '.join(s['reward_reasons'] or [])} (confidence {s['reward_confidence']:.2f})",
+                                    style=style)))
+        parts += [Text(""), _lanes(rows)]
+    checks = r.get("contract_checks") or []
+    failed = [c for c in checks if not c["passed"]]
+    detail = "; ".join(f"{c['name']}: {_brief(c['evidence'])}" for c in failed) if failed else \
+        (f"{len(checks)} checks passed" if checks else "")
+    rows = [("contract", f"{r['det_verdict']}  {r['contract_name'] or ''}  {detail}".rstrip())]
+    rows.append(("judge", f"{r['judge_verdict']}  {r['judge_model']} ({r['judge_source']})  score {r['judge_score']}"
+                          f"  confidence {r['judge_confidence']}" if r["judge_model"] else "none"))
+    final = (r["eval_final_verdict"] or "unknown").upper()
+    ft = Text(final, style={"PASS": "bold green", "FAIL": "bold red", "UNCERTAIN": "bold yellow"}.get(final, "bold"))
+    ft.append(f"  {r['verdict_reason']}")
+    if r["false_claim"]:
+        ft.append("  FALSE CLAIM: the agent declared success", style="bold red")
+    rows.append(("final", ft))
+    if r["lesson_candidate"]:
+        rows.append(("lesson", Text(r["lesson_candidate"], style="dim")))
+    parts += [Text(""), Text("referee", style="bold"), _lanes(rows)]
+    return Group(*parts)
+
+
+def _brief(ev: dict[str, Any]) -> str:
+    keys = ("error", "active_steps", "missing_required", "forbidden_active", "margin", "distance", "url", "matches")
+    return ", ".join(f"{k}={ev[k]}" for k in keys if k in ev)
+
+
+def timeline(
+    ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
+    run_id: Annotated[str, typer.Argument(help="The run to show.")],
+    fmt: Annotated[TimelineFormat, typer.Option("--format", "-f", help="text or json.")] = TimelineFormat.text,
+) -> None:
+    """Show one run step by step: action, state, hint, reward, then the referee's verdicts.
+
+    Example: trajcheck timeline ledger/ consent-overlay__verifier-off
+
+    Exit codes: 0 ok; 2 no such run; 3 the ledger cannot be read.
+    """
+    try:
+        data = build(ledger_dir, run_id)
+    except LedgerError as exc:
+        fail(str(exc), Exit.INPUT)
+    except UsageError as exc:
+        fail(str(exc), Exit.USAGE)
+    if fmt is TimelineFormat.json:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+        return
+    out.print(render(data))

@@ -1,0 +1,70 @@
+"""Finding and reading outcome contracts and their reference images."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from trajcheck.schemas import load_json_schema
+
+from .errors import Problem
+from .jsonio import decode_utf8, parse_json_text
+from .rundir import safe_join
+
+
+@dataclass(frozen=True)
+class LoadedContract:
+    data: dict[str, Any]
+    base: Path  # references resolve inside this directory
+    source: str  # where it came from, for messages
+
+
+def find_contract(run_dir: Path, task_id: str | None, contracts_dir: Path | None, run: str
+                  ) -> tuple[LoadedContract | None, list[Problem]]:
+    """The run's ``contract.json``, else ``contracts_dir/<task_id>.json``; None when neither exists."""
+    candidates = [(run_dir / "contract.json", run_dir, "contract.json")]
+    if contracts_dir is not None and task_id:
+        p = safe_join(contracts_dir, f"{task_id}.json")
+        if p is not None:
+            candidates.append((p, contracts_dir, str(p)))
+    for path, base, label in candidates:
+        if not path.is_file():
+            continue
+        problems: list[Problem] = []
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            return None, [Problem("contract_invalid", f"cannot read: {exc}", run=run, file=label, severity="warning",
+                                  hint="the run is scored without a contract")]
+        text, p = decode_utf8(raw, run=run, file=label)
+        if p:
+            p.slug, p.severity = "contract_invalid", "warning"
+            return None, [p]
+        data, p = parse_json_text(text or "", run=run, file=label)
+        if p:
+            p.slug, p.severity = "contract_invalid", "warning"
+            return None, [p]
+        for err in Draft202012Validator(load_json_schema("contract")).iter_errors(data):
+            field = ".".join(str(x) for x in err.absolute_path) or "(contract)"
+            problems.append(Problem("contract_invalid", err.message[:160], run=run, file=label, field=field,
+                                    severity="warning", hint="see the contract format in the README; "
+                                    "the run is scored without a contract"))
+        if problems:
+            return None, problems
+        return LoadedContract(data, base, label), []
+    return None, []
+
+
+def reference_paths(contract: dict[str, Any]) -> list[str]:
+    """Every image the contract refers to, in a stable order."""
+    out: list[str] = []
+    for c in contract.get("checks", []):
+        if c.get("type") == "region_matches" and c["reference"] not in out:
+            out.append(c["reference"])
+    for r in contract.get("reference_screenshots", []) or []:
+        if r not in out:
+            out.append(r)
+    return out

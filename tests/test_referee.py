@@ -1,0 +1,162 @@
+"""Contracts (every check type), the grid detector, the verdict table, false_claim,
+lesson_promotable (pure analyzers on constructed state)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from trajcheck.analyzers import skeleton as sk
+from trajcheck.analyzers.contract import ContractResult, ContractState, Picture, CheckResult, evaluate, detect_active, grid_cells
+from trajcheck.analyzers.referee import Judge, choose_judges, decide, reference_judge
+
+
+def pic(rgb: np.ndarray) -> Picture:
+    return Picture(rgb, Image.fromarray(rgb).convert("L"))
+
+
+def page_frame(seed=0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    base = np.full((300, 400, 3), 240, dtype=np.uint8)
+    base[20:60, 20:380] = rng.integers(0, 255, size=(40, 360, 3), dtype=np.uint8)  # some texture
+    return base
+
+
+def grid_frame(active: set[int], row=0, rows=2, cols=16, shade_groups=True) -> np.ndarray:
+    """A step grid like a sequencer: inactive cells grey (alternating shades per group of 4), active orange."""
+    img = np.full((rows * 30 + 20, cols * 30 + 20, 3), 30, dtype=np.uint8)
+    for r in range(rows):
+        for c in range(cols):
+            color = (90, 90, 96) if (c // 4) % 2 == 0 or not shade_groups else (70, 70, 76)
+            if r == row and (c + 1) in active:
+                color = (250, 140, 30)
+            img[10 + r * 30 + 3:10 + (r + 1) * 30 - 3, 10 + c * 30 + 3:10 + (c + 1) * 30 - 3] = color
+    return img
+
+
+GRID = {"type": "grid", "box": [10, 10, 480, 60], "rows": 2, "cols": 16, "target_row": 1,
+        "required_steps": [1, 5, 9, 13]}
+
+
+def test_grid_right_pattern_passes_with_a_clear_margin():
+    r = evaluate({"name": "kick", "checks": [GRID]}, ContractState(frame=pic(grid_frame({1, 5, 9, 13}))))
+    assert r.verdict == "pass"
+    ev = r.checks[0].evidence
+    assert ev["active_steps"] == [1, 5, 9, 13] and ev["margin"] > 0.5
+
+
+def test_grid_near_miss_fails_naming_the_wrong_step():
+    r = evaluate({"checks": [GRID]}, ContractState(frame=pic(grid_frame({1, 5, 9, 14}))))
+    ev = r.checks[0].evidence
+    assert r.verdict == "fail" and ev["missing_required"] == [13] and ev["forbidden_active"] == [14]
+
+
+def test_grid_extra_step_fails_and_explicit_forbidden_list_is_respected():
+    frame = pic(grid_frame({1, 5, 9, 13, 16}))
+    assert evaluate({"checks": [GRID]}, ContractState(frame=frame)).verdict == "fail"
+    lenient = dict(GRID, forbidden_steps=[2, 3])
+    assert evaluate({"checks": [lenient]}, ContractState(frame=frame)).verdict == "pass"
+
+
+def test_grid_with_nothing_active():
+    active, margin, _ = detect_active(grid_cells(pic(grid_frame(set())), [10, 10, 480, 60], 2, 16), 0)
+    assert active == [] and margin > 0
+
+
+def test_page_checks():
+    html = '<html><title>Done</title><body><h1 class="ok">Thank you, order 42</h1><p>Order placed</p></body></html>'
+    tree = sk.parse(html)
+    st = ContractState(url="https://shop/orders/42", dom=tree, text=sk.page_text(sk.parse(html)).text)
+    checks = [{"type": "url_matches", "pattern": r"/orders/\d+$"},
+              {"type": "element_exists", "selector": "h1.ok"},
+              {"type": "element_absent", "selector": ".error"},
+              {"type": "element_text", "selector": "h1", "pattern": r"order \d+"},
+              {"type": "text_present", "text": "order placed"},
+              {"type": "text_absent", "text": "payment failed"}]
+    r = evaluate({"checks": checks}, st)
+    assert r.verdict == "pass" and len(r.checks) == 6
+    bad = evaluate({"checks": [{"type": "element_exists", "selector": ".error"},
+                               {"type": "url_matches", "pattern": "/cart$"}]}, st)
+    assert bad.verdict == "fail" and [c.passed for c in bad.checks] == [False, False]
+    assert bad.checks[0].evidence == {"selector": ".error", "matches": 0}
+
+
+def test_missing_evidence_fails_the_check_and_says_so():
+    r = evaluate({"checks": [{"type": "element_exists", "selector": "h1"}]}, ContractState())
+    assert r.verdict == "fail" and "missing evidence" in r.checks[0].evidence["error"]
+
+
+def test_frame_checks():
+    before = page_frame(1)
+    after = before.copy()
+    after[200:240, 100:200] = 0
+    st = ContractState(frame=pic(after), frames_after={1: pic(before)}, references={"ref.png": pic(after.copy())})
+    checks = [{"type": "region_changed", "region": [100, 200, 100, 40], "since_step": 1},
+              {"type": "region_unchanged", "region": [20, 20, 100, 30], "since_step": 1},
+              {"type": "region_matches", "region": [20, 20, 300, 200], "reference": "ref.png", "max_distance": 0}]
+    r = evaluate({"checks": checks}, st)
+    assert r.verdict == "pass", [c.evidence for c in r.checks]
+    assert r.checks[0].evidence["changed_px"] == 4000
+    st2 = ContractState(frame=pic(before), frames_after={1: pic(before)}, references={"ref.png": pic(page_frame(7))})
+    r2 = evaluate({"checks": checks}, st2)
+    assert [c.passed for c in r2.checks] == [False, True, False]
+
+
+def test_region_outside_the_frame_is_an_error_not_a_crash():
+    r = evaluate({"checks": [{"type": "region_changed", "region": [390, 290, 50, 50], "since_step": 1}]},
+                 ContractState(frame=pic(page_frame()), frames_after={1: pic(page_frame())}))
+    assert r.verdict == "fail" and "outside" in r.checks[0].evidence["error"]
+
+
+def test_reference_judge_rubric():
+    goal = page_frame(3)
+    same = reference_judge(pic(goal), [("goal.png", pic(goal.copy()))], [[20, 20, 200, 40]])
+    assert same.verdict == "pass" and same.model == "reference-phash" and same.score == 1.0
+    other = reference_judge(pic(page_frame(9)), [("goal.png", pic(goal))], [[20, 20, 200, 40]])
+    assert other.verdict == "fail"
+    assert reference_judge(pic(goal), [], []) is None
+
+
+PASS = ContractResult("pass", "c", (CheckResult("grid", "g", True, {}),))
+FAIL = ContractResult("fail", "c", (CheckResult("grid", "g", False, {"forbidden_active": [14]}),))
+NA = ContractResult("not_applicable", None)
+
+
+def J(v):
+    return Judge("gpt-x", v, 0.9, 0.8, ("looks right",), True)
+
+
+@pytest.mark.parametrize("det,judge,final,reason", [
+    (PASS, J("pass"), "pass", "agreement"),
+    (FAIL, J("fail"), "fail", "agreement"),
+    (PASS, J("fail"), "uncertain", "judge_disagreement"),
+    (FAIL, J("pass"), "uncertain", "judge_disagreement"),
+    (PASS, None, "pass", "contract_only"),
+    (NA, J("fail"), "fail", "judge_only"),
+    (NA, None, "unknown", "no_verdict"),
+])
+def test_verdict_table(det, judge, final, reason):
+    v = decide(det, judge, None, claimed_success=True)
+    assert (v.final, v.reason) == (final, reason)
+    if reason in ("contract_only", "judge_only"):
+        assert v.confidence < decide(PASS, J("pass"), None, True).confidence
+
+
+def test_false_claim_and_lesson_promotion():
+    near_miss = decide(FAIL, J("pass"), None, claimed_success=True)
+    assert near_miss.final == "uncertain" and near_miss.false_claim and not near_miss.lesson_promotable
+    assert "forbidden_active=[14]" in near_miss.lesson and "gpt-x" in near_miss.lesson
+    assert decide(FAIL, J("fail"), None, True).lesson_promotable
+    assert decide(FAIL, None, None, True).lesson_promotable
+    assert not decide(NA, J("fail"), None, True).lesson_promotable  # no contract failed
+    assert decide(PASS, J("pass"), None, True).lesson_promotable and not decide(PASS, J("pass"), None, True).false_claim
+    assert not decide(FAIL, J("fail"), None, claimed_success=False).false_claim
+    assert decide(NA, None, None, True).false_claim is False  # unknown is not a false claim
+
+
+def test_recorded_judge_wins_and_the_reference_judge_is_kept_beside():
+    ref = Judge("reference-phash", "fail", 0.5, 0.6, (), False)
+    judge, other = choose_judges(J("pass"), ref)
+    assert judge.model == "gpt-x" and other is ref
+    assert choose_judges(None, ref) == (ref, None)
