@@ -6,10 +6,14 @@ import typer
 
 from trajcheck import __version__
 
+from .agree import agree
 from .best_of import best_of
 from .columns import columns
+from .compare import compare
+from .export import export
 from .formats import formats
 from .query import query
+from .report import report
 from .timeline import timeline
 from .score import score
 from .validate import validate
@@ -30,6 +34,10 @@ app.command()(query)
 app.command()(columns)
 app.command()(formats)
 app.command()(timeline)
+app.command()(compare)
+app.command()(agree)
+app.command()(export)
+app.command()(report)
 app.command("best-of")(best_of)
 
 

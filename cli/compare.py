@@ -1,0 +1,92 @@
+"""trajcheck compare: did the verifier help, by how much, with what confidence."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from trajcheck.compare import Comparison, compare as run_compare
+from trajcheck.errors import LedgerError, UsageError
+
+from .common import Exit, Format, emit, fail
+
+
+def pct(rate: dict[str, Any]) -> str:
+    """A rate as a percentage with its interval: '66.7% [35.4, 87.9] (4/6)'."""
+    if not rate["n"]:
+        return "-"
+    return f"{100 * rate['rate']:.1f}% [{100 * rate['low']:.1f}, {100 * rate['high']:.1f}] ({rate['k']}/{rate['n']})"
+
+
+def num(v: float | None, fmt: str = ".2f") -> str:
+    return "-" if v is None else format(v, fmt)
+
+
+def arm_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    cols = ["arm", "runs", "tasks", "success", "uncertain", "unknown", "false_claim", "steps_to_done",
+            "no_effect/run", "loops/run", "mean_reward"]
+    rows = [[a["arm"], a["runs"], a["tasks"], pct(a["success"]), pct(a["uncertain"]), pct(a["unknown"]),
+             pct(a["false_claim"]), num(a["mean_steps_to_done"], ".1f"), num(a["no_effect_per_run"]),
+             num(a["loops_per_run"]), num(a["mean_reward"])] for a in c["arms"]]
+    return cols, rows
+
+
+def pair_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    cols = ["baseline", "arm", "pairs", "difference", "95% CI", "only_baseline", "only_arm", "mcnemar_p",
+            "wins/losses/ties"]
+    rows = []
+    for p in c["paired"]:
+        ci = "-" if p["low"] is None else f"[{100 * p['low']:+.1f}, {100 * p['high']:+.1f}] pp"
+        rows.append([p["baseline"], p["arm"], p["pairs"],
+                     "-" if p["difference"] is None else f"{100 * p['difference']:+.1f} pp", ci,
+                     p["baseline_only"], p["arm_only"], num(p["mcnemar_p"], ".4f"),
+                     f"{p['task_wins']}/{p['task_losses']}/{p['task_ties']}"])
+    return cols, rows
+
+
+def compare(
+    ledgers: Annotated[list[Path], typer.Argument(metavar="LEDGER [LEDGER_B]", help="One ledger (with --by) or "
+                                                  "two ledgers to compare as two arms.")],
+    by: Annotated[Optional[str], typer.Option(help="Split one ledger into arms by this runs column or config.KEY.")]
+    = None,
+    success_score: Annotated[float, typer.Option(help="For runs without a verdict: an outcome.score at or above "
+                                                 "this counts as success.")] = 1.0,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+) -> None:
+    """Compare ablation arms: success with 95% Wilson intervals, paired difference with a
+    seeded bootstrap interval, exact McNemar test, per-task wins, and what the verifier-off
+    arm missed.
+
+    Example: trajcheck compare ledger/ --by config.perceptual_verifier
+
+    Exit codes: 0 ok; 2 bad --by or arguments; 3 a ledger cannot be read.
+    """
+    try:
+        result: Comparison = run_compare(ledgers, by, success_score)
+    except LedgerError as exc:
+        fail(str(exc), Exit.INPUT)
+    except UsageError as exc:
+        fail(str(exc), Exit.USAGE)
+    data = result.to_json()
+    if fmt is Format.json:
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        return
+    cols, rows = arm_rows(data)
+    if fmt is Format.csv:
+        emit(cols, rows, fmt)
+        return
+    # metrics down, arms across: readable in 80 columns for the usual two arms
+    emit([data["by"], *[str(r[0]) for r in rows]], [[c, *[r[i] for r in rows]] for i, c in enumerate(cols) if i],
+         fmt, title=f"arms (success: verdict pass, else score >= {success_score:g})")
+    if data["paired"]:
+        pc, pr = pair_rows(data)
+        emit(pc, pr, fmt, title="paired by task_id and trial")
+    if data["counterfactual"]:
+        emit(["arm", "runs recorded verifier-off", "unwarned no-effect steps", "runs with them", "their verdicts"],
+             [[c["arm"], c["runs_recorded_verifier_off"], c["unwarned_no_effect_steps"],
+               c["runs_with_unwarned_steps"], json.dumps(c["their_verdicts"])] for c in data["counterfactual"]],
+             fmt, title="counterfactual: what the verifier would have flagged")

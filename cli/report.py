@@ -1,0 +1,40 @@
+"""trajcheck report: a static HTML report with screenshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from trajcheck.errors import LedgerError, UsageError
+from trajcheck.report import DEFAULT_MAX_RUNS, write_report
+
+from .common import Exit, err, fail
+
+
+def report(
+    ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (index.html and assets/).")]
+    = Path("report"),
+    by: Annotated[Optional[str], typer.Option(help="Arms for the comparison (default: config.perceptual_verifier "
+                                              "when the ledger has both arms).")] = None,
+    max_runs: Annotated[int, typer.Option(min=0, help="Runs shown with a full timeline (false claims, uncertain "
+                                          "and failed runs first).")] = DEFAULT_MAX_RUNS,
+) -> None:
+    """Write a static HTML report: summary and comparison tables, a success chart, and per
+    run a timeline with pre/post thumbnails and the 200x200 region crops, changes boxed in red.
+
+    Example: trajcheck report ledger/ --out report/
+
+    Exit codes: 0 ok; 2 bad --by; 3 the ledger cannot be read or the report written.
+    """
+    try:
+        index = write_report(ledger_dir, out, by, max_runs)
+    except LedgerError as exc:
+        fail(str(exc), Exit.INPUT)
+    except UsageError as exc:
+        fail(str(exc), Exit.USAGE)
+    except OSError as exc:
+        fail(f"cannot write the report: {exc}", Exit.INPUT)
+    err.print(f"report written: {index}", highlight=False)

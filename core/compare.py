@@ -1,0 +1,232 @@
+"""Ablation comparison: arms of a ledger (or two ledgers), success with intervals,
+paired differences with a bootstrap interval and an exact McNemar test.
+
+Success is the referee's ``eval_final_verdict = 'pass'``; where a run has no
+verdict at all (``unknown``), an external evaluator's ``outcome_score`` at or
+above ``success_score`` counts. The agent's own "done" never does. Uncertain and
+unknown runs are not successes and are reported in their own columns.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import ledger, stats
+from .errors import UsageError
+from .reports import _group_expr
+
+RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "outcome_score", "claimed_success",
+               "false_claim", "n_steps", "effect_no_effect", "loops", "reward_total", "config_perceptual_verifier")
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    run_id: str
+    task_id: str | None
+    trial: int | None
+    arm: str
+    verdict: str
+    success: bool
+    scored_by: str  # verdict | score | none
+    row: dict[str, Any]
+
+
+def outcome_of(row: dict[str, Any], success_score: float) -> tuple[bool, str]:
+    v = row.get("eval_final_verdict") or "unknown"
+    if v in ("pass", "fail", "uncertain"):
+        return v == "pass", "verdict"
+    if row.get("outcome_score") is not None:
+        return float(row["outcome_score"]) >= success_score, "score"
+    return False, "none"
+
+
+def _load(ledger_dir: str | os.PathLike[str], arm_expr: str | None, label: str | None) -> list[dict[str, Any]]:
+    con = ledger.connect(ledger_dir)
+    try:
+        arm = arm_expr or "NULL"
+        try:
+            cur = con.execute(f"select {', '.join(RUN_COLUMNS)}, CAST({arm} AS VARCHAR) AS arm from runs order by run_id")
+        except Exception as exc:  # noqa: BLE001  (binder error: unknown column)
+            raise UsageError(f"--by: {str(exc).splitlines()[0]}") from None
+        cols = [d[0] for d in cur.description]
+        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+        unwarned = dict(con.execute("select run_id, count(*) from steps where action_effect_observed = false "
+                                    "group by run_id").fetchall())
+    finally:
+        con.close()
+    for r in rows:
+        if label is not None:
+            r["arm"] = label
+        r["arm"] = "(null)" if r["arm"] is None else str(r["arm"])
+        r["no_effect_steps"] = unwarned.get(r["run_id"], 0)
+    return rows
+
+
+@dataclass
+class Arm:
+    name: str
+    runs: int
+    invalid: int
+    tasks: int
+    success: stats.Rate
+    uncertain: stats.Rate
+    unknown: stats.Rate
+    false_claim: stats.Rate
+    mean_steps_to_done: float | None
+    no_effect_per_run: float | None
+    loops_per_run: float | None
+    mean_reward: float | None
+    scored_by_score: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"arm": self.name, "runs": self.runs, "invalid": self.invalid, "tasks": self.tasks,
+                "success": self.success.to_json(), "uncertain": self.uncertain.to_json(),
+                "unknown": self.unknown.to_json(), "false_claim": self.false_claim.to_json(),
+                "mean_steps_to_done": _r(self.mean_steps_to_done), "no_effect_per_run": _r(self.no_effect_per_run),
+                "loops_per_run": _r(self.loops_per_run), "mean_reward": _r(self.mean_reward),
+                "success_from_score": self.scored_by_score}
+
+
+def _r(v: float | None) -> float | None:
+    return None if v is None or v != v else round(v, 6)
+
+
+def _mean(vals: list[Any]) -> float | None:
+    xs = [float(v) for v in vals if v is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+@dataclass
+class Pairing:
+    baseline: str
+    arm: str
+    pairs: int
+    difference: float | None  # success(arm) - success(baseline), mean over pairs
+    low: float | None
+    high: float | None
+    b: int  # baseline succeeded, arm failed
+    c: int  # arm succeeded, baseline failed
+    mcnemar_p: float | None
+    wins: int  # tasks where the arm succeeded more often
+    losses: int
+    ties: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"baseline": self.baseline, "arm": self.arm, "pairs": self.pairs,
+                "difference": _r(self.difference), "low": _r(self.low), "high": _r(self.high),
+                "baseline_only": self.b, "arm_only": self.c, "mcnemar_p": _r(self.mcnemar_p),
+                "task_wins": self.wins, "task_losses": self.losses, "task_ties": self.ties}
+
+
+@dataclass
+class Counterfactual:
+    arm: str
+    runs_recorded_off: int
+    unwarned_no_effect_steps: int
+    runs_with_unwarned: int
+    outcomes: dict[str, int] = field(default_factory=dict)  # final verdicts of the runs with unwarned steps
+
+    def to_json(self) -> dict[str, Any]:
+        return {"arm": self.arm, "runs_recorded_verifier_off": self.runs_recorded_off,
+                "unwarned_no_effect_steps": self.unwarned_no_effect_steps,
+                "runs_with_unwarned_steps": self.runs_with_unwarned, "their_verdicts": dict(sorted(self.outcomes.items()))}
+
+
+@dataclass
+class Comparison:
+    by: str
+    success_score: float
+    arms: list[Arm]
+    pairings: list[Pairing]
+    counterfactuals: list[Counterfactual]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"by": self.by, "success_score": self.success_score, "arms": [a.to_json() for a in self.arms],
+                "paired": [p.to_json() for p in self.pairings],
+                "counterfactual": [c.to_json() for c in self.counterfactuals]}
+
+
+def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, success_score: float = 1.0) -> Comparison:
+    """Compare arms: the values of ``by`` in one ledger, or two ledgers as two arms."""
+    if len(ledgers) == 1:
+        if not by:
+            raise UsageError("one ledger needs --by COLUMN (e.g. --by config.perceptual_verifier)")
+        rows = _load(ledgers[0], _group_expr(by), None)
+    elif len(ledgers) == 2:
+        names = [Path(p).name or str(p) for p in ledgers]
+        if names[0] == names[1]:
+            names = ["A", "B"]
+        rows = _load(ledgers[0], None, names[0]) + _load(ledgers[1], None, names[1])
+        by = by or "ledger"
+    else:
+        raise UsageError("give one ledger with --by, or two ledgers")
+    outcomes: list[RunOutcome] = []
+    for r in rows:
+        if r["status"] != "ok":
+            continue
+        ok, how = outcome_of(r, success_score)
+        outcomes.append(RunOutcome(r["run_id"], r["task_id"], r["trial"], r["arm"],
+                                   r["eval_final_verdict"] or "unknown", ok, how, r))
+    arm_names = sorted({r["arm"] for r in rows})
+    arms = [_arm(name, [o for o in outcomes if o.arm == name], sum(1 for r in rows if r["arm"] == name and
+                                                                     r["status"] != "ok")) for name in arm_names]
+    pairings = [_pair(arm_names[0], other, outcomes) for other in arm_names[1:]]
+    cfs = [_counterfactual(name, [o for o in outcomes if o.arm == name]) for name in arm_names]
+    return Comparison(by, success_score, arms, pairings, [c for c in cfs if c.runs_recorded_off])
+
+
+def _arm(name: str, runs: list[RunOutcome], invalid: int) -> Arm:
+    n = len(runs)
+    return Arm(
+        name=name, runs=n, invalid=invalid, tasks=len({o.task_id for o in runs}),
+        success=stats.wilson(sum(o.success for o in runs), n),
+        uncertain=stats.wilson(sum(o.verdict == "uncertain" for o in runs), n),
+        unknown=stats.wilson(sum(o.scored_by == "none" for o in runs), n),
+        false_claim=stats.wilson(sum(bool(o.row["false_claim"]) for o in runs), n),
+        mean_steps_to_done=_mean([o.row["n_steps"] for o in runs if o.row["claimed_success"]]),
+        no_effect_per_run=_mean([o.row["effect_no_effect"] for o in runs]),
+        loops_per_run=_mean([o.row["loops"] for o in runs]),
+        mean_reward=_mean([o.row["reward_total"] for o in runs]),
+        scored_by_score=sum(o.scored_by == "score" for o in runs))
+
+
+def _key(o: RunOutcome) -> tuple[str, int | None]:
+    return (o.task_id or o.run_id, o.trial)
+
+
+def _pair(base: str, other: str, outcomes: list[RunOutcome]) -> Pairing:
+    a = {}
+    b = {}
+    for o in sorted(outcomes, key=lambda o: o.run_id):
+        if o.arm == base:
+            a.setdefault(_key(o), o)
+        elif o.arm == other:
+            b.setdefault(_key(o), o)
+    keys = sorted(set(a) & set(b), key=lambda k: (k[0], -1 if k[1] is None else k[1]))
+    xa = np.array([a[k].success for k in keys], dtype=float)
+    xb = np.array([b[k].success for k in keys], dtype=float)
+    diff, low, high = stats.paired_difference(xa, xb) if keys else (None, None, None)
+    only_a = int(((xa == 1) & (xb == 0)).sum())
+    only_b = int(((xb == 1) & (xa == 0)).sum())
+    per_task: dict[str, list[float]] = {}
+    for k, va, vb in zip(keys, xa, xb):
+        per_task.setdefault(k[0], []).append(vb - va)
+    wins = sum(1 for d in per_task.values() if sum(d) > 0)
+    losses = sum(1 for d in per_task.values() if sum(d) < 0)
+    ties = len(per_task) - wins - losses
+    return Pairing(base, other, len(keys), diff, low, high, only_a, only_b, stats.mcnemar_exact(only_a, only_b),
+                   wins, losses, ties)
+
+
+def _counterfactual(name: str, runs: list[RunOutcome]) -> Counterfactual:
+    off = [o for o in runs if o.row.get("config_perceptual_verifier") is False]
+    hit = [o for o in off if o.row["no_effect_steps"]]
+    outcomes: dict[str, int] = {}
+    for o in hit:
+        outcomes[o.verdict] = outcomes.get(o.verdict, 0) + 1
+    return Counterfactual(name, len(off), sum(o.row["no_effect_steps"] for o in off), len(hit), outcomes)

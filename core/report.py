@@ -1,0 +1,213 @@
+"""A self-contained static HTML report: tables, a chart, and per run a visual timeline.
+
+Everything that comes from a recorded run (reasoning, URLs, DOM text, run ids)
+is escaped with ``html.escape`` before it is written; the page has no script.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from . import __version__, ledger
+from .compare import compare
+from .errors import UsageError
+from .frames import FrameError, decode
+from .rundir import safe_join
+from .tables import build, to_html
+
+THUMB_WIDTH = 360
+#: Runs shown with a full timeline, most telling first (false claims, uncertain, failed).
+DEFAULT_MAX_RUNS = 60
+
+CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d1d1f;max-width:1400px}
+h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}
+table.trajcheck{border-collapse:collapse;margin:8px 0}table.trajcheck td,table.trajcheck th{border:1px solid #ddd;
+padding:3px 8px;text-align:right}table.trajcheck td:first-child,table.trajcheck th:first-child{text-align:left}
+caption{caption-side:bottom;color:#666;font-size:12px;text-align:left}
+.run{border:1px solid #ddd;border-radius:6px;padding:12px;margin:16px 0}
+.badge{display:inline-block;border-radius:4px;padding:1px 6px;margin-right:4px;font-size:12px;color:#fff}
+.pass{background:#1a7f37}.fail{background:#cf222e}.uncertain{background:#bf8700}.unknown{background:#6e7781}
+.claim{background:#8250df}.step{display:grid;grid-template-columns:220px 1fr;gap:8px;border-top:1px solid #eee;
+padding:8px 0}.frames img{margin-right:6px;border:1px solid #ccc;vertical-align:top}.muted{color:#666}
+.warn{color:#9a6700}.neg{color:#cf222e}.pos{color:#1a7f37}code{font-size:12px}
+"""
+
+
+def _e(v: Any) -> str:
+    return html.escape("" if v is None else str(v), quote=True)
+
+
+def _chart(arms: list[dict[str, Any]], label: str) -> str:
+    """Success rate per arm with its 95% interval, as inline SVG."""
+    w, h, left, bar = 520, 40 + 34 * len(arms), 170, 28
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" '
+             f'aria-label="success rate per arm">', f'<text x="4" y="16" font-size="12">success rate by {_e(label)} '
+             '(bar) and 95% Wilson interval (line)</text>']
+    scale = w - left - 20
+    for i, a in enumerate(arms):
+        s = a["success"]
+        y = 30 + i * 34
+        parts.append(f'<text x="4" y="{y + 18}" font-size="12">{_e(a["arm"])}</text>')
+        parts.append(f'<rect x="{left}" y="{y}" width="{scale}" height="{bar}" fill="#f3f3f3"/>')
+        if s["n"]:
+            parts.append(f'<rect x="{left}" y="{y}" width="{scale * s["rate"]:.1f}" height="{bar}" fill="#4c8bf5"/>')
+            lo, hi = left + scale * s["low"], left + scale * s["high"]
+            parts.append(f'<line x1="{lo:.1f}" x2="{hi:.1f}" y1="{y + bar / 2}" y2="{y + bar / 2}" stroke="#111" '
+                         'stroke-width="2"/>')
+            parts.append(f'<text x="{left + 4}" y="{y + 18}" font-size="12" fill="#fff">{100 * s["rate"]:.0f}% '
+                         f'({s["k"]}/{s["n"]})</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _thumb(src: Path, dst: Path, box: list[int] | None = None, highlight: list[int] | None = None,
+           crop: list[int] | None = None) -> bool:
+    """Write a thumbnail (or a region crop) of ``src``; draw ``highlight`` (a change box) in red."""
+    try:
+        frame = decode(src)
+    except FrameError:
+        return False
+    img = Image.fromarray(frame.rgb)
+    if crop:
+        img = img.crop(tuple(crop))
+    draw = ImageDraw.Draw(img)
+    if highlight:
+        x0, y0, x1, y1 = highlight
+        if crop:
+            x0, x1, y0, y1 = x0 - crop[0], x1 - crop[0], y0 - crop[1], y1 - crop[1]
+        draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=(255, 0, 0), width=3 if not crop else 2)
+    if not crop and img.width > THUMB_WIDTH:
+        img = img.resize((THUMB_WIDTH, max(1, round(img.height * THUMB_WIDTH / img.width))), Image.Resampling.LANCZOS)
+    img.save(dst, "PNG" if crop else "JPEG", **({} if crop else {"quality": 82}))
+    return True
+
+
+def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], by: str | None = None,
+                 max_runs: int = DEFAULT_MAX_RUNS, success_score: float = 1.0) -> Path:
+    """Write ``out_dir/index.html`` (plus ``out_dir/assets/``) and return the index path."""
+    out = Path(out_dir)
+    con = ledger.connect(ledger_dir)
+    try:
+        runs = [dict(zip([d[0] for d in cur.description], r)) for cur in [con.execute(
+            "select * from runs order by (false_claim is true) desc, "
+            "case eval_final_verdict when 'uncertain' then 0 when 'fail' then 1 when 'unknown' then 2 else 3 end, "
+            "run_id")] for r in cur.fetchall()]
+        has_arms = con.execute("select count(distinct config_perceptual_verifier) from runs").fetchone()[0] > 1
+        steps_by_run: dict[str, list[dict[str, Any]]] = {}
+        cur = con.execute("select * from steps order by run_id, step_index")
+        cols = [d[0] for d in cur.description]
+        for r in cur.fetchall():
+            d = dict(zip(cols, r))
+            steps_by_run.setdefault(d["run_id"], []).append(d)
+    finally:
+        con.close()
+    by = by or ("config.perceptual_verifier" if has_arms else None)
+    tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")
+    assets = tmp / "assets"
+    assets.mkdir(parents=True)
+    try:
+        body = [f"<h1>trajcheck report</h1><p class=muted>{len(runs)} runs from {_e(Path(ledger_dir).name)}; "
+                f"trajcheck {_e(__version__)}</p>"]
+        body.append("<h2>Summary</h2>" + to_html(build(ledger_dir, "summary", by, success_score)))
+        if by:
+            c = compare([ledger_dir], by, success_score).to_json()
+            body.append("<h2>Comparison</h2>" + _chart(c["arms"], by)
+                        + to_html(build(ledger_dir, "compare", by, success_score)))
+        body.append("<h2>Per action type</h2>" + to_html(build(ledger_dir, "per-action-type", by, success_score)))
+        body.append("<h2>Runs</h2><ul>" + "".join(
+            f'<li><a href="#run-{i}">{_e(r["run_id"])}</a> {_badges(r)}</li>' for i, r in enumerate(runs)) + "</ul>")
+        for i, r in enumerate(runs[:max_runs]):
+            body.append(_run_section(i, r, steps_by_run.get(r["run_id"], []), assets))
+        if len(runs) > max_runs:
+            body.append(f"<p class=muted>{len(runs) - max_runs} more runs without a timeline "
+                        "(raise --max-runs to include them).</p>")
+        page = ("<!doctype html><html lang=en><head><meta charset=utf-8><title>trajcheck report</title>"
+                f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
+        (tmp / "index.html").write_text(page, "utf-8")
+        if out.exists():
+            old = out.with_name(f".{out.name}.{uuid.uuid4().hex}.old")
+            os.replace(out, old)
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out / "index.html"
+
+
+def _badges(r: dict[str, Any]) -> str:
+    v = r.get("eval_final_verdict") or ("invalid" if r["status"] != "ok" else "unknown")
+    cls = v if v in ("pass", "fail", "uncertain") else "unknown"
+    out = f'<span class="badge {cls}">{_e(v)}</span>'
+    if r.get("false_claim"):
+        out += '<span class="badge claim">false claim</span>'
+    return out
+
+
+def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets: Path) -> str:
+    parts = [f'<div class=run id="run-{i}"><h3>{_e(r["run_id"])} {_badges(r)}</h3>']
+    if r["status"] != "ok":
+        return "".join(parts) + f"<p class=neg>invalid: {_e(r['error'])}</p></div>"
+    parts.append(f"<p><b>task</b> {_e(r['task_id'])} &middot; <b>goal</b> {_e(r['goal'])} &middot; <b>outcome</b> "
+                  f"{_e(r['outcome_status'])} &middot; verifier recorded {_e(r['config_perceptual_verifier'])}</p>")
+    checks = json.loads(r["contract_checks"]) if r.get("contract_checks") else []
+    failed = [c for c in checks if not c["passed"]]
+    parts.append(f"<p><b>contract</b> {_e(r['det_verdict'])} {_e(r['contract_name'] or '')}"
+                 + "".join(f"<br><code>{_e(c['name'])}: {_e(json.dumps(c['evidence']))[:400]}</code>" for c in failed)
+                 + f"<br><b>judge</b> {_e(r['judge_verdict'] or 'none')} {_e(r['judge_model'] or '')} "
+                 f"<br><b>final</b> {_e(r['eval_final_verdict'])} ({_e(r['verdict_reason'])})</p>")
+    if r.get("lesson_candidate"):
+        parts.append(f"<p class=muted>{_e(r['lesson_candidate'])}</p>")
+    run_dir = Path(r["run_path"])
+    for s in steps:
+        parts.append(_step_html(i, s, run_dir, assets))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _img(assets: Path, name: str, src: Path | None, **kw: Any) -> str:
+    if src is None or not _thumb(src, assets / name, **kw):
+        return "<span class=muted>(no frame)</span>"
+    return f'<img src="assets/{_e(name)}" alt="{_e(name)}" loading="lazy">'
+
+
+def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path) -> str:
+    pre = safe_join(run_dir, s["frame_pre"]) if s["frame_pre"] else None
+    post = safe_join(run_dir, s["frame_post"]) if s["frame_post"] else None
+    key = f"r{i}-s{s['step_index']}"
+    bbox = s["effect_change_bbox"]
+    frames = _img(assets, f"{key}-pre.jpg", pre) + _img(assets, f"{key}-post.jpg", post, highlight=bbox)
+    region = s["effect_region_box"]
+    if region and s["effect_high_risk"]:
+        frames += ("<br><span class=muted>200x200 region, pre / post</span><br>"
+                   + _img(assets, f"{key}-crop-pre.png", pre, crop=region)
+                   + _img(assets, f"{key}-crop-post.png", post, crop=region, highlight=bbox))
+    verdict = {True: "<span class=pos>effect seen</span>", False: "<span class=neg>no effect</span>",
+               None: "<span class=muted>not checked</span>"}[s["action_effect_observed"]]
+    action = _e(s["action_type"]) + (f" ({s['action_x']:g}, {s['action_y']:g})" if s["action_x"] is not None
+                                     and s["action_y"] is not None else "")
+    for k in ("action_keys", "action_text", "action_url"):
+        if s[k]:
+            action += f" <code>{_e(s[k])}</code>"
+    rw = "pos" if (s["reward_score"] or 0) > 0 else "neg" if (s["reward_score"] or 0) < 0 else "muted"
+    info = (f"<b>step {s['step_index']}</b><br>{action}<br><span class=muted>{_e(s['reasoning'])}</span><br>"
+            f"{verdict} <code>{_e(s['effect_reason'])}</code>"
+            + (f"<br><span class=warn>{_e(s['effect_feedback'])}</span>" if s["effect_feedback"] else "")
+            + "".join(f"<br><span class=muted>{_e(o)}</span>" for o in (s["obs_observations"] or [])[:4])
+            + f"<br><span class={rw}>reward {s['reward_score']:+.2f} {_e(s['reward_class'])}</span> "
+            f"<code>{_e(', '.join(s['reward_reasons'] or []))}</code>")
+    return f"<div class=step><div>{info}</div><div class=frames>{frames}</div></div>"
+
+
+__all__ = ["write_report", "UsageError"]

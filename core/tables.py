@@ -1,0 +1,226 @@
+"""Summary tables for benchmark reports, and their renderings (one place per format).
+
+Every renderer is deterministic: the same table gives byte-identical output.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import __version__, ledger, stats
+from .compare import compare, outcome_of
+from .errors import UsageError
+from .reports import _group_expr
+
+TABLES = ("summary", "per-task", "per-action-type", "compare")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A value and how it reads: numbers stay numbers for CSV/JSON, text for md/LaTeX/HTML."""
+
+    value: Any
+    text: str
+
+
+@dataclass(frozen=True)
+class ReportTable:
+    name: str
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+
+def _rate_cell(r: stats.Rate) -> Cell:
+    if not r.n:
+        return Cell(None, "-")
+    return Cell(r.to_json(), f"{100 * r.value:.1f}% [{100 * r.low:.1f}, {100 * r.high:.1f}]")  # type: ignore[operator]
+
+
+def _num(v: float | None, digits: int = 2) -> Cell:
+    return Cell(None if v is None else round(v, 6), "-" if v is None else f"{v:.{digits}f}")
+
+
+def _int(v: int | None) -> Cell:
+    return Cell(v, "-" if v is None else str(v))
+
+
+def _txt(v: Any) -> Cell:
+    return Cell(None if v is None else str(v), "-" if v is None else str(v))
+
+
+SUCCESS_NOTE = "success = final verdict pass (else outcome score >= {s:g}); intervals are 95% Wilson"
+
+
+def _runs(ledger_dir: str | os.PathLike[str], group: str | None) -> list[dict[str, Any]]:
+    con = ledger.connect(ledger_dir)
+    try:
+        expr = _group_expr(group) if group else "'all'"
+        cur = con.execute(f"select CAST({expr} AS VARCHAR) as grp, run_id, task_id, status, eval_final_verdict, "
+                          "outcome_score, false_claim, claimed_success, n_steps, effect_checked, effect_no_effect, "
+                          "loops, reward_total from runs where status = 'ok' order by grp, run_id")
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r)) for r in cur.fetchall()]
+    except UsageError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise UsageError(f"--by {group}: {str(exc).splitlines()[0]}") from None
+    finally:
+        con.close()
+
+
+def _mean(xs: list[Any]) -> float | None:
+    v = [float(x) for x in xs if x is not None]
+    return sum(v) / len(v) if v else None
+
+
+def summary(ledger_dir: str | os.PathLike[str], by: str | None, success_score: float) -> ReportTable:
+    rows = _runs(ledger_dir, by)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(r["grp"] or "(null)", []).append(r)
+    out = []
+    for g, rs in sorted(groups.items()):
+        n = len(rs)
+        succ = sum(outcome_of(r, success_score)[0] for r in rs)
+        checked = sum(r["effect_checked"] or 0 for r in rs)
+        out.append((_txt(g), _int(n), _int(len({r["task_id"] for r in rs})), _rate_cell(stats.wilson(succ, n)),
+                    _rate_cell(stats.wilson(sum(r["eval_final_verdict"] == "uncertain" for r in rs), n)),
+                    _rate_cell(stats.wilson(sum(bool(r["false_claim"]) for r in rs), n)),
+                    _num(_mean([r["n_steps"] for r in rs]), 1),
+                    _rate_cell(stats.wilson(sum(r["effect_no_effect"] or 0 for r in rs), checked)),
+                    _num(_mean([r["loops"] for r in rs])), _num(_mean([r["reward_total"] for r in rs]))))
+    return ReportTable("summary", f"Summary by {by or 'all runs'}; " + SUCCESS_NOTE.format(s=success_score),
+                       (by or "group", "runs", "tasks", "success", "uncertain", "false claims", "mean steps",
+                        "no-effect rate", "loops/run", "mean reward"), tuple(out))
+
+
+def per_task(ledger_dir: str | os.PathLike[str], by: str | None, success_score: float) -> ReportTable:
+    rows = _runs(ledger_dir, by)
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["task_id"] or r["run_id"], r["grp"] or "(null)"), []).append(r)
+    out = []
+    for (task, g), rs in sorted(groups.items()):
+        n = len(rs)
+        succ = sum(outcome_of(r, success_score)[0] for r in rs)
+        out.append((_txt(task), _txt(g), _int(n), _int(succ), _rate_cell(stats.wilson(succ, n)),
+                    _int(sum(r["eval_final_verdict"] == "uncertain" for r in rs)),
+                    _int(sum(bool(r["false_claim"]) for r in rs)), _num(_mean([r["n_steps"] for r in rs]), 1)))
+    return ReportTable("per-task", "Per task; " + SUCCESS_NOTE.format(s=success_score),
+                       ("task", by or "group", "runs", "passed", "success", "uncertain", "false claims",
+                        "mean steps"), tuple(out))
+
+
+def per_action_type(ledger_dir: str | os.PathLike[str], by: str | None, success_score: float) -> ReportTable:
+    con = ledger.connect(ledger_dir)
+    try:
+        res = con.execute(
+            "select action_type, count(*), count(*) filter (where effect_high_risk), "
+            "count(action_effect_observed), count(*) filter (where action_effect_observed = false), "
+            "count(*) filter (where action_effect_observed_seed = false), avg(reward_score), "
+            "count(*) filter (where reward_class in ('negative', 'hard_negative')) "
+            "from steps group by action_type order by action_type").fetchall()
+    finally:
+        con.close()
+    out = []
+    for t, n, hr, checked, no, no_seed, rew, neg in res:
+        out.append((_txt(t), _int(n), _int(hr), _int(checked), _rate_cell(stats.wilson(no, checked)),
+                    _rate_cell(stats.wilson(no_seed, checked)), _num(rew), _rate_cell(stats.wilson(neg, n))))
+    return ReportTable("per-action-type", "Per action type: high-risk steps checked by the perceptual verifier; "
+                       "no-effect rates for trajcheck's rule and the seed's; intervals are 95% Wilson",
+                       ("action", "steps", "high-risk", "checked", "no effect", "no effect (seed rule)",
+                        "mean reward", "negative"), tuple(out))
+
+
+def compare_table(ledger_dir: str | os.PathLike[str], by: str | None, success_score: float) -> ReportTable:
+    if not by:
+        raise UsageError("--table compare needs --by (e.g. --by config.perceptual_verifier)")
+    c = compare([ledger_dir], by, success_score)
+    rows = []
+    for a in c.arms:
+        rows.append((_txt(a.name), _int(a.runs), _rate_cell(a.success), _rate_cell(a.uncertain),
+                     _rate_cell(a.false_claim), _num(a.no_effect_per_run), _num(a.mean_reward)))
+    note = ""
+    for p in c.pairings:
+        if p.difference is not None:
+            note += (f"; paired ({p.pairs} pairs) {p.arm} - {p.baseline}: {100 * p.difference:+.1f} pp "
+                     f"[{100 * (p.low or 0):+.1f}, {100 * (p.high or 0):+.1f}], exact McNemar p = "
+                     f"{'-' if p.mcnemar_p is None else f'{p.mcnemar_p:.4f}'}")
+    return ReportTable("compare", f"Arms by {by}; " + SUCCESS_NOTE.format(s=success_score) + note,
+                       (by, "runs", "success", "uncertain", "false claims", "no-effect/run", "mean reward"),
+                       tuple(rows))
+
+
+BUILDERS: dict[str, Callable[[str | os.PathLike[str], str | None, float], ReportTable]] = {
+    "summary": summary, "per-task": per_task, "per-action-type": per_action_type, "compare": compare_table}
+
+
+def build(ledger_dir: str | os.PathLike[str], table: str, by: str | None = None,
+          success_score: float = 1.0) -> ReportTable:
+    if table not in BUILDERS:
+        raise UsageError(f"no table {table!r}; tables: {', '.join(TABLES)}")
+    return BUILDERS[table](ledger_dir, by, success_score)
+
+
+def _caption(t: ReportTable) -> str:
+    return f"{t.caption}. trajcheck {__version__}."
+
+
+def to_markdown(t: ReportTable) -> str:
+    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
+    lines = [f"Table: {esc(_caption(t))}", "", "| " + " | ".join(map(esc, t.columns)) + " |",
+             "|" + "|".join("---" for _ in t.columns) + "|"]
+    lines += ["| " + " | ".join(esc(c.text) for c in r) + " |" for r in t.rows]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(t: ReportTable) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(t.columns)
+    for r in t.rows:
+        w.writerow([c.text for c in r])
+    return buf.getvalue()
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(s: str) -> str:
+    return "".join(_LATEX.get(ch, ch) for ch in s)
+
+
+def to_latex(t: ReportTable) -> str:
+    """A booktabs tabular, ready to \\input inside a table environment."""
+    spec = "l" + "r" * (len(t.columns) - 1)
+    lines = [f"% {_caption(t)}", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
+             " & ".join(latex_escape(c) for c in t.columns) + r" \\", "\\midrule"]
+    lines += [" & ".join(latex_escape(c.text) for c in r) + r" \\" for r in t.rows]
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def to_html(t: ReportTable) -> str:
+    e = html.escape
+    head = "".join(f"<th>{e(c)}</th>" for c in t.columns)
+    body = "".join("<tr>" + "".join(f"<td>{e(c.text)}</td>" for c in r) + "</tr>\n" for r in t.rows)
+    return (f'<table class="trajcheck">\n<caption>{e(_caption(t))}</caption>\n<thead><tr>{head}</tr></thead>\n'
+            f"<tbody>\n{body}</tbody>\n</table>\n")
+
+
+def to_json(t: ReportTable) -> str:
+    return json.dumps({"table": t.name, "caption": _caption(t), "columns": list(t.columns),
+                       "rows": [[c.value if c.value is not None else None for c in r] for r in t.rows],
+                       "text": [[c.text for c in r] for r in t.rows]}, indent=2, sort_keys=True) + "\n"
+
+
+RENDERERS: dict[str, Callable[[ReportTable], str]] = {
+    "md": to_markdown, "csv": to_csv, "latex": to_latex, "html": to_html, "json": to_json}
