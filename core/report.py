@@ -18,7 +18,6 @@ from PIL import Image, ImageDraw
 
 from . import __version__, ledger
 from .compare import compare
-from .errors import UsageError
 from .frames import FrameError, decode
 from .rundir import safe_join
 from .tables import build, to_html
@@ -209,5 +208,3 @@ def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path) -> str:
             f"<code>{_e(', '.join(s['reward_reasons'] or []))}</code>")
     return f"<div class=step><div>{info}</div><div class=frames>{frames}</div></div>"
 
-
-__all__ = ["write_report", "UsageError"]

@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from .errors import Problem, RunFormatError
 from .jsonio import decode_utf8, iter_jsonl, parse_json_text
 from trajcheck.schemas import load_json_schema
-from trajcheck.schemas.records import KNOWN_ACTION_TYPES, RUN_FORMAT, Run, Step
+from trajcheck.schemas.records import KNOWN_ACTION_TYPES, Run, Step
 
 #: Metadata and step files larger than this are refused (real ones are KiB to a few MiB).
 MAX_JSON_BYTES = 64 * 1024 * 1024
@@ -36,14 +36,21 @@ def safe_join(run_dir: Path, rel: str) -> Path | None:
     return Path(target)
 
 
-def _read_text(path: Path, run: str, rel: str, problems: list[Problem]) -> str | None:
+def read_text_file(path: Path, *, run: str, rel: str, problems: list[Problem],
+                   limit: int = MAX_JSON_BYTES) -> str | None:
+    """A run file as UTF-8 text, or None with the problem appended (too large, missing,
+    unreadable, not UTF-8). Shared by the native reader and the format adapters."""
     try:
         size = path.stat().st_size
-        if size > MAX_JSON_BYTES:
-            problems.append(Problem("file_too_large", f"{size} bytes is over the {MAX_JSON_BYTES} byte limit",
-                                    run=run, file=rel, hint="split the run or strip embedded images"))
+        if size > limit:
+            problems.append(Problem("file_too_large", f"{size} bytes is over the {limit} byte limit", run=run,
+                                    file=rel, hint="split the run or strip embedded images"))
             return None
         data = path.read_bytes()
+    except FileNotFoundError:
+        problems.append(Problem("file_missing", "file not found", run=run, file=rel,
+                                hint="the run directory is incomplete; copy the whole run"))
+        return None
     except OSError as exc:
         problems.append(Problem("file_unreadable", f"cannot read: {exc.strerror or exc}", run=run, file=rel,
                                 hint="check permissions and that the file is not a broken link"))
@@ -90,7 +97,7 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     """
     problems: list[Problem] = []
     label = display
-    text = _read_text(run_dir / "run.json", label, "run.json", problems)
+    text = read_text_file(run_dir / "run.json", run=label, rel="run.json", problems=problems)
     meta: Any = None
     if text is not None:
         meta, p = parse_json_text(text, run=label, file="run.json")
@@ -111,7 +118,7 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
             problems.append(Problem("steps_ambiguous", "both steps.jsonl and steps/ exist; steps.jsonl is used",
                                     run=label, file="steps/", severity="warning",
                                     hint="remove one of them"))
-        text = _read_text(jsonl, label, "steps.jsonl", problems)
+        text = read_text_file(jsonl, run=label, rel="steps.jsonl", problems=problems)
         if text is not None:
             for n, value, p in iter_jsonl(text, run=label, file="steps.jsonl"):
                 if p:
@@ -121,7 +128,7 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     elif step_dir.is_dir():
         for _n, path in _step_files(run_dir):
             rel = f"steps/{path.name}"
-            text = _read_text(path, label, rel, problems)
+            text = read_text_file(path, run=label, rel=rel, problems=problems)
             if text is None:
                 continue
             value, p = parse_json_text(text, run=label, file=rel)

@@ -24,8 +24,8 @@ from typing import Any
 
 from trajcheck.discovery import Reader
 from trajcheck.errors import Problem, RunFormatError
-from trajcheck.jsonio import decode_utf8, parse_json_text
-from trajcheck.rundir import MAX_JSON_BYTES, MAX_PROBLEMS, safe_join
+from trajcheck.jsonio import parse_json_text
+from trajcheck.rundir import MAX_JSON_BYTES, MAX_PROBLEMS, read_text_file, safe_join
 from trajcheck.schemas.records import Action, Run, Step
 
 NAME = "webvoyager"
@@ -54,29 +54,6 @@ def read_json_file(path: Path, *, run: str, rel: str, problems: list[Problem],
         problems.append(p)
         return None
     return value
-
-
-def read_text_file(path: Path, *, run: str, rel: str, problems: list[Problem],
-                   limit: int = MAX_JSON_BYTES) -> str | None:
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            problems.append(Problem("file_too_large", f"{size} bytes is over the {limit} byte limit", run=run,
-                                    file=rel, hint="split the run or strip embedded images"))
-            return None
-        data = path.read_bytes()
-    except FileNotFoundError:
-        problems.append(Problem("file_missing", "file not found", run=run, file=rel,
-                                hint="the run directory is incomplete; copy the whole run"))
-        return None
-    except OSError as exc:
-        problems.append(Problem("file_unreadable", f"cannot read: {exc.strerror or exc}", run=run, file=rel,
-                                hint="check permissions and that the file is not a broken link"))
-        return None
-    text, p = decode_utf8(data, run=run, file=rel)
-    if p:
-        problems.append(p)
-    return text
 
 
 def array_item_lines(text: str, key: str | None = None) -> list[int]:
