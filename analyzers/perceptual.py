@@ -128,7 +128,8 @@ def _seed_verdict(ev: ImageEvidence, threshold: int) -> tuple[bool, str]:
     return False, "global_and_region_stable" if r is not None else "global_stable"
 
 
-_FALSE_REASONS = {"outline": "only_focus_outline", "caret": "only_caret", "ambient": "only_ambient_change"}
+_FALSE_REASONS = {"outline": "only_focus_outline", "caret": "only_caret", "ambient": "only_ambient_change",
+                  "restyle": "only_pointer_restyle", "noise": "only_render_noise"}
 
 
 def assess(action_type: str, keys: str | None, risk: HighRisk, ev: ImageEvidence,

@@ -2,8 +2,10 @@
 
 pHash says *how much* the picture moved; this says *where* and *what shape*:
 a thin closed outline (a focus ring drawn or removed), a caret-sized vertical
-line (a blinking text cursor), or content (anything else: text, a toast, a
-checkbox mark). Pure: arrays in, a small summary out.
+line (a blinking text cursor), noise (every pixel moved by a few levels), a restyle under the pointer (the clicked
+control recoloured by its :hover/:active style, its shapes unchanged), or
+content (anything else: text, a toast, a checkbox mark). Pure: arrays in, a
+small summary out.
 """
 
 from __future__ import annotations
@@ -24,6 +26,18 @@ OUTLINE_SIDE_MIN = 0.6
 #: A caret is a vertical line at most this wide, with a height in this range.
 CARET_MAX_WIDTH = 3
 CARET_HEIGHT = (6, 48)
+#: A restyle blob covers the action point (with this margin, px) and at most this share of the frame.
+RESTYLE_POINT_MARGIN = 2
+RESTYLE_MAX_AREA = 0.03
+#: Gray-level step (0-255) between neighbouring pixels that counts as an edge.
+EDGE_STEP = 24
+#: Edges may move this far (px) and this share of edge pixels may appear or vanish in a restyle.
+EDGE_SLACK = 2
+RESTYLE_EDGE_CHANGE_MAX = 0.05
+#: A blob whose pixels all moved by at most this much (0-255, any channel) is rendering noise
+#: (anti-aliasing, an unfinished colour transition): under 5% of the range is not visible content.
+#: A faint message on a dark theme differs from its background by about 25.
+NOISE_MAX_DELTA = 12
 #: More blobs than this are not classified one by one (a full repaint); they count as content.
 MAX_BLOBS = 400
 
@@ -34,7 +48,7 @@ Box = tuple[int, int, int, int]  # left, top, right, bottom (right/bottom exclus
 class Blob:
     box: Box
     px: int
-    kind: str  # "content" | "outline" | "caret"
+    kind: str  # "content" | "outline" | "caret" | "restyle" | "noise"
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +93,27 @@ def _classify(sub: np.ndarray) -> str:
     return "content"
 
 
+def _edges(rgb: np.ndarray) -> np.ndarray:
+    g = rgb.astype(np.int16).sum(axis=2) // 3
+    e = np.zeros(g.shape, dtype=bool)
+    e[:, 1:] |= np.abs(np.diff(g, axis=1)) > EDGE_STEP
+    e[1:, :] |= np.abs(np.diff(g, axis=0)) > EDGE_STEP
+    return e
+
+
+def is_restyle(pre: np.ndarray, post: np.ndarray) -> bool:
+    """True when two crops show the same shapes in other colours: every edge of one lies
+    within EDGE_SLACK px of an edge of the other (a hover or pressed style, not new content)."""
+    ea, eb = _edges(pre), _edges(post)
+    total = int(ea.sum() + eb.sum())
+    if total == 0:
+        return True  # a flat recolour
+    grow = np.ones((2 * EDGE_SLACK + 1, 2 * EDGE_SLACK + 1), dtype=bool)
+    new = int((eb & ~ndimage.binary_dilation(ea, structure=grow)).sum())
+    lost = int((ea & ~ndimage.binary_dilation(eb, structure=grow)).sum())
+    return (new + lost) <= RESTYLE_EDGE_CHANGE_MAX * total
+
+
 def no_change(width: int, height: int, region: Box | None = None) -> ChangeMap:
     """The change map of a frame compared with itself."""
     gh, gw = _grid(height, width)
@@ -86,10 +121,12 @@ def no_change(width: int, height: int, region: Box | None = None) -> ChangeMap:
                      region_px=None if region is None else 0)
 
 
-def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | None = None) -> ChangeMap:
+def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | None = None,
+                point: tuple[float, float] | None = None) -> ChangeMap:
     """Compare two (H, W, 3) uint8 frames. A pixel changed when any channel differs by
     more than ``tolerance`` (0: any difference at all). With ``region``, also count the
-    changed pixels inside that box."""
+    changed pixels inside that box. With ``point`` (the action point, frame pixels), a
+    content blob that covers it and only recolours what was there is a ``restyle``."""
     if a.shape != b.shape:
         h, w = b.shape[:2]
         gh, gw = _grid(h, w)
@@ -125,9 +162,25 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
         c = np.flatnonzero(sub.any(axis=0))
         tight = sub[r[0]: r[-1] + 1, c[0]: c[-1] + 1]
         kind = _classify(tight) if n <= MAX_BLOBS else "content"
-        blobs.append(Blob((x0 + int(c[0]), y0 + int(r[0]), x0 + int(c[-1]) + 1, y0 + int(r[-1]) + 1),
-                          int(np.count_nonzero(tight)), kind))
+        box = (x0 + int(c[0]), y0 + int(r[0]), x0 + int(c[-1]) + 1, y0 + int(r[-1]) + 1)
+        if kind == "content" and n <= MAX_BLOBS:
+            l, t, rr, bb = box
+            delta = np.abs(a[t:bb, l:rr].astype(np.int16) - b[t:bb, l:rr].astype(np.int16)).max()
+            if delta <= NOISE_MAX_DELTA:
+                kind = "noise"
+        if kind == "content" and point is not None and _covers(box, point) \
+                and (box[2] - box[0]) * (box[3] - box[1]) <= RESTYLE_MAX_AREA * w * h:
+            l, t = max(box[0] - 1, 0), max(box[1] - 1, 0)
+            rr, bb = min(box[2] + 1, w), min(box[3] + 1, h)
+            if is_restyle(a[t:bb, l:rr], b[t:bb, l:rr]):
+                kind = "restyle"
+        blobs.append(Blob(box, int(np.count_nonzero(tight)), kind))
     return ChangeMap(w, h, changed, bbox, tuple(blobs), cells, region_px=rpx)
+
+
+def _covers(box: Box, point: tuple[float, float]) -> bool:
+    m = RESTYLE_POINT_MARGIN
+    return box[0] - m <= point[0] < box[2] + m and box[1] - m <= point[1] < box[3] + m
 
 
 def boxes_intersect(p: Box, q: Box) -> bool:

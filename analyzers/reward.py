@@ -10,7 +10,11 @@ exceeded``), so a score can always be explained. Rules, strongest first:
 2. a step *contract* result outranks every heuristic: passed is strong positive,
    failed is negative;
 3. otherwise the signals below are summed (clamped to [-0.95, 0.95]) and the
-   class follows from the sum.
+   class follows from the sum;
+4. a step that landed on a blocking page, a CAPTCHA or an auth redirect is
+   negative whatever else it shows (its score is capped at -0.3): a URL that
+   changed as predicted, or a page that changed, is not progress when the new
+   page is a login wall.
 
 | signal | weight | evidence |
 |---|---|---|
@@ -41,6 +45,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlparse
+
+#: Signals that make a step negative whatever else it shows (rule 4), and the score cap they impose.
+BLOCKED_CODES = frozenset({"auth_redirect", "blocking_page", "captcha"})
+BLOCKED_MAX = -0.3
 
 CLASSES = ("strong_positive", "weak_positive", "neutral", "negative", "hard_negative")
 
@@ -227,6 +235,8 @@ def score_step(inp: RewardInput) -> Reward:
             signals.append(("no_change", -0.3))
 
     score = max(-0.95, min(0.95, round(sum(w for _, w in signals), 4)))
+    if any(code.split(":")[0] in BLOCKED_CODES for code, _ in signals):
+        score = min(score, BLOCKED_MAX)
     reasons = tuple(code for code, _ in signals) or ("no_signal",)
     if not signals:
         conf = min(conf, 0.5)

@@ -9,11 +9,13 @@ import sys
 from typing import Any, Iterable, Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 #: stdout is data; progress and diagnostics go to stderr.
 out = Console(soft_wrap=True)
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # one message per line: scripts grep them
 
 
 class Exit(enum.IntEnum):
@@ -67,7 +69,7 @@ def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, tit
         for c in columns:
             t.add_column(c, overflow="fold")
         for r in rows:
-            t.add_row(*(_cell(v) for v in r))
+            t.add_row(*(Text(_cell(v)) for v in r))  # Text: cell values are data, never rich markup
         out.print(t)
 
 
@@ -75,7 +77,7 @@ def fail(message: str, code: Exit, hint: str | None = None) -> None:
     """Print one error line (and a hint) to stderr and exit with ``code``."""
     import typer
 
-    err.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True)
     if hint:
-        err.print(f"[dim]hint:[/] {hint}", highlight=False)
+        err.print(f"[dim]hint:[/] {escape(hint)}", highlight=False)
     raise typer.Exit(int(code))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.markup import escape
+
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -74,7 +76,7 @@ def score(
         report = score_paths(runs, opts, jobs=jobs, on_found=found, on_result=done, input_format=input_format)
     elapsed = time.perf_counter() - start
     for p in report.problems:
-        err.print(f"[yellow]{p.severity}:[/] {p}", highlight=False)
+        err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
     if not report.results:
         fail("no runs found", Exit.INPUT, "pass run directories (holding run.json) or folders that contain them")
     try:
@@ -87,7 +89,7 @@ def score(
     err.print(f"scored {len(report.results)} runs ({n_inv} invalid), {report.frames} frames in {elapsed:.2f}s "
               f"({rate:.1f} frames/s) -> {out} (generation {manifest.generation})", highlight=False)
     for r in report.invalid:
-        err.print(f"[red]invalid:[/] {r.run['error']}", highlight=False)
+        err.print(f"[red]invalid:[/] {escape(r.run['error'])}", highlight=False)
     raise typer.Exit(int(Exit.FINDINGS if n_inv else Exit.OK))
 
 

@@ -41,7 +41,7 @@ class Problem:
         text = f"{loc}: {self.message}" if loc else self.message
         if self.hint:
             text += f" (hint: {self.hint})"
-        return text
+        return f"{text} [{self.slug}]" if self.slug else text
 
     def to_dict(self) -> dict[str, object]:
         return {

@@ -138,12 +138,14 @@ def _step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: F
             problem=bad.slug if bad else "frames_missing")
     region = None
     point = "none"
+    at: tuple[float, float] | None = None
     a = step.action
     if a.has_point:
         fx, fy, sx, sy = to_frame(a.x, a.y, (run.screen_width, run.screen_height),  # type: ignore[arg-type]
                                   (post.width, post.height))
         region = region_box(fx, fy, post.width, post.height)
         point = "in_frame" if region else "outside_frame"
+        at = (fx, fy) if region else None
         if region is None:
             scale = f" (scaled x{sx:g} from screen coordinates)" if (sx, sy) != (1.0, 1.0) else ""
             problems.append(Problem(
@@ -156,7 +158,8 @@ def _step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: F
     if step.frame_pre == step.frame_post:
         change = no_change(post.width, post.height, region)  # one file for both: nothing to compare
     else:
-        change = diff_frames(pre.rgb, post.rgb, tolerance, region if same_size else None)
+        change = diff_frames(pre.rgb, post.rgb, tolerance, region if same_size else None,
+                             at if same_size else None)
     return ImageEvidence(
         pre_hash=pre.phash, post_hash=post.phash, region=region,
         pre_region_hash=pre.region_hash(region) if region and same_size else None,
@@ -368,6 +371,7 @@ def _rewards(run: Run, steps: tuple[Step, ...], evidence: list[ImageEvidence], e
     seen_frames: list[Hash64] = []
     seen_doms: set[str] = set()
     prev_failure: str | None = None
+    last_observation: tuple[Hash64 | None, str | None] | None = None  # post state of the last observation step
     recent_confirm: list[bool] = []
     require = run.config.get("require_confirmation") is True
     t = opts.perceptual.threshold
@@ -378,6 +382,14 @@ def _rewards(run: Run, steps: tuple[Step, ...], evidence: list[ImageEvidence], e
             frame_new = ev.post_hash is not None and all(ev.post_hash - h > t for h in seen_frames + seen_pre)
             dom_new = pg.dom_after_hash is not None and pg.dom_after_hash not in seen_doms
             new_info = frame_new or dom_new
+            if prev_failure in ("executor_stale_ref", "executor_not_found") and last_observation is not None \
+                    and s.action.type in reward.OBSERVATION_TYPES:
+                # A re-read after a stale reference is judged against the observation the stale
+                # reference came from: the page may have re-rendered before the failing step.
+                old_frame, old_dom = last_observation
+                new_info = bool((ev.post_hash is not None and old_frame is not None and ev.post_hash - old_frame > t)
+                                or (pg.dom_after_hash is not None and old_dom is not None
+                                    and pg.dom_after_hash != old_dom))
         key = _action_key(s)
         inp = reward.RewardInput(
             action_type=s.action.type, signature=str(key), reasoning=s.reasoning, high_risk=f.checked,
@@ -404,6 +416,8 @@ def _rewards(run: Run, steps: tuple[Step, ...], evidence: list[ImageEvidence], e
         else:
             prev_failure = None
         recent_confirm.append(reward.mentions_confirmation(s.reasoning))
+        if s.action.type in reward.OBSERVATION_TYPES and not failed:
+            last_observation = (ev.post_hash, pg.dom_after_hash)
         seen_frames += [h for h in (ev.pre_hash, ev.post_hash) if h is not None]
         if pg.dom_after_hash:
             seen_doms.add(pg.dom_after_hash)

@@ -24,8 +24,7 @@ def sample_frames() -> list[Path]:
 
 @pytest.fixture(scope="session")
 def samples() -> Path:
-    if not sample_run_dirs():
-        pytest.skip("sample_runs/ holds no recorded runs yet (issue 2 is open)")
+    assert sample_run_dirs(), "sample_runs/ holds no recorded runs (re-record them: sample_runs/recorder/README.md)"
     return SAMPLES
 
 

@@ -15,10 +15,9 @@ from trajcheck import ledger
 from trajcheck.cli.main import app
 from trajcheck.pipeline import score_paths
 
-from conftest import sample_run_dirs as _srd, copy_run, read_steps, sample_run_dirs, write_steps
+from conftest import copy_run, read_steps, sample_run_dirs, write_steps
 
 
-pytestmark = pytest.mark.skipif(not _srd(), reason="sample_runs/ holds no recorded runs yet (issue 2 is open)")
 
 
 def _first_clickable_run() -> Path:
@@ -54,7 +53,7 @@ def _first_click(steps: list[dict]) -> dict:
 def build_bad_corpus(root: Path) -> dict[str, tuple[str, list[str]]]:
     """Make one run per kind of bad input. Returns name -> (expected status, fragments of the message)."""
     good = _first_clickable_run()
-    copy_run(good, root / "good")
+    _variant(root, good, "good")
     exp: dict[str, tuple[str, list[str]]] = {}
 
     d = _variant(root, good, "corrupt_png")
@@ -89,7 +88,7 @@ def build_bad_corpus(root: Path) -> dict[str, tuple[str, list[str]]]:
 
     d = _variant(root, good, "not_utf8")
     (d / "steps.jsonl").write_bytes(b'{"index": 1, "action": {"type": "CLICK"}, "reasoning": "caf\xe9"}\n')
-    exp["not_utf8"] = ("invalid", ["steps.jsonl", "not UTF-8", "line 1"])
+    exp["not_utf8"] = ("invalid", ["steps.jsonl", "not UTF-8", "steps.jsonl:1"])
 
     d = _variant(root, good, "deep_json")
     (d / "steps.jsonl").write_text('{"index": 1, "action": {"type": "WAIT"}, "x": ' + "[" * 100000 + "]" * 100000 + "}\n")

@@ -7,12 +7,11 @@ from PIL import Image
 from trajcheck.frames import decode, region_box
 from trajcheck.hashing import Hash64
 
-from conftest import sample_run_dirs as _srd, sample_frames
+from conftest import sample_frames
 
 FRAMES = sample_frames()
 
 
-pytestmark = pytest.mark.skipif(not _srd(), reason="sample_runs/ holds no recorded runs yet (issue 2 is open)")
 
 
 def test_there_are_sample_frames():

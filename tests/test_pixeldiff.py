@@ -63,3 +63,35 @@ def test_tolerance_and_region_count():
 def test_size_change_is_all_change():
     cm = diff_frames(blank(), blank(200, 300))
     assert cm.size_changed and cm.changed_px == 200 * 300
+
+
+def _button(frame, fill, text):
+    frame[100:140, 200:320] = fill
+    frame[115:125, 230:290] = text  # a bar standing in for the label's glyphs
+    return frame
+
+
+def test_recolour_under_the_pointer_is_a_restyle():
+    a = _button(blank(), (13, 110, 253), (255, 255, 255))
+    b = _button(blank(), (11, 94, 215), (255, 255, 255))  # Bootstrap's hover shade, same shapes
+    assert [bl.kind for bl in diff_frames(a, b, point=(260, 120)).blobs] == ["restyle"]
+    # The same change away from the action point is content: it was not the pointer's doing.
+    assert [bl.kind for bl in diff_frames(a, b, point=(500, 300)).blobs] == ["content"]
+    assert [bl.kind for bl in diff_frames(a, b).blobs] == ["content"]
+
+
+def test_new_shapes_under_the_pointer_are_content():
+    a = _button(blank(), (255, 255, 255), (255, 255, 255))  # an empty box ...
+    b = _button(blank(), (13, 110, 253), (255, 255, 255))  # ... filled, with a mark drawn inside
+    b[118:122, 236:284] = (13, 110, 253)
+    b[110:130, 236:240] = (255, 255, 255)
+    assert [bl.kind for bl in diff_frames(a, b, point=(260, 120)).blobs] == ["content"]
+
+
+def test_small_deltas_are_render_noise_but_a_faint_line_is_not():
+    a = blank(v=33)
+    b = a.copy()
+    b[200:204, 100:160] = 41  # 8 levels: anti-aliasing jitter, an unfinished transition
+    assert [bl.kind for bl in diff_frames(a, b).blobs] == ["noise"]
+    b[300:310, 100:300] = 58  # a low-contrast line on a dark theme (25 levels)
+    assert sorted(bl.kind for bl in diff_frames(a, b).blobs) == ["content", "noise"]
