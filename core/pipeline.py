@@ -172,15 +172,15 @@ def score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
     try:
         return _score_run(ref, opts)
     except RunFormatError as exc:
-        return invalid_result(ref.display, str(ref.path), exc.problems)
+        return invalid_result(ref.display, str(ref.path), exc.problems, ref.reader)
     except RecursionError:
         return invalid_result(ref.display, str(ref.path), [Problem(
             "json_too_deep", "a record is nested too deeply to read", run=ref.display,
-            hint="flatten the run's JSON")])
+            hint="flatten the run's JSON")], ref.reader)
     except MemoryError:
         return invalid_result(ref.display, str(ref.path), [Problem(
             "out_of_memory", "ran out of memory reading this run", run=ref.display,
-            hint="score it alone with --jobs 1, or check its frames' sizes")])
+            hint="score it alone with --jobs 1, or check its frames' sizes")], ref.reader)
 
 
 def _uses(steps: tuple[Step, ...]) -> tuple[Counter[str], Counter[str]]:
@@ -671,7 +671,7 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
                     ref = refs[i]
                     res = invalid_result(ref.display, str(ref.path), [Problem(
                         "internal_error", f"{type(exc).__name__}: {exc}", run=ref.display,
-                        hint="please report this with the run attached")])
+                        hint="please report this with the run attached")], ref.reader)
                 results[i] = res
                 if on_result:
                     on_result(res)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import warnings
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ class ValidationReport:
         return [p for p in self.problems if p.severity == "error"]
 
 
-def _frame_header(path: os.PathLike[str] | str) -> tuple[str | None, tuple[int, int] | None]:
+def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[str | None, tuple[int, int] | None]:
     """(problem slug, size) from the image header only; no pixel is decoded."""
     try:
         with warnings.catch_warnings():
@@ -59,8 +60,11 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]]) -> ValidationReport:
                 if rel is None:
                     continue
                 if rel not in seen:
-                    path = safe_join(ref.path, rel)
-                    seen[rel] = _frame_header(path) if path else ("frame_unreadable", None)
+                    if rel in run.inline_frames:  # carried inside the run's JSON (browser-use)
+                        seen[rel] = _frame_header(io.BytesIO(run.inline_frames[rel]))
+                    else:
+                        path = safe_join(ref.path, rel)
+                        seen[rel] = _frame_header(path) if path else ("frame_unreadable", None)
                     slug, _ = seen[rel]
                     if slug:
                         msg = {"frames_missing": "frame file not found",

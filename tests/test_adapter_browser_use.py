@@ -216,3 +216,18 @@ def test_claims_skip_native_runs(tmp_path):
     assert READER.claims(d)
     (d / "run.json").write_text("{}")
     assert not READER.claims(d)
+
+
+def test_validate_reads_inline_frames_instead_of_looking_for_files(tmp_path, adapters):
+    from trajcheck.validate import validate_paths
+
+    d = tmp_path / "inline_ok"
+    d.mkdir()
+    history = [{"model_output": {"current_state": {"next_goal": "go"}, "action": {"scroll_down": {"amount": None}}},
+                "result": {"is_done": False}, "state": {"url": "u", "title": "t", "screenshot": _b64png((1, 2, 3))}},
+               {"model_output": {"current_state": {"next_goal": "stop"}, "action": {"done": {"text": "ok"}}},
+                "result": {"is_done": True}, "state": {"url": "u", "title": "t", "screenshot": _b64png((9, 9, 9))}}]
+    (d / "AgentHistoryList.json").write_text(json.dumps({"history": history}))
+    report = validate_paths([d])
+    assert report.runs == 1
+    assert not [p for p in report.problems if p.slug.startswith("frame")], [str(p) for p in report.problems]
