@@ -9,6 +9,7 @@ from trajcheck import __version__
 from .agree import agree
 from .best_of import best_of
 from .columns import columns
+from .compact import compact
 from .compare import compare
 from .export import export
 from .formats import formats
@@ -39,6 +40,7 @@ app.command()(agree)
 app.command()(export)
 app.command()(report)
 app.command("best-of")(best_of)
+app.command()(compact)
 
 
 def _version(value: bool) -> None:

@@ -43,12 +43,19 @@ def score(
                                                       "<task_id>.json (a run's own contract.json wins).")] = None,
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
                                                         "instead of detecting it (see `trajcheck formats`).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Score every run again, even those whose files, "
+                                        "options and trajcheck version are unchanged since the ledger scored "
+                                        "them.")] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Score recorded runs and write the Parquet ledger.
 
     Example: trajcheck score sample_runs/ --out ledger/
+
+    Scoring into an existing ledger skips runs whose input digest (files, reader,
+    options, trajcheck version) is unchanged, rescores the rest, and drops runs
+    whose directory is gone from a folder scored again; --force rescores all.
 
     Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid;
     2 bad options; 3 nothing could be read or the ledger cannot be written.
@@ -59,6 +66,12 @@ def score(
         fail(f"unknown input format {input_format!r}", Exit.USAGE, "formats: " + ", ".join(reader_names()))
     opts = ScoreOptions(PerceptualOptions(enabled=verifier, threshold=threshold, ambient=ambient),
                         pixel_tolerance=pixel_tolerance, contracts_dir=contracts)
+    previous = None
+    if not force:
+        try:
+            previous = ledger.previous(out)
+        except LedgerError as exc:
+            fail(f"cannot read the ledger: {exc}", Exit.INPUT)
     start = time.perf_counter()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=True, disable=quiet)
@@ -73,21 +86,32 @@ def score(
             progress.advance(t_runs)
             progress.advance(t_frames, r.frames)
 
-        report = score_paths(runs, opts, jobs=jobs, on_found=found, on_result=done, input_format=input_format)
+        report = score_paths(runs, opts, jobs=jobs, on_found=found, on_result=done, input_format=input_format,
+                             previous=previous)
     elapsed = time.perf_counter() - start
     for p in report.problems:
         err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
-    if not report.results:
+    if not report.results and not report.skipped and not report.removed:
         fail("no runs found", Exit.INPUT, "pass run directories (holding run.json) or folders that contain them")
-    try:
-        manifest = ledger.write(out, [r.run for r in report.results], [s for r in report.results for s in r.steps])
-    except (LedgerError, OSError) as exc:
-        fail(f"cannot write the ledger: {exc}", Exit.INPUT)
+    generation = None
+    if report.results or report.removed:
+        try:
+            manifest = ledger.write(out, [r.run for r in report.results],
+                                    [s for r in report.results for s in r.steps], remove=report.removed)
+        except (LedgerError, OSError) as exc:
+            fail(f"cannot write the ledger: {exc}", Exit.INPUT)
+        generation = manifest.generation
     _render(report.results, fmt)
     n_inv = len(report.invalid)
     rate = report.frames / elapsed if elapsed > 0 else 0.0
+    extra = ""
+    if report.skipped:
+        extra += f", {len(report.skipped)} unchanged runs skipped (--force rescores them)"
+    if report.removed:
+        extra += f", {len(report.removed)} runs whose directory is gone removed"
+    where = f"{out} (generation {generation})" if generation is not None else f"{out} (unchanged)"
     err.print(f"scored {len(report.results)} runs ({n_inv} invalid), {report.frames} frames in {elapsed:.2f}s "
-              f"({rate:.1f} frames/s) -> {out} (generation {manifest.generation})", highlight=False)
+              f"({rate:.1f} frames/s){extra} -> {where}", highlight=False)
     for r in report.invalid:
         err.print(f"[red]invalid:[/] {escape(r.run['error'])}", highlight=False)
     raise typer.Exit(int(Exit.FINDINGS if n_inv else Exit.OK))

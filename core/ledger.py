@@ -3,8 +3,8 @@
 Layout::
 
     LEDGER/manifest.json         which part files make up each table (the commit point)
-    LEDGER/runs/part-<gen>.parquet
-    LEDGER/steps/part-<gen>.parquet
+    LEDGER/runs/part-<gen>[-<k>].parquet    one or more parts per table
+    LEDGER/steps/part-<gen>[-<k>].parquet
 
 A write puts new parts under temporary names, renames them into place, then
 replaces ``manifest.json`` atomically (write to a temp file, ``os.replace``). A
@@ -20,10 +20,11 @@ import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from trajcheck.schemas.ledger import SCHEMA_VERSION, TABLES, arrow_schema
@@ -69,25 +70,32 @@ def _to_table(table: str, rows: list[dict[str, Any]]) -> pa.Table:
     return pa.Table.from_pydict(columns, schema=schema)
 
 
-def _read_parts(ledger: Path, parts: list[str], table: str) -> pa.Table:
+def _read_part(ledger: Path, rel: str, table: str, columns: list[str] | None = None) -> pa.Table:
     schema = arrow_schema(table)
-    tables = []
-    for rel in parts:
-        try:
-            t = pq.read_table(ledger / rel)
-        except (OSError, pa.ArrowException) as exc:
-            raise LedgerError(f"{ledger / rel}: unreadable ledger part ({exc})") from None
-        tables.append(t.select(schema.names).cast(schema))
+    names = columns or schema.names
+    try:
+        t = pq.read_table(ledger / rel, columns=names)
+    except (OSError, pa.ArrowException) as exc:
+        raise LedgerError(f"{ledger / rel}: unreadable ledger part ({exc})") from None
+    return t.select(names).cast(pa.schema([schema.field(n) for n in names]))
+
+
+def _read_parts(ledger: Path, parts: list[str], table: str) -> pa.Table:
+    tables = [_read_part(ledger, rel, table) for rel in parts]
     if not tables:
-        return schema.empty_table()
+        return arrow_schema(table).empty_table()
     return pa.concat_tables(tables)
 
 
-def write(ledger: str | os.PathLike[str], runs: list[dict[str, Any]], steps: list[dict[str, Any]]) -> Manifest:
-    """Add scored runs to the ledger at ``ledger`` (created if needed).
+def write(ledger: str | os.PathLike[str], runs: list[dict[str, Any]], steps: list[dict[str, Any]],
+          remove: Iterable[str] = ()) -> Manifest:
+    """Add scored runs to the ledger at ``ledger`` (created if needed); drop the runs in ``remove``.
 
-    A run already in the ledger is replaced by its new rows (runs are keyed by
-    ``run_id``); every other row is kept.
+    Each write adds one part per table holding only the new rows. A run already in
+    the ledger is replaced by its new rows (runs are keyed by ``run_id``): only the
+    old parts that hold a replaced or removed run are rewritten without it; every
+    other part is left as it is, so appending to a large ledger does not rewrite it.
+    ``compact`` merges the parts.
     """
     root = Path(ledger)
     if root.exists() and not root.is_dir():
@@ -98,29 +106,41 @@ def write(ledger: str | os.PathLike[str], runs: list[dict[str, Any]], steps: lis
         if not all(p.is_dir() and p.name in TABLES for p in root.iterdir() if not p.name.startswith(".")):
             raise LedgerError(f"{root} is not empty and holds no trajcheck ledger; choose a new directory")
     generation = (old.generation if old else 0) + 1
-    new_ids = pa.array(sorted({r["run_id"] for r in runs}), type=pa.string())
+    drop = pa.array(sorted({r["run_id"] for r in runs} | set(remove)), type=pa.string())
     parts: dict[str, list[str]] = {}
     written: list[Path] = []
+
+    def put(table: str, data: pa.Table, rel: str) -> None:
+        (root / table).mkdir(exist_ok=True)
+        tmp = root / f"{rel}.{uuid.uuid4().hex}.tmp"
+        pq.write_table(data, tmp, compression="zstd", row_group_size=64 * 1024)
+        os.replace(tmp, root / rel)
+        written.append(root / rel)
+
     try:
         for table, rows in (("runs", runs), ("steps", steps)):
-            fresh = _to_table(table, rows)
-            if old and old.parts.get(table):
-                kept = _read_parts(root, old.parts[table], table)
-                if len(new_ids):
-                    import pyarrow.compute as pc
-                    kept = kept.filter(pc.invert(pc.is_in(kept["run_id"], value_set=new_ids)))
-                fresh = pa.concat_tables([kept, fresh])
-            (root / table).mkdir(exist_ok=True)
-            rel = f"{table}/part-{generation:06d}.parquet"
-            tmp = root / f"{rel}.{uuid.uuid4().hex}.tmp"
-            pq.write_table(fresh, tmp, compression="zstd", row_group_size=64 * 1024)
-            os.replace(tmp, root / rel)
-            written.append(root / rel)
-            parts[table] = [rel]
+            keep: list[str] = []
+            for k, rel in enumerate(old.parts.get(table, []) if old else []):
+                if len(drop) == 0:
+                    keep.append(rel)
+                    continue
+                ids = _read_part(root, rel, table, columns=["run_id"])["run_id"]
+                hit = pc.is_in(ids, value_set=drop)
+                if not pc.any(hit).as_py():
+                    keep.append(rel)  # untouched: no run in it was rescored or removed
+                    continue
+                data = _read_part(root, rel, table).filter(pc.invert(hit))
+                if data.num_rows:
+                    new_rel = f"{table}/part-{generation:06d}-{k:04d}.parquet"
+                    put(table, data, new_rel)
+                    keep.append(new_rel)
+            if rows:
+                rel = f"{table}/part-{generation:06d}.parquet"
+                put(table, _to_table(table, rows), rel)
+                keep.append(rel)
+            parts[table] = keep
         manifest = Manifest(generation, parts)
-        tmp = root / f"{MANIFEST}.{uuid.uuid4().hex}.tmp"
-        tmp.write_text(json.dumps(manifest.to_json(), indent=2, sort_keys=True) + "\n", "utf-8")
-        os.replace(tmp, root / MANIFEST)
+        _commit(root, manifest)
     except BaseException:
         for p in written:  # the old manifest still names the old parts; drop what it does not name
             p.unlink(missing_ok=True)
@@ -129,6 +149,54 @@ def write(ledger: str | os.PathLike[str], runs: list[dict[str, Any]], steps: lis
         raise
     _sweep(root, manifest)
     return manifest
+
+
+def previous(ledger: str | os.PathLike[str]) -> list[Any]:
+    """What the ledger at ``ledger`` remembers of its runs (for skipping unchanged ones);
+    empty when there is no ledger there yet."""
+    from .pipeline import Previous
+
+    root = Path(ledger)
+    if not root.is_dir() or read_manifest(root) is None:
+        return []
+    rows = query(root, "select run_id, status, input_digest, inputs from runs").rows
+    return [Previous.from_row(*r) for r in rows]
+
+
+def compact(ledger: str | os.PathLike[str]) -> Manifest:
+    """Merge every part of each table into one (same rows, fewer files)."""
+    root = Path(ledger)
+    old = read_manifest(root)
+    if old is None:
+        raise LedgerError(f"{root}: no {MANIFEST}; this is not a trajcheck ledger")
+    generation = old.generation + 1
+    parts: dict[str, list[str]] = {}
+    written: list[Path] = []
+    try:
+        for table in TABLES:
+            data = _read_parts(root, old.parts.get(table, []), table)
+            rel = f"{table}/part-{generation:06d}.parquet"
+            (root / table).mkdir(exist_ok=True)
+            tmp = root / f"{rel}.{uuid.uuid4().hex}.tmp"
+            pq.write_table(data, tmp, compression="zstd", row_group_size=64 * 1024)
+            os.replace(tmp, root / rel)
+            written.append(root / rel)
+            parts[table] = [rel]
+        manifest = Manifest(generation, parts)
+        _commit(root, manifest)
+    except BaseException:
+        for p in written:
+            p.unlink(missing_ok=True)
+        raise
+    _sweep(root, manifest)
+    return manifest
+
+
+def _commit(root: Path, manifest: Manifest) -> None:
+    """Replace the manifest atomically: the commit point of a write."""
+    tmp = root / f"{MANIFEST}.{uuid.uuid4().hex}.tmp"
+    tmp.write_text(json.dumps(manifest.to_json(), indent=2, sort_keys=True) + "\n", "utf-8")
+    os.replace(tmp, root / MANIFEST)
 
 
 def _sweep(root: Path, manifest: Manifest) -> None:

@@ -30,6 +30,7 @@ from trajcheck.schemas.records import Run, Step
 
 from . import __version__
 from .contracts import LoadedContract, find_contract, reference_paths
+from .digest import file_manifest, input_digest, options_fingerprint
 from .dom import DomCache, Snapshot
 from .errors import Problem, RunFormatError
 from .hashing import Hash64
@@ -167,8 +168,18 @@ def _step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: F
         change=change, point=point)
 
 
-def score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
-    """Score one run directory; never raises for bad input (the row says what is wrong)."""
+def score_run(ref: RunRef, opts: ScoreOptions, fingerprint: str | None = None) -> RunResult:
+    """Score one run directory; never raises for bad input (the row says what is wrong).
+    The row carries the run's input digest (see :mod:`trajcheck.digest`)."""
+    res = _score_run_safely(ref, opts)
+    files = file_manifest(Path(ref.path))
+    fp = fingerprint if fingerprint is not None else options_fingerprint(opts, None)
+    res.run["input_digest"] = input_digest(files, ref.reader, fp)
+    res.run["inputs"] = json.dumps({"root": os.path.abspath(ref.path), "files": files}, sort_keys=True)
+    return res
+
+
+def _score_run_safely(ref: RunRef, opts: ScoreOptions) -> RunResult:
     try:
         return _score_run(ref, opts)
     except RunFormatError as exc:
@@ -626,6 +637,8 @@ def _reward_summary(step_rows: list[dict[str, Any]]) -> dict[str, Any]:
 class ScoreReport:
     results: list[RunResult]
     problems: list[Problem]  # problems of the arguments themselves (a path that does not exist)
+    skipped: list[str] = field(default_factory=list)  # run_ids whose input digest did not change
+    removed: list[str] = field(default_factory=list)  # run_ids whose directory is gone from a scored folder
 
     @property
     def frames(self) -> int:
@@ -636,33 +649,79 @@ class ScoreReport:
         return [r for r in self.results if not r.ok]
 
 
-def _worker(args: tuple[RunRef, ScoreOptions]) -> RunResult:
+def _worker(args: tuple[RunRef, ScoreOptions, str]) -> RunResult:
     return score_run(*args)
+
+
+@dataclass(frozen=True)
+class Previous:
+    """What a ledger remembers of a run it holds: enough to tell whether it changed."""
+
+    run_id: str
+    status: str
+    input_digest: str | None
+    root: str | None
+    files: dict[str, list[Any]]
+
+    @staticmethod
+    def from_row(run_id: str, status: str, digest: str | None, inputs: str | None) -> "Previous":
+        try:
+            data = json.loads(inputs) if inputs else {}
+        except ValueError:
+            data = {}
+        return Previous(run_id, status, digest, data.get("root"), data.get("files") or {})
+
+
+def _under(path: str, roots: list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
 
 
 def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | None = None, jobs: int | None = None,
                 on_found: Callable[[int], None] | None = None,
                 on_result: Callable[[RunResult], None] | None = None,
-                input_format: str | None = None) -> ScoreReport:
+                input_format: str | None = None,
+                previous: Iterable[Previous] | None = None) -> ScoreReport:
     """Discover and score every run under ``paths``, in parallel over ``jobs`` processes.
 
     Results come back in discovery order whatever the order of completion, so the
-    same input gives the same ledger.
+    same input gives the same ledger. With ``previous`` (what a ledger holds), a run
+    whose input digest is unchanged is skipped, and a run the ledger found under one
+    of ``paths`` whose directory is gone is reported in ``removed``.
     """
     opts = opts or ScoreOptions()
+    paths = list(paths)
     refs, problems = discover(paths, input_format)
+    fingerprint = options_fingerprint(opts, input_format)
+    skipped: list[str] = []
+    removed: list[str] = []
+    known: dict[str, str] = {}  # run_id -> run_path, for the run_ids that skipped runs keep
+    if previous is not None:
+        by_root = {p.root: p for p in previous if p.root}
+        roots = [os.path.abspath(p) for p in paths]
+        found = {os.path.abspath(r.path) for r in refs}
+        removed = sorted(p.run_id for root, p in by_root.items() if _under(root, roots) and root not in found)
+        todo = []
+        for ref in refs:
+            old = by_root.get(os.path.abspath(ref.path))
+            if old is not None and old.status == "ok" and old.input_digest and old.input_digest == input_digest(
+                    file_manifest(Path(ref.path), old.files), ref.reader, fingerprint):
+                skipped.append(old.run_id)
+                known[old.run_id] = str(ref.path)
+            else:
+                todo.append(ref)
+        refs = todo
     if on_found:
         on_found(len(refs))
     jobs = jobs or os.cpu_count() or 1
     results: list[RunResult | None] = [None] * len(refs)
     if jobs <= 1 or len(refs) <= 1:
         for i, ref in enumerate(refs):
-            results[i] = score_run(ref, opts)
+            results[i] = score_run(ref, opts, fingerprint)
             if on_result:
                 on_result(results[i])  # type: ignore[arg-type]
     else:
         with ProcessPoolExecutor(max_workers=min(jobs, len(refs))) as pool:
-            futures = {pool.submit(_worker, (ref, opts)): i for i, ref in enumerate(refs)}
+            futures = {pool.submit(_worker, (ref, opts, fingerprint)): i for i, ref in enumerate(refs)}
             for fut in as_completed(futures):
                 i = futures[fut]
                 try:
@@ -675,13 +734,14 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
                 results[i] = res
                 if on_result:
                     on_result(res)
-    final = _dedupe([r for r in results if r is not None])
-    return ScoreReport(final, problems)
+    final = _dedupe([r for r in results if r is not None], known)
+    return ScoreReport(final, problems, skipped, removed)
 
 
-def _dedupe(results: list[RunResult]) -> list[RunResult]:
-    """Two runs with one run_id: the first keeps it, the second becomes invalid naming both paths."""
-    seen: dict[str, str] = {}
+def _dedupe(results: list[RunResult], known: dict[str, str] | None = None) -> list[RunResult]:
+    """Two runs with one run_id: the first keeps it, the second becomes invalid naming both paths.
+    ``known`` holds the run_ids (and paths) of runs skipped as unchanged: they come first."""
+    seen: dict[str, str] = dict(known or {})
     out = []
     for r in results:
         rid = r.run["run_id"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 #: Bumped whenever a column is renamed, removed or changes meaning.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,8 @@ RUNS: tuple[Column, ...] = (
     _c("lesson_promotable", B, "May a lesson from this run be promoted: only pass, or fail where the contract failed and the judge did not say pass."),
     _c("lesson_candidate", S, "On disagreement: which check and which judge disagreed, on what evidence."),
     _c("extra", S, "Properties of run.json that format v1 does not define, as JSON."),
+    _c("input_digest", S, "Digest of the run's files, reader, scoring options and trajcheck version; an unchanged digest is not scored again."),
+    _c("inputs", S, "JSON {root, files: {path: [size, mtime_ns, hash]}}: what the digest covers (the run directory's absolute path and files)."),
     _c("schema_version", I32, "Ledger schema version."),
     _c("trajcheck_version", S, "trajcheck version that wrote the row."),
 )

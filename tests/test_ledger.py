@@ -54,7 +54,8 @@ def test_rescoring_replaces_rows_exactly_once(tmp_path, samples):
     assert ledger.query(tmp_path, "select count(*) from steps").rows == before
     assert ledger.query(tmp_path, "select count(*) from runs").rows == [(len(sample_run_dirs()),)]
     parts = sorted(p.name for p in (tmp_path / "steps").iterdir())
-    assert parts == ["part-000002.parquet"]  # the superseded part is gone
+    # part 1 is rewritten without the rescored run (as part 2-0000); the new rows are part 2
+    assert parts == ["part-000002-0000.parquet", "part-000002.parquet"]
 
 
 def test_interrupted_write_leaves_the_previous_ledger_whole(tmp_path, samples, monkeypatch):

@@ -1,0 +1,33 @@
+"""trajcheck compact: merge a ledger's parts into one file per table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from trajcheck import ledger
+from trajcheck.errors import LedgerError
+
+from .common import Exit, err, fail
+
+
+def compact(
+    out: Annotated[Path, typer.Argument(help="Ledger directory written by `score`.", show_default=False)],
+) -> None:
+    """Merge the ledger's parts (one per scoring batch) into one part per table; rows are unchanged.
+
+    Example: trajcheck compact ledger/
+
+    Exit codes: 0 done; 3 the ledger cannot be read or written.
+    """
+    try:
+        before = ledger.read_manifest(out) if out.is_dir() else None
+        manifest = ledger.compact(out)
+    except (LedgerError, OSError) as exc:
+        fail(f"cannot compact the ledger: {exc}", Exit.INPUT)
+    n_before = sum(len(v) for v in before.parts.values()) if before else 0
+    err.print(f"compacted {out}: {n_before} parts -> {sum(len(v) for v in manifest.parts.values())} "
+              f"(generation {manifest.generation})", highlight=False)
+    raise typer.Exit(int(Exit.OK))

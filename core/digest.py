@@ -1,0 +1,110 @@
+"""Content digests of runs, so that an unchanged run is not scored twice.
+
+A run's *input digest* covers every file under its directory (path and content
+hash), the reader that reads it, the scoring options (and the contracts folder's
+files when ``--contracts`` is given), the trajcheck version and the ledger schema.
+If any of these changes, the digest changes and the run is scored again; nothing
+stale is ever reused.
+
+Hashing every byte of every frame on each re-score would cost a full read of the
+corpus, so the ledger also keeps each file's (size, mtime_ns, content hash): a
+file whose size and mtime are unchanged keeps its recorded hash, any other file is
+read and hashed again (so a touched but identical file does not force a re-score).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from trajcheck.schemas.ledger import SCHEMA_VERSION
+
+from . import __version__
+
+#: Files are hashed in chunks of this size.
+CHUNK = 1 << 20
+#: Directories never part of a run's input.
+SKIP_DIRS = frozenset({"__pycache__", ".git", "node_modules"})
+
+FileEntry = list  # [size, mtime_ns, blake2b hex]
+
+
+def _hash_file(path: str) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as f:
+        while chunk := f.read(CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def file_manifest(root: Path, prior: dict[str, FileEntry] | None = None) -> dict[str, FileEntry]:
+    """Every file under ``root`` (a run directory): relative path -> [size, mtime_ns, hash].
+
+    Sub-directories that hold their own ``run.json`` are other runs and are left out.
+    Symbolic links are recorded by their target text, never followed. ``prior`` lends
+    the hash of files whose size and mtime did not change.
+    """
+    prior = prior or {}
+    out: dict[str, FileEntry] = {}
+    base = str(root)
+    if os.path.isfile(base):  # a reader that takes a single file as the run
+        return {os.path.basename(base): _entry(base, prior.get(os.path.basename(base)))}
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+        keep = []
+        for d in sorted(dirnames):
+            if d in SKIP_DIRS or os.path.isfile(os.path.join(dirpath, d, "run.json")):
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, base).replace(os.sep, "/")
+            entry = _entry(full, prior.get(rel))
+            if entry is not None:
+                out[rel] = entry
+    return out
+
+
+def _entry(full: str, old: FileEntry | None) -> FileEntry | None:
+    try:
+        st = os.lstat(full)
+    except OSError:
+        return None
+    if os.path.islink(full):
+        digest = "link:" + os.readlink(full)
+    elif old and old[0] == st.st_size and old[1] == st.st_mtime_ns:
+        digest = old[2]
+    else:
+        try:
+            digest = _hash_file(full)
+        except OSError:
+            digest = "unreadable"
+    return [st.st_size, st.st_mtime_ns, digest]
+
+
+def options_fingerprint(opts: Any, input_format: str | None) -> str:
+    """What the scoring options (and the contracts they point at) contribute to every digest."""
+    def plain(v: Any) -> Any:
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            return {f.name: plain(getattr(v, f.name)) for f in dataclasses.fields(v)}
+        if isinstance(v, Path):
+            return str(v.resolve())
+        return v
+
+    data: dict[str, Any] = {"options": plain(opts), "input_format": input_format,
+                            "trajcheck": __version__, "schema": SCHEMA_VERSION}
+    contracts = getattr(opts, "contracts_dir", None)
+    if contracts is not None and Path(contracts).is_dir():
+        data["contracts"] = {k: v[2] for k, v in file_manifest(Path(contracts)).items()}
+    return hashlib.blake2b(json.dumps(data, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
+
+
+def input_digest(files: dict[str, FileEntry], reader: str, fingerprint: str) -> str:
+    """The run's digest: its files' paths and content hashes, its reader, the options' fingerprint."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(json.dumps([reader, fingerprint, sorted((k, v[2]) for k, v in files.items())]).encode())
+    return h.hexdigest()
