@@ -125,3 +125,26 @@ def test_hostile_report_runs_no_script_in_chromium(tmp_path):
         page.goto((tmp_path / "rep" / "index.html").as_uri())
         assert page.evaluate("window.__pwned === undefined")
         browser.close()
+
+
+@pytest.mark.parametrize("table", ["summary", "per-task", "compare"])
+def test_latex_export_compiles_in_a_document(sample_ledger, tmp_path, table):
+    """The exported body is pasted into a real document and compiled by pdflatex."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pdflatex") is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install pdflatex and booktabs (see .ci/run)")
+        pytest.skip("no pdflatex on this machine")
+    body = tmp_path / "table.tex"
+    res = runner.invoke(app, ["export", str(sample_ledger), "--table", table, "--format", "latex",
+                              "--by", "config.perceptual_verifier", "--out", str(body)])
+    assert res.exit_code == 0, res.output
+    (tmp_path / "doc.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+                                      "\\begin{table}\\centering\\small\n\\input{table.tex}\n"
+                                      "\\end{table}\n\\end{document}\n")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert (tmp_path / "doc.pdf").stat().st_size > 1000
