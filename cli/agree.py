@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 
-from trajcheck.agree import agree as run_agree
 from trajcheck.errors import LedgerError, UsageError
 
 from .common import Exit, Format, emit, fail
@@ -30,6 +29,8 @@ def agree(
     Exit codes: 0 ok; 2 unreadable labels; 3 the ledger cannot be read.
     """
     try:
+        from trajcheck.agree import agree as run_agree  # scipy.stats: imported only when used
+
         data = run_agree(ledger_dir, labels)
     except LedgerError as exc:
         fail(str(exc), Exit.INPUT)

@@ -9,7 +9,6 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from trajcheck.compare import Comparison, compare as run_compare
 from trajcheck.errors import LedgerError, UsageError
 
 from .common import Exit, Format, emit, fail
@@ -66,7 +65,9 @@ def compare(
     Exit codes: 0 ok; 2 bad --by or arguments; 3 a ledger cannot be read.
     """
     try:
-        result: Comparison = run_compare(ledgers, by, success_score)
+        from trajcheck.compare import compare as run_compare  # scipy.stats: imported only when used
+
+        result = run_compare(ledgers, by, success_score)
     except LedgerError as exc:
         fail(str(exc), Exit.INPUT)
     except UsageError as exc:

@@ -12,7 +12,6 @@ from typing import Annotated, Optional
 import typer
 
 from trajcheck.errors import LedgerError, UsageError
-from trajcheck.tables import RENDERERS, build
 
 from .common import Exit, fail
 
@@ -49,6 +48,8 @@ def export(
     Exit codes: 0 ok; 2 bad options; 3 the ledger cannot be read or the file written.
     """
     try:
+        from trajcheck.tables import RENDERERS, build  # scipy.stats: imported only when used
+
         text = RENDERERS[fmt.value](build(ledger_dir, table.value, by, success_score))
     except LedgerError as exc:
         fail(str(exc), Exit.INPUT)

@@ -17,10 +17,8 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from . import __version__, ledger
-from .compare import compare
 from .frames import FrameError, decode
 from .rundir import safe_join
-from .tables import build, to_html
 
 THUMB_WIDTH = 360
 #: Runs shown with a full timeline, most telling first (false claims, uncertain, failed).
@@ -93,6 +91,9 @@ def _thumb(src: Path, dst: Path, box: list[int] | None = None, highlight: list[i
 def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], by: str | None = None,
                  max_runs: int = DEFAULT_MAX_RUNS, success_score: float = 1.0) -> Path:
     """Write ``out_dir/index.html`` (plus ``out_dir/assets/``) and return the index path."""
+    from .compare import compare  # scipy.stats: imported when a report is written, not at CLI start
+    from .tables import build, to_html
+
     out = Path(out_dir)
     con = ledger.connect(ledger_dir)
     try:
