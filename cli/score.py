@@ -75,7 +75,11 @@ def score(
     start = time.perf_counter()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=True, disable=quiet)
-    with progress:
+    try:
+        writer = ledger.Writer(out)
+    except (LedgerError, OSError) as exc:
+        fail(f"cannot write the ledger: {exc}", Exit.INPUT)
+    with writer, progress:
         t_runs = progress.add_task("runs", total=None)
         t_frames = progress.add_task("frames", total=None)
 
@@ -86,22 +90,23 @@ def score(
             progress.advance(t_runs)
             progress.advance(t_frames, r.frames)
 
-        report = score_paths(runs, opts, jobs=jobs, on_found=found, on_result=done, input_format=input_format,
-                             previous=previous)
-    elapsed = time.perf_counter() - start
-    for p in report.problems:
-        err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
-    if not report.results and not report.skipped and not report.removed:
-        fail("no runs found", Exit.INPUT, "pass run directories (holding run.json) or folders that contain them")
-    generation = None
-    if report.results or report.removed:
         try:
-            manifest = ledger.write(out, [r.run for r in report.results],
-                                    [s for r in report.results for s in r.steps], remove=report.removed)
+            report = score_paths(runs, opts, jobs=jobs, on_found=found, on_result=done, input_format=input_format,
+                                 previous=previous, sink=lambda r: writer.add(r.run, r.steps))
+            for p in report.problems:
+                err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
+            if not report.scored and not report.skipped and not report.removed:
+                writer.abort()
+                fail("no runs found", Exit.INPUT, "pass run directories (holding run.json) or folders that contain them")
+            generation = None
+            if report.scored or report.removed:
+                generation = writer.commit(report.removed).generation
+            else:
+                writer.abort()
         except (LedgerError, OSError) as exc:
             fail(f"cannot write the ledger: {exc}", Exit.INPUT)
-        generation = manifest.generation
-    _render(report.results, fmt)
+    elapsed = time.perf_counter() - start
+    _render(report.summaries, fmt)
     n_inv = len(report.invalid)
     rate = report.frames / elapsed if elapsed > 0 else 0.0
     extra = ""
@@ -110,23 +115,22 @@ def score(
     if report.removed:
         extra += f", {len(report.removed)} runs whose directory is gone removed"
     where = f"{out} (generation {generation})" if generation is not None else f"{out} (unchanged)"
-    err.print(f"scored {len(report.results)} runs ({n_inv} invalid), {report.frames} frames in {elapsed:.2f}s "
+    err.print(f"scored {report.scored} runs ({n_inv} invalid), {report.frames} frames in {elapsed:.2f}s "
               f"({rate:.1f} frames/s){extra} -> {where}", highlight=False)
     for r in report.invalid:
         err.print(f"[red]invalid:[/] {escape(r.run['error'])}", highlight=False)
     raise typer.Exit(int(Exit.FINDINGS if n_inv else Exit.OK))
 
 
-def _render(results: list[RunResult], fmt: Format) -> None:
+def _render(rows: list[dict], fmt: Format) -> None:
     cols = ["run_id", "status", "steps", "checked", "no_effect", "no_effect_seed", "warnings", "outcome"]
-    rows = [(r.run["run_id"], r.run["status"], r.run.get("n_steps"), r.run.get("effect_checked"),
-             r.run.get("effect_no_effect"), r.run.get("effect_no_effect_seed"), len(r.run.get("warnings") or []),
-             r.run.get("outcome_status")) for r in results]
-    if fmt is Format.table and len(rows) > MAX_LISTED:
-        ok = [r for r in results if r.ok]
+    table = [(r["run_id"], r["status"], r.get("n_steps"), r.get("effect_checked"), r.get("effect_no_effect"),
+              r.get("effect_no_effect_seed"), len(r.get("warnings") or []), r.get("outcome_status")) for r in rows]
+    if fmt is Format.table and len(table) > MAX_LISTED:
+        ok = [r for r in rows if r["status"] == "ok"]
         emit(["runs", "invalid", "steps", "checked", "no_effect", "no_effect_seed"],
-             [(len(results), len(results) - len(ok), sum(r.run["n_steps"] for r in ok),
-               sum(r.run["effect_checked"] for r in ok), sum(r.run["effect_no_effect"] for r in ok),
-               sum(r.run["effect_no_effect_seed"] for r in ok))], fmt, title="trajcheck score")
+             [(len(rows), len(rows) - len(ok), sum(r["n_steps"] or 0 for r in ok),
+               sum(r["effect_checked"] or 0 for r in ok), sum(r["effect_no_effect"] or 0 for r in ok),
+               sum(r["effect_no_effect_seed"] or 0 for r in ok))], fmt, title="trajcheck score")
         return
-    emit(cols, rows, fmt, title="trajcheck score")
+    emit(cols, table, fmt, title="trajcheck score")

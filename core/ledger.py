@@ -87,68 +87,144 @@ def _read_parts(ledger: Path, parts: list[str], table: str) -> pa.Table:
     return pa.concat_tables(tables)
 
 
+class Writer:
+    """Streams scored runs into new ledger parts, then commits them with one manifest swap.
+
+    Rows are buffered and written in row groups as they arrive, so memory does not
+    grow with the number of runs. Nothing is visible to readers until
+    :meth:`commit`; :meth:`abort` (or an exception inside ``with``) leaves the
+    previous ledger whole. A run already in the ledger is replaced by its new rows
+    (runs are keyed by ``run_id``): only the old parts that hold a replaced or
+    removed run are rewritten without it; every other part is left as it is, so
+    appending to a large ledger does not rewrite it. :func:`compact` merges parts.
+    """
+
+    #: Buffered rows per table before they are written as a row group.
+    FLUSH_ROWS = 8192
+
+    def __init__(self, ledger: str | os.PathLike[str]) -> None:
+        root = Path(ledger)
+        if root.exists() and not root.is_dir():
+            raise LedgerError(f"{root} exists and is not a directory")
+        self._created = not root.exists()
+        root.mkdir(parents=True, exist_ok=True)
+        self.root = root
+        self.old = read_manifest(root)
+        if self.old is None and any(p.name != MANIFEST for p in root.iterdir() if not p.name.startswith(".")):
+            if not all(p.is_dir() and p.name in TABLES for p in root.iterdir() if not p.name.startswith(".")):
+                raise LedgerError(f"{root} is not empty and holds no trajcheck ledger; choose a new directory")
+        self.generation = (self.old.generation if self.old else 0) + 1
+        self.ids: set[str] = set()
+        self._buf: dict[str, list[dict[str, Any]]] = {t: [] for t in TABLES}
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._tmp: dict[str, Path] = {}
+        self._written: list[Path] = []
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        if kind is not None:
+            self.abort()
+
+    def add(self, run: dict[str, Any], steps: list[dict[str, Any]]) -> None:
+        self.ids.add(run["run_id"])
+        self._buf["runs"].append(run)
+        self._buf["steps"].extend(steps)
+        for table in TABLES:
+            if len(self._buf[table]) >= self.FLUSH_ROWS:
+                self._flush(table)
+
+    def _flush(self, table: str) -> None:
+        rows = self._buf[table]
+        if not rows:
+            return
+        if table not in self._writers:
+            (self.root / table).mkdir(exist_ok=True)
+            tmp = self.root / f"{table}/part-{self.generation:06d}.parquet.{uuid.uuid4().hex}.tmp"
+            self._tmp[table] = tmp
+            self._writers[table] = pq.ParquetWriter(tmp, arrow_schema(table), compression="zstd")
+        self._writers[table].write_table(_to_table(table, rows), row_group_size=64 * 1024)
+        self._buf[table] = []
+
+    def _put(self, table: str, data: pa.Table, rel: str) -> None:
+        (self.root / table).mkdir(exist_ok=True)
+        tmp = self.root / f"{rel}.{uuid.uuid4().hex}.tmp"
+        pq.write_table(data, tmp, compression="zstd", row_group_size=64 * 1024)
+        os.replace(tmp, self.root / rel)
+        self._written.append(self.root / rel)
+
+    def commit(self, remove: Iterable[str] = ()) -> Manifest:
+        """Publish the new rows (and drop the runs in ``remove``) with one atomic manifest swap."""
+        try:
+            for table in TABLES:
+                self._flush(table)
+            for w in self._writers.values():
+                w.close()
+            drop = pa.array(sorted(self.ids | set(remove)), type=pa.string())
+            parts: dict[str, list[str]] = {}
+            for table in TABLES:
+                keep: list[str] = []
+                for k, rel in enumerate(self.old.parts.get(table, []) if self.old else []):
+                    if len(drop) == 0:
+                        keep.append(rel)
+                        continue
+                    hit = pc.is_in(_read_part(self.root, rel, table, columns=["run_id"])["run_id"], value_set=drop)
+                    if not pc.any(hit).as_py():
+                        keep.append(rel)  # untouched: no run in it was rescored or removed
+                        continue
+                    data = _read_part(self.root, rel, table).filter(pc.invert(hit))
+                    if data.num_rows:
+                        new_rel = f"{table}/part-{self.generation:06d}-{k:04d}.parquet"
+                        self._put(table, data, new_rel)
+                        keep.append(new_rel)
+                if table in self._tmp:
+                    rel = f"{table}/part-{self.generation:06d}.parquet"
+                    os.replace(self._tmp.pop(table), self.root / rel)
+                    self._written.append(self.root / rel)
+                    keep.append(rel)
+                parts[table] = keep
+            manifest = Manifest(self.generation, parts)
+            _commit(self.root, manifest)
+        except BaseException:
+            self.abort()
+            raise
+        _sweep(self.root, manifest)
+        return manifest
+
+    def abort(self) -> None:
+        """Drop everything this writer wrote; the committed manifest still names the old parts."""
+        for w in self._writers.values():
+            try:
+                w.close()
+            except Exception:  # noqa: BLE001  (already failing; the files go anyway)
+                pass
+        self._writers.clear()
+        for p in self._written:
+            p.unlink(missing_ok=True)
+        for p in self.root.glob("**/*.tmp"):
+            p.unlink(missing_ok=True)
+        if self._created and self.old is None:  # leave no empty ledger directory behind
+            for table in TABLES:
+                d = self.root / table
+                if d.is_dir() and not any(d.iterdir()):
+                    d.rmdir()
+            if self.root.is_dir() and not any(self.root.iterdir()):
+                self.root.rmdir()
+
+
 def write(ledger: str | os.PathLike[str], runs: list[dict[str, Any]], steps: list[dict[str, Any]],
           remove: Iterable[str] = ()) -> Manifest:
-    """Add scored runs to the ledger at ``ledger`` (created if needed); drop the runs in ``remove``.
-
-    Each write adds one part per table holding only the new rows. A run already in
-    the ledger is replaced by its new rows (runs are keyed by ``run_id``): only the
-    old parts that hold a replaced or removed run are rewritten without it; every
-    other part is left as it is, so appending to a large ledger does not rewrite it.
-    ``compact`` merges the parts.
-    """
-    root = Path(ledger)
-    if root.exists() and not root.is_dir():
-        raise LedgerError(f"{root} exists and is not a directory")
-    root.mkdir(parents=True, exist_ok=True)
-    old = read_manifest(root)
-    if old is None and any(p.name != MANIFEST for p in root.iterdir() if not p.name.startswith(".")):
-        if not all(p.is_dir() and p.name in TABLES for p in root.iterdir() if not p.name.startswith(".")):
-            raise LedgerError(f"{root} is not empty and holds no trajcheck ledger; choose a new directory")
-    generation = (old.generation if old else 0) + 1
-    drop = pa.array(sorted({r["run_id"] for r in runs} | set(remove)), type=pa.string())
-    parts: dict[str, list[str]] = {}
-    written: list[Path] = []
-
-    def put(table: str, data: pa.Table, rel: str) -> None:
-        (root / table).mkdir(exist_ok=True)
-        tmp = root / f"{rel}.{uuid.uuid4().hex}.tmp"
-        pq.write_table(data, tmp, compression="zstd", row_group_size=64 * 1024)
-        os.replace(tmp, root / rel)
-        written.append(root / rel)
-
-    try:
-        for table, rows in (("runs", runs), ("steps", steps)):
-            keep: list[str] = []
-            for k, rel in enumerate(old.parts.get(table, []) if old else []):
-                if len(drop) == 0:
-                    keep.append(rel)
-                    continue
-                ids = _read_part(root, rel, table, columns=["run_id"])["run_id"]
-                hit = pc.is_in(ids, value_set=drop)
-                if not pc.any(hit).as_py():
-                    keep.append(rel)  # untouched: no run in it was rescored or removed
-                    continue
-                data = _read_part(root, rel, table).filter(pc.invert(hit))
-                if data.num_rows:
-                    new_rel = f"{table}/part-{generation:06d}-{k:04d}.parquet"
-                    put(table, data, new_rel)
-                    keep.append(new_rel)
-            if rows:
-                rel = f"{table}/part-{generation:06d}.parquet"
-                put(table, _to_table(table, rows), rel)
-                keep.append(rel)
-            parts[table] = keep
-        manifest = Manifest(generation, parts)
-        _commit(root, manifest)
-    except BaseException:
-        for p in written:  # the old manifest still names the old parts; drop what it does not name
-            p.unlink(missing_ok=True)
-        for p in root.glob("**/*.tmp"):
-            p.unlink(missing_ok=True)
-        raise
-    _sweep(root, manifest)
-    return manifest
+    """Add scored runs to the ledger (see :class:`Writer`); drop the runs in ``remove``."""
+    by_run: dict[str, list[dict[str, Any]]] = {}
+    for s in steps:
+        by_run.setdefault(s["run_id"], []).append(s)
+    with Writer(ledger) as w:
+        for r in runs:
+            w.add(r, by_run.pop(r["run_id"], []))
+        for rest in by_run.values():  # steps whose run row was not given: keep them all the same
+            w._buf["steps"].extend(rest)
+        return w.commit(remove)
 
 
 def previous(ledger: str | os.PathLike[str]) -> list[Any]:

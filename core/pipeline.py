@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import itertools
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from trajcheck.analyzers import highrisk, loops, observation, perceptual, predictions, reward
 from trajcheck.analyzers.observation import ObservationFinding, ObservationOptions, PageEvidence
@@ -635,18 +637,14 @@ def _reward_summary(step_rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 @dataclass
 class ScoreReport:
-    results: list[RunResult]
+    results: list[RunResult]  # every scored run, in discovery order (empty when a sink took them)
     problems: list[Problem]  # problems of the arguments themselves (a path that does not exist)
     skipped: list[str] = field(default_factory=list)  # run_ids whose input digest did not change
     removed: list[str] = field(default_factory=list)  # run_ids whose directory is gone from a scored folder
-
-    @property
-    def frames(self) -> int:
-        return sum(r.frames for r in self.results)
-
-    @property
-    def invalid(self) -> list[RunResult]:
-        return [r for r in self.results if not r.ok]
+    scored: int = 0  # runs scored (ok or invalid)
+    frames: int = 0  # distinct frames decoded
+    invalid: list[RunResult] = field(default_factory=list)
+    summaries: list[dict[str, Any]] = field(default_factory=list)  # each scored run's row (no steps)
 
 
 def _worker(args: tuple[RunRef, ScoreOptions, str]) -> RunResult:
@@ -680,13 +678,15 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
                 on_found: Callable[[int], None] | None = None,
                 on_result: Callable[[RunResult], None] | None = None,
                 input_format: str | None = None,
-                previous: Iterable[Previous] | None = None) -> ScoreReport:
+                previous: Iterable[Previous] | None = None,
+                sink: Callable[[RunResult], None] | None = None) -> ScoreReport:
     """Discover and score every run under ``paths``, in parallel over ``jobs`` processes.
 
     Results come back in discovery order whatever the order of completion, so the
     same input gives the same ledger. With ``previous`` (what a ledger holds), a run
     whose input digest is unchanged is skipped, and a run the ledger found under one
-    of ``paths`` whose directory is gone is reported in ``removed``.
+    of ``paths`` whose directory is gone is reported in ``removed``. With ``sink``,
+    each result is handed over as it is ready (in order) instead of being kept.
     """
     opts = opts or ScoreOptions()
     paths = list(paths)
@@ -712,46 +712,68 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
         refs = todo
     if on_found:
         on_found(len(refs))
-    jobs = jobs or os.cpu_count() or 1
-    results: list[RunResult | None] = [None] * len(refs)
+    report = ScoreReport([], problems, skipped, removed)
+    seen: dict[str, str] = dict(known)  # run_id -> path: the first run to claim an id keeps it
+    for res in _ordered(refs, opts, fingerprint, jobs or os.cpu_count() or 1):
+        res = _dedupe_one(res, seen)
+        report.scored += 1
+        report.frames += res.frames
+        if not res.ok:
+            report.invalid.append(res)
+        report.summaries.append({k: res.run.get(k) for k in SUMMARY_KEYS})
+        if sink is not None:
+            sink(res)
+        else:
+            report.results.append(res)
+        if on_result:
+            on_result(res)
+    return report
+
+
+#: The run-row keys a report keeps for every run (the full rows go to the sink).
+SUMMARY_KEYS = ("run_id", "status", "error", "n_steps", "effect_checked", "effect_no_effect", "effect_no_effect_seed",
+                "warnings", "outcome_status")
+
+#: Runs in flight per worker process: enough to keep workers busy, few enough to bound memory.
+IN_FLIGHT_PER_WORKER = 4
+
+
+def _ordered(refs: list[RunRef], opts: ScoreOptions, fingerprint: str, jobs: int) -> Iterator[RunResult]:
+    """Score ``refs`` over ``jobs`` processes and yield the results in discovery order, with at
+    most IN_FLIGHT_PER_WORKER runs per worker in flight (memory stays flat however many runs)."""
     if jobs <= 1 or len(refs) <= 1:
-        for i, ref in enumerate(refs):
-            results[i] = score_run(ref, opts, fingerprint)
-            if on_result:
-                on_result(results[i])  # type: ignore[arg-type]
-    else:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(refs))) as pool:
-            futures = {pool.submit(_worker, (ref, opts, fingerprint)): i for i, ref in enumerate(refs)}
-            for fut in as_completed(futures):
-                i = futures[fut]
-                try:
-                    res = fut.result()
-                except Exception as exc:  # a crashed worker costs one run, never the batch
-                    ref = refs[i]
-                    res = invalid_result(ref.display, str(ref.path), [Problem(
-                        "internal_error", f"{type(exc).__name__}: {exc}", run=ref.display,
-                        hint="please report this with the run attached")], ref.reader)
-                results[i] = res
-                if on_result:
-                    on_result(res)
-    final = _dedupe([r for r in results if r is not None], known)
-    return ScoreReport(final, problems, skipped, removed)
+        for ref in refs:
+            yield score_run(ref, opts, fingerprint)
+        return
+    with ProcessPoolExecutor(max_workers=min(jobs, len(refs))) as pool:
+        todo = iter(refs)
+        window: deque[tuple[RunRef, Future[RunResult]]] = deque()
+        for ref in itertools.islice(todo, jobs * IN_FLIGHT_PER_WORKER):
+            window.append((ref, pool.submit(_worker, (ref, opts, fingerprint))))
+        while window:
+            ref, fut = window.popleft()
+            try:
+                res = fut.result()
+            except Exception as exc:  # a crashed worker costs one run, never the batch
+                res = invalid_result(ref.display, str(ref.path), [Problem(
+                    "internal_error", f"{type(exc).__name__}: {exc}", run=ref.display,
+                    hint="please report this with the run attached")], ref.reader)
+            nxt = next(todo, None)
+            if nxt is not None:
+                window.append((nxt, pool.submit(_worker, (nxt, opts, fingerprint))))
+            yield res
 
 
-def _dedupe(results: list[RunResult], known: dict[str, str] | None = None) -> list[RunResult]:
-    """Two runs with one run_id: the first keeps it, the second becomes invalid naming both paths.
-    ``known`` holds the run_ids (and paths) of runs skipped as unchanged: they come first."""
-    seen: dict[str, str] = dict(known or {})
-    out = []
-    for r in results:
-        rid = r.run["run_id"]
-        if rid in seen:
-            path = r.run["run_path"]
-            out.append(invalid_result(r.display or path, path, [Problem(
-                "duplicate_run_id", f"run_id {rid!r} is already used by the run at {seen[rid]}; this run at "
-                f"{path} was not scored", run=rid, file="run.json", field="run_id",
-                hint="give every run its own run_id")], r.run["source_format"]))
-            continue
-        seen[rid] = r.run["run_path"]
-        out.append(r)
-    return out
+def _dedupe_one(r: RunResult, seen: dict[str, str]) -> RunResult:
+    """Two runs with one run_id: the first keeps it, the second becomes invalid naming both paths."""
+    rid = r.run["run_id"]
+    path = r.run["run_path"]
+    if rid in seen:
+        return invalid_result(r.display or path, path, [Problem(
+            "duplicate_run_id", f"run_id {rid!r} is already used by the run at {seen[rid]}; this run at "
+            f"{path} was not scored", run=rid, file="run.json", field="run_id",
+            hint="give every run its own run_id")], r.run["source_format"])
+    seen[rid] = path
+    return r
+
+

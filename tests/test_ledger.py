@@ -62,16 +62,16 @@ def test_interrupted_write_leaves_the_previous_ledger_whole(tmp_path, samples, m
     report = score_paths([sample_run_dirs()[0]], jobs=1)
     ledger.write(tmp_path, [r.run for r in report.results], [s for r in report.results for s in r.steps])
     manifest = (tmp_path / "manifest.json").read_text()
-    real = pq.write_table
+    real = pq.ParquetWriter.write_table
     calls = {"n": 0}
 
-    def flaky(table, where, **kw):
+    def flaky(self, table, *a, **kw):
         calls["n"] += 1
         if calls["n"] == 2:  # the runs part is written, the steps part fails
             raise OSError("disk full")
-        return real(table, where, **kw)
+        return real(self, table, *a, **kw)
 
-    monkeypatch.setattr(pq, "write_table", flaky)
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", flaky)
     big = score_paths([samples], jobs=1)
     with pytest.raises(OSError):
         ledger.write(tmp_path, [r.run for r in big.results], [s for r in big.results for s in r.steps])
