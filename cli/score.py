@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.markup import escape
 
+import enum
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -19,12 +20,17 @@ from trajcheck.pipeline import RunResult, ScoreOptions, score_paths
 
 from .common import Exit, Format, emit, err, fail
 
+class Engine(str, enum.Enum):
+    local = "local"
+    dask = "dask"
+
+
 #: Per-run rows are listed for people up to this many runs; beyond it, a summary.
 MAX_LISTED = 60
 
 
 def score(
-    runs: Annotated[list[Path], typer.Argument(help="Run directories, or folders searched recursively for runs.",
+    runs: Annotated[list[str], typer.Argument(help="Run directories, folders searched recursively for runs, or fsspec URLs (s3://bucket/prefix).",
                                                show_default=False)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Ledger directory to write (created, or updated: "
                                       "rescored runs replace their rows).")] = Path("ledger"),
@@ -43,6 +49,12 @@ def score(
                                                       "<task_id>.json (a run's own contract.json wins).")] = None,
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
                                                         "instead of detecting it (see `trajcheck formats`).")] = None,
+    engine: Annotated[Engine, typer.Option("--engine", help="Where runs are scored: local worker processes, "
+                                           "or a dask.distributed cluster (pip install 'trajcheck[dask]').")]
+    = Engine.local,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address, e.g. "
+                                                     "tcp://10.0.0.5:8786 (default: a local cluster of --jobs "
+                                                     "workers).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Score every run again, even those whose files, "
                                         "options and trajcheck version are unchanged since the ledger scored "
                                         "them.")] = False,
@@ -60,6 +72,13 @@ def score(
     Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid;
     2 bad options; 3 nothing could be read or the ledger cannot be written.
     """
+    if scheduler and engine is not Engine.dask:
+        fail("--scheduler needs --engine dask", Exit.USAGE)
+    if engine is Engine.dask:
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            fail("--engine dask needs dask.distributed", Exit.USAGE, "pip install 'trajcheck[dask]'")
     if contracts is not None and not contracts.is_dir():
         fail(f"--contracts {contracts}: no such folder", Exit.INPUT)
     if input_format is not None and input_format not in reader_names():
@@ -92,7 +111,8 @@ def score(
 
         try:
             report = score_paths(runs, opts, jobs=jobs, on_found=found, on_result=done, input_format=input_format,
-                                 previous=previous, sink=lambda r: writer.add(r.run, r.steps))
+                                 previous=previous, sink=lambda r: writer.add(r.run, r.steps),
+                                 engine=engine.value, scheduler=scheduler)
             for p in report.problems:
                 err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
             if not report.scored and not report.skipped and not report.removed:

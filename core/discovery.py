@@ -16,6 +16,7 @@ from typing import Callable, Iterable
 
 from trajcheck.schemas.records import RUN_FORMAT, Run
 
+from . import remote
 from .errors import Problem
 from .rundir import read_native_run
 
@@ -57,9 +58,15 @@ def get_reader(name: str) -> Reader:
 class RunRef:
     """A directory that a reader claimed as a run."""
 
-    path: Path  # the directory
+    path: Path  # the directory (for a remote run: its display path; see ``url``)
     display: str  # its path relative to the argument it was found under (the run_id when invalid)
     reader: str  # name of the reader that reads it
+    url: str | None = None  # fsspec URL of a remote run directory (copied locally to be scored)
+
+    @property
+    def key(self) -> str:
+        """Where the run lives: its URL, or its absolute local path."""
+        return self.url or os.path.abspath(self.path)
 
 
 def _claim(path: Path, readers: list[Reader]) -> Reader | None:
@@ -83,6 +90,18 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
     refs: list[RunRef] = []
     problems: list[Problem] = []
     for arg in args:
+        if remote.is_url(arg):
+            local = remote.local_path(str(arg))
+            if local is None:
+                found, probs = remote.discover_url(str(arg))
+                problems += probs
+                if input_format and input_format != NATIVE.name:
+                    problems.append(Problem("format_not_remote", f"{arg}: only {NATIVE.name} runs are read from "
+                                            "URLs", file=str(arg), hint="copy the runs locally to use an adapter"))
+                    continue
+                refs += [RunRef(Path(display), display, NATIVE.name, url) for url, display in found]
+                continue
+            arg = local
         root = Path(arg)
         if not root.exists():
             problems.append(Problem("path_not_found", f"{root} does not exist", file=str(root),

@@ -32,6 +32,7 @@ from trajcheck.schemas.records import Run, Step
 
 from . import __version__
 from .contracts import LoadedContract, find_contract, reference_paths
+from . import remote
 from .digest import file_manifest, input_digest, options_fingerprint
 from .dom import DomCache, Snapshot
 from .errors import Problem, RunFormatError
@@ -173,11 +174,24 @@ def _step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: F
 def score_run(ref: RunRef, opts: ScoreOptions, fingerprint: str | None = None) -> RunResult:
     """Score one run directory; never raises for bad input (the row says what is wrong).
     The row carries the run's input digest (see :mod:`trajcheck.digest`)."""
+    if ref.url is not None:
+        try:
+            with remote.staged(ref.url) as local:
+                res = score_run(RunRef(local, ref.display, ref.reader), opts, fingerprint)
+        except Exception as exc:  # noqa: BLE001  (a store error costs this run only)
+            return invalid_result(ref.display, ref.url, [Problem(
+                "store_unreadable", f"{ref.url}: {type(exc).__name__}: {exc}", run=ref.display,
+                hint="check the URL, the credentials and the endpoint")], ref.reader)
+        res.run["run_path"] = ref.url
+        inputs = json.loads(res.run["inputs"])
+        inputs["root"] = ref.url
+        res.run["inputs"] = json.dumps(inputs, sort_keys=True)
+        return res
     res = _score_run_safely(ref, opts)
     files = file_manifest(Path(ref.path))
     fp = fingerprint if fingerprint is not None else options_fingerprint(opts, None)
     res.run["input_digest"] = input_digest(files, ref.reader, fp)
-    res.run["inputs"] = json.dumps({"root": os.path.abspath(ref.path), "files": files}, sort_keys=True)
+    res.run["inputs"] = json.dumps({"root": ref.key, "files": files}, sort_keys=True)
     return res
 
 
@@ -671,7 +685,8 @@ class Previous:
 
 
 def _under(path: str, roots: list[str]) -> bool:
-    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+    sep = "/" if remote.is_url(path) else os.sep
+    return any(path == r or path.startswith(r.rstrip(sep) + sep) for r in roots)
 
 
 def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | None = None, jobs: int | None = None,
@@ -679,7 +694,8 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
                 on_result: Callable[[RunResult], None] | None = None,
                 input_format: str | None = None,
                 previous: Iterable[Previous] | None = None,
-                sink: Callable[[RunResult], None] | None = None) -> ScoreReport:
+                sink: Callable[[RunResult], None] | None = None,
+                engine: str = "local", scheduler: str | None = None) -> ScoreReport:
     """Discover and score every run under ``paths``, in parallel over ``jobs`` processes.
 
     Results come back in discovery order whatever the order of completion, so the
@@ -687,6 +703,9 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     whose input digest is unchanged is skipped, and a run the ledger found under one
     of ``paths`` whose directory is gone is reported in ``removed``. With ``sink``,
     each result is handed over as it is ready (in order) instead of being kept.
+    ``engine="dask"`` scores on a dask.distributed cluster (``scheduler`` is its
+    address; without one, a local cluster of ``jobs`` worker processes); the rows are
+    the same as the local engine's.
     """
     opts = opts or ScoreOptions()
     paths = list(paths)
@@ -697,14 +716,15 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     known: dict[str, str] = {}  # run_id -> run_path, for the run_ids that skipped runs keep
     if previous is not None:
         by_root = {p.root: p for p in previous if p.root}
-        roots = [os.path.abspath(p) for p in paths]
-        found = {os.path.abspath(r.path) for r in refs}
+        roots = [str(p).rstrip("/") if remote.is_url(p) else os.path.abspath(p) for p in paths]
+        found = {r.key for r in refs}
         removed = sorted(p.run_id for root, p in by_root.items() if _under(root, roots) and root not in found)
         todo = []
         for ref in refs:
-            old = by_root.get(os.path.abspath(ref.path))
-            if old is not None and old.status == "ok" and old.input_digest and old.input_digest == input_digest(
-                    file_manifest(Path(ref.path), old.files), ref.reader, fingerprint):
+            old = by_root.get(ref.key)
+            if ref.url is None and old is not None and old.status == "ok" and old.input_digest and \
+                    old.input_digest == input_digest(file_manifest(Path(ref.path), old.files), ref.reader,
+                                                     fingerprint):
                 skipped.append(old.run_id)
                 known[old.run_id] = str(ref.path)
             else:
@@ -714,7 +734,15 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
         on_found(len(refs))
     report = ScoreReport([], problems, skipped, removed)
     seen: dict[str, str] = dict(known)  # run_id -> path: the first run to claim an id keeps it
-    for res in _ordered(refs, opts, fingerprint, jobs or os.cpu_count() or 1):
+    if engine == "dask":
+        from .engine_dask import dask_ordered
+
+        results = dask_ordered(refs, opts, fingerprint, jobs or os.cpu_count() or 1, scheduler)
+    elif engine == "local":
+        results = _ordered(refs, opts, fingerprint, jobs or os.cpu_count() or 1)
+    else:
+        raise ValueError(f"unknown engine {engine!r}: local or dask")
+    for res in results:
         res = _dedupe_one(res, seen)
         report.scored += 1
         report.frames += res.frames

@@ -1,0 +1,118 @@
+"""The Dask engine and runs behind fsspec URLs give the same ledger rows as the local engine.
+
+A LocalCluster of 2 worker processes scores the sample runs; an S3 store is moto's
+server on 127.0.0.1 (started here, stopped at the end)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from trajcheck import ledger
+from trajcheck.pipeline import score_paths
+
+from conftest import SAMPLES
+
+SUBSET = ["consent-overlay-on", "drift-loop-off", "sequencer-near-miss", "auth-redirect-hidpi"]
+PLACE = ("run_path", "inputs")  # where a run was read from: the only columns allowed to differ
+
+
+def _ledger(tmp_path, name, paths, **kw):
+    report = score_paths(paths, jobs=2, **kw)
+    out = tmp_path / name
+    ledger.write(out, [r.run for r in report.results], [s for r in report.results for s in r.steps])
+    return out
+
+
+def _rows(out, table, drop=()):
+    con = ledger.connect(out)
+    try:
+        cols = [c for c in (d[0] for d in con.execute(f"select * from {table} limit 0").description) if c not in drop]
+        key = "run_id" if table == "runs" else "run_id, step_index"
+        return con.execute(f"select {', '.join(cols)} from {table} order by {key}").fetchall()
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def subset(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    for name in SUBSET:
+        shutil.copytree(SAMPLES / name, root / name)
+    return root
+
+
+def test_dask_local_cluster_gives_the_local_engines_rows(tmp_path, subset):
+    local = _ledger(tmp_path, "local", [subset])
+    dask = _ledger(tmp_path, "dask", [subset], engine="dask")
+    for table in ("runs", "steps"):
+        a, b = _rows(local, table), _rows(dask, table)
+        assert len(a) > 0 and a == b, table
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def s3_store(subset):
+    import boto3  # the test extra installs boto3, moto[server] and s3fs
+
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    endpoint = f"http://127.0.0.1:{port}"
+    env = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1",
+           "FSSPEC_S3_ENDPOINT_URL": endpoint}
+    mp = pytest.MonkeyPatch()
+    for k, v in env.items():
+        mp.setenv(k, v)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("moto server did not start")
+                time.sleep(0.2)
+        s3 = boto3.client("s3", endpoint_url=endpoint)
+        s3.create_bucket(Bucket="agent-runs")
+        for f in sorted(subset.rglob("*")):
+            if f.is_file():
+                s3.upload_file(str(f), "agent-runs", "sweep-1/" + f.relative_to(subset).as_posix())
+        import fsspec.config
+
+        fsspec.config.set_conf_env(fsspec.config.conf)  # pick up FSSPEC_S3_ENDPOINT_URL in this process
+        yield "s3://agent-runs/sweep-1"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        mp.undo()
+
+
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_s3_runs_give_the_same_rows_as_local_copies(tmp_path, subset, s3_store, engine):
+    local = _ledger(tmp_path, "local", [subset])
+    remote = _ledger(tmp_path, "remote", [s3_store], engine=engine)
+    for table in ("runs", "steps"):
+        drop = PLACE if table == "runs" else ()
+        a, b = _rows(local, table, drop), _rows(remote, table, drop)
+        assert len(a) > 0 and a == b, table
+    paths = [r[0] for r in ledger.query(remote, "select run_path from runs order by 1").rows]
+    assert paths == sorted(f"{s3_store}/{n}" for n in SUBSET)
+
+
+def test_a_missing_bucket_prefix_is_a_located_problem(s3_store):
+    report = score_paths([s3_store + "-nope"], jobs=1)
+    assert report.scored == 0
+    assert [p.slug for p in report.problems] == ["path_not_found"]
+    assert "sweep-1-nope" in str(report.problems[0])
