@@ -222,8 +222,8 @@ def write(ledger: str | os.PathLike[str], runs: list[dict[str, Any]], steps: lis
     with Writer(ledger) as w:
         for r in runs:
             w.add(r, by_run.pop(r["run_id"], []))
-        for rest in by_run.values():  # steps whose run row was not given: keep them all the same
-            w._buf["steps"].extend(rest)
+        if by_run:
+            raise LedgerError(f"steps of runs with no run row: {sorted(by_run)[:5]}")
         return w.commit(remove)
 
 
