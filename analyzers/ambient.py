@@ -34,6 +34,7 @@ class Transition:
     change: ChangeMap
     idle: bool  # nothing was done between the two frames (WAIT, or a gap between steps)
     region: Box | None = None  # where the action aimed (excluded from learning for that transition)
+    page: str | None = None  # the page (URL) both frames show; ambient change is learned per page
 
 
 def _cells_of(box: Box, shape: tuple[int, int]) -> tuple[slice, slice]:

@@ -175,9 +175,16 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
         box = (x0 + int(c[0]), y0 + int(r[0]), x0 + int(c[-1]) + 1, y0 + int(r[-1]) + 1)
         if kind == "content" and n <= MAX_BLOBS:
             l, t, rr, bb = box
-            delta = int(_delta(a[t:bb, l:rr], b[t:bb, l:rr]).max())
-            if delta <= NOISE_MAX_DELTA:
+            delta = _delta(a[t:bb, l:rr], b[t:bb, l:rr]).max(axis=2)
+            strong = (delta > NOISE_MAX_DELTA) & tight
+            if not strong.any():
                 kind = "noise"
+            elif strong.sum() < tight.sum():
+                # Lossy frames (JPEG) smear faint noise around a real change: judge the shape of
+                # what changed visibly (a focus ring stays a ring, a caret a caret).
+                sr = np.flatnonzero(strong.any(axis=1))
+                sc = np.flatnonzero(strong.any(axis=0))
+                kind = _classify(strong[sr[0]: sr[-1] + 1, sc[0]: sc[-1] + 1])
         if kind == "content" and point is not None and _covers(box, point) \
                 and (box[2] - box[0]) * (box[3] - box[1]) <= RESTYLE_MAX_AREA * w * h:
             l, t = max(box[0] - 1, 0), max(box[1] - 1, 0)

@@ -321,14 +321,16 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
         post = frames.get(s.frame_post, s, "frames.post")
         ev = _step_evidence(run, s, pre, post, opts.pixel_tolerance, step_problems)
         evidence.append(ev)
-        if ev.change is not None and s.frame_pre != s.frame_post:
-            transitions.append(Transition(ev.change, idle=s.action.type in ("WAIT", "DONE"), region=ev.region))
+        if ev.change is not None and s.frame_pre != s.frame_post and not _navigated(s):
+            transitions.append(Transition(ev.change, idle=s.action.type in ("WAIT", "DONE"), region=ev.region,
+                                          page=_page_of(s)))
         frames.release(s.frame_pre)
         nxt = steps[i + 1] if i + 1 < len(steps) else None
         if nxt is not None and s.frame_post and nxt.frame_pre and s.frame_post != nxt.frame_pre:
             b = frames.get(nxt.frame_pre, nxt, "frames.pre")
             if isinstance(post, Frame) and isinstance(b, Frame) and post.rgb.shape == b.rgb.shape:
-                transitions.append(Transition(diff_frames(post.rgb, b.rgb, opts.pixel_tolerance), idle=True))
+                transitions.append(Transition(diff_frames(post.rgb, b.rgb, opts.pixel_tolerance), idle=True,
+                                              page=s.page.url_after if s.page else None))
             frames.release(s.frame_post)
             frames.release(nxt.frame_pre)
         frames.release(s.frame_post)
@@ -339,9 +341,12 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
             doms.release(s.page.dom_before)
             doms.release(s.page.dom_after)
 
-    ambient = learn_ambient(transitions) if opts.perceptual.ambient else None
+    ambient: dict[str | None, Any] = {}
+    if opts.perceptual.ambient:  # learned per page: a clock on one page says nothing about the next one
+        for key in {t.page for t in transitions}:
+            ambient[key] = learn_ambient([t for t in transitions if t.page == key])
     risks = [highrisk.classify(s.action.type, s.action.keys, s.reasoning) for s in steps]
-    effects = [perceptual.assess(s.action.type, s.action.keys, r, ev, ambient, opts.perceptual)
+    effects = [perceptual.assess(s.action.type, s.action.keys, r, ev, ambient.get(_page_of(s)), opts.perceptual)
                for s, r, ev in zip(steps, risks, evidence)]
     preds = [_prediction(s, f, pg) for s, f, pg in zip(steps, effects, pages)]
     signals = [loops.StepSignal(s.index, s.action.type, _action_key(s), ev.pre_hash, ev.post_hash)
@@ -359,6 +364,16 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
     row = _run_row(run, ref, effects, step_rows, frames.decoded, problems)
     row.update(_verdict_columns(contract, contract_result, verdict))
     return RunResult(row, step_rows, frames.decoded, problems, ref.display)
+
+
+def _page_of(s: Step) -> str | None:
+    """The page a step acted on (its URL before the action), the key of the ambient map it uses."""
+    return s.page.url_before if s.page else None
+
+
+def _navigated(s: Step) -> bool:
+    """The step moved to another URL: its frames show two pages, nothing ambient to learn."""
+    return bool(s.page and s.page.url_before and s.page.url_after and s.page.url_before != s.page.url_after)
 
 
 def _action_key(s: Step) -> loops.ActionKey:
