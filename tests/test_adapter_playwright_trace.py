@@ -126,3 +126,25 @@ def test_native_runs_are_not_claimed(tmp_path):
     d = _copy(tmp_path)
     (d / "run.json").write_text(json.dumps({"format": "trajcheck.run/1", "run_id": "x"}))
     assert not pt.READER.claims(d)
+
+
+def test_one_folder_mixing_every_format_scores_into_one_ledger(tmp_path):
+    """Native, WebVoyager, BrowserGym, browser-use and a Playwright trace side by side."""
+    from conftest import REALRUNS, SAMPLES
+
+    if not REALRUNS.is_dir():
+        pytest.skip(f"{REALRUNS} is not present")
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    shutil.copytree(SAMPLES / "consent-overlay-on", mixed / "native-run")
+    shutil.copytree(REALRUNS / "webvoyager" / "taskAmazon--0", mixed / "taskAmazon--0")
+    bg = sorted(p for p in (REALRUNS / "browsergym-fork").iterdir() if p.is_dir())[0]
+    shutil.copytree(bg, mixed / bg.name)
+    shutil.copytree(REALRUNS / "browser-use" / "AgentHistoryList_elon_musk", mixed / "bu-run")
+    shutil.copytree(FIXTURE, mixed / "notes-trace")
+    out = tmp_path / "L"
+    report = score_paths([mixed], jobs=2)
+    ledger.write(out, [r.run for r in report.results], [s for r in report.results for s in r.steps])
+    rows = ledger.query(out, "select source_format, status from runs order by 1").rows
+    assert rows == [("browser-use", "ok"), ("browsergym", "ok"), ("playwright-trace", "ok"),
+                    ("trajcheck.run/1", "ok"), ("webvoyager", "ok")]
