@@ -129,7 +129,7 @@ def test_native_runs_are_not_claimed(tmp_path):
 
 
 def test_one_folder_mixing_every_format_scores_into_one_ledger(tmp_path):
-    """Native, WebVoyager, BrowserGym, browser-use and a Playwright trace side by side."""
+    """Native, WebVoyager, BrowserGym, browser-use, OSWorld and a Playwright trace side by side."""
     from conftest import REALRUNS, SAMPLES
 
     if not REALRUNS.is_dir():
@@ -142,9 +142,11 @@ def test_one_folder_mixing_every_format_scores_into_one_ledger(tmp_path):
     shutil.copytree(bg, mixed / bg.name)
     shutil.copytree(REALRUNS / "browser-use" / "AgentHistoryList_elon_musk", mixed / "bu-run")
     shutil.copytree(FIXTURE, mixed / "notes-trace")
+    osw = FIXTURE.parents[1] / "osworld" / "results" / "pyautogui" / "screenshot" / "fixture-model" / "chrome"
+    shutil.copytree(osw / "0f1e2d3c-search-recipes", mixed / "osworld-task")
     out = tmp_path / "L"
     report = score_paths([mixed], jobs=2)
     ledger.write(out, [r.run for r in report.results], [s for r in report.results for s in r.steps])
     rows = ledger.query(out, "select source_format, status from runs order by 1").rows
-    assert rows == [("browser-use", "ok"), ("browsergym", "ok"), ("playwright-trace", "ok"),
+    assert rows == [("browser-use", "ok"), ("browsergym", "ok"), ("osworld", "ok"), ("playwright-trace", "ok"),
                     ("trajcheck.run/1", "ok"), ("webvoyager", "ok")]

@@ -7,8 +7,8 @@ reader. See docs/formats.md for each format's field mapping and what is lost.
 
 from __future__ import annotations
 
-from . import browser_use, browsergym, playwright_trace, webvoyager
+from . import browser_use, browsergym, osworld, playwright_trace, webvoyager
 
-ALL = [webvoyager.READER, browsergym.READER, browser_use.READER, playwright_trace.READER]
+ALL = [webvoyager.READER, browsergym.READER, browser_use.READER, playwright_trace.READER, osworld.READER]
 
 __all__ = ["ALL"]
