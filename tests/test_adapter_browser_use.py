@@ -231,3 +231,35 @@ def test_validate_reads_inline_frames_instead_of_looking_for_files(tmp_path, ada
     report = validate_paths([d])
     assert report.runs == 1
     assert not [p for p in report.problems if p.slug.startswith("frame")], [str(p) for p in report.problems]
+
+
+# --- the newer shape, constructed from browser-use's writer code (tests/fixtures/browser_use_new) ----------
+
+NEW = Path(__file__).resolve().parent / "fixtures" / "browser_use_new" / "recipe-search"
+
+
+def test_newer_shape_fixture_maps_points_frames_and_outcome(tmp_path):
+    run, warnings = READER.read(NEW, NEW.name)
+    assert [w.slug for w in warnings] == ["screenshot_relocated"] * 3
+    assert [s.action.type for s in run.steps] == ["NAVIGATE", "TYPE", "CLICK", "DONE"]
+    nav, typ, click, done = run.steps
+    # a point from the interacted element's bounds: the centre of the box
+    b = click.extra["interacted_element"]["bounds"]
+    assert (click.action.x, click.action.y) == (round(b["x"] + b["width"] / 2, 1), round(b["y"] + b["height"] / 2, 1))
+    assert click.action.extra["point_from"] == "interacted_element.bounds"
+    assert typ.action.text == "lentil soup" and typ.action.has_point
+    assert nav.action.url == "http://recipes.test/" and not nav.action.has_point
+    assert (typ.frame_pre, typ.frame_post) == ("screenshots/step_2.png", None)
+    assert (click.frame_pre, click.frame_post) == ("screenshots/step_2.png", "screenshots/step_3.png")
+    assert click.page.url_after.startswith("http://recipes.test/results")
+    assert run.outcome_status == "done" and done.extra["extracted_content"] == "3 recipes found"
+    assert "Thinking: The search box" in typ.reasoning
+
+
+def test_newer_shape_submit_is_checked_around_its_point(tmp_path, adapters):
+    report = score_paths([NEW], jobs=1)
+    [res] = report.results
+    assert res.ok
+    click = next(s for s in res.steps if s["action_type"] == "CLICK")
+    assert click["effect_high_risk"] and click["effect_point"] == "in_frame"
+    assert click["action_effect_observed"] is True  # the results page replaced the form

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 from urllib.parse import quote
@@ -45,6 +46,25 @@ _SEARCH_URLS = {"google": "https://www.google.com/search?q=", "bing": "https://w
                 "duckduckgo": "https://duckduckgo.com/?q="}
 _BRAIN_FIELDS = (("thinking", "Thinking"), ("evaluation_previous_goal", "Eval"),
                  ("valuation_previous_goal", "Eval"), ("memory", "Memory"), ("next_goal", "Next goal"))
+
+
+#: Actions aimed at an element whose box gives the point of the action.
+POINT_ACTIONS = frozenset({"CLICK", "DOUBLE_CLICK", "TYPE", "SELECT_OPTION"})
+
+
+def _bounds_center(el: Any) -> tuple[float, float] | None:
+    """Centre of a newer interacted element's ``bounds`` {x, y, width, height} (CSS pixels of the
+    viewport, the screenshot's coordinates), or None."""
+    b = el.get("bounds") if isinstance(el, dict) else None
+    if not isinstance(b, dict):
+        return None
+    try:
+        x, y, w, h = (float(b[k]) for k in ("x", "y", "width", "height"))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not all(map(math.isfinite, (x, y, w, h))) or w < 0 or h < 0:
+        return None
+    return round(x + w / 2, 1), round(y + h / 2, 1)
 
 
 def _image_ext(data: bytes) -> str | None:
@@ -341,6 +361,10 @@ def read_browser_use(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
                     judgement = r["judgement"]
             if isinstance(interacted, list) and j < len(interacted) and interacted[j] is not None:
                 extra["interacted_element"] = interacted[j]
+                center = _bounds_center(interacted[j])
+                if center is not None and action.x is None and action.type in POINT_ACTIONS:
+                    action = Action(action.type, center[0], center[1], action.keys, action.text, action.url,
+                                    action.element, {**action.extra, "point_from": "interacted_element.bounds"})
             elif action.element is not None:
                 info = _element_info(state, action.element)
                 if info:
@@ -419,6 +443,8 @@ READER = Reader(
         ("history[i].result[j].error", "executor.ok false, executor.error"),
         ("history[i].result[j].extracted_content, is_done, success, ...", "steps.extra"),
         ("history[i].state.interacted_element[j], metadata", "steps.extra"),
+        ("history[i].state.interacted_element[j].bounds {x, y, width, height} (newer shape)",
+         "action.x, action.y = the box centre (click, input, select)"),
         ("last result is_done", "outcome.status done (else error when the last result has one, else max_steps)"),
         ("result.judgement {verdict, reasoning}", "outcome.judge (pass/fail)"),
     ),
