@@ -14,7 +14,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import ndimage
 
 from .pixeldiff import CELL, Box, ChangeMap
 
@@ -72,6 +71,8 @@ def learn_ambient(transitions: list[Transition]) -> np.ndarray | None:
     if not ambient.any():
         return None
     # Digits of a clock do not all change every time: widen by one cell.
+    from scipy import ndimage  # imported on first use: keeps the CLI's start-up light
+
     return ndimage.binary_dilation(ambient, structure=np.ones((3, 3), dtype=bool))
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import ndimage
 
 #: Changed pixels are grouped on a grid of CELL x CELL pixel cells; blobs are 8-connected groups of cells.
 CELL = 8
@@ -109,6 +108,8 @@ def _edges(rgb: np.ndarray) -> np.ndarray:
 def is_restyle(pre: np.ndarray, post: np.ndarray) -> bool:
     """True when two crops show the same shapes in other colours: every edge of one lies
     within EDGE_SLACK px of an edge of the other (a hover or pressed style, not new content)."""
+    from scipy import ndimage  # imported on first use: keeps the CLI's start-up light
+
     ea, eb = _edges(pre), _edges(post)
     total = int(ea.sum() + eb.sum())
     if total == 0:
@@ -156,6 +157,8 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
     padded = np.zeros((gh * CELL, gw * CELL), dtype=bool)
     padded[:h, :w] = mask
     cells = padded.reshape(gh, CELL, gw, CELL).any(axis=(1, 3))
+    from scipy import ndimage
+
     labels, n = ndimage.label(cells, structure=np.ones((3, 3), dtype=bool))
     rows = np.flatnonzero(mask.any(axis=1))
     cols = np.flatnonzero(mask.any(axis=0))

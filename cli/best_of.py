@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from trajcheck.errors import LedgerError, UsageError
-from trajcheck.reports import best_of as choose
 
 from .common import Exit, Format, emit, fail
 
@@ -25,6 +24,8 @@ def best_of(
 
     Exit codes: 0 ok; 2 unknown --by column; 3 the ledger cannot be read.
     """
+    from trajcheck.reports import best_of as choose  # DuckDB loads when the command runs
+
     try:
         rows = choose(ledger_dir, by)
     except LedgerError as exc:

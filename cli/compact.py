@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from trajcheck import ledger
 from trajcheck.errors import LedgerError
 
 from .common import Exit, err, fail
@@ -22,6 +21,8 @@ def compact(
 
     Exit codes: 0 done; 3 the ledger cannot be read or written.
     """
+    from trajcheck import ledger  # DuckDB loads when the command runs
+
     try:
         before = ledger.read_manifest(out) if out.is_dir() else None
         manifest = ledger.compact(out)

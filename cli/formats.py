@@ -6,7 +6,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from trajcheck.discovery import READERS
 
 from .common import Exit, Format, emit, fail
 
@@ -19,6 +18,8 @@ def formats(
 
     Example: trajcheck formats webvoyager
     """
+    from trajcheck.discovery import READERS  # loaded when the command runs
+
     if name is None:
         emit(["format", "summary"], [(r.name, r.summary) for r in READERS], fmt, title="run formats")
         return

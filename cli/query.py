@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from trajcheck import ledger
 from trajcheck.errors import LedgerError, QueryError
 
 from .common import Exit, Format, emit, fail
@@ -24,6 +23,8 @@ def query(
 
     Exit codes: 0 ok; 3 the ledger cannot be read or the SQL fails.
     """
+    from trajcheck import ledger  # DuckDB loads when the command runs
+
     try:
         result = ledger.query(ledger_dir, sql)
     except LedgerError as exc:

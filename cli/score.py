@@ -12,11 +12,8 @@ from typing import Annotated, Optional
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from trajcheck import ledger
 from trajcheck.analyzers.perceptual import DEFAULT_THRESHOLD, PerceptualOptions
-from trajcheck.discovery import reader_names
 from trajcheck.errors import LedgerError
-from trajcheck.pipeline import RunResult, ScoreOptions, score_paths
 
 from .common import Exit, Format, emit, err, fail
 
@@ -72,6 +69,10 @@ def score(
     Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid;
     2 bad options; 3 nothing could be read or the ledger cannot be written.
     """
+    from trajcheck import ledger  # heavy libraries load when the command runs, not at CLI start-up
+    from trajcheck.discovery import reader_names
+    from trajcheck.pipeline import RunResult, ScoreOptions, score_paths
+
     if scheduler and engine is not Engine.dask:
         fail("--scheduler needs --engine dask", Exit.USAGE)
     if engine is Engine.dask:

@@ -14,7 +14,6 @@ from rich.table import Table
 from rich.text import Text
 
 from trajcheck.errors import LedgerError, UsageError
-from trajcheck.reports import timeline as build
 
 from .common import Exit, fail, out
 
@@ -124,6 +123,8 @@ def timeline(
 
     Exit codes: 0 ok; 2 no such run; 3 the ledger cannot be read.
     """
+    from trajcheck.reports import timeline as build  # DuckDB loads when the command runs
+
     try:
         data = build(ledger_dir, run_id)
     except LedgerError as exc:

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from trajcheck.validate import validate_paths
 
 from .common import Exit, Format, emit, err
 
@@ -24,6 +23,8 @@ def validate(
 
     Exit codes: 0 no errors; 1 errors found (or warnings, with --strict); 3 a path does not exist.
     """
+    from trajcheck.validate import validate_paths  # loaded when the command runs
+
     report = validate_paths(runs)
     cols = ["severity", "slug", "run", "file", "line", "field", "message", "hint"]
     if fmt is not Format.table or report.problems:

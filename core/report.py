@@ -16,7 +16,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from . import __version__, ledger
+from . import __version__
 from .frames import FrameError, decode
 from .rundir import safe_join
 
@@ -91,7 +91,8 @@ def _thumb(src: Path, dst: Path, box: list[int] | None = None, highlight: list[i
 def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], by: str | None = None,
                  max_runs: int = DEFAULT_MAX_RUNS, success_score: float = 1.0) -> Path:
     """Write ``out_dir/index.html`` (plus ``out_dir/assets/``) and return the index path."""
-    from .compare import compare  # scipy.stats: imported when a report is written, not at CLI start
+    from . import ledger  # DuckDB, scipy.stats: imported when a report is written, not at CLI start-up
+    from .compare import compare
     from .tables import build, to_html
 
     out = Path(out_dir)
