@@ -71,7 +71,7 @@ def score(
     """
     from trajcheck import ledger  # heavy libraries load when the command runs, not at CLI start-up
     from trajcheck.discovery import reader_names
-    from trajcheck.pipeline import RunResult, ScoreOptions, score_paths
+    from trajcheck.options import ScoreOptions
 
     if scheduler and engine is not Engine.dask:
         fail("--scheduler needs --engine dask", Exit.USAGE)
@@ -93,6 +93,10 @@ def score(
         except LedgerError as exc:
             fail(f"cannot read the ledger: {exc}", Exit.INPUT)
     start = time.perf_counter()
+    if previous:
+        _nothing_to_do(runs, opts, input_format, previous, out, fmt, start)
+    from trajcheck.pipeline import RunResult, score_paths  # the analyzers: only when something is scored
+
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=True, disable=quiet)
     try:
@@ -141,6 +145,23 @@ def score(
     for r in report.invalid:
         err.print(f"[red]invalid:[/] {escape(r.run['error'])}", highlight=False)
     raise typer.Exit(int(Exit.FINDINGS if n_inv else Exit.OK))
+
+
+def _nothing_to_do(runs: list[str], opts: object, input_format: str | None, previous: list, out: Path,
+                   fmt: Format, start: float) -> None:
+    """When every run is unchanged and none is gone, say so and exit without loading the analyzers."""
+    from trajcheck.digest import options_fingerprint
+    from trajcheck.discovery import discover
+    from trajcheck.incremental import plan
+
+    refs, problems = discover(runs, input_format)
+    p = plan(runs, refs, previous, options_fingerprint(opts, input_format))
+    if p.todo or p.removed or problems or not p.skipped:
+        return  # something to score, drop or report: the full path does it
+    _render([], fmt)
+    err.print(f"scored 0 runs (0 invalid), 0 frames in {time.perf_counter() - start:.2f}s, {len(p.skipped)} "
+              f"unchanged runs skipped (--force rescores them) -> {out} (unchanged)", highlight=False)
+    raise typer.Exit(int(Exit.OK))
 
 
 def _render(rows: list[dict], fmt: Format) -> None:

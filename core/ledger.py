@@ -74,7 +74,8 @@ def _read_part(ledger: Path, rel: str, table: str, columns: list[str] | None = N
     schema = arrow_schema(table)
     names = columns or schema.names
     try:
-        t = pq.read_table(ledger / rel, columns=names)
+        with pq.ParquetFile(ledger / rel) as f:  # not pq.read_table: it loads pyarrow.dataset and pandas
+            t = f.read(columns=names)
     except (OSError, pa.ArrowException) as exc:
         raise LedgerError(f"{ledger / rel}: unreadable ledger part ({exc})") from None
     return t.select(names).cast(pa.schema([schema.field(n) for n in names]))
@@ -229,14 +230,19 @@ def write(ledger: str | os.PathLike[str], runs: list[dict[str, Any]], steps: lis
 
 def previous(ledger: str | os.PathLike[str]) -> list[Any]:
     """What the ledger at ``ledger`` remembers of its runs (for skipping unchanged ones);
-    empty when there is no ledger there yet."""
-    from .pipeline import Previous
+    empty when there is no ledger there yet. Reads four columns with Arrow, no DuckDB."""
+    from .incremental import Previous
 
     root = Path(ledger)
-    if not root.is_dir() or read_manifest(root) is None:
+    manifest = read_manifest(root) if root.is_dir() else None
+    if manifest is None:
         return []
-    rows = query(root, "select run_id, status, input_digest, inputs from runs").rows
-    return [Previous.from_row(*r) for r in rows]
+    cols = ["run_id", "status", "input_digest", "inputs"]
+    out: list[Any] = []
+    for rel in manifest.parts.get("runs", []):
+        t = _read_part(root, rel, "runs", columns=cols).to_pydict()
+        out += [Previous.from_row(*row) for row in zip(*(t[c] for c in cols))]
+    return out
 
 
 def compact(ledger: str | os.PathLike[str]) -> Manifest:

@@ -8,46 +8,38 @@ releases each frame as soon as no later step needs it, and returns plain rows.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-from collections import Counter
-import itertools
-from collections import deque
+from collections import Counter, deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from trajcheck.analyzers import highrisk, loops, observation, perceptual, predictions, reward
-from trajcheck.analyzers.observation import ObservationFinding, ObservationOptions, PageEvidence
+from trajcheck.analyzers.observation import ObservationFinding, PageEvidence
 from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult, ContractState, Picture
 from trajcheck.analyzers.predictions import PredictionFinding
 from trajcheck.analyzers.referee import Judge, Verdict
 from trajcheck.analyzers import contract as contract_mod, referee
 from trajcheck.analyzers.ambient import Transition, learn_ambient
-from trajcheck.analyzers.perceptual import EffectFinding, ImageEvidence, PerceptualOptions
+from trajcheck.analyzers.perceptual import EffectFinding, ImageEvidence
 from trajcheck.analyzers.pixeldiff import diff_frames, no_change
 from trajcheck.schemas.ledger import SCHEMA_VERSION
 from trajcheck.schemas.records import Run, Step
 
-from . import __version__
+from . import __version__, incremental, remote
 from .contracts import LoadedContract, find_contract, reference_paths
-from . import remote
 from .digest import file_manifest, input_digest, options_fingerprint
+from .incremental import Previous  # noqa: F401  (re-exported: ledger.previous builds them)
+from .options import ScoreOptions  # noqa: F401  (re-exported: the library's entry point)
 from .dom import DomCache, Snapshot
 from .errors import Problem, RunFormatError
 from .hashing import Hash64
 from .frames import Frame, FrameError, decode, region_box, to_frame
 from .discovery import RunRef, discover, get_reader
 from .rundir import safe_join
-
-
-@dataclass(frozen=True)
-class ScoreOptions:
-    perceptual: PerceptualOptions = field(default_factory=PerceptualOptions)
-    pixel_tolerance: int = 0  # a pixel changed when a channel differs by more than this
-    observation: ObservationOptions = field(default_factory=ObservationOptions)
-    contracts_dir: Path | None = None  # DIR/<task_id>.json contracts (a run's own contract.json wins)
 
 
 @dataclass
@@ -680,30 +672,6 @@ def _worker(args: tuple[RunRef, ScoreOptions, str]) -> RunResult:
     return score_run(*args)
 
 
-@dataclass(frozen=True)
-class Previous:
-    """What a ledger remembers of a run it holds: enough to tell whether it changed."""
-
-    run_id: str
-    status: str
-    input_digest: str | None
-    root: str | None
-    files: dict[str, list[Any]]
-
-    @staticmethod
-    def from_row(run_id: str, status: str, digest: str | None, inputs: str | None) -> "Previous":
-        try:
-            data = json.loads(inputs) if inputs else {}
-        except ValueError:
-            data = {}
-        return Previous(run_id, status, digest, data.get("root"), data.get("files") or {})
-
-
-def _under(path: str, roots: list[str]) -> bool:
-    sep = "/" if remote.is_url(path) else os.sep
-    return any(path == r or path.startswith(r.rstrip(sep) + sep) for r in roots)
-
-
 def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | None = None, jobs: int | None = None,
                 on_found: Callable[[int], None] | None = None,
                 on_result: Callable[[RunResult], None] | None = None,
@@ -726,25 +694,8 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     paths = list(paths)
     refs, problems = discover(paths, input_format)
     fingerprint = options_fingerprint(opts, input_format)
-    skipped: list[str] = []
-    removed: list[str] = []
-    known: dict[str, str] = {}  # run_id -> run_path, for the run_ids that skipped runs keep
-    if previous is not None:
-        by_root = {p.root: p for p in previous if p.root}
-        roots = [str(p).rstrip("/") if remote.is_url(p) else os.path.abspath(p) for p in paths]
-        found = {r.key for r in refs}
-        removed = sorted(p.run_id for root, p in by_root.items() if _under(root, roots) and root not in found)
-        todo = []
-        for ref in refs:
-            old = by_root.get(ref.key)
-            if ref.url is None and old is not None and old.status == "ok" and old.input_digest and \
-                    old.input_digest == input_digest(file_manifest(Path(ref.path), old.files), ref.reader,
-                                                     fingerprint):
-                skipped.append(old.run_id)
-                known[old.run_id] = str(ref.path)
-            else:
-                todo.append(ref)
-        refs = todo
+    plan = incremental.plan(paths, refs, previous, fingerprint)
+    refs, skipped, removed, known = plan.todo, plan.skipped, plan.removed, plan.known
     if on_found:
         on_found(len(refs))
     report = ScoreReport([], problems, skipped, removed)
