@@ -110,3 +110,99 @@ def test_native_runs_are_not_claimed(tmp_path):
     d = _copy(tmp_path)
     (d / "run.json").write_text("{}")
     assert not ow.READER.claims(d)
+
+
+def test_pyautogui_forms_agents_write():
+    a, names = parse_pyautogui("import pyautogui\nimport time\n\npyautogui.moveTo(300, 400)\ntime.sleep(0.2)\n"
+                               "pyautogui.click()\n")
+    assert (a.type, a.x, a.y, a.extra["point_from"], names) == ("CLICK", 300.0, 400.0, "moveTo", ["moveTo", "click"])
+    a, _ = parse_pyautogui("pyautogui.click()")  # a click with no coordinates has no point
+    assert a.type == "CLICK" and not a.has_point
+    a, _ = parse_pyautogui("pyautogui.moveTo(x=640, y=360, duration=0.5)")  # only a move
+    assert (a.type, a.x, a.y) == ("MOVE", 640.0, 360.0)
+    assert parse_pyautogui("pyautogui.click(x=5, y=6, clicks=2)")[0].type == "DOUBLE_CLICK"
+    assert parse_pyautogui("pyautogui.click(5, 6, button='right')")[0].type == "RIGHT_CLICK"
+    a, _ = parse_pyautogui("pyautogui.click((12, 34))")
+    assert (a.x, a.y) == (12.0, 34.0)
+    a, _ = parse_pyautogui("pyautogui.moveTo(10, 20)\npyautogui.dragTo(110, 220, duration=1, button='left')")
+    assert (a.type, a.x, a.y, a.extra["from"]) == ("DRAG", 110.0, 220.0, [10.0, 20.0])
+    a, _ = parse_pyautogui("pyautogui.moveTo(50, 60); pyautogui.scroll(-5)")
+    assert (a.type, a.x, a.y, a.extra["clicks"]) == ("SCROLL", 50.0, 60.0, -5.0)
+    assert parse_pyautogui("pyautogui.press(['ctrl', 'c'])")[0].keys == "ctrl+c"
+    a, _ = parse_pyautogui("pyautogui.write(message='hello')")
+    assert (a.type, a.text) == ("TYPE", "hello")
+    assert parse_pyautogui("import time; time.sleep(1)") == (None, [])
+
+
+def _lines(d: Path) -> list[dict]:
+    return [json.loads(line) for line in (d / "traj.jsonl").read_text().splitlines()]
+
+
+def _write(d: Path, lines: list[dict]) -> None:
+    (d / "traj.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_fail_and_no_final_action_outcomes(tmp_path):
+    d = _copy(tmp_path)
+    lines = _lines(d)
+    lines[-1]["action"] = "FAIL"
+    _write(d, lines)
+    run, _ = ow.READER.read(d, "task")
+    assert run.steps[-1].action.type == "FAIL" and run.outcome_status == "failed"
+    _write(d, lines[:-1])  # the runner stopped at max_steps
+    (d / "result.txt").write_text("0.0\n")
+    run, _ = ow.READER.read(d, "task")
+    assert run.outcome_status == "max_steps" and run.outcome_score == 0.0 and len(run.steps) == 2
+
+
+def test_screenshot_names_of_other_runners(tmp_path):
+    """The same real frames renamed the ways other runners in OSWorld's lib_run_single.py name them."""
+    d = _copy(tmp_path)
+    lines = _lines(d)
+    shots = [line["screenshot_file"] for line in lines]
+    # step_{n}.png with screenshot_file naming step_{n}_{ts}.png, a file that does not exist
+    for line, shot in zip(lines, shots):
+        (d / shot).rename(d / f"step_{line['step_num']}.png")
+    _write(d, lines)
+    run, warnings = ow.READER.read(d, "task")
+    assert warnings == [] and [s.frame_post for s in run.steps] == ["step_1.png", "step_2.png", "step_3.png"]
+    assert run.steps[1].frame_pre == "step_1.png"
+    # step_{n}_{action_index}_{%Y%m%d@%H%M%S_%f}.png: two actions of one prediction in the same second,
+    # told apart by action_index when screenshot_file is missing
+    for i, line in enumerate(lines, start=1):
+        line.update(step_num=1, action_index=i, action_timestamp=f"20261122@120000_0000{i}", screenshot_file=None)
+        (d / f"step_{i}.png").rename(d / f"step_1_{i}_20261122@120000_0000{i}.png")
+    _write(d, lines)
+    run, warnings = ow.READER.read(d, "task")
+    assert warnings == []
+    assert [s.frame_post for s in run.steps] == [f"step_1_{i}_20261122@120000_0000{i}.png" for i in (1, 2, 3)]
+    assert [s.extra["action_index"] for s in run.steps] == [1, 2, 3]
+
+
+def test_an_overwritten_screenshot_is_not_paired_with_itself(tmp_path):
+    """Two actions in the same second share step_{n}_{%Y%m%d@%H%M%S}.png: the second overwrote the first."""
+    d = _copy(tmp_path)
+    lines = _lines(d)
+    first = lines[0]["screenshot_file"]
+    (d / first).unlink()
+    lines[0].update(step_num=2, action_timestamp=lines[1]["action_timestamp"],
+                    screenshot_file=lines[1]["screenshot_file"])
+    _write(d, lines)
+    run, warnings = ow.READER.read(d, "task")
+    assert [(w.slug, w.line, w.field) for w in warnings] == [("screenshot_overwritten", 1, "screenshot_file")]
+    click, submit, _ = run.steps
+    assert click.frame_pre == "step_0.png" and click.frame_post is None
+    assert submit.frame_pre == "step_0.png" and submit.frame_post == lines[1]["screenshot_file"]
+
+
+def test_trajcheck_score_on_the_fixture_folder(tmp_path):
+    from trajcheck.cli.main import app
+    from typer.testing import CliRunner
+
+    res = CliRunner().invoke(app, ["score", str(RESULTS), "--out", str(tmp_path / "L"), "--format", "json",
+                                   "-q", "-j", "1"])
+    assert res.exit_code == 0, res.output
+    assert [(r["status"], r["outcome"]) for r in json.loads(res.stdout)] == [("ok", "done"), ("ok", "error")]
+    rows = ledger.query(tmp_path / "L", "select source_format, outcome_score, screen_width, screen_height, n_steps "
+                                        "from runs order by run_id").rows
+    assert rows == [("osworld", 1.0, 960, 540, 3), ("osworld", None, 960, 540, 1)]

@@ -13,7 +13,17 @@ save the initial observation as ``step_0.png``.
 Actions are pyautogui code strings (``pyautogui.click(512, 300)``, several calls
 per string allowed), the special strings ``DONE``, ``FAIL`` and ``WAIT``, or, in
 the ``computer_13`` action space, dicts ``{action_type, x, y, ...}``. The code is
-parsed with :mod:`ast`, never evaluated.
+parsed with :mod:`ast`, never evaluated: the step's action is its first call that
+is not a pointer move, with literal coordinates only (``moveTo(x, y)`` before a
+coordinate-less ``click()`` gives the click its point).
+
+Frames: a step's post frame is its own screenshot, its pre frame the previous
+step's post (``step_0.png`` for the first, when saved). When two consecutive lines
+resolve to one file (two actions within one second share
+``step_{n}_{%Y%m%d@%H%M%S}.png``; runners writing ``step_{n}.png`` overwrite it per
+action), the file shows the state after the later action only: the earlier step
+gets no post frame (warning ``screenshot_overwritten``) and the later one is
+compared with the frame before the earlier one.
 """
 
 from __future__ import annotations
@@ -37,7 +47,8 @@ TRAJ = "traj.jsonl"
 RESULT = "result.txt"
 MAX_TRAJ_BYTES = 64 * 1024 * 1024
 
-#: pyautogui calls and the trajcheck action type each maps to.
+#: pyautogui calls and the trajcheck action type each maps to (``click`` with ``clicks=2`` / ``button='right'``
+#: is a DOUBLE_CLICK / RIGHT_CLICK).
 PYAUTOGUI = {
     "click": "CLICK", "leftClick": "CLICK", "doubleClick": "DOUBLE_CLICK", "tripleClick": "TRIPLE_CLICK",
     "rightClick": "RIGHT_CLICK", "middleClick": "MIDDLE_CLICK", "moveTo": "MOVE", "moveRel": "MOVE",
@@ -66,8 +77,28 @@ def _num(v: Any) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
+def _point(args: list[Any], kw: dict[str, Any], i: int = 0) -> tuple[float | None, float | None]:
+    """Literal x, y at positional ``i``/``i+1`` or keywords x=/y= (also a pair ``(x, y)`` as x); a computed
+    coordinate (a variable, an expression) gives no point rather than half of one."""
+    xa = kw.get("x", args[i] if len(args) > i else None)
+    if isinstance(xa, (tuple, list)) and len(xa) == 2 and "y" not in kw:
+        x, y = _num(xa[0]), _num(xa[1])
+    else:
+        x, y = _num(xa), _num(kw.get("y", args[i + 1] if len(args) > i + 1 else None))
+    return (x, y) if x is not None and y is not None else (None, None)
+
+
+def _has_coords(call: ast.Call, i: int = 0) -> bool:
+    """The call passes a coordinate at all (literal or computed)."""
+    return len(call.args) > i or any(k.arg in ("x", "y") for k in call.keywords)
+
+
 def parse_pyautogui(code: str) -> tuple[Action | None, list[str]]:
-    """The first pyautogui action of ``code`` (None when there is none) and the names of every call."""
+    """The action of ``code`` (None when it has none) and the names of every pyautogui call.
+
+    The action is the first call that is not a pointer move (click, key, typing, scroll, drag, ...); a
+    ``moveTo(x, y)`` before it gives a click, scroll or mouseDown without coordinates its point (and a drag its
+    start). Code that only moves the pointer is a MOVE."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -79,17 +110,39 @@ def parse_pyautogui(code: str) -> tuple[Action | None, list[str]]:
             calls.append((node.func.attr, node))
     calls.sort(key=lambda c: (c[1].lineno, c[1].col_offset))
     names = [n for n, _ in calls]
+    mouse: tuple[float | None, float | None] | None = None  # where the code's moveTo calls put the pointer
+    move: Action | None = None
     for name, call in calls:
         typ = PYAUTOGUI.get(name)
         if typ is None:
             continue
         args = [_const(a) for a in call.args]
         kw = {k.arg: _const(k.value) for k in call.keywords if k.arg}
-        x = _num(kw.get("x", args[0] if args else None))
-        y = _num(kw.get("y", args[1] if len(args) > 1 else None))
-        if x is None or y is None:  # a computed coordinate (a variable): no point rather than half of one
-            x = y = None
         extra: dict[str, Any] = {"call": name}
+        if typ == "MOVE":
+            if name == "moveTo":
+                x, y = _point(args, kw)
+                mouse = (x, y) if x is not None else None
+                move = move or Action(type=typ, x=x, y=y, extra=extra)
+            else:  # moveRel: relative to a position the code does not state
+                mouse = None
+                move = move or Action(type=typ, extra=dict(extra, offset=[_num(a) for a in args[:2]]))
+            continue
+        x, y = _point(args, kw)
+        if typ in ("CLICK", "DOUBLE_CLICK", "TRIPLE_CLICK", "RIGHT_CLICK", "MIDDLE_CLICK", "MOUSE_DOWN",
+                   "MOUSE_UP") and not _has_coords(call) and mouse is not None:
+            (x, y), extra["point_from"] = mouse, "moveTo"
+        if name == "click":  # click(x, y, clicks=1, interval=0.0, button='primary', ...)
+            clicks = _num(kw.get("clicks", args[2] if len(args) > 2 else None))
+            button = kw.get("button", args[4] if len(args) > 4 else None)
+            if button in ("right", "secondary"):
+                typ = "RIGHT_CLICK"
+            elif button == "middle":
+                typ = "MIDDLE_CLICK"
+            elif clicks == 2:
+                typ = "DOUBLE_CLICK"
+            elif clicks == 3:
+                typ = "TRIPLE_CLICK"
         if typ == "KEY_PRESS":
             keys = [a for a in (args if name == "hotkey" else args[:1]) if isinstance(a, str)]
             if name == "press" and args and isinstance(args[0], list):
@@ -105,17 +158,19 @@ def parse_pyautogui(code: str) -> tuple[Action | None, list[str]]:
                 # typewrite(...) then press('enter'): the step submits; the key decides the check
                 return Action(type="KEY_PRESS", keys="enter", text=text, extra=extra), names
             return Action(type=typ, text=text, extra=extra), names
-        if typ == "SCROLL":
-            clicks = _num(kw.get("clicks", args[0] if args else None))
-            extra["clicks"] = clicks
-            x = _num(kw.get("x", args[1] if len(args) > 1 else None))
-            y = _num(kw.get("y", args[2] if len(args) > 2 else None))
+        if typ == "SCROLL":  # scroll(clicks, x=None, y=None)
+            extra["clicks"] = _num(kw.get("clicks", args[0] if args else None))
+            x, y = _point(args, kw, 1)
+            if not _has_coords(call, 1) and mouse is not None:
+                (x, y), extra["point_from"] = mouse, "moveTo"
             return Action(type=typ, x=x, y=y, extra=extra), names
-        if name in ("moveRel", "dragRel"):
+        if name == "dragTo" and mouse is not None:
+            extra["from"] = list(mouse)
+        if name == "dragRel":
             extra["offset"] = [x, y]
             x = y = None
         return Action(type=typ, x=x, y=y, extra=extra), names
-    return None, names
+    return move, names
 
 
 def _submits(name: str, call: ast.Call) -> bool:
@@ -189,6 +244,12 @@ def read_osworld(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
         entries.append((lineno, d))
     raise_errors(problems, display)
 
+    # One file for two consecutive lines: the runner overwrote the first screenshot (two actions of one
+    # prediction within the same second share step_{n}_{%Y%m%d@%H%M%S}.png; runners writing step_{n}.png
+    # overwrite it per action). The file shows the state after the later action only.
+    posts = [_find_frame(run_dir, d, files) for _, d in entries]
+    overwritten = [p is not None and i + 1 < len(posts) and posts[i + 1] == p for i, p in enumerate(posts)]
+
     steps: list[Step] = []
     prev = "step_0.png" if (run_dir / "step_0.png").is_file() else None
     status = "max_steps"
@@ -212,8 +273,15 @@ def read_osworld(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
             action = Action(type="UNKNOWN", extra={})
         if isinstance(raw, str):
             action.extra.setdefault("raw", raw)
-        post = _find_frame(run_dir, d, files)
-        if post is None:
+        post = posts[i - 1]
+        if overwritten[i - 1]:
+            problems.append(Problem("screenshot_overwritten", f"{post} is also the screenshot of the next line: "
+                                    "the runner overwrote this action's screenshot", run=display, file=TRAJ,
+                                    line=lineno, field="screenshot_file", severity="warning",
+                                    hint="the step is scored without its post frame; the next step is compared "
+                                         "with the frame before this one"))
+            post = None
+        elif post is None:
             problems.append(Problem("screenshot_missing", f"no screenshot for step_num {d.get('step_num')!r} "
                                     f"(named {d.get('screenshot_file')!r})", run=display, file=TRAJ, line=lineno,
                                     field="screenshot_file", severity="warning",
@@ -279,16 +347,19 @@ READER = Reader(
          "run_id = the path below the argument; task_id = example_id; agent.model = model; "
          "config {action_space, observation_type}; extra.domain"),
         ("traj.jsonl line k", "step k (lines in order; step_num, action_timestamp, reward, done, info in extra)"),
-        ("action 'pyautogui.click(x, y)' (ast, never eval)", "CLICK x, y (doubleClick DOUBLE_CLICK, rightClick "
-         "RIGHT_CLICK, moveTo MOVE, dragTo DRAG, scroll SCROLL with extra.clicks)"),
+        ("action 'pyautogui.click(x, y)' (ast, never eval)", ("CLICK x, y (doubleClick or click(clicks=2) "
+         "DOUBLE_CLICK, rightClick or click(button='right') RIGHT_CLICK, dragTo DRAG, scroll SCROLL with "
+         "extra.clicks; the first call that is not a move; moveTo(x, y) then click() is a CLICK at x, y; "
+         "moveTo alone MOVE); extra.raw = the code")),
         ("pyautogui.press('enter') / hotkey('ctrl', 's')", "KEY_PRESS keys 'enter' / 'ctrl+s'"),
         ("pyautogui.typewrite('text') / write", "TYPE text; followed by press('enter') in the same action: "
          "KEY_PRESS keys 'enter' with the text kept"),
         ("'DONE' / 'FAIL' / 'WAIT'", "DONE (outcome done) / FAIL (outcome failed) / WAIT"),
         ("computer_13 dict {action_type, x, y, ...}", "the same action types"),
         ("response / natural_language_action", "reasoning"),
-        ("screenshot_file (else step_{n}_*<timestamp>*.png)", "frames.post; frames.pre = the previous step's "
-         "post (step_0.png for the first, when present)"),
+        ("screenshot_file (else step_{n}_*<timestamp>*.png)", ("frames.post; frames.pre = the previous step's "
+         "post (step_0.png for the first, when present); a file shared by two consecutive lines was overwritten: "
+         "the earlier step has no post frame (warning screenshot_overwritten)")),
         ("{'Error': ...} line", "outcome.status error; extra.error"),
         ("result.txt", "outcome.score"),
     ),

@@ -8,29 +8,46 @@ A run is a directory holding ``trace.zip``. Inside, ``trace.trace`` is NDJSON:
   error?}; ``log`` lines of the call (``locator resolved to <button ...>Save</button>``);
 * ``screencast-frame`` {pageId, file (``sha1`` in ``resources/`` in older traces),
   width, height, timestamp}: the page's frames, sent whenever it repaints;
-* ``frame-snapshot`` {callId, phase before|after, frameUrl}: the URL at each call.
+* ``frame-snapshot`` {callId, pageId, phase before|after, frameUrl}: the URL and the
+  page of each call.
+
+Older traces are read too: one ``action`` event per call, written when it ends
+(format v4: the same fields at the top level with ``log`` as a list; v3: under
+``metadata``, with ``id``, ``type`` for the class and ``error.error``), and
+snapshots named by ``beforeSnapshot``/``afterSnapshot`` instead of a ``phase``
+(before v9). Calls are ordered by start time.
 
 Only user actions become steps (click, dblclick, fill, type, press, check, goto,
 mouse and keyboard calls, ...); bookkeeping calls (newPage, route, evaluate,
-waits for load states) are skipped. Frames: the pre frame of an action is the last
-screencast frame painted before it started; its post frame is the last one painted
-before the next action started (or the last of the trace). Screencast frames arrive
-8-15 ms after the page paints (measured on Chromium traces), so when the next call
-starts less than SETTLE_MS (30 ms) after this one ended, as in scripted tests, the
-post frame is the last one painted within SETTLE_MS of the end (but not after the
-next call ended), and the next action's pre frame is that same frame. The screencast sends a frame only when the page repaints, so "no newer
-frame" means "nothing repainted": pre and post are then the same file.
+waits for load states) are skipped.
+
+Frames. A call's page is its ``pageId`` (older traces) or the page of its
+frame-snapshots; frames are taken from that page's screencast (from all frames when
+the page is unknown or sent none). The pre frame of an action is the page's last
+frame painted at or before it started (or at or before the previous action's post
+time, when that is later); its post frame is the page's last frame painted before
+the next action started (or the last of the trace). When the action opened a page
+(a ``BrowserContext`` ``page`` event whose ``openerPageId`` is the action's page,
+after the action started and by that time: a popup, a new tab) that painted a
+frame by then, the post frame is that new page's last frame (``extra.opened_page``). Screencast frames arrive 8-15 ms after the page paints
+(measured on Chromium traces), so when the next call starts less than SETTLE_MS
+(30 ms) after this one ended, as in scripted tests, the post time is SETTLE_MS
+after the end (but not after the next call ended), and the next action's pre frame
+is that same frame. The screencast sends a frame only when the page repaints, so
+"no newer frame" means "nothing repainted": pre and post are then the same file.
 
 The zip is read in memory, never extracted, with limits on the member count, on
-each member's size and on the total; member names with ``..`` or an absolute path
-are refused. Frames stay in memory (``inline_frames``).
+each member's size and on the total; member names with ``..``, an absolute path, a
+drive letter or a backslash are refused. Frames stay in memory (``inline_frames``).
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -60,6 +77,8 @@ ACTIONS = {
     "waitForTimeout": "WAIT", "selectOption": "SELECT_OPTION", "hover": "HOVER", "dragAndDrop": "DRAG",
     "setInputFiles": "UPLOAD",
 }
+#: What unpacking one member can raise on a damaged archive (bad CRC, truncated deflate stream, ...).
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, ValueError)
 _RESOLVED = re.compile(r"locator resolved to (.*)$")
 _TAGS = re.compile(r"<[^>]*>")
 
@@ -71,8 +90,11 @@ def _key_name(key: str) -> str:
 
 
 def _safe_member(name: str) -> bool:
+    """Relative, without ``..``, backslashes, a drive letter or NUL (the archive is never extracted, but a
+    member named like that is not something Playwright writes)."""
     p = PurePosixPath(name)
-    return not p.is_absolute() and ".." not in p.parts and "\\" not in name
+    return bool(name) and not p.is_absolute() and ".." not in p.parts and "\\" not in name and "\0" not in name \
+        and not re.match(r"^[A-Za-z]:", name)
 
 
 def _open_zip(path: Path, run: str) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
@@ -107,6 +129,37 @@ def _open_zip(path: Path, run: str) -> tuple[zipfile.ZipFile, dict[str, zipfile.
     return z, members
 
 
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _from_v3(m: dict[str, Any]) -> dict[str, Any]:
+    """A v3 ``action`` event's ``metadata`` in the field names of later traces."""
+    snaps = {s.get("title"): s.get("snapshotName") for s in m.get("snapshots") or [] if isinstance(s, dict)}
+    return {"type": "action", "callId": m.get("id"), "startTime": m.get("startTime"), "endTime": m.get("endTime"),
+            "apiName": m.get("apiName"), "class": m.get("type"), "method": m.get("method"),
+            "params": m.get("params"), "point": m.get("point"), "error": m.get("error"), "log": m.get("log"),
+            "pageId": m.get("pageId"), "beforeSnapshot": snaps.get("before"), "afterSnapshot": snaps.get("after")}
+
+
+def _after_fields(c: dict[str, Any], ev: dict[str, Any], carries: bool) -> None:
+    """The end of a call from an ``after`` event (or a one-event ``action`` of traces before v5):
+    end time, error ({message} or, in v3, {error: {message}}), and its log lines when listed there (v5)."""
+    if not carries:
+        return
+    c["end"] = _num(ev.get("endTime"))
+    err = ev.get("error")
+    if isinstance(err, dict) and isinstance(err.get("error"), dict):
+        err = err["error"]
+    c["error"] = err or None
+    if isinstance(ev.get("log"), list):
+        c["logs"].extend(str(m) for m in ev["log"])
+
+
 def _element_text(logs: list[str]) -> str | None:
     for msg in logs:
         m = _RESOLVED.search(msg)
@@ -127,7 +180,11 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
                                           file=TRACE_ZIP, hint="export the trace with context.tracing.stop(path=...)")])
         events: list[tuple[int, str, dict[str, Any]]] = []
         for name in sorted(names):
-            text = z.read(members[name]).decode("utf-8", errors="replace")
+            try:
+                text = z.read(members[name]).decode("utf-8", errors="replace")
+            except _READ_ERRORS as exc:
+                raise RunFormatError([Problem("trace_unreadable", f"{name} cannot be unpacked ({exc})", run=display,
+                                              file=f"{TRACE_ZIP}:{name}", hint="re-export the trace")]) from None
             for lineno, line in enumerate(text.splitlines(), start=1):
                 if not line.strip():
                     continue
@@ -142,54 +199,85 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
                     events.append((lineno, name, ev))
 
         viewport: dict[str, Any] = {}
-        calls: dict[str, dict[str, Any]] = {}
-        order: list[str] = []
-        frames: list[tuple[float, str]] = []  # (timestamp, member)
+        calls: dict[tuple[str, str], dict[str, Any]] = {}  # by (event file, callId): callIds restart per file
+        snap_phase: dict[tuple[str, str], str] = {}  # (event file, snapshotName) -> before | after (traces < v9)
+        frames_by_page: dict[str | None, list[tuple[float, str]]] = {}  # pageId -> [(timestamp, member)]
+        rest: list[tuple[str, str, dict[str, Any]]] = []
+        opened_pages: list[tuple[float, str, str]] = []  # (time, pageId, openerPageId)
+        # pass 1: the calls (a one-event call of traces < v5 is written when it ends, after its snapshots)
         for lineno, name, ev in events:
             kind = ev.get("type")
+            if kind == "action" and isinstance(ev.get("metadata"), dict):
+                if ev["metadata"].get("internal"):
+                    continue
+                ev = _from_v3(ev["metadata"])  # one event per call, its fields under metadata (traces v3)
             if kind == "context-options":
-                viewport = ((ev.get("options") or {}).get("viewport")) or {}
+                opts = ev.get("options")
+                vp = opts.get("viewport") if isinstance(opts, dict) else None
+                viewport = vp if isinstance(vp, dict) else {}
             elif kind in ("before", "action"):
-                cid = str(ev.get("callId"))
-                method = ev.get("method") or str(ev.get("apiName") or "").split(".")[-1]
-                calls[cid] = {"method": method, "class": ev.get("class"), "params": ev.get("params") or {},
-                              "start": ev.get("startTime"), "end": ev.get("endTime"), "point": ev.get("point"),
-                              "error": ev.get("error"), "logs": [], "line": lineno, "source": name, "urls": {}}
-                order.append(cid)
-            elif kind == "input" and str(ev.get("callId")) in calls:
-                if ev.get("point"):
-                    calls[str(ev["callId"])]["point"] = ev["point"]
-            elif kind == "after" and str(ev.get("callId")) in calls:
-                c = calls[str(ev["callId"])]
-                c["end"] = ev.get("endTime")
-                c["error"] = ev.get("error")
-            elif kind == "log" and str(ev.get("callId")) in calls:
-                calls[str(ev["callId"])]["logs"].append(str(ev.get("message", "")))
+                method = str(ev.get("method") or str(ev.get("apiName") or "").split(".")[-1])
+                key = (name, str(ev.get("callId")))
+                params, page = ev.get("params"), ev.get("pageId")
+                calls[key] = {"method": method, "class": ev.get("class"),
+                              "params": params if isinstance(params, dict) else {},
+                              "start": _num(ev.get("startTime")), "end": _num(ev.get("endTime")),
+                              "point": ev.get("point"), "error": ev.get("error"), "logs": [], "line": lineno,
+                              "source": name, "urls": {}, "page": page if isinstance(page, str) else None,
+                              "seq": len(calls)}
+                _after_fields(calls[key], ev, kind == "action")
             elif kind == "screencast-frame":
                 member = ev.get("file") or (f"resources/{ev['sha1']}" if ev.get("sha1") else None)
-                if member and isinstance(ev.get("timestamp"), (int, float)):
-                    frames.append((float(ev["timestamp"]), member))
+                t = _num(ev.get("timestamp"))
+                if isinstance(member, str) and t is not None:
+                    page = ev.get("pageId") if isinstance(ev.get("pageId"), str) else None
+                    frames_by_page.setdefault(page, []).append((t, member))
+            else:
+                rest.append((name, str(kind), ev))
+            for phase in ("before", "after"):
+                if kind in ("before", "action", "after") and isinstance(ev.get(f"{phase}Snapshot"), str):
+                    snap_phase[(name, ev[f"{phase}Snapshot"])] = phase
+        # pass 2: what belongs to a call
+        for name, kind, ev in rest:
+            c = calls.get((name, str(ev.get("callId"))))
+            if kind == "input" and c is not None:
+                if ev.get("point"):
+                    c["point"] = ev["point"]
+            elif kind == "after" and c is not None:
+                _after_fields(c, ev, True)
+            elif kind == "log" and c is not None:
+                c["logs"].append(str(ev.get("message", "")))
+            elif kind == "event" and ev.get("method") == "page" and isinstance(ev.get("params"), dict):
+                # BrowserContext 'page': a page was created; openerPageId when a page opened it (popup, new tab)
+                pid, opener, t = ev["params"].get("pageId"), ev["params"].get("openerPageId"), _num(ev.get("time"))
+                if isinstance(pid, str) and isinstance(opener, str) and t is not None:
+                    opened_pages.append((t, pid, opener))
             elif kind == "frame-snapshot":
-                snap = ev.get("snapshot") or {}
-                cid = str(snap.get("callId"))
-                if cid in calls and snap.get("isMainFrame", True) and snap.get("phase") in ("before", "after"):
-                    calls[cid]["urls"].setdefault(snap["phase"], snap.get("frameUrl"))
-        frames.sort()
+                snap = ev.get("snapshot") if isinstance(ev.get("snapshot"), dict) else {}
+                c = calls.get((name, str(snap.get("callId"))))
+                if c is None or not snap.get("isMainFrame", True):
+                    continue
+                if c["page"] is None and isinstance(snap.get("pageId"), str):
+                    c["page"] = snap["pageId"]
+                phase = snap.get("phase") or snap_phase.get((name, str(snap.get("snapshotName"))))
+                if phase in ("before", "after"):
+                    c["urls"].setdefault(phase, snap.get("frameUrl"))
+        all_frames = sorted(f for fs in frames_by_page.values() for f in fs)
+        for fs in frames_by_page.values():
+            fs.sort()
 
-        steps_calls = [calls[c] for c in order if calls[c]["method"] in ACTIONS]
+        steps_calls = sorted((c for c in calls.values() if c["method"] in ACTIONS),
+                             key=lambda c: (c["start"] is None, c["start"] or 0.0, c["seq"]))
         inline: dict[str, bytes] = {}
 
-        def frame_at(t: float | None) -> str | None:
-            """The last frame painted at or before ``t``."""
+        def frame_at(c: dict[str, Any], t: float | None) -> str | None:
+            """The last frame of the call's page (of any page when its page is unknown or sent no frame)
+            painted at or before ``t``."""
+            frames = frames_by_page.get(c["page"]) or all_frames
             if t is None:
                 return frames[-1][1] if frames else None
-            best = None
-            for ts, member in frames:
-                if ts <= t:
-                    best = member
-                else:
-                    break
-            return best
+            i = bisect.bisect_right(frames, (t, "\uffff"))
+            return frames[i - 1][1] if i else None
 
         def load(member: str | None, field: str, c: dict[str, Any]) -> str | None:
             if member is None:
@@ -202,24 +290,41 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
                                             line=c["line"], field=field, severity="warning",
                                             hint="the step is scored without it"))
                     return None
-                inline[member] = z.read(info)
+                try:
+                    inline[member] = z.read(info)
+                except _READ_ERRORS as exc:
+                    problems.append(Problem("frame_unreadable", f"screencast frame {member!r} cannot be unpacked "
+                                            f"({exc})", run=display, file=f"{TRACE_ZIP}:{c['source']}",
+                                            line=c["line"], field=field, severity="warning",
+                                            hint="the step is scored without it"))
+                    return None
             return member
+
+        def _opened_page(c: dict[str, Any], until: float | None) -> str | None:
+            """The last page the call's page opened after the call started and by ``until`` that painted a
+            frame by then."""
+            if c["page"] is None or c["start"] is None:
+                return None
+            new = [(t, page) for t, page, opener in opened_pages
+                   if opener == c["page"] and t > c["start"] and (until is None or t <= until)
+                   and frame_at({"page": page}, until) is not None and page in frames_by_page]
+            return max(new)[1] if new else None
 
         steps: list[Step] = []
         last_post_t: float | None = None
         for i, c in enumerate(steps_calls):
             typ = ACTIONS[c["method"]]
             p = c["params"]
-            point = c.get("point") or {}
-            x, y = point.get("x"), point.get("y")
-            if c["method"] == "mouseClick":
-                x, y = p.get("x", x), p.get("y", y)
+            point = c["point"] if isinstance(c.get("point"), dict) else {}
+            x, y = _num(point.get("x")), _num(point.get("y"))
+            if c["method"] == "mouseClick" and _num(p.get("x")) is not None and _num(p.get("y")) is not None:
+                x, y = _num(p.get("x")), _num(p.get("y"))
             extra: dict[str, Any] = {"api": f"{c['class'] or ''}.{c['method']}".lstrip("."), "params": {
                 k: v for k, v in p.items() if k not in ("timeout", "strict")}}
-            element = p.get("selector")
-            text = p.get("value") if c["method"] == "fill" else p.get("text")
+            element = _str(p.get("selector"))
+            text = _str(p.get("value") if c["method"] == "fill" else p.get("text"))
             action = Action(type=typ, x=x, y=y, keys=_key_name(p["key"]) if isinstance(p.get("key"), str) else None,
-                            text=text, url=p.get("url"), element=element, extra=extra)
+                            text=text, url=_str(p.get("url")), element=element, extra=extra)
             resolved = _element_text(c["logs"])
             reasoning = f"{c['method']}({element or p.get('url') or p.get('key') or ''})"
             if resolved:
@@ -231,8 +336,14 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
                 # the screencast lags the page: give the action time to paint, but not past the next call's end
                 until = max(nxt, min(c["end"] + SETTLE_MS, nxt_end if isinstance(nxt_end, (int, float)) else nxt))
             pre_t = c["start"] if last_post_t is None or c["start"] is None else max(c["start"], last_post_t)
-            pre = load(frame_at(pre_t), "frames.pre", c)
-            post = load(frame_at(until), "frames.post", c)
+            pre = load(frame_at(c, pre_t), "frames.pre", c)
+            opened = _opened_page(c, until)
+            if opened is not None:
+                # the action opened a page (popup, new tab): what it changed is that page, not its own
+                extra["opened_page"] = opened
+                post = load(frame_at({"page": opened}, until), "frames.post", c)
+            else:
+                post = load(frame_at(c, until), "frames.post", c)
             last_post_t = until
             err = c.get("error") or None
             message = (err.get("message") if isinstance(err, dict) else str(err)) if err else None
@@ -270,8 +381,11 @@ READER = Reader(
         ("params.value / params.text / params.key / params.url", "action.text / action.text / action.keys / action.url"),
         ("log 'locator resolved to <...>'", "reasoning: 'click(#sel) on <button ...> Save' (traces carry no agent text)"),
         ("after.error.message", "executor.ok = false, executor.error"),
-        ("screencast-frame {file | sha1, timestamp}", "frames.pre: last frame before the call; frames.post: last "
-         "frame before the next call"),
-        ("frame-snapshot {callId, phase, frameUrl}", "page.url_before / url_after; client.did_url_change"),
+        ("screencast-frame {pageId, file | sha1, timestamp}", ("frames.pre: the call's page's last frame at its "
+         "start; frames.post: that page's last frame before the next call (30 ms settle when calls are back to "
+         "back), or the last frame of a page the call opened (extra.opened_page)")),
+        ("frame-snapshot {callId, pageId, phase, frameUrl}", ("the call's page; page.url_before / url_after; "
+         "client.did_url_change")),
+        ("one 'action' event per call (traces v3/v4)", "read like before/input/after"),
     ),
 )
