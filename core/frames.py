@@ -41,20 +41,24 @@ class Frame:
     width: int
     height: int
     gray: Image.Image
-    rgb: np.ndarray  # (H, W, 3) uint8
+    rgb: np.ndarray  # (H, W, 3) uint8 (may be a view of ``px``)
     phash: Hash64
+    luma: np.ndarray  # (H, W) uint8: the pixels of ``gray``
+    px: np.ndarray  # (H, W, 3 or 4) uint8, C-contiguous: what the diff compares (a 4th channel is ignored)
 
     def region_hash(self, box: tuple[int, int, int, int]) -> Hash64:
         """pHash of the crop ``box`` = (left, top, right, bottom); equals
         ``imagehash.phash(Image.open(path).crop(box))``."""
-        return Hash64.of(self.gray.crop(box))
+        left, top, right, bottom = box
+        return Hash64.of_gray(self.luma[top:bottom, left:right])
 
 
 def decode(path: Path, data: bytes | None = None) -> Frame:
     """Decode ``path`` (or ``data``, an image carried inline under that name) once. Refuses decompression
     bombs (over ``Image.MAX_IMAGE_PIXELS``, checked from the header before any pixel is decoded) and
     formats other than PNG, JPEG and WebP. 8-bit PNGs are decoded by pyspng (libspng) when it is
-    installed: the same pixels as Pillow's decoder, in about two thirds of the time."""
+    installed: the same pixels as Pillow's decoder, in about two thirds of the time. The header is read
+    by Pillow first, so its decompression-bomb guard applies to both decoders."""
     try:
         raw = data if data is not None else path.read_bytes()
         with warnings.catch_warnings():
@@ -62,15 +66,20 @@ def decode(path: Path, data: bytes | None = None) -> Frame:
             with Image.open(io.BytesIO(raw), formats=ALLOWED_FORMATS) as img:
                 fmt = img.format or "?"
                 pixels = _fast_png(raw) if fmt == "PNG" and img.mode in ("RGB", "RGBA", "L") else None
-                if pixels is not None:
-                    # imagehash converts the image as stored to L; Pillow's conversion of the same
-                    # pixels gives the same bytes, so the hash stays bit-identical.
-                    gray = Image.fromarray(pixels).convert("L") if pixels.ndim == 3 else Image.fromarray(pixels)
-                    rgb = pixels[..., :3] if pixels.ndim == 3 else np.repeat(pixels[..., None], 3, axis=2)
+                if pixels is not None and pixels.ndim == 3:
+                    # imagehash converts the image as stored to L: Pillow's RGB(A) to L conversion of the
+                    # same pixels gives the same bytes, so the hash stays bit-identical. Decoded as RGBA,
+                    # the pixels go to Pillow without a copy (an RGB array would be copied to RGBX first).
+                    gray = Image.frombuffer("RGBA", (pixels.shape[1], pixels.shape[0]), pixels, "raw", "RGBA", 0,
+                                            1).convert("L")
+                    rgb, px = pixels[..., :3], pixels
+                elif pixels is not None:
+                    gray = Image.fromarray(pixels)
+                    rgb = px = np.repeat(pixels[..., None], 3, axis=2)
                 else:
                     img.load()
                     gray = img.convert("L")
-                    rgb = np.asarray(img if img.mode == "RGB" else img.convert("RGB"))
+                    rgb = px = np.asarray(img if img.mode == "RGB" else img.convert("RGB"))
     except FileNotFoundError:
         raise FrameError("frames_missing", "file not found") from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
@@ -82,18 +91,24 @@ def decode(path: Path, data: bytes | None = None) -> Frame:
     h, w = rgb.shape[:2]
     if w == 0 or h == 0:
         raise FrameError("frame_unreadable", "image has no pixels")
-    return Frame(path=path, format=fmt, width=w, height=h, gray=gray, rgb=rgb, phash=Hash64.of(gray))
+    luma = np.asarray(gray)
+    return Frame(path=path, format=fmt, width=w, height=h, gray=gray, rgb=rgb, phash=Hash64.of_gray(luma), luma=luma,
+                 px=px)
 
 
 def _fast_png(raw: bytes) -> np.ndarray | None:
-    """8-bit pixels of a PNG the header already vetted, from libspng; None to fall back to Pillow."""
-    if _spng is None:
+    """8-bit pixels of a PNG the header already vetted, from libspng (RGBA for colour images, L for gray);
+    None to fall back to Pillow (no pyspng, another bit depth or colour type, or libspng refuses it)."""
+    if _spng is None or len(raw) < 26 or raw[12:16] != b"IHDR":
+        return None
+    depth, colour = raw[24], raw[25]
+    if depth != 8 or colour not in (0, 2, 6):  # 8-bit gray, RGB, RGBA only: the pixels Pillow gives unchanged
         return None
     try:
-        arr = _spng.load(raw)
+        arr = _spng.load(raw, "L" if colour == 0 else "RGBA")
     except Exception:  # noqa: BLE001  (libspng refuses it: let Pillow decode it and report the error)
         return None
-    if arr.dtype != np.uint8 or arr.ndim not in (2, 3) or (arr.ndim == 3 and arr.shape[2] not in (3, 4)):
+    if arr.dtype != np.uint8 or not arr.flags.c_contiguous:
         return None
     return arr
 

@@ -1,6 +1,7 @@
 """Exact pixel change and its shapes, on synthetic arrays (pure function)."""
 
 import numpy as np
+import pytest
 
 from trajcheck.analyzers.pixeldiff import diff_frames, no_change
 
@@ -95,3 +96,31 @@ def test_small_deltas_are_render_noise_but_a_faint_line_is_not():
     assert [bl.kind for bl in diff_frames(a, b).blobs] == ["noise"]
     b[300:310, 100:300] = 58  # a low-contrast line on a dark theme (25 levels)
     assert sorted(bl.kind for bl in diff_frames(a, b).blobs) == ["content", "noise"]
+
+
+@pytest.mark.parametrize("width", [1280, 1283, 17, 1])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_changed_pixels_match_a_per_pixel_comparison(width, contiguous):
+    """The word-wise window search finds every changed pixel, whatever the row length (not a multiple of
+    8 bytes) and whether the frames are views into RGBA buffers."""
+    rng = np.random.default_rng(width)
+    base = rng.integers(0, 256, (64, width, 4), dtype=np.uint8)
+    a = base[..., :3] if not contiguous else np.ascontiguousarray(base[..., :3])
+    for _ in range(20):
+        b = a.copy()
+        n = int(rng.integers(0, 6))
+        ys, xs, cs = rng.integers(0, 64, n), rng.integers(0, width, n), rng.integers(0, 3, n)
+        b[ys, xs, cs] ^= np.uint8(1 + int(rng.integers(0, 255)))
+        if not contiguous:
+            b4 = base.copy()
+            b4[..., :3] = b
+            b = b4[..., :3]
+        want = (a != b).any(axis=2)
+        got = diff_frames(a, b)
+        assert got.changed_px == int(want.sum())
+        if want.any():
+            r, c = np.flatnonzero(want.any(axis=1)), np.flatnonzero(want.any(axis=0))
+            assert got.bbox == (c[0], r[0], c[-1] + 1, r[-1] + 1)
+            assert sum(bl.px for bl in got.blobs) == int(want.sum())
+        else:
+            assert got.bbox is None and not got.cells.any()

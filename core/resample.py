@@ -1,0 +1,166 @@
+"""Pillow's 8-bit LANCZOS downscale to the 32x32 pHash input, as two matrix products.
+
+``imagehash.phash`` spends a third of its time in ``Image.resize((32, 32), LANCZOS)``.
+Pillow computes that resize in fixed point: per output pixel, a window of input pixels
+times integer coefficients (the Lanczos-3 weights, normalised, scaled by 2**22 and
+rounded away from zero), plus 2**21, shifted right by 22 and clipped to 0..255; first
+along rows (horizontal pass, to uint8), then along columns of that result.
+
+Every product is a uint8 times an integer below 2**23 and every sum stays below 2**40,
+so a float64 matrix product computes the same integer sums exactly, in any order. The
+row pass, where the time goes, is cheaper still: each coefficient is split into a high
+and a low part whose products and partial sums all stay below 2**24 (exact in float32),
+and each block of 8 output columns multiplies only the input columns its windows read.
+With the coefficient matrices built the way Pillow builds them (same double arithmetic,
+same libm ``sin``), the 32x32 result is the same bytes, and the hash the same bits.
+
+:func:`pass_order` checks that claim against the installed Pillow on a
+deterministic noise image of each new frame size, once per process; a size that does
+not match in either pass order (Pillow 13 takes the column pass first for some tall
+images) is resized by Pillow.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image
+
+#: Pillow's fixed-point precision for 8-bit resampling: 32 - 8 - 2 bits.
+PRECISION_BITS = 22
+#: Lanczos-3 support, in input pixels at scale 1.
+SUPPORT = 3.0
+#: The side of the image pHash reads (hash_size 8 x highfreq_factor 4).
+HASH_INPUT = 32
+
+
+def _sinc(x: float) -> float:
+    if x == 0.0:
+        return 1.0
+    x = x * math.pi
+    return math.sin(x) / x
+
+
+def _lanczos(x: float) -> float:
+    if -3.0 <= x < 3.0:
+        return _sinc(x) * _sinc(x / 3)
+    return 0.0
+
+
+@lru_cache(maxsize=64)
+def coefficients(in_size: int, out_size: int) -> np.ndarray:
+    """The (in_size, out_size) matrix of Pillow's fixed-point LANCZOS weights for resizing a
+    whole axis of ``in_size`` pixels to ``out_size`` (as float64, exact integers)."""
+    scale = float(in_size) / out_size
+    filterscale = max(scale, 1.0)
+    support = SUPPORT * filterscale
+    inv = 1.0 / filterscale
+    m = np.zeros((in_size, out_size), dtype=np.float64)
+    one = float(1 << PRECISION_BITS)
+    for xx in range(out_size):
+        center = (xx + 0.5) * scale
+        xmin = max(int(center - support + 0.5), 0)
+        xmax = min(int(center + support + 0.5), in_size) - xmin
+        w = [_lanczos((x + xmin - center + 0.5) * inv) for x in range(xmax)]
+        ww = 0.0
+        for v in w:
+            ww += v
+        if ww != 0.0:
+            w = [v / ww for v in w]
+        for x, v in enumerate(w):
+            m[xmin + x, xx] = float(int(-0.5 + v * one) if v < 0 else int(0.5 + v * one))
+    m.setflags(write=False)
+    return m
+
+
+def _round(acc: np.ndarray) -> np.ndarray:
+    """Pillow's clip8: (sum + 2**21) >> 22, clipped to 0..255 (exact on float64 integers)."""
+    acc += float(1 << (PRECISION_BITS - 1))
+    acc *= 1.0 / (1 << PRECISION_BITS)
+    np.floor(acc, out=acc)
+    np.clip(acc, 0.0, 255.0, out=acc)
+    return acc
+
+
+#: Output columns per block of the banded product (a block reads only the input columns its windows cover).
+BLOCK = 8
+#: Low bits of each coefficient in the float32 split: coefficient = high * 2**LOW_BITS + low.
+LOW_BITS = 7
+#: float32 holds every integer below 2**24 exactly.
+F32_EXACT = float(1 << 24)
+
+
+@lru_cache(maxsize=64)
+def _banded(in_size: int, out_size: int) -> tuple[tuple[int, int, int, int, np.ndarray], ...] | None:
+    """The row pass as float32 products that stay exact: per block of BLOCK output columns, the input
+    columns its windows read and the matrix [high | low] of their coefficients. Each uint8 x high and
+    uint8 x low product and every partial sum of either is an integer below 2**24 (checked here from the
+    window widths and coefficient sizes), so float32 arithmetic is exact in any summation order. None when
+    a window is too wide for that bound (the float64 product is used)."""
+    k = coefficients(in_size, out_size).astype(np.int64)
+    high = np.floor_divide(k, 1 << LOW_BITS)
+    low = k - high * (1 << LOW_BITS)
+    taps = int((k != 0).sum(axis=0).max())
+    if 255.0 * float(np.abs(high).sum(axis=0).max()) >= F32_EXACT or 255.0 * (2**LOW_BITS - 1) * taps >= F32_EXACT:
+        return None
+    blocks = []
+    for j0 in range(0, out_size, BLOCK):
+        j1 = min(j0 + BLOCK, out_size)
+        rows = np.flatnonzero((k[:, j0:j1] != 0).any(axis=1))
+        a, c = (int(rows[0]), int(rows[-1]) + 1) if rows.size else (0, 1)
+        m = np.ascontiguousarray(np.concatenate([high[a:c, j0:j1], low[a:c, j0:j1]], axis=1), dtype=np.float32)
+        m.setflags(write=False)
+        blocks.append((j0, j1, a, c, m))
+    return tuple(blocks)
+
+
+def _rows_pass(gray: np.ndarray, size: int) -> np.ndarray:
+    """Pillow's horizontal pass over every row of ``gray`` (uint8, (h, w)): (h, size) float64, rounded."""
+    h, w = gray.shape
+    plan = _banded(w, size)
+    if plan is None:
+        return _round(gray.astype(np.float64) @ coefficients(w, size))
+    x = gray.astype(np.float32)
+    high = np.empty((h, size), dtype=np.float64)
+    low = np.empty((h, size), dtype=np.float64)
+    for j0, j1, a, c, m in plan:
+        r = x[:, a:c] @ m
+        n = j1 - j0
+        high[:, j0:j1] = r[:, :n]
+        low[:, j0:j1] = r[:, n:]
+    high *= float(1 << LOW_BITS)
+    high += low
+    return _round(high)
+
+
+def _h_first(gray: np.ndarray, size: int) -> np.ndarray:
+    h, w = gray.shape
+    out = _rows_pass(gray, size) if w != size else gray.astype(np.float64)
+    if h != size:  # columns of the (h, size) result: (size, h) @ (h, size), small
+        out = _round(coefficients(h, size).T @ out)
+    return out.astype(np.uint8)
+
+
+def resize_gray(gray: np.ndarray, size: int = HASH_INPUT, order: str = "h") -> np.ndarray:
+    """``Image.fromarray(gray).resize((size, size), LANCZOS)`` as a uint8 array, for a 2-D uint8 ``gray``,
+    with the row pass first (``order="h"``, Pillow's usual order) or the column pass first (``"v"``)."""
+    if order == "v":
+        return _h_first(gray.T, size).T
+    return _h_first(gray, size)
+
+
+_orders: dict[tuple[int, int], str | None] = {}
+
+
+def pass_order(width: int, height: int) -> str | None:
+    """The pass order in which :func:`resize_gray` gives the installed Pillow's bytes for ``width`` x
+    ``height`` images ("h" or "v"; None: neither, let Pillow resize). Tested once per size and process on
+    a seeded noise image: noise exposes any difference in pass order, coefficients or rounding."""
+    key = (width, height)
+    if key not in _orders:
+        noise = np.random.default_rng(width * 100003 + height).integers(0, 256, (height, width), dtype=np.uint8)
+        want = np.asarray(Image.fromarray(noise).resize((HASH_INPUT, HASH_INPUT), Image.Resampling.LANCZOS))
+        _orders[key] = next((o for o in ("h", "v") if np.array_equal(resize_gray(noise, order=o), want)), None)
+    return _orders[key]
