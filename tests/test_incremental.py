@@ -17,7 +17,7 @@ from trajcheck.analyzers.perceptual import PerceptualOptions
 from trajcheck.cli.main import app
 from trajcheck.pipeline import ScoreOptions, score_paths
 
-from conftest import read_steps, sample_run_dirs
+from conftest import SAMPLES as SAMPLE_DIR, read_steps, sample_run_dirs
 
 NAMES = ["consent-overlay-on", "terms-checkbox-off", "validation-flash-on"]
 
@@ -144,3 +144,25 @@ def test_force_rescores_unchanged_runs(corpus):
     assert again.exit_code == 0
     assert len(json.loads(res.stdout)) == 3
     assert json.loads(again.stdout) == []
+
+
+def test_frames_with_the_same_bytes_are_decoded_once(tmp_path, monkeypatch):
+    """A screenshot saved again under a new name (nothing changed) shares the first file's decode; the
+    step's findings are the same as a byte-for-byte diff gives."""
+    import shutil
+
+    from trajcheck import pipeline
+    from trajcheck.pipeline import score_paths
+
+    run = tmp_path / "dark-faint-and-toast"
+    shutil.copytree(SAMPLE_DIR / "dark-faint-and-toast", run)
+    before = {r["step_index"]: r for r in score_paths([run], jobs=1).results[0].steps}
+    shutil.copy(run / "frames" / "001.png", run / "frames" / "002.png")  # step 1's post = its pre, new name
+    decoded: list[str] = []
+    real = pipeline.decode
+    monkeypatch.setattr(pipeline, "decode", lambda path, data=None: decoded.append(path.name) or real(path, data))
+    after = score_paths([run], jobs=1).results[0].steps
+    assert decoded.count("002.png") == 0 and decoded.count("001.png") == 1
+    s1 = next(r for r in after if r["step_index"] == 1)
+    assert s1["effect_changed_px"] == 0 and s1["frame_pre_phash"] == s1["frame_post_phash"]
+    assert before[1]["effect_changed_px"] > 0  # the recorded post frame did change
