@@ -124,3 +124,27 @@ def test_changed_pixels_match_a_per_pixel_comparison(width, contiguous):
             assert sum(bl.px for bl in got.blobs) == int(want.sum())
         else:
             assert got.bbox is None and not got.cells.any()
+
+
+def test_rgba_and_rgb_arrays_give_the_same_change_map():
+    """Frames decoded as RGBA (the fast path) and as plain RGB are compared alike, on recorded frames:
+    same changed pixels, box, cells and blob kinds, with and without a tolerance."""
+    from conftest import sample_run_dirs
+    from trajcheck.frames import decode
+
+    pairs = 0
+    for run in sample_run_dirs():
+        frames = [decode(p) for p in sorted((run / "frames").glob("*.png"))[:4]]
+        for f, g in zip(frames, frames[1:]):
+            if f.px.shape != g.px.shape or f.px.shape[2] != 4:
+                continue
+            h, w = f.height, f.width
+            for tol in (0, 8):
+                fast = diff_frames(f.px, g.px, tol, (0, 0, 200, 200), (w / 2, h / 2))
+                slow = diff_frames(np.ascontiguousarray(f.rgb), np.ascontiguousarray(g.rgb), tol, (0, 0, 200, 200),
+                                   (w / 2, h / 2))
+                assert (fast.changed_px, fast.bbox, fast.region_px) == (slow.changed_px, slow.bbox, slow.region_px)
+                assert [(b.box, b.px, b.kind) for b in fast.blobs] == [(b.box, b.px, b.kind) for b in slow.blobs]
+                assert np.array_equal(fast.cells, slow.cells)
+                pairs += fast.changed
+    assert pairs >= 10  # enough of the recorded pairs actually differ
