@@ -91,9 +91,21 @@ def decode(path: Path, data: bytes | None = None) -> Frame:
     h, w = rgb.shape[:2]
     if w == 0 or h == 0:
         raise FrameError("frame_unreadable", "image has no pixels")
-    luma = np.asarray(gray)
+    luma = _pixels_of(gray)
     return Frame(path=path, format=fmt, width=w, height=h, gray=gray, rgb=rgb, phash=Hash64.of_gray(luma), luma=luma,
                  px=px)
+
+
+def _pixels_of(gray: Image.Image) -> np.ndarray:
+    """The (H, W) uint8 pixels of an "L" image: without a copy through Pillow's Arrow export (Pillow >= 11.2,
+    pyarrow), else copied by ``np.asarray``. Read-only either way."""
+    w, h = gray.size
+    try:
+        import pyarrow as pa
+
+        return pa.array(gray).to_numpy(zero_copy_only=True).reshape(h, w)
+    except Exception:  # noqa: BLE001  (no Arrow export, or not one contiguous chunk: copy)
+        return np.asarray(gray)
 
 
 def _fast_png(raw: bytes) -> np.ndarray | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +25,18 @@ MAX_JSON_BYTES = 64 * 1024 * 1024
 #: At most this many problems are reported per run; the rest are counted.
 MAX_PROBLEMS = 20
 
+@lru_cache(maxsize=256)
+def _real(path: str) -> str:
+    """realpath of a run directory, once per directory (a run's frames and snapshots are joined to it)."""
+    return os.path.realpath(path)
+
+
 def safe_join(run_dir: Path, rel: str) -> Path | None:
     """Resolve ``rel`` inside ``run_dir``; None when it is absolute or escapes the
     directory (through ``..`` or a symlink)."""
     if not rel or os.path.isabs(rel) or re.match(r"^[A-Za-z]:[\\/]", rel) or "\x00" in rel:
         return None
-    base = os.path.realpath(run_dir)
+    base = _real(os.fspath(run_dir))
     target = os.path.realpath(os.path.join(base, rel))
     if target != base and not target.startswith(base + os.sep):
         return None
@@ -72,10 +79,12 @@ def _schema_problems(validator: Draft202012Validator, value: Any, *, run: str, f
     return out
 
 
+@lru_cache(maxsize=1)
 def _run_validator() -> Draft202012Validator:
     return Draft202012Validator(load_json_schema("run"))
 
 
+@lru_cache(maxsize=1)
 def _step_validator() -> Draft202012Validator:
     return Draft202012Validator(load_json_schema("step"))
 
