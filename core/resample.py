@@ -116,13 +116,28 @@ def _banded(in_size: int, out_size: int) -> tuple[tuple[int, int, int, int, np.n
     return tuple(blocks)
 
 
+_scratch: dict[tuple[int, ...], np.ndarray] = {}
+
+
+def _scratch_f32(gray: np.ndarray) -> np.ndarray:
+    """``gray`` as float32 in a buffer reused for every image of that shape (frames of a run share their
+    size): a fresh 4-16 MB array per frame costs as much in page faults as the conversion itself."""
+    buf = _scratch.get(gray.shape)
+    if buf is None:
+        if len(_scratch) >= 8:
+            _scratch.clear()
+        buf = _scratch[gray.shape] = np.empty(gray.shape, dtype=np.float32)
+    np.copyto(buf, gray)
+    return buf
+
+
 def _rows_pass(gray: np.ndarray, size: int) -> np.ndarray:
     """Pillow's horizontal pass over every row of ``gray`` (uint8, (h, w)): (h, size) float64, rounded."""
     h, w = gray.shape
     plan = _banded(w, size)
     if plan is None:
         return _round(gray.astype(np.float64) @ coefficients(w, size))
-    x = gray.astype(np.float32)
+    x = _scratch_f32(gray)
     high = np.empty((h, size), dtype=np.float64)
     low = np.empty((h, size), dtype=np.float64)
     for j0, j1, a, c, m in plan:
