@@ -25,22 +25,12 @@ import numpy as np
 from trajcheck.hashing import Hash64
 
 from .ambient import is_ambient
+from .effect_options import DEFAULT_THRESHOLD, PerceptualOptions  # noqa: F401  (re-exported)
 from .highrisk import HighRisk
 from .pixeldiff import Box, ChangeMap, boxes_intersect
 
-#: Default pHash threshold of the seed rule: a distance above it counts as "changed".
-#: Measured on sample_runs/ (README, "Choosing the threshold").
-DEFAULT_THRESHOLD = 2
-
 #: Reasons for a None verdict.
 SKIP_REASONS = ("verifier_off", "not_high_risk", "frames_missing", "frame_unreadable", "frame_too_large")
-
-
-@dataclass(frozen=True)
-class PerceptualOptions:
-    enabled: bool = True  # the seed's ablation toggle, applied offline
-    threshold: int = DEFAULT_THRESHOLD
-    ambient: bool = True  # discount change in cells learned as ambient
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from trajcheck.schemas.ledger import TABLES
-
 from .common import Format, emit
 
 
@@ -22,6 +20,8 @@ class ColumnsFormat(str, enum.Enum):
 
 def markdown(table: str) -> str:
     """The README's table of one ledger table's columns."""
+    from trajcheck.schemas.ledger import TABLES  # pyarrow: loaded when the command runs
+
     lines = ["| column | type | description |", "|---|---|---|"]
     for c in TABLES[table]:
         lines.append(f"| `{c.name}` | {c.type} | {c.description.replace('|', '/')} |")
@@ -36,6 +36,8 @@ def columns(
 
     Example: trajcheck columns --table steps --format md
     """
+    from trajcheck.schemas.ledger import TABLES  # pyarrow: loaded when the command runs
+
     names = [table] if table else list(TABLES)
     for n in names:
         if n not in TABLES:

@@ -8,7 +8,6 @@ from typing import Annotated, Optional
 import typer
 
 from trajcheck.errors import LedgerError, UsageError
-from trajcheck.report import DEFAULT_MAX_RUNS, write_report
 
 from .common import Exit, err, fail
 
@@ -20,7 +19,7 @@ def report(
     by: Annotated[Optional[str], typer.Option(help="Arms for the comparison (default: config.perceptual_verifier "
                                               "when the ledger has both arms).")] = None,
     max_runs: Annotated[int, typer.Option(min=0, help="Runs shown with a full timeline (false claims, uncertain "
-                                          "and failed runs first).")] = DEFAULT_MAX_RUNS,
+                                          "and failed runs first).")] = 60,
 ) -> None:
     """Write a static HTML report: summary and comparison tables, a success chart, and per
     run a timeline with pre/post thumbnails and the 200x200 region crops, changes boxed in red.
@@ -30,6 +29,8 @@ def report(
     Exit codes: 0 ok; 2 bad --by; 3 the ledger cannot be read or the report written.
     """
     try:
+        from trajcheck.report import write_report  # Pillow and the frame decoder: when the command runs
+
         index = write_report(ledger_dir, out, by, max_runs)
     except LedgerError as exc:
         fail(str(exc), Exit.INPUT)

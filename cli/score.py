@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from trajcheck.analyzers.perceptual import DEFAULT_THRESHOLD, PerceptualOptions
+from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
 from trajcheck.errors import LedgerError
 
 from .common import Exit, Format, emit, err, fail
@@ -69,7 +69,7 @@ def score(
     Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid;
     2 bad options; 3 nothing could be read or the ledger cannot be written.
     """
-    from trajcheck import ledger  # heavy libraries load when the command runs, not at CLI start-up
+    from trajcheck.manifest import previous_from_index  # json only: a warm re-score loads no pyarrow
     from trajcheck.discovery import reader_names
     from trajcheck.options import ScoreOptions
 
@@ -89,12 +89,17 @@ def score(
     previous = None
     if not force:
         try:
-            previous = ledger.previous(out)
+            previous = previous_from_index(out)
+            if previous is None:  # no digest index of this generation: read the runs parts
+                from trajcheck import ledger
+
+                previous = ledger.previous(out)
         except LedgerError as exc:
             fail(f"cannot read the ledger: {exc}", Exit.INPUT)
     start = time.perf_counter()
     if previous:
         _nothing_to_do(runs, opts, input_format, previous, out, fmt, start)
+    from trajcheck import ledger  # pyarrow: only when something is written
     from trajcheck.pipeline import RunResult, score_paths  # the analyzers: only when something is scored
 
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from trajcheck.schemas.ledger import SCHEMA_VERSION
+from trajcheck.schemas.version import SCHEMA_VERSION
 
 from . import __version__
 

@@ -3,6 +3,7 @@
 Layout::
 
     LEDGER/manifest.json         which part files make up each table (the commit point)
+    LEDGER/digests.json          each run's input digest, for the manifest's generation (see manifest.py)
     LEDGER/runs/part-<gen>[-<k>].parquet    one or more parts per table
     LEDGER/steps/part-<gen>[-<k>].parquet
 
@@ -20,48 +21,21 @@ import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    import duckdb
 
 from trajcheck.schemas.ledger import SCHEMA_VERSION, TABLES, arrow_schema
 
 from . import __version__
 from .errors import LedgerError, QueryError
 
-MANIFEST = "manifest.json"
-LEDGER_FORMAT = "trajcheck.ledger"
-
-
-@dataclass(frozen=True)
-class Manifest:
-    generation: int
-    parts: dict[str, list[str]]  # table -> part paths relative to the ledger directory
-
-    def to_json(self) -> dict[str, Any]:
-        return {"format": LEDGER_FORMAT, "schema_version": SCHEMA_VERSION, "trajcheck_version": __version__,
-                "generation": self.generation, "tables": self.parts}
-
-
-def read_manifest(ledger: Path) -> Manifest | None:
-    """The ledger's manifest, None when the directory holds no ledger yet."""
-    path = ledger / MANIFEST
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise LedgerError(f"{path}: unreadable ledger manifest ({exc}); score into a new directory") from None
-    if not isinstance(data, dict) or data.get("format") != LEDGER_FORMAT:
-        raise LedgerError(f"{path}: not a trajcheck ledger manifest")
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise LedgerError(f"{path}: ledger schema version {data.get('schema_version')} is not this trajcheck's "
-                          f"({SCHEMA_VERSION}); score into a new directory")
-    tables = data.get("tables") or {}
-    return Manifest(int(data.get("generation", 0)), {t: list(tables.get(t, [])) for t in TABLES})
+from .manifest import (DIGESTS, LEDGER_FORMAT, MANIFEST, Manifest, previous_from_index,  # noqa: F401
+                       read_manifest, write_digest_index)
 
 
 def _to_table(table: str, rows: list[dict[str, Any]]) -> pa.Table:
@@ -170,6 +144,8 @@ class Writer:
                     if len(drop) == 0:
                         keep.append(rel)
                         continue
+                    import pyarrow.compute as pc
+
                     hit = pc.is_in(_read_part(self.root, rel, table, columns=["run_id"])["run_id"], value_set=drop)
                     if not pc.any(hit).as_py():
                         keep.append(rel)  # untouched: no run in it was rescored or removed
@@ -230,9 +206,13 @@ def write(ledger: str | os.PathLike[str], runs: list[dict[str, Any]], steps: lis
 
 def previous(ledger: str | os.PathLike[str]) -> list[Any]:
     """What the ledger at ``ledger`` remembers of its runs (for skipping unchanged ones);
-    empty when there is no ledger there yet. Reads four columns with Arrow, no DuckDB."""
+    empty when there is no ledger there yet. From ``digests.json`` when it is of the manifest's
+    generation (no Arrow needed), else four columns of the runs parts with Arrow, no DuckDB."""
     from .incremental import Previous
 
+    known = previous_from_index(ledger)
+    if known is not None:
+        return known
     root = Path(ledger)
     manifest = read_manifest(root) if root.is_dir() else None
     if manifest is None:
@@ -274,8 +254,17 @@ def compact(ledger: str | os.PathLike[str]) -> Manifest:
     return manifest
 
 
+DIGEST_COLUMNS = ["run_id", "status", "input_digest", "inputs"]
+
+
 def _commit(root: Path, manifest: Manifest) -> None:
-    """Replace the manifest atomically: the commit point of a write."""
+    """Write the digest index of the new runs parts, then replace the manifest atomically: the commit
+    point of a write (an index left from an interrupted write names a generation no manifest has)."""
+    rows: list[list[Any]] = []
+    for rel in manifest.parts.get("runs", []):
+        t = _read_part(root, rel, "runs", columns=DIGEST_COLUMNS).to_pydict()
+        rows += [list(r) for r in zip(*(t[c] for c in DIGEST_COLUMNS))]
+    write_digest_index(root, manifest.generation, rows)
     tmp = root / f"{MANIFEST}.{uuid.uuid4().hex}.tmp"
     tmp.write_text(json.dumps(manifest.to_json(), indent=2, sort_keys=True) + "\n", "utf-8")
     os.replace(tmp, root / MANIFEST)
@@ -284,13 +273,16 @@ def _commit(root: Path, manifest: Manifest) -> None:
 def _sweep(root: Path, manifest: Manifest) -> None:
     """Remove part files the committed manifest no longer names."""
     keep = {root / p for parts in manifest.parts.values() for p in parts}
+    for p in root.glob("*.tmp"):  # manifest or index temp files of an interrupted commit
+        if p.name.startswith((MANIFEST + ".", DIGESTS + ".")):
+            p.unlink(missing_ok=True)
     for table in TABLES:
         for p in (root / table).glob("*"):
             if p not in keep and (p.suffix in (".parquet", ".tmp")):
                 p.unlink(missing_ok=True)
 
 
-def connect(ledger: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
+def connect(ledger: str | os.PathLike[str]) -> "duckdb.DuckDBPyConnection":
     """An in-memory DuckDB connection with views ``runs`` and ``steps`` over the ledger."""
     root = Path(ledger)
     if not root.is_dir():
@@ -298,6 +290,8 @@ def connect(ledger: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     manifest = read_manifest(root)
     if manifest is None:
         raise LedgerError(f"{root}: no {MANIFEST}; this is not a trajcheck ledger")
+    import duckdb  # loaded by the commands that query, not by `score`
+
     con = duckdb.connect(":memory:")
     for table in TABLES:
         files = [str(root / p) for p in manifest.parts.get(table, [])]
@@ -324,6 +318,8 @@ class QueryResult:
 
 def query(ledger: str | os.PathLike[str], sql: str) -> QueryResult:
     """Run ``sql`` against the ledger's views and return every row."""
+    import duckdb
+
     con = connect(ledger)
     try:
         cur = con.execute(sql)

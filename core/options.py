@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trajcheck.analyzers.observation import ObservationOptions
-from trajcheck.analyzers.perceptual import PerceptualOptions
+from trajcheck.analyzers.effect_options import PerceptualOptions
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,15 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from .errors import Problem, RunFormatError
 from .jsonio import decode_utf8, iter_jsonl, parse_json_text
 from trajcheck.schemas import load_json_schema
 from trajcheck.schemas.records import KNOWN_ACTION_TYPES, Run, Step
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 #: Metadata and step files larger than this are refused (real ones are KiB to a few MiB).
 MAX_JSON_BYTES = 64 * 1024 * 1024
@@ -81,11 +82,15 @@ def _schema_problems(validator: Draft202012Validator, value: Any, *, run: str, f
 
 @lru_cache(maxsize=1)
 def _run_validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator  # loaded when a run is read (not by a warm `score`)
+
     return Draft202012Validator(load_json_schema("run"))
 
 
 @lru_cache(maxsize=1)
 def _step_validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load_json_schema("step"))
 
 

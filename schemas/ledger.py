@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-#: Bumped whenever a column is renamed, removed or changes meaning.
-SCHEMA_VERSION = 2
+from .version import SCHEMA_VERSION, TABLE_NAMES  # noqa: F401  (re-exported)
 
 
 @dataclass(frozen=True)
@@ -170,6 +169,7 @@ STEPS: tuple[Column, ...] = (
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {"runs": RUNS, "steps": STEPS}
+assert tuple(TABLES) == TABLE_NAMES
 
 
 def arrow_schema(table: str) -> pa.Schema:

@@ -96,3 +96,69 @@ def test_refuses_to_write_into_a_directory_that_is_not_a_ledger(tmp_path):
     with pytest.raises(LedgerError):
         ledger.write(tmp_path, [], [])
     assert (tmp_path / "precious.txt").read_text() == "keep me"
+
+
+def _score_cli(runs, out) -> None:
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    res = CliRunner().invoke(app, ["score", str(runs), "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+
+
+def _scored_ledger(tmp_path, samples, names=("terms-checkbox-on", "captcha-blocked")):
+    runs = tmp_path / "runs"
+    for n in names:
+        shutil.copytree(samples / n, runs / n)
+    out = tmp_path / "L"
+    _score_cli(runs, out)
+    return runs, out
+
+
+def test_digest_index_matches_the_runs_table(tmp_path, samples):
+    from trajcheck.manifest import previous_from_index
+
+    runs, out = _scored_ledger(tmp_path, samples)
+    index = json.loads((out / "digests.json").read_text())
+    assert index["generation"] == ledger.read_manifest(out).generation
+    rows = ledger.query(out, "SELECT run_id, input_digest FROM runs ORDER BY run_id").rows
+    assert sorted((r[0], r[2]) for r in index["runs"]) == [tuple(r) for r in rows]
+    fast = previous_from_index(out)
+    assert fast is not None and sorted((p.run_id, p.input_digest) for p in fast) == [tuple(r) for r in rows]
+
+
+def test_a_stale_digest_index_is_not_trusted(tmp_path, samples):
+    """An index of another generation (a write interrupted between the index and the manifest) is
+    ignored: the runs parts are read instead, and the next commit replaces it."""
+    from trajcheck.manifest import previous_from_index
+
+    runs, out = _scored_ledger(tmp_path, samples)
+    good = sorted((p.run_id, p.input_digest) for p in ledger.previous(out))
+    index = json.loads((out / "digests.json").read_text())
+    index["generation"] += 7
+    index["runs"] = [["ghost", "ok", "0" * 64, "{}"]]
+    (out / "digests.json").write_text(json.dumps(index))
+    (out / "digests.json.deadbeef.tmp").write_text("half written")
+    assert previous_from_index(out) is None
+    assert sorted((p.run_id, p.input_digest) for p in ledger.previous(out)) == good
+    (out / "digests.json").write_text("{not json")
+    assert previous_from_index(out) is None
+    shutil.rmtree(runs / "captcha-blocked")  # next write: the run is dropped and the index rewritten
+    _score_cli(runs, out)
+    assert [p.run_id for p in previous_from_index(out)] == ["terms-checkbox-on"]
+    assert not (out / "digests.json.deadbeef.tmp").exists()
+
+
+def test_warm_rescore_of_an_unchanged_corpus_loads_no_pyarrow(tmp_path, samples):
+    import subprocess
+    import sys
+
+    runs, out = _scored_ledger(tmp_path, samples)
+    code = ("import sys\nfrom trajcheck.cli.main import app\n"
+            f"try:\n    app(['score', {str(runs)!r}, '--out', {str(out)!r}, '-q'], standalone_mode=False)\n"
+            "except SystemExit:\n    pass\n"
+            "print('LOADED', sorted(m for m in ('pyarrow', 'duckdb', 'numpy', 'PIL', 'scipy') if m in sys.modules))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "2 unchanged runs skipped" in res.stderr
+    assert "LOADED []" in res.stdout

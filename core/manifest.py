@@ -1,0 +1,84 @@
+"""The ledger's manifest, and the digest index that lets an unchanged corpus be skipped without
+loading pyarrow.
+
+``manifest.json`` names the part files of each table and is the commit point of every write.
+``digests.json`` holds, for the generation it names, each run's ``run_id``, ``status``,
+``input_digest`` and ``inputs`` (the four columns a re-score compares); it is written from the
+committed runs parts just before the manifest, so it is used only when its generation is the
+manifest's, and otherwise the runs parts are read with Arrow instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from trajcheck.schemas.version import SCHEMA_VERSION, TABLE_NAMES
+
+from . import __version__
+from .errors import LedgerError
+
+MANIFEST = "manifest.json"
+LEDGER_FORMAT = "trajcheck.ledger"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    generation: int
+    parts: dict[str, list[str]]  # table -> part paths relative to the ledger directory
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": LEDGER_FORMAT, "schema_version": SCHEMA_VERSION, "trajcheck_version": __version__,
+                "generation": self.generation, "tables": self.parts}
+
+
+def read_manifest(ledger: Path) -> Manifest | None:
+    """The ledger's manifest, None when the directory holds no ledger yet."""
+    path = ledger / MANIFEST
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LedgerError(f"{path}: unreadable ledger manifest ({exc}); score into a new directory") from None
+    if not isinstance(data, dict) or data.get("format") != LEDGER_FORMAT:
+        raise LedgerError(f"{path}: not a trajcheck ledger manifest")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise LedgerError(f"{path}: ledger schema version {data.get('schema_version')} is not this trajcheck's "
+                          f"({SCHEMA_VERSION}); score into a new directory")
+    tables = data.get("tables") or {}
+    return Manifest(int(data.get("generation", 0)), {t: list(tables.get(t, [])) for t in TABLE_NAMES})
+
+
+
+DIGESTS = "digests.json"
+
+
+def write_digest_index(root: Path, generation: int, rows: list[list[Any]]) -> None:
+    """Write ``digests.json`` for ``generation`` (temp file, then rename): rows of
+    [run_id, status, input_digest, inputs]."""
+    tmp = root / f"{DIGESTS}.{uuid.uuid4().hex}.tmp"
+    tmp.write_text(json.dumps({"generation": generation, "runs": rows}, separators=(",", ":")), "utf-8")
+    os.replace(tmp, root / DIGESTS)
+
+
+def previous_from_index(ledger: str | os.PathLike[str]) -> list[Any] | None:
+    """What the ledger remembers of its runs, from ``digests.json``: [] when there is no ledger, None
+    when the index is missing, unreadable or of another generation (read the runs parts instead)."""
+    from .incremental import Previous
+
+    root = Path(ledger)
+    manifest = read_manifest(root) if root.is_dir() else None
+    if manifest is None:
+        return []
+    try:
+        data = json.loads((root / DIGESTS).read_text("utf-8"))
+        if data.get("generation") != manifest.generation:
+            return None
+        return [Previous.from_row(*row) for row in data["runs"]]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
