@@ -150,9 +150,31 @@ def _rows_pass(gray: np.ndarray, size: int) -> np.ndarray:
     return _round(high)
 
 
+def _distinct_rows(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Screenshots repeat rows (flat backgrounds, margins): a median of 31% of rows differ from the row
+    above on the sample and real frames. Returns (the rows that differ from their predecessor, the index
+    of each row among them), or None when too few repeat to be worth it. Equal rows give equal
+    row-pass results, so computing each once is exact."""
+    h, w = gray.shape
+    if h < 64 or not gray.flags.c_contiguous or w % 8:
+        return None
+    words = gray.view(np.uint64)
+    new = np.empty(h, dtype=bool)
+    new[0] = True
+    np.any(words[1:] != words[:-1], axis=1, out=new[1:])
+    n = int(np.count_nonzero(new))
+    if n > 0.8 * h:
+        return None
+    return gray[new], np.cumsum(new) - 1
+
+
 def _h_first(gray: np.ndarray, size: int) -> np.ndarray:
     h, w = gray.shape
-    out = _rows_pass(gray, size) if w != size else gray.astype(np.float64)
+    if w == size:
+        out = gray.astype(np.float64)
+    else:
+        rows = _distinct_rows(gray)
+        out = _rows_pass(gray, size) if rows is None else _rows_pass(rows[0], size)[rows[1]]
     if h != size:  # columns of the (h, size) result: (size, h) @ (h, size), small
         out = _round(coefficients(h, size).T @ out)
     return out.astype(np.uint8)

@@ -90,3 +90,13 @@ def test_float32_split_is_refused_for_windows_too_wide_to_stay_exact():
     assert resample._banded(20000, 32) is None  # windows of ~3750 taps: low-part sums pass 2**24
     gray = np.random.default_rng(5).integers(0, 256, (40, 20000), dtype=np.uint8)
     assert np.array_equal(resample.resize_gray(gray), _pillow(gray))
+
+
+def test_repeated_rows_are_resized_once_with_the_same_result():
+    gray = np.asarray(Image.open(sample_frames()[0]).convert("L"))
+    rows = resample._distinct_rows(gray)
+    assert rows is not None and len(rows[0]) < gray.shape[0]  # screenshots repeat rows
+    assert np.array_equal(resample._rows_pass(rows[0], 32)[rows[1]], resample._rows_pass(gray, 32))
+    assert np.array_equal(resample.resize_gray(gray), _pillow(gray))
+    noise = np.random.default_rng(1).integers(0, 256, (100, 64), dtype=np.uint8)
+    assert resample._distinct_rows(noise) is None  # nothing repeats: the plain pass
