@@ -38,7 +38,12 @@ def safe_join(run_dir: Path, rel: str) -> Path | None:
     if not rel or os.path.isabs(rel) or re.match(r"^[A-Za-z]:[\\/]", rel) or "\x00" in rel:
         return None
     base = _real(os.fspath(run_dir))
-    target = os.path.realpath(os.path.join(base, rel))
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    target = os.path.join(base, *parts) if parts else base
+    if ".." in parts or any(os.path.islink(os.path.join(base, *parts[:i + 1])) for i in range(len(parts))):
+        # a symlink or ``..`` below the run directory: resolve it all (the base is already real, so a
+        # path with neither resolves to itself with one lstat per component of ``rel``)
+        target = os.path.realpath(os.path.join(base, rel))
     if target != base and not target.startswith(base + os.sep):
         return None
     return Path(target)

@@ -221,3 +221,22 @@ def test_missing_argument_is_exit_3(tmp_path):
     res = CliRunner().invoke(app, ["score", str(tmp_path / "nope"), "--out", str(tmp_path / "L"), "-q"])
     assert res.exit_code == 3
     assert "does not exist" in res.output
+
+
+def test_safe_join_refuses_every_way_out_of_the_run_directory(tmp_path):
+    from trajcheck.rundir import safe_join
+
+    run = tmp_path / "run"
+    (run / "frames").mkdir(parents=True)
+    (run / "frames" / "a.png").write_bytes(b"x")
+    (tmp_path / "secret").write_text("s")
+    os.symlink(tmp_path / "secret", run / "frames" / "link.png")  # a file link out
+    os.symlink(tmp_path, run / "up")  # a directory link out
+    os.symlink(run / "frames", run / "inside")  # a link that stays inside
+    real = os.path.realpath(run)
+    for rel in ["frames/a.png", "./frames//a.png", "frames/../frames/a.png", "inside/a.png", "frames/missing.png"]:
+        got = safe_join(run, rel)
+        assert got is not None and str(got) == os.path.realpath(os.path.join(run, rel)), rel
+        assert str(got).startswith(real + os.sep)
+    for rel in ["../secret", "frames/link.png", "up/secret", "frames/../../secret", "/etc/passwd", "", "a\x00b"]:
+        assert safe_join(run, rel) is None, rel
