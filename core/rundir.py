@@ -74,8 +74,31 @@ def read_text_file(path: Path, *, run: str, rel: str, problems: list[Problem],
     return text
 
 
+@lru_cache(maxsize=None)
+def _fast_check(name: str) -> Any:
+    """A compiled validator (fastjsonschema) for the common case of a valid record, 40x faster than
+    jsonschema's (11 vs 408 us a step record). It only ever says "valid": any record it refuses, and any
+    error of its own, goes to jsonschema, which writes the messages with field paths. On these schemas
+    (no keyword beside a $ref but description) the two agree: tests/test_bad_input.py compares their
+    verdicts on mutated records. None when it cannot compile the schema."""
+    try:
+        import fastjsonschema
+
+        # no defaults written into the record, formats as annotations (as jsonschema reads them)
+        return fastjsonschema.compile(load_json_schema(name), use_default=False, use_formats=False)
+    except Exception:  # noqa: BLE001  (not installed or not compilable: jsonschema alone)
+        return None
+
+
 def _schema_problems(validator: Draft202012Validator, value: Any, *, run: str, file: str,
-                     line: int | None, prefix: str = "") -> list[Problem]:
+                     line: int | None, prefix: str = "", schema: str | None = None) -> list[Problem]:
+    fast = _fast_check(schema) if schema else None
+    if fast is not None:
+        try:
+            fast(value)
+            return []
+        except Exception:  # noqa: BLE001  (refused, or fastjsonschema failed: jsonschema decides)
+            pass
     out = []
     for err in sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
         field = ".".join(str(p) for p in err.absolute_path)
@@ -123,7 +146,8 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
         if p:
             problems.append(p)
         else:
-            problems += _schema_problems(_run_validator(), meta, run=label, file="run.json", line=None)
+            problems += _schema_problems(_run_validator(), meta, run=label, file="run.json", line=None,
+                                         schema="run")
     if isinstance(meta, dict) and isinstance(meta.get("run_id"), str) and meta["run_id"]:
         label = meta["run_id"]
         for p in problems:
@@ -163,7 +187,7 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     steps: list[Step] = []
     seen: dict[int, tuple[str, int | None]] = {}
     for value, rel, line in raw_steps:
-        errs = _schema_problems(validator, value, run=label, file=rel, line=line)
+        errs = _schema_problems(validator, value, run=label, file=rel, line=line, schema="step")
         if errs:
             problems += errs
             continue

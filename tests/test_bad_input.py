@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+
+from conftest import SAMPLES
 import os
 import zlib
 import struct
@@ -240,3 +242,58 @@ def test_safe_join_refuses_every_way_out_of_the_run_directory(tmp_path):
         assert str(got).startswith(real + os.sep)
     for rel in ["../secret", "frames/link.png", "up/secret", "frames/../../secret", "/etc/passwd", "", "a\x00b"]:
         assert safe_join(run, rel) is None, rel
+
+
+@pytest.mark.parametrize("name", ["step", "run"])
+def test_fast_schema_check_agrees_with_jsonschema_on_mutated_records(name):
+    """The compiled validator only short-cuts valid records: on recorded records with values swapped for
+    wrong types, removed or unknown keys, it accepts exactly what jsonschema accepts."""
+    import copy
+    import random
+
+    from jsonschema import Draft202012Validator
+
+    from trajcheck.rundir import _fast_check
+    from trajcheck.schemas import load_json_schema
+
+    fast, slow = _fast_check(name), Draft202012Validator(load_json_schema(name))
+    assert fast is not None
+    if name == "step":
+        recs = [json.loads(l) for f in sorted(SAMPLES.glob("*/steps.jsonl")) for l in f.read_text().splitlines() if l]
+    else:
+        recs = [json.loads(f.read_text()) for f in sorted(SAMPLES.glob("*/run.json"))]
+    values = [None, True, False, 0, 1, -1, 1.5, 1e308, 2**70, "", "x", "CLICK", [], [1], {}, {"a": 1}, 255, 256]
+    rng = random.Random(7)
+
+    def leaves(o, p=()):
+        yield p
+        for k, v in (o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else ()):
+            yield from leaves(v, p + (k,))
+
+    agree = valid = 0
+    for _ in range(3000):
+        r = copy.deepcopy(rng.choice(recs))
+        for _ in range(rng.randint(1, 3)):
+            p = rng.choice(list(leaves(r))[1:] or [()])
+            if not p:
+                break
+            parent = r
+            for k in p[:-1]:
+                parent = parent[k]
+            op = rng.random()
+            if op < 0.6:
+                parent[p[-1]] = copy.deepcopy(rng.choice(values))
+            elif isinstance(parent, dict) and op < 0.8:
+                parent.pop(p[-1])
+            elif isinstance(parent, dict):
+                parent[f"zz{rng.randint(0, 9)}"] = rng.choice(values)
+        try:
+            fast(r)
+            ok = True
+        except Exception:  # noqa: BLE001
+            ok = False
+        slow_ok = not any(True for _ in slow.iter_errors(r))
+        agree += ok == slow_ok
+        valid += slow_ok
+    assert agree == 3000
+    assert 300 < valid < 2700  # the mutations make both valid and invalid records
