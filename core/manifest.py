@@ -23,6 +23,7 @@ from . import __version__
 from .errors import LedgerError
 
 MANIFEST = "manifest.json"
+DIGESTS = "digests.json"
 LEDGER_FORMAT = "trajcheck.ledger"
 
 
@@ -52,10 +53,6 @@ def read_manifest(ledger: Path) -> Manifest | None:
                           f"({SCHEMA_VERSION}); score into a new directory")
     tables = data.get("tables") or {}
     return Manifest(int(data.get("generation", 0)), {t: list(tables.get(t, [])) for t in TABLE_NAMES})
-
-
-
-DIGESTS = "digests.json"
 
 
 def write_digest_index(root: Path, generation: int, rows: list[list[Any]]) -> None:

@@ -88,8 +88,7 @@ class _FrameCache:
         self.run_dir = run_dir
         self.uses = uses
         self.cache: dict[str, Frame | FrameError] = {}
-        self.decoded = 0  # frame files read (shared decodes included)
-        self.shared = 0  # of which reused the decode of a file with the same bytes
+        self.decoded = 0  # frame files read (those sharing a decode included)
         self.problems: list[Problem] = []
         self._reported: set[str] = set()
         self._digest: dict[str, bytes] = {}  # rel -> content digest, while cached
@@ -104,9 +103,7 @@ class _FrameCache:
             return FrameError("frame_unreadable", f"cannot read the file ({exc})")
         digest = hashlib.blake2b(raw, digest_size=16).digest()
         frame = self._by_digest.get(digest)
-        if frame is not None:
-            self.shared += 1
-        else:
+        if frame is None:
             try:
                 frame = decode(path, raw)
             except FrameError as exc:
