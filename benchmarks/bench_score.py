@@ -18,9 +18,10 @@ Steps, all in one process run so the ratios compare like with like:
     and on all cores (a multiprocessing pool; its start-up is included);
  3. naive baseline, 1 core: per step, imagehash.phash of the pre and post frames
     and of their 200x200 crops around the action point, each file opened anew;
-    and trajcheck's hashing stage alone on all cores: trajcheck.frames.decode (pyspng
-    or Pillow, grayscale, global pHash) and one 200x200 region pHash per distinct
-    frame file, in a pool with one BLAS thread per process;
+    and trajcheck's hashing stage alone on all cores: trajcheck.frames.decode (Wuffs,
+    libspng or Pillow, grayscale, global pHash) and one 200x200 region pHash per
+    distinct frame file, in a pool set up as trajcheck's workers are (one BLAS
+    thread, freed frame buffers kept by malloc);
  4. `trajcheck score CORPUS --out LEDGER -q` as a subprocess (all cores unless
     --jobs), wall clock: cold (new ledger), warm (same corpus into the same ledger:
     unchanged runs may be skipped), and --force (same ledger, every run rescored);
@@ -108,22 +109,29 @@ def _hash_frame(path: Path) -> int:
     return f.phash.value ^ (f.region_hash(box).value if box else 0)
 
 
-def _one_blas_thread() -> None:
+def _worker_setup() -> None:
+    """What a trajcheck scoring process sets up: one BLAS thread, and glibc's malloc keeping freed frame
+    buffers for the next frame (trajcheck.pipeline.keep_freed_memory)."""
     from threadpoolctl import threadpool_limits
 
+    from trajcheck.pipeline import keep_freed_memory
+
     threadpool_limits(1, user_api="blas")
+    keep_freed_memory()
 
 
 def hashing_stage(frames: list[Path], procs: int) -> float:
     """Seconds for trajcheck's hashing stage alone on every distinct frame file, on ``procs`` processes:
-    decode (pyspng or Pillow), grayscale, the global pHash and one 200x200 region pHash per file, with no
-    reuse between files of the same bytes (pool start-up included)."""
+    decode (Wuffs, libspng or Pillow), grayscale, the global pHash and one 200x200 region pHash per file,
+    with no reuse between files of the same bytes (pool start-up included), in processes set up as
+    trajcheck's are."""
     import scipy.fftpack  # noqa: F401  (loaded before the pool forks, as Pillow is for the decode floor)
 
     import trajcheck.frames  # noqa: F401
+    import trajcheck.pipeline  # noqa: F401
 
     t = time.perf_counter()
-    with Pool(procs, initializer=_one_blas_thread) as pool:
+    with Pool(procs, initializer=_worker_setup) as pool:
         pool.map(_hash_frame, frames, chunksize=max(1, len(frames) // (procs * 8)))
     return time.perf_counter() - t
 
