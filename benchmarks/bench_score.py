@@ -29,7 +29,9 @@ Steps, all in one process run so the ratios compare like with like:
     wait4, which covers every descendant) and the largest sum of RSS over the whole
     tree seen by sampling /proc every 50 ms (main process plus workers; shared
     pages count once per process; a sample costs about 1 ms of this process's CPU);
-    before any timing, one untimed `trajcheck score` of one run loads trajcheck's
+    before any timing, trajcheck's modules are compiled to bytecode if
+    PYTHONDONTWRITEBYTECODE is set (pip does this at install), and one untimed
+    `trajcheck score` of one run loads trajcheck's
     libraries from disk into the page cache (the first load measured up to 7 s here);
  5. peak RSS for N and for 4N runs (a second corpus of 4N runs; --no-4n skips it);
  6. bit identity: the frame hashes the ledger recorded (`trajcheck query ...
@@ -213,6 +215,22 @@ def _rss_kib(pids: list[int]) -> int:
     return total
 
 
+def compile_trajcheck() -> int:
+    """Write the bytecode of trajcheck's modules when this environment would not (PYTHONDONTWRITEBYTECODE);
+    the number of modules compiled (0: nothing to do)."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return 0
+    import compileall
+    import importlib
+
+    n = 0
+    for name in ("trajcheck", "trajcheck.cli", "trajcheck.analyzers", "trajcheck.schemas"):
+        folder = Path(importlib.import_module(name).__file__).parent
+        compileall.compile_dir(str(folder), quiet=1, maxlevels=0 if name != "trajcheck" else 1)
+        n += sum(1 for _ in folder.glob("*.py")) + (sum(1 for _ in folder.glob("*/*.py")) if name == "trajcheck" else 0)
+    return n
+
+
 def trajcheck_score(corpus: Path, ledger: Path, *extra: str) -> Scored:
     """Run `trajcheck score CORPUS --out LEDGER -q [EXTRA]`; wall clock, peak RSS and its summary line."""
     cmd = [TRAJCHECK, "score", str(corpus), "--out", str(ledger), "-q", *extra]
@@ -338,9 +356,15 @@ def main(argv: list[str] | None = None, prog: str = "benchmarks/bench_score.py")
             f"as a subprocess, {procs} processes; best of {k} (warm: of {max(k, WARM_REPEAT)})")
         say()
 
-        # Warm-up, not timed: one `trajcheck score` of one run, so that no timing below includes the first
-        # load of trajcheck's libraries (pandas, pyarrow, scipy, ...) from disk; the corpus is in the page
-        # cache too (just written).
+        # Warm-up, not timed: trajcheck's own modules compiled to bytecode, as `pip install` does for an
+        # installed package (an editable install compiles at first import, unless PYTHONDONTWRITEBYTECODE
+        # is set, as it is in some sandboxes: then every start would recompile them, about 65 ms here);
+        # then one `trajcheck score` of one run, so that no timing below includes the first load of
+        # trajcheck's libraries (pandas, pyarrow, scipy, ...) from disk; the corpus is in the page cache
+        # too (just written).
+        compiled = compile_trajcheck()
+        if compiled:
+            say(f"warm-up: compiled {compiled} trajcheck modules to bytecode (PYTHONDONTWRITEBYTECODE is set)")
         subprocess.run([TRAJCHECK, "score", str(runs[0][0]), "--out", str(tmp_path / "warmup"), "-q"],
                        capture_output=True, check=False)
         floor1 = best(lambda: decode_floor(frames, 1))

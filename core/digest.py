@@ -53,20 +53,54 @@ def file_manifest(root: Path, prior: dict[str, FileEntry] | None = None) -> dict
     base = str(root)
     if os.path.isfile(base):  # a reader that takes a single file as the run
         return {os.path.basename(base): _entry(base, prior.get(os.path.basename(base)))}
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-        keep = []
-        for d in sorted(dirnames):
-            if d in SKIP_DIRS or os.path.isfile(os.path.join(dirpath, d, "run.json")):
-                continue
-            keep.append(d)
-        dirnames[:] = keep
-        for name in filenames:
-            full = os.path.join(dirpath, name)
-            rel = os.path.relpath(full, base).replace(os.sep, "/")
-            entry = _entry(full, prior.get(rel))
-            if entry is not None:
-                out[rel] = entry
+    _scan(base, "", prior, out)
     return out
+
+
+def _scan(folder: str, prefix: str, prior: dict[str, FileEntry], out: dict[str, FileEntry]) -> None:
+    """Add the files of ``folder`` (``prefix`` is its path relative to the run, with a trailing "/") and of
+    its sub-folders, in name order. A link to a folder is neither followed nor recorded; an unreadable
+    folder is skipped (as os.walk does)."""
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    for e in entries:
+        try:
+            is_dir = e.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if e.is_symlink() or e.name in SKIP_DIRS or os.path.isfile(os.path.join(e.path, "run.json")):
+                continue
+            _scan(e.path, prefix + e.name + "/", prior, out)
+            continue
+        rel = prefix + e.name
+        entry = _dir_entry(e, prior.get(rel))
+        if entry is not None:
+            out[rel] = entry
+
+
+def _dir_entry(e: os.DirEntry, old: FileEntry | None) -> FileEntry | None:
+    try:
+        st = e.stat(follow_symlinks=False)
+        link = e.is_symlink()
+    except OSError:
+        return None
+    if link:
+        try:
+            digest = "link:" + os.readlink(e.path)
+        except OSError:
+            return None
+    elif old and old[0] == st.st_size and old[1] == st.st_mtime_ns:
+        digest = old[2]
+    else:
+        try:
+            digest = _hash_file(e.path)
+        except OSError:
+            digest = "unreadable"
+    return [st.st_size, st.st_mtime_ns, digest]
 
 
 def _entry(full: str, old: FileEntry | None) -> FileEntry | None:
