@@ -94,6 +94,7 @@ class Writer:
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._tmp: dict[str, Path] = {}
         self._written: list[Path] = []
+        self._digests: list[list[Any]] = []  # DIGEST_COLUMNS of each added run, for digests.json
 
     def __enter__(self) -> "Writer":
         return self
@@ -104,6 +105,7 @@ class Writer:
 
     def add(self, run: dict[str, Any], steps: list[dict[str, Any]]) -> None:
         self.ids.add(run["run_id"])
+        self._digests.append([run.get(c) for c in DIGEST_COLUMNS])
         self._buf["runs"].append(run)
         self._buf["steps"].extend(steps)
         for table in TABLES:
@@ -162,12 +164,22 @@ class Writer:
                     keep.append(rel)
                 parts[table] = keep
             manifest = Manifest(self.generation, parts)
-            _commit(self.root, manifest)
+            _commit(self.root, manifest, self._index(set(drop.to_pylist())))
         except BaseException:
             self.abort()
             raise
         _sweep(self.root, manifest)
         return manifest
+
+    def _index(self, drop: set[str]) -> list[list[Any]] | None:
+        """The digest index after this commit, from the previous one (without the dropped and rescored
+        runs) plus the added runs: no part is read. None when there is no usable previous index."""
+        if self.old is None:
+            return list(self._digests)
+        rows = _index_rows(self.root, self.old.generation)
+        if rows is None:
+            return None
+        return [r for r in rows if r[0] not in drop] + self._digests
 
     def abort(self) -> None:
         """Drop everything this writer wrote; the committed manifest still names the old parts."""
@@ -245,7 +257,7 @@ def compact(ledger: str | os.PathLike[str]) -> Manifest:
             written.append(root / rel)
             parts[table] = [rel]
         manifest = Manifest(generation, parts)
-        _commit(root, manifest)
+        _commit(root, manifest, _index_rows(root, old.generation))  # the same runs as before
     except BaseException:
         for p in written:
             p.unlink(missing_ok=True)
@@ -257,13 +269,25 @@ def compact(ledger: str | os.PathLike[str]) -> Manifest:
 DIGEST_COLUMNS = ["run_id", "status", "input_digest", "inputs"]
 
 
-def _commit(root: Path, manifest: Manifest) -> None:
-    """Write the digest index of the new runs parts, then replace the manifest atomically: the commit
+def _index_rows(root: Path, generation: int) -> list[list[Any]] | None:
+    """The rows of ``digests.json`` if it is of ``generation``, else None."""
+    try:
+        data = json.loads((root / DIGESTS).read_text("utf-8"))
+        rows = data["runs"] if data.get("generation") == generation else None
+        return rows if isinstance(rows, list) and all(isinstance(r, list) and len(r) == 4 for r in rows) else None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _commit(root: Path, manifest: Manifest, rows: list[list[Any]] | None = None) -> None:
+    """Write the digest index of the new runs parts (``rows`` when the caller derived them from the
+    previous index, else read from the runs parts), then replace the manifest atomically: the commit
     point of a write (an index left from an interrupted write names a generation no manifest has)."""
-    rows: list[list[Any]] = []
-    for rel in manifest.parts.get("runs", []):
-        t = _read_part(root, rel, "runs", columns=DIGEST_COLUMNS).to_pydict()
-        rows += [list(r) for r in zip(*(t[c] for c in DIGEST_COLUMNS))]
+    if rows is None:
+        rows = []
+        for rel in manifest.parts.get("runs", []):
+            t = _read_part(root, rel, "runs", columns=DIGEST_COLUMNS).to_pydict()
+            rows += [list(r) for r in zip(*(t[c] for c in DIGEST_COLUMNS))]
     write_digest_index(root, manifest.generation, rows)
     tmp = root / f"{MANIFEST}.{uuid.uuid4().hex}.tmp"
     tmp.write_text(json.dumps(manifest.to_json(), indent=2, sort_keys=True) + "\n", "utf-8")

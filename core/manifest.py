@@ -3,9 +3,10 @@ loading pyarrow.
 
 ``manifest.json`` names the part files of each table and is the commit point of every write.
 ``digests.json`` holds, for the generation it names, each run's ``run_id``, ``status``,
-``input_digest`` and ``inputs`` (the four columns a re-score compares); it is written from the
-committed runs parts just before the manifest, so it is used only when its generation is the
-manifest's, and otherwise the runs parts are read with Arrow instead.
+``input_digest`` and ``inputs`` (the four columns a re-score compares); it is written just before the
+manifest, from the previous index (less the runs dropped or rescored, plus the new ones) when that one
+is of the previous generation, else from the committed runs parts. It is used only when its generation
+is the manifest's, and otherwise the runs parts are read with Arrow instead.
 """
 
 from __future__ import annotations

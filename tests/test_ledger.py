@@ -98,12 +98,12 @@ def test_refuses_to_write_into_a_directory_that_is_not_a_ledger(tmp_path):
     assert (tmp_path / "precious.txt").read_text() == "keep me"
 
 
-def _score_cli(runs, out) -> None:
+def _score_cli(runs, out, *extra) -> None:
     from typer.testing import CliRunner
 
     from trajcheck.cli.main import app
 
-    res = CliRunner().invoke(app, ["score", str(runs), "--out", str(out), "-q"])
+    res = CliRunner().invoke(app, ["score", str(runs), "--out", str(out), "-q", *extra])
     assert res.exit_code == 0, res.output
 
 
@@ -126,6 +126,42 @@ def test_digest_index_matches_the_runs_table(tmp_path, samples):
     assert sorted((r[0], r[2]) for r in index["runs"]) == [tuple(r) for r in rows]
     fast = previous_from_index(out)
     assert fast is not None and sorted((p.run_id, p.input_digest) for p in fast) == [tuple(r) for r in rows]
+
+
+def _index_from_parts(out):
+    return sorted(ledger.query(out, "SELECT run_id, status, input_digest, inputs FROM runs").rows)
+
+
+def test_digest_index_is_carried_forward_without_reading_the_runs_parts(tmp_path, samples, monkeypatch):
+    """Each commit derives digests.json from the previous index (minus dropped and rescored runs, plus the
+    new ones) instead of reading every runs part: after new runs, a rescore, a removed run and a compaction
+    it still equals the runs table, all four columns."""
+    reads = []
+    real = ledger._read_part
+
+    def spy(root, rel, table, columns=None):
+        if table == "runs" and columns == ledger.DIGEST_COLUMNS:
+            reads.append(rel)
+        return real(root, rel, table, columns)
+
+    monkeypatch.setattr(ledger, "_read_part", spy)
+    runs, out = _scored_ledger(tmp_path, samples)
+    for name in ("consent-overlay-on", "drift-loop-on"):  # new runs: a second and a third part
+        shutil.copytree(samples / name, runs / name)
+        _score_cli(runs, out)
+        assert sorted(map(tuple, json.loads((out / "digests.json").read_text())["runs"])) == _index_from_parts(out)
+    _score_cli(runs, out, "--force")  # every run rescored: old rows dropped, new ones added
+    shutil.rmtree(runs / "captcha-blocked")  # a removed run
+    _score_cli(runs, out)
+    index = json.loads((out / "digests.json").read_text())
+    assert index["generation"] == ledger.read_manifest(out).generation
+    assert sorted(map(tuple, index["runs"])) == _index_from_parts(out)
+    assert "captcha-blocked" not in {r[0] for r in index["runs"]}
+    ledger.compact(out)
+    index = json.loads((out / "digests.json").read_text())
+    assert index["generation"] == ledger.read_manifest(out).generation
+    assert sorted(map(tuple, index["runs"])) == _index_from_parts(out)
+    assert reads == []
 
 
 def test_a_stale_digest_index_is_not_trusted(tmp_path, samples):
