@@ -84,31 +84,23 @@ def _scan(folder: str, prefix: str, prior: dict[str, FileEntry], out: dict[str, 
 
 def _dir_entry(e: os.DirEntry, old: FileEntry | None) -> FileEntry | None:
     try:
-        st = e.stat(follow_symlinks=False)
-        link = e.is_symlink()
+        return _record(e.path, e.stat(follow_symlinks=False), e.is_symlink(), old)
     except OSError:
         return None
-    if link:
-        try:
-            digest = "link:" + os.readlink(e.path)
-        except OSError:
-            return None
-    elif old and old[0] == st.st_size and old[1] == st.st_mtime_ns:
-        digest = old[2]
-    else:
-        try:
-            digest = _hash_file(e.path)
-        except OSError:
-            digest = "unreadable"
-    return [st.st_size, st.st_mtime_ns, digest]
 
 
 def _entry(full: str, old: FileEntry | None) -> FileEntry | None:
     try:
         st = os.lstat(full)
+        return _record(full, st, os.path.islink(full), old)
     except OSError:
         return None
-    if os.path.islink(full):
+
+
+def _record(full: str, st: os.stat_result, link: bool, old: FileEntry | None) -> FileEntry:
+    """[size, mtime_ns, hash] of one file: a link by its target text, a file whose size and mtime match
+    ``old`` by its recorded hash, anything else hashed anew ("unreadable" if it cannot be read)."""
+    if link:
         digest = "link:" + os.readlink(full)
     elif old and old[0] == st.st_size and old[1] == st.st_mtime_ns:
         digest = old[2]

@@ -180,7 +180,7 @@ def _wuffs_png(raw: bytes, colour: int) -> np.ndarray | None:
 
 def _chunks_intact(raw: bytes) -> bool:
     """True when ``raw`` is the PNG signature then whole chunks, each with a matching CRC-32, the last one
-    IEND, and no tRNS chunk. About 10 us for a 30 KB screenshot."""
+    IEND, and no tRNS chunk. About 15 us for a 40 KB screenshot."""
     if raw[:8] != b"\x89PNG\r\n\x1a\n":
         return False
     pos, end = 8, len(raw)
