@@ -240,12 +240,12 @@ def compile_trajcheck() -> int:
     import compileall
     import importlib
 
-    n = 0
-    for name in ("trajcheck", "trajcheck.cli", "trajcheck.analyzers", "trajcheck.schemas"):
-        folder = Path(importlib.import_module(name).__file__).parent
-        compileall.compile_dir(str(folder), quiet=1, maxlevels=0 if name != "trajcheck" else 1)
-        n += sum(1 for _ in folder.glob("*.py")) + (sum(1 for _ in folder.glob("*/*.py")) if name == "trajcheck" else 0)
-    return n
+    # trajcheck's own folder holds the adapters sub-package; the other three are flat
+    files = [py for name in ("trajcheck", "trajcheck.cli", "trajcheck.analyzers", "trajcheck.schemas")
+             for py in Path(importlib.import_module(name).__file__).parent.glob("*.py" if "." in name else "**/*.py")]
+    for py in files:
+        compileall.compile_file(str(py), quiet=1)
+    return len(files)
 
 
 def trajcheck_score(corpus: Path, ledger: Path, *extra: str) -> Scored:
