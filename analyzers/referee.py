@@ -7,11 +7,18 @@
 | pass | fail (or fail / pass) | uncertain | judge_disagreement |
 | pass or fail | none | the contract's, lower confidence | contract_only |
 | none | pass or fail | the judge's, lower confidence | judge_only |
-| none | none | unknown | no_verdict |
+| none | none | the evidence referee's, confidence at most 0.6 | evidence_only |
+| none | none (and no decisive evidence) | unknown | no_verdict |
 
-``false_claim``: the agent declared success (a DONE step, or outcome status
-done) and the final verdict is fail or uncertain. ``lesson_promotable``: only a
-pass, or a fail where the contract failed and the judge did not say pass.
+The contract and the judge always outrank the evidence referee
+(:mod:`trajcheck.analyzers.evidence`): its verdict is used only when both are
+absent, and ``verdict_source`` says which sources decided.
+
+``false_claim``: the agent claimed success (:mod:`trajcheck.analyzers.claims`
+reads what it said) and the final verdict is fail or uncertain;
+``false_claim_basis`` is ``referee`` when a contract or judge decided, ``evidence``
+when the evidence referee did. ``lesson_promotable``: only a pass, or a fail where
+the contract failed and the judge did not say pass; never on evidence alone.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from dataclasses import dataclass
 from trajcheck.hashing import Hash64
 
 from .contract import ContractResult, Picture
+from .evidence import EvidenceVerdict
 
 #: The reference judge's rubric defaults (pHash Hamming distances).
 JUDGE_MAX_GLOBAL = 6
@@ -28,6 +36,8 @@ JUDGE_MAX_REGION = 4
 REFERENCE_JUDGE = "reference-phash"
 #: How much a verdict from a single source is trusted, relative to its own confidence.
 SINGLE_SOURCE_FACTOR = 0.7
+#: The most an evidence-only final verdict is trusted: it is the lowest authority of the three sources.
+EVIDENCE_MAX_CONFIDENCE = 0.6
 
 
 @dataclass(frozen=True)
@@ -91,10 +101,12 @@ class Verdict:
     judge: Judge | None  # the visual judge of the final verdict
     other_judge: Judge | None  # a second judge, kept beside
     final: str  # pass | fail | uncertain | unknown
-    reason: str  # agreement | judge_disagreement | contract_only | judge_only | no_verdict
+    reason: str  # agreement | judge_disagreement | contract_only | judge_only | evidence_only | no_verdict
     confidence: float
     claimed_success: bool
     false_claim: bool
+    source: str  # contract | judge | contract+judge | evidence | none
+    false_claim_basis: str | None  # referee | evidence, when false_claim
     lesson_promotable: bool
     lesson: str | None
 
@@ -106,11 +118,13 @@ def choose_judges(recorded: Judge | None, reference: Judge | None) -> tuple[Judg
     return reference, None
 
 
-def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, claimed_success: bool) -> Verdict:
+def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, claimed_success: bool,
+           evidence: EvidenceVerdict | None = None) -> Verdict:
     det = contract.verdict
     has_det = det in ("pass", "fail")
     jv = judge.verdict if judge else None
     jconf = judge.confidence if judge and judge.confidence is not None else 0.5
+    source = "contract+judge" if has_det and jv else "contract" if has_det else "judge" if jv else "none"
     if has_det and jv:
         if det == jv:
             final, reason, conf = det, "agreement", max(0.9, jconf)
@@ -120,10 +134,14 @@ def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, c
         final, reason, conf = det, "contract_only", 0.95 * SINGLE_SOURCE_FACTOR
     elif jv:
         final, reason, conf = jv, "judge_only", jconf * SINGLE_SOURCE_FACTOR
+    elif evidence is not None and evidence.verdict in ("pass", "fail"):
+        final, reason, conf = evidence.verdict, "evidence_only", min(EVIDENCE_MAX_CONFIDENCE, evidence.confidence)
+        source = "evidence"
     else:
         final, reason, conf = "unknown", "no_verdict", 0.0
     false_claim = claimed_success and final in ("fail", "uncertain")
-    promotable = final == "pass" or (final == "fail" and det == "fail" and jv != "pass")
+    basis = ("evidence" if source == "evidence" else "referee") if false_claim else None
+    promotable = source != "evidence" and (final == "pass" or (final == "fail" and det == "fail" and jv != "pass"))
     lesson = None
     if reason == "judge_disagreement":
         failed = "; ".join(f"{c.name}: {_short(c.evidence)}" for c in contract.failed) or "every check passed"
@@ -132,7 +150,8 @@ def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, c
                   f"{' (' + '; '.join(judge.reasons[:2]) + ')' if judge and judge.reasons else ''}. "
                   f"Do not promote; recheck the {'judge rubric' if det == 'fail' else 'contract checks'} "
                   "against the final screenshot.")
-    return Verdict(det, judge, other, final, reason, round(conf, 3), claimed_success, false_claim, promotable, lesson)
+    return Verdict(det, judge, other, final, reason, round(conf, 3), claimed_success, false_claim, source, basis,
+                   promotable, lesson)
 
 
 def _short(evidence: dict) -> str:

@@ -32,6 +32,6 @@ def best_of(
         fail(str(exc), Exit.INPUT)
     except UsageError as exc:
         fail(str(exc), Exit.USAGE)
-    emit([by, "best_run", "verdict", "reward_total", "steps", "rollouts", "why"],
-         [(r.group, r.best, r.verdict, r.reward_total, r.n_steps, r.candidates, r.why) for r in rows], fmt,
+    emit([by, "best_run", "verdict", "source", "reward_total", "steps", "rollouts", "why"],
+         [(r.group, r.best, r.verdict, r.source, r.reward_total, r.n_steps, r.candidates, r.why) for r in rows], fmt,
          title="best of N")

@@ -95,11 +95,15 @@ def render(data: dict[str, Any]) -> Group:
     rows = [("contract", f"{r['det_verdict']}  {r['contract_name'] or ''}  {detail}".rstrip())]
     rows.append(("judge", f"{r['judge_verdict']}  {r['judge_model']} ({r['judge_source']})  score {r['judge_score']}"
                           f"  confidence {r['judge_confidence']}" if r["judge_model"] else "none"))
+    if r.get("evidence_verdict"):
+        rows.append(("evidence", f"{r['evidence_verdict']}  confidence {r['evidence_confidence']}  "
+                                 f"{'; '.join(r['evidence_reasons'] or []) or 'nothing decisive'}"))
     final = (r["eval_final_verdict"] or "unknown").upper()
     ft = Text(final, style={"PASS": "bold green", "FAIL": "bold red", "UNCERTAIN": "bold yellow"}.get(final, "bold"))
-    ft.append(f"  {r['verdict_reason']}")
+    ft.append(f"  {r['verdict_reason']}  (from {r.get('verdict_source') or 'none'})")
     if r["false_claim"]:
-        ft.append("  FALSE CLAIM: the agent declared success", style="bold red")
+        ft.append(f"  FALSE CLAIM: the agent declared success ({r.get('false_claim_basis') or 'referee'})",
+                  style="bold red")
     rows.append(("final", ft))
     if r["lesson_candidate"]:
         rows.append(("lesson", Text(r["lesson_candidate"], style="dim")))

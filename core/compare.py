@@ -20,7 +20,8 @@ from . import ledger, stats
 from .errors import UsageError
 from .reports import _group_expr
 
-RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "outcome_score", "claimed_success",
+RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "verdict_source", "outcome_score",
+               "claimed_success",
                "false_claim", "n_steps", "effect_no_effect", "loops", "reward_total", "config_perceptual_verifier")
 
 
@@ -32,14 +33,14 @@ class RunOutcome:
     arm: str
     verdict: str
     success: bool
-    scored_by: str  # verdict | score | none
+    scored_by: str  # verdict (contract/judge) | evidence (the evidence referee alone) | score | none
     row: dict[str, Any]
 
 
 def outcome_of(row: dict[str, Any], success_score: float) -> tuple[bool, str]:
     v = row.get("eval_final_verdict") or "unknown"
     if v in ("pass", "fail", "uncertain"):
-        return v == "pass", "verdict"
+        return v == "pass", "evidence" if row.get("verdict_source") == "evidence" else "verdict"
     if row.get("outcome_score") is not None:
         return float(row["outcome_score"]) >= success_score, "score"
     return False, "none"
@@ -82,6 +83,7 @@ class Arm:
     loops_per_run: float | None
     mean_reward: float | None
     scored_by_score: int
+    scored_by_evidence: int = 0  # runs whose verdict came from the evidence referee alone
 
     def to_json(self) -> dict[str, Any]:
         return {"arm": self.name, "runs": self.runs, "invalid": self.invalid, "tasks": self.tasks,
@@ -89,7 +91,7 @@ class Arm:
                 "unknown": self.unknown.to_json(), "false_claim": self.false_claim.to_json(),
                 "mean_steps_to_done": _r(self.mean_steps_to_done), "no_effect_per_run": _r(self.no_effect_per_run),
                 "loops_per_run": _r(self.loops_per_run), "mean_reward": _r(self.mean_reward),
-                "success_from_score": self.scored_by_score}
+                "success_from_score": self.scored_by_score, "verdict_from_evidence": self.scored_by_evidence}
 
 
 def _r(v: float | None) -> float | None:
@@ -192,7 +194,8 @@ def _arm(name: str, runs: list[RunOutcome], invalid: int) -> Arm:
         no_effect_per_run=_mean([o.row["effect_no_effect"] for o in runs]),
         loops_per_run=_mean([o.row["loops"] for o in runs]),
         mean_reward=_mean([o.row["reward_total"] for o in runs]),
-        scored_by_score=sum(o.scored_by == "score" for o in runs))
+        scored_by_score=sum(o.scored_by == "score" for o in runs),
+        scored_by_evidence=sum(o.scored_by == "evidence" for o in runs))
 
 
 def _key(o: RunOutcome) -> tuple[str, int | None]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser
 
 from trajcheck.analyzers import skeleton as sk
+from trajcheck.analyzers.messages import PageMessages, page_messages
 from trajcheck.schemas.records import Run, Step
 
 from .errors import Problem
@@ -24,6 +25,7 @@ class Snapshot:
     skeleton: sk.Skeleton
     text: sk.PageText
     tree: LexborHTMLParser
+    messages: PageMessages  # errors and successes the page shows (kept after the tree is released)
 
 
 class DomCache:
@@ -51,7 +53,8 @@ class DomCache:
                 html = path.read_bytes().decode("utf-8", errors="replace")
                 tree = sk.parse(html)
                 skel = sk.extract(tree)  # before page_text, which strips scripts and styles from the tree
-                snap = Snapshot(sk.dom_hash(html), skel, sk.page_text(tree), tree)
+                text = sk.page_text(tree)
+                snap = Snapshot(sk.dom_hash(html), skel, text, tree, page_messages(tree, text.text))
         except FileNotFoundError:
             problem = ("dom_missing", "file not found")
         except OSError as exc:

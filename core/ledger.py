@@ -45,13 +45,19 @@ def _to_table(table: str, rows: list[dict[str, Any]]) -> pa.Table:
 
 
 def _read_part(ledger: Path, rel: str, table: str, columns: list[str] | None = None) -> pa.Table:
+    """A part's rows in this schema's columns; a column the part's (older) schema lacks reads as nulls
+    (see schemas/migrations.py)."""
     schema = arrow_schema(table)
     names = columns or schema.names
     try:
         with pq.ParquetFile(ledger / rel) as f:  # not pq.read_table: it loads pyarrow.dataset and pandas
-            t = f.read(columns=names)
+            present = set(f.schema_arrow.names)
+            t = f.read(columns=[n for n in names if n in present])
     except (OSError, pa.ArrowException) as exc:
         raise LedgerError(f"{ledger / rel}: unreadable ledger part ({exc})") from None
+    for n in names:
+        if n not in present:
+            t = t.append_column(schema.field(n), pa.nulls(t.num_rows, schema.field(n).type))
     return t.select(names).cast(pa.schema([schema.field(n) for n in names]))
 
 
@@ -324,11 +330,26 @@ def connect(ledger: str | os.PathLike[str]) -> "duckdb.DuckDBPyConnection":
                 raise LedgerError(f"{f}: ledger part named by the manifest is missing")
         if files:
             listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-            con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listed}], union_by_name=true)")
+            source = f"read_parquet([{listed}], union_by_name=true)"
+            have = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+            # Columns added since the oldest part was written read as typed nulls (schemas/migrations.py).
+            missing = [f"CAST(NULL AS {_duckdb_type(f.type)}) AS {f.name}" for f in arrow_schema(table)
+                       if f.name not in have]
+            con.execute(f"CREATE VIEW {table} AS SELECT *{''.join(', ' + m for m in missing)} FROM {source}")
         else:
             con.register(f"_{table}_empty", arrow_schema(table).empty_table())
             con.execute(f"CREATE VIEW {table} AS SELECT * FROM _{table}_empty")
     return con
+
+
+_DUCKDB_TYPES = {pa.string(): "VARCHAR", pa.bool_(): "BOOLEAN", pa.int32(): "INTEGER", pa.int64(): "BIGINT",
+                 pa.float64(): "DOUBLE"}
+
+
+def _duckdb_type(t: pa.DataType) -> str:
+    if pa.types.is_list(t):
+        return _duckdb_type(t.value_type) + "[]"
+    return _DUCKDB_TYPES[t]
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from trajcheck.schemas.migrations import OLDEST_READABLE
 from trajcheck.schemas.version import SCHEMA_VERSION, TABLE_NAMES
 
 from . import __version__
@@ -49,9 +50,13 @@ def read_manifest(ledger: Path) -> Manifest | None:
         raise LedgerError(f"{path}: unreadable ledger manifest ({exc}); score into a new directory") from None
     if not isinstance(data, dict) or data.get("format") != LEDGER_FORMAT:
         raise LedgerError(f"{path}: not a trajcheck ledger manifest")
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise LedgerError(f"{path}: ledger schema version {data.get('schema_version')} is not this trajcheck's "
-                          f"({SCHEMA_VERSION}); score into a new directory")
+    version = data.get("schema_version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise LedgerError(f"{path}: ledger schema version {version} is newer than this trajcheck's "
+                          f"({SCHEMA_VERSION}); upgrade trajcheck to read it")
+    if version < OLDEST_READABLE:
+        raise LedgerError(f"{path}: ledger schema version {version} is older than the oldest this trajcheck "
+                          f"reads ({OLDEST_READABLE}); score the runs into a new directory")
     tables = data.get("tables") or {}
     return Manifest(int(data.get("generation", 0)), {t: list(tables.get(t, [])) for t in TABLE_NAMES})
 

@@ -23,7 +23,8 @@ from trajcheck.analyzers.observation import ObservationFinding, PageEvidence
 from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult, ContractState, Picture
 from trajcheck.analyzers.predictions import PredictionFinding
 from trajcheck.analyzers.referee import Judge, Verdict
-from trajcheck.analyzers import contract as contract_mod, referee
+from trajcheck.analyzers import contract as contract_mod, evidence as evidence_mod, referee
+from trajcheck.analyzers.messages import PageMessages
 from trajcheck.analyzers.ambient import Transition, learn_ambient
 from trajcheck.analyzers.perceptual import EffectFinding, ImageEvidence
 from trajcheck.analyzers.pixeldiff import diff_frames, no_change
@@ -288,6 +289,8 @@ class _PageFacts:
     expected_failed: tuple[str, ...] = ()
     url_as_expected: bool | None = None
     kind: str = "generic"
+    messages_before: PageMessages | None = None  # None: no DOM snapshot
+    messages_after: PageMessages | None = None
 
 
 def _page_facts(s: Step, before: Snapshot | None, after: Snapshot | None, opts: ScoreOptions) -> _PageFacts:
@@ -311,7 +314,9 @@ def _page_facts(s: Step, before: Snapshot | None, after: Snapshot | None, opts: 
     kind = predictions.action_kind(a.type, a.url, node)
     facts = _PageFacts(obs, after.hash if after else None,
                        (p.title_after if p and p.title_after else after.text.title if after else None),
-                       after.text.text if after else None, kind=kind)
+                       after.text.text if after else None, kind=kind,
+                       messages_before=before.messages if before else None,
+                       messages_after=after.messages if after else None)
     if s.expected:
         ran, failed, url_ok = predictions.check_expected(
             s.expected, before.tree if before else None, after.tree if after else None,
@@ -405,16 +410,18 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
                for s, ev in zip(steps, evidence)]
     loop_findings = loops.find_loops(signals, opts.perceptual.threshold)
     gates = loops.no_observed_delta_after_waits(signals, opts.perceptual.threshold)
-    contract_result, verdict, ref_problems = _referee(run, ref.path, plan, frames, doms, pages)
+    contract_result, judges, ref_problems = _referee(run, ref.path, plan, frames, doms, pages)
     step_contract = {steps[plan.eval_pos].index: contract_result} if contract_result.verdict != "not_applicable" else {}
     rewards = _rewards(run, steps, evidence, effects, pages, preds, loop_findings, gates, opts, step_contract)
+    ev_verdict = evidence_mod.decide(_evidence_steps(run, risks, effects, pages, loop_findings, gates, rewards))
+    verdict = referee.decide(contract_result, *judges, _claimed(run), ev_verdict)
 
     step_rows = [_step_row(run, s, ev, r, f, pg, pr, lf, rw, g)
                  for s, ev, r, f, pg, pr, lf, rw, g in zip(steps, evidence, risks, effects, pages, preds,
                                                            loop_findings, rewards, gates)]
     problems = warnings + contract_problems + frames.problems + doms.problems + step_problems + ref_problems
     row = _run_row(run, ref, effects, step_rows, frames.decoded, problems)
-    row.update(_verdict_columns(contract, contract_result, verdict))
+    row.update(_verdict_columns(contract, contract_result, verdict, ev_verdict))
     return RunResult(row, step_rows, frames.decoded, problems, ref.display)
 
 
@@ -538,8 +545,31 @@ def _load_reference(base: Path, rel: str, run: Run, source: str, problems: list[
     return Picture(f.rgb, f.gray)
 
 
+def _evidence_steps(run: Run, risks: list[highrisk.HighRisk], effects: list[EffectFinding], pages: list[_PageFacts],
+                    loop_findings: list[loops.LoopFinding], gates: list[bool],
+                    rewards: list[reward.Reward]) -> list[evidence_mod.StepEvidence]:
+    """What the evidence referee reads of each step, from the findings already computed."""
+    out = []
+    for s, r, f, pg, lf, g, rw in zip(run.steps, risks, effects, pages, loop_findings, gates, rewards):
+        mb, ma = pg.messages_before, pg.messages_after
+        out.append(evidence_mod.StepEvidence(
+            index=s.index, action_type=s.action.type, high_risk=r.high_risk, effect=f.action_effect_observed,
+            content_changed=f.content_changed, url_before=s.page.url_before if s.page else None,
+            url_after=s.page.url_after if s.page else None,
+            reward_codes=tuple(c.split(":")[0] for c in rw.reasons), in_loop=lf.loop_id is not None, done_gate=g,
+            errors_before=mb.errors if mb else None, errors_after=ma.errors if ma else None,
+            successes_before=mb.successes if mb else None, successes_after=ma.successes if ma else None,
+            answer_matches=_answer_matches(run, s) if s.action.type == "DONE" else None))
+    return out
+
+
+def _claimed(run: Run) -> bool:
+    return run.outcome_status == "done" or any(
+        s.action.type == "DONE" and not s.action.extra.get("infeasible") for s in run.steps)
+
+
 def _referee(run: Run, run_dir: Path, plan: _RefereePlan, frames: _FrameCache, doms: DomCache,
-             pages: list[_PageFacts]) -> tuple[ContractResult, Verdict, list[Problem]]:
+             pages: list[_PageFacts]) -> tuple[ContractResult, tuple[Judge | None, Judge | None], list[Problem]]:
     problems: list[Problem] = []
     final = _picture(frames, plan.frame_rel)
     snap = doms.cache.get(plan.dom_rel) if plan.dom_rel else None
@@ -574,10 +604,7 @@ def _referee(run: Run, run_dir: Path, plan: _RefereePlan, frames: _FrameCache, d
     if run.judge and run.judge.verdict in ("pass", "fail"):
         recorded = Judge(run.judge.model or "recorded", run.judge.verdict, run.judge.score, run.judge.confidence,
                          tuple(run.judge.reasons), True)
-    judge, other = referee.choose_judges(recorded, reference)
-    claimed = run.outcome_status == "done" or any(
-        s.action.type == "DONE" and not s.action.extra.get("infeasible") for s in run.steps)
-    return result, referee.decide(result, judge, other, claimed), problems
+    return result, referee.choose_judges(recorded, reference), problems
 
 
 def _judge_json(j: Judge | None) -> str | None:
@@ -587,7 +614,8 @@ def _judge_json(j: Judge | None) -> str | None:
                   "reasons": list(j.reasons), "recorded": j.recorded})
 
 
-def _verdict_columns(contract: LoadedContract | None, result: ContractResult, v: Verdict) -> dict[str, Any]:
+def _verdict_columns(contract: LoadedContract | None, result: ContractResult, v: Verdict,
+                     ev: evidence_mod.EvidenceVerdict) -> dict[str, Any]:
     j = v.judge
     return {
         "det_verdict": result.verdict,
@@ -602,6 +630,8 @@ def _verdict_columns(contract: LoadedContract | None, result: ContractResult, v:
         "eval_final_verdict": v.final, "final_confidence": v.confidence, "verdict_reason": v.reason,
         "disagreement_reason": v.reason if v.final == "uncertain" else None,
         "claimed_success": v.claimed_success, "false_claim": v.false_claim,
+        "verdict_source": v.source, "false_claim_basis": v.false_claim_basis,
+        "evidence_verdict": ev.verdict, "evidence_reasons": list(ev.reasons), "evidence_confidence": ev.confidence,
         "lesson_promotable": v.lesson_promotable, "lesson_candidate": v.lesson,
     }
 

@@ -152,7 +152,7 @@ def _badges(r: dict[str, Any]) -> str:
     cls = v if v in ("pass", "fail", "uncertain") else "unknown"
     out = f'<span class="badge {cls}">{_e(v)}</span>'
     if r.get("false_claim"):
-        out += '<span class="badge claim">false claim</span>'
+        out += f'<span class="badge claim">false claim ({_e(r.get("false_claim_basis") or "referee")})</span>'
     return out
 
 
@@ -167,7 +167,10 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
     parts.append(f"<p><b>contract</b> {_e(r['det_verdict'])} {_e(r['contract_name'] or '')}"
                  + "".join(f"<br><code>{_e(c['name'])}: {_e(json.dumps(c['evidence']))[:400]}</code>" for c in failed)
                  + f"<br><b>judge</b> {_e(r['judge_verdict'] or 'none')} {_e(r['judge_model'] or '')} "
-                 f"<br><b>final</b> {_e(r['eval_final_verdict'])} ({_e(r['verdict_reason'])})</p>")
+                 f"<br><b>evidence</b> {_e(r.get('evidence_verdict') or 'unknown')} "
+                 + "".join(f"<br><code>{_e(x)}</code>" for x in r.get("evidence_reasons") or [])
+                 + f"<br><b>final</b> {_e(r['eval_final_verdict'])} ({_e(r['verdict_reason'])}, from "
+                 f"{_e(r.get('verdict_source') or 'none')})</p>")
     if r.get("lesson_candidate"):
         parts.append(f"<p class=muted>{_e(r['lesson_candidate'])}</p>")
     run_dir = Path(r["run_path"])

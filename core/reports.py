@@ -27,7 +27,8 @@ TIMELINE_RUN_COLUMNS = (
     "run_id", "task_id", "goal", "status", "error", "outcome_status", "n_steps", "perceptual_summary",
     "det_verdict", "contract_name", "contract_checks", "judge_model", "judge_verdict", "judge_score",
     "judge_confidence", "judge_reasons", "judge_source", "judge_other", "eval_final_verdict", "final_confidence",
-    "verdict_reason", "disagreement_reason", "claimed_success", "false_claim", "lesson_promotable",
+    "verdict_reason", "verdict_source", "disagreement_reason", "evidence_verdict", "evidence_reasons",
+    "evidence_confidence", "claimed_success", "false_claim", "false_claim_basis", "lesson_promotable",
     "lesson_candidate", "reward_total", "longest_loop",
 )
 
@@ -63,6 +64,7 @@ class BestOf:
     n_steps: int | None
     candidates: int
     why: str
+    source: str | None = None  # which sources decided the verdict (verdict_source)
 
 
 _COLUMN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -88,7 +90,8 @@ def best_of(ledger_dir: str | os.PathLike[str], by: str = "task_id") -> list[Bes
     con = ledger.connect(ledger_dir)
     try:
         try:
-            rows = con.execute(f"select {expr} as g, run_id, eval_final_verdict, reward_total, n_steps from runs "
+            rows = con.execute(f"select {expr} as g, run_id, eval_final_verdict, reward_total, n_steps, "
+                               "verdict_source from runs "
                                "where status = 'ok' order by g, run_id").fetchall()
         except Exception as exc:  # noqa: BLE001  (duckdb binder error: unknown column)
             raise UsageError(f"--by {by}: {str(exc).splitlines()[0]}") from None
@@ -105,7 +108,7 @@ def best_of(ledger_dir: str | os.PathLike[str], by: str = "task_id") -> list[Bes
         ranked = sorted(runs, key=key)
         best = ranked[0]
         why = _why(best, ranked[1:])
-        out.append(BestOf(g, best[1], best[2], best[3], best[4], len(runs), why))
+        out.append(BestOf(g, best[1], best[2], best[3], best[4], len(runs), why, best[5]))
     return out
 
 

@@ -38,3 +38,11 @@ def test_every_command_is_documented():
     names = [c.name or c.callback.__name__ for c in app.registered_commands]
     for n in names:
         assert f"trajcheck {n}" in README, n
+
+
+def test_evidence_referee_table_matches_its_rules():
+    from trajcheck.analyzers import evidence
+
+    rows = "".join(f"| `{c}` | {evidence.WEIGHTS[c]:+.1f} | {evidence.MEANINGS[c]} |\n" for c in evidence.WEIGHTS)
+    assert "| code | weight | holds when |\n|---|---|---|\n" + rows in README, \
+        "README's evidence referee table is stale: regenerate it from analyzers/evidence.py"

@@ -1,0 +1,221 @@
+"""The evidence referee: a run's verdict from its own evidence, when it has no contract and no judge.
+
+Pure and deterministic. It reads what trajcheck already computed for every step (the perceptual
+verdict, content change, URLs, page messages, reward reasons, loops, the done gate) and never the
+agent's own claim: a DONE, an outcome status ``done`` or a ``task_completed`` flag is what it checks,
+not evidence.
+
+What happens **after the last high-risk action** decides; a failure the agent recovered from before
+it does not count. Each rule that holds adds a reason ``code@step: evidence`` and its weight:
+
+| code | weight | holds when |
+|---|---|---|
+| ends_blocked | -0.8 | the run ends on a blocking page or CAPTCHA, or on the login page an auth redirect led to |
+| error_after_last_high_risk | -0.8 | an error message (alert, validation text, a field marked invalid) appeared after the last high-risk action and was not on the page before it |
+| last_high_risk_no_effect | -0.6 | the last high-risk action had no observed effect and nothing after it changed the screen or the URL |
+| ends_in_loop | -0.6 | the last acting step repeats an action on an unchanging screen (a drift loop) |
+| done_after_idle_waits | -0.4 | DONE after WAIT steps whose frames never changed (the seed's done gate) |
+| navigated_after_last_high_risk | +0.6 | the last high-risk action led to a page with another path (not a query or fragment echo) |
+| success_after_last_high_risk | +0.7 | a success message (status, toast, "saved", "sent", "thank you for your order") appeared after the last high-risk action |
+| answer_matches_reference | +0.8 | the answer the agent extracted matches the task's reference answer |
+| effect_without_outcome | 0 | the last high-risk action changed the screen, and nothing says whether that was success or failure (no DOM, or no message and no navigation) |
+
+An error after the last high-risk action vetoes the pass-leaning rules (they are kept as reasons with
+weight 0): a page that moved on to show a validation error did not succeed. The verdict is ``fail``
+when the weights sum to at most ``-DECIDE_AT``, ``pass`` at ``+DECIDE_AT`` or more, otherwise
+``unknown``; the confidence is the sum's magnitude, capped at ``MAX_CONFIDENCE`` (0 for unknown).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+#: The rules' weights (see the table above).
+WEIGHTS: dict[str, float] = {
+    "ends_blocked": -0.8,
+    "error_after_last_high_risk": -0.8,
+    "last_high_risk_no_effect": -0.6,
+    "ends_in_loop": -0.6,
+    "done_after_idle_waits": -0.4,
+    "navigated_after_last_high_risk": 0.6,
+    "success_after_last_high_risk": 0.7,
+    "answer_matches_reference": 0.8,
+    "effect_without_outcome": 0.0,
+}
+
+#: What each reason code means, for `trajcheck columns` and the README.
+MEANINGS: dict[str, str] = {
+    "ends_blocked": "the run ends on a blocking page, a CAPTCHA, or the login page an auth redirect led to",
+    "error_after_last_high_risk": "an error message or a field marked invalid appeared after the last high-risk "
+                                  "action and was not on the page before it",
+    "last_high_risk_no_effect": "the last high-risk action had no observed effect and nothing after it changed the "
+                                "screen or the URL",
+    "ends_in_loop": "the last acting step repeats an action on an unchanging screen (a drift loop)",
+    "done_after_idle_waits": "DONE after WAIT steps whose frames never changed (the done gate)",
+    "navigated_after_last_high_risk": "the last high-risk action led to a page with another path",
+    "success_after_last_high_risk": "a success message appeared after the last high-risk action",
+    "answer_matches_reference": "the agent's extracted answer matches the task's reference answer",
+    "effect_without_outcome": "the last high-risk action changed the screen, with no message or navigation saying "
+                              "whether it worked",
+}
+
+#: Reasons whose weight an error after the last high-risk action sets to 0.
+PASS_CODES = frozenset({"navigated_after_last_high_risk", "success_after_last_high_risk"})
+
+#: The sum of weights at which the referee decides.
+DECIDE_AT = 0.5
+MAX_CONFIDENCE = 0.9
+
+#: Step types that act on the page (everything else observes, waits or ends the run).
+NON_ACTING = frozenset({"DONE", "FAIL", "WAIT", "SCREENSHOT", "READ", "READ_PAGE", "EXTRACT", "OBSERVE", "GET_TEXT",
+                        "SNAPSHOT", "FIND"})
+
+#: Reward reason codes that mean the page after the step blocks the agent.
+BLOCKING_CODES = frozenset({"blocking_page", "captcha"})
+
+
+@dataclass(frozen=True)
+class StepEvidence:
+    """What the referee reads of one step (every field already computed by another analyzer)."""
+
+    index: int
+    action_type: str
+    high_risk: bool = False
+    effect: bool | None = None  # the perceptual verdict of a high-risk step
+    content_changed: bool | None = None  # the screen's content changed (any step)
+    url_before: str | None = None
+    url_after: str | None = None
+    reward_codes: tuple[str, ...] = ()  # codes of the step's reward reasons
+    in_loop: bool = False  # part of a drift loop
+    done_gate: bool = False
+    errors_before: frozenset[str] | None = None  # page messages before the action (None: no DOM)
+    errors_after: frozenset[str] | None = None
+    successes_before: frozenset[str] | None = None
+    successes_after: frozenset[str] | None = None
+    answer_matches: bool | None = None
+
+
+@dataclass(frozen=True)
+class EvidenceVerdict:
+    verdict: str  # pass | fail | unknown
+    reasons: tuple[str, ...]  # "code@step: evidence"
+    confidence: float
+
+
+UNKNOWN = EvidenceVerdict("unknown", (), 0.0)
+
+
+def _path(url: str | None) -> str | None:
+    if not url:
+        return None
+    u = urlparse(url)
+    return f"{u.netloc}{u.path.rstrip('/') or '/'}"
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _short(items: frozenset[str] | set[str]) -> str:
+    return _clip("; ".join(sorted(items)))
+
+
+def _messages_after(steps: list[StepEvidence], k: int) -> tuple[set[str], set[str], bool]:
+    """Errors and successes on the page after step ``k`` and later that were not there before it."""
+    before = steps[k]
+    errors_then = before.errors_before or frozenset()
+    successes_then = before.successes_before or frozenset()
+    errors: set[str] = set()
+    successes: set[str] = set()
+    seen_dom = False
+    for s in steps[k:]:
+        if s.errors_after is not None:
+            seen_dom = True
+            errors |= s.errors_after - errors_then
+        if s.successes_after is not None:
+            successes |= s.successes_after - successes_then
+    return errors, successes, seen_dom
+
+
+def _final_url(steps: list[StepEvidence]) -> str | None:
+    for s in reversed(steps):
+        if s.url_after or s.url_before:
+            return s.url_after or s.url_before
+    return None
+
+
+def _end_rules(steps: list[StepEvidence]) -> list[tuple[str, int, str]]:
+    """Rules about how the run ends, whatever its last high-risk action was."""
+    out: list[tuple[str, int, str]] = []
+    last_page = next((s for s in reversed(steps) if s.reward_codes or s.url_after or s.errors_after is not None), None)
+    if last_page is not None:
+        codes = sorted(c for c in last_page.reward_codes if c in BLOCKING_CODES)
+        if codes:
+            out.append(("ends_blocked", last_page.index, ", ".join(codes)))
+    final = _path(_final_url(steps))
+    auth = next((s for s in reversed(steps) if "auth_redirect" in s.reward_codes), None)
+    if auth is not None and final is not None and _path(auth.url_after) == final and not out:
+        out.append(("ends_blocked", auth.index, _clip(f"auth wall {auth.url_after}")))
+    acting = [s for s in steps if s.action_type not in NON_ACTING]
+    if acting and acting[-1].in_loop:
+        out.append(("ends_in_loop", acting[-1].index, f"{acting[-1].action_type} repeated on an unchanging screen"))
+    gate = next((s for s in steps if s.done_gate), None)
+    if gate is not None:
+        out.append(("done_after_idle_waits", gate.index, "no frame change across the waits before DONE"))
+    answer = next((s for s in reversed(steps) if s.answer_matches is not None), None)
+    if answer is not None and answer.answer_matches:
+        out.append(("answer_matches_reference", answer.index, "extracted answer contains a reference answer"))
+    return out
+
+
+def _last_action_rules(steps: list[StepEvidence]) -> list[tuple[str, int, str]]:
+    """Rules about the last high-risk action and what followed it."""
+    k = next((i for i in range(len(steps) - 1, -1, -1) if steps[i].high_risk), None)
+    if k is None:
+        return []
+    last = steps[k]
+    later = steps[k + 1:]
+    out: list[tuple[str, int, str]] = []
+    errors, successes, seen_dom = _messages_after(steps, k)
+    if errors:
+        out.append(("error_after_last_high_risk", last.index, _short(errors)))
+    start = _path(last.url_before)
+    moved_to = next((u for s in steps[k:] for u in (s.url_after, s.url_before) if u and _path(u) != start), None) \
+        if start else None
+    blocked = any(c in ("auth_redirect", *BLOCKING_CODES) for s in steps[k:] for c in s.reward_codes)
+    if moved_to is not None and not blocked:
+        out.append(("navigated_after_last_high_risk", last.index, _clip(f"to {moved_to}")))
+    if successes:
+        out.append(("success_after_last_high_risk", last.index, _short(successes)))
+    changed_later = any(s.content_changed or (s.url_after and _path(s.url_after) != start) for s in later)
+    if last.effect is False and not changed_later and moved_to is None:
+        out.append(("last_high_risk_no_effect", last.index, f"{last.action_type} changed nothing, nor did any "
+                                                            "later step"))
+    elif (last.effect or changed_later) and not out:
+        why = "no DOM snapshot to read a message from" if not seen_dom else "no message and no navigation"
+        out.append(("effect_without_outcome", last.index, why))
+    return out
+
+
+def decide(steps: list[StepEvidence]) -> EvidenceVerdict:
+    """The evidence verdict of a run (see the module docstring)."""
+    if not steps:
+        return UNKNOWN
+    found = _last_action_rules(steps) + _end_rules(steps)
+    veto = any(code == "error_after_last_high_risk" for code, _, _ in found)
+    total = 0.0
+    reasons: list[str] = []
+    for code, index, evidence in found:
+        weight = 0.0 if veto and code in PASS_CODES else WEIGHTS[code]
+        total += weight
+        reasons.append(f"{code}@{index}: {evidence}" + (" (vetoed by the error)" if weight != WEIGHTS[code] else ""))
+    total = round(total, 6)
+    if total <= -DECIDE_AT:
+        verdict = "fail"
+    elif total >= DECIDE_AT:
+        verdict = "pass"
+    else:
+        verdict = "unknown"
+    confidence = 0.0 if verdict == "unknown" else round(min(MAX_CONFIDENCE, abs(total)), 3)
+    return EvidenceVerdict(verdict, tuple(reasons), confidence)

@@ -1,0 +1,39 @@
+"""The ledger schema's history: what each version added, in order (as ``llm`` keeps its migrations).
+
+A ledger written by any version from ``OLDEST_READABLE`` on is read by this trajcheck: a part that
+lacks a column added later reads that column as nulls (``trajcheck.ledger`` fills them, for Arrow
+and for DuckDB alike), and the next ``score`` into the ledger commits it at ``SCHEMA_VERSION``. The
+run digests include the schema version, so that ``score`` also rescores the runs it finds again,
+filling the new columns; runs it does not see keep nulls there until they are rescored.
+
+To add a column: declare it in ``schemas/ledger.py``, bump ``SCHEMA_VERSION`` in
+``schemas/version.py``, and add one ``Migration`` here naming it. ``tests/test_migrations.py``
+checks that every column a version added is named here, against a ledger written by version 2.
+A renamed or removed column, or one whose meaning changed, needs a ``rewrite`` step, which no
+migration has needed yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .version import SCHEMA_VERSION
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int  # the version this migration leads to
+    summary: str
+    added: dict[str, tuple[str, ...]]  # table -> columns added (null in older parts)
+
+
+#: The oldest schema this trajcheck still reads (version 1 ledgers had no parts and no manifest).
+OLDEST_READABLE = 2
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(3, "Evidence referee (issue 12): the verdict of a run's own evidence, which source decided the final "
+                 "verdict, and what a false claim rests on.",
+              {"runs": ("verdict_source", "evidence_verdict", "evidence_reasons", "evidence_confidence",
+                        "false_claim_basis")}),
+)
+
