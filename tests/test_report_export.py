@@ -88,7 +88,7 @@ def _browser():
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
             pytest.fail("CI must install Debian's chromium (see .ci/run)")
-        pytest.skip("no /usr/bin/chromium on this machine")
+        pytest.skip("no /usr/bin/chromium on this machine: apt-get install chromium (Debian) to run the report test")
     from playwright.sync_api import sync_playwright
     return sync_playwright()
 
@@ -136,7 +136,7 @@ def test_latex_export_compiles_in_a_document(sample_ledger, tmp_path, table):
     if shutil.which("pdflatex") is None:
         if os.environ.get("CI"):
             pytest.fail("CI must install pdflatex and booktabs (see .ci/run)")
-        pytest.skip("no pdflatex on this machine")
+        pytest.skip("no pdflatex on this machine: apt-get install texlive-latex-base texlive-latex-recommended to run it")
     body = tmp_path / "table.tex"
     res = runner.invoke(app, ["export", str(sample_ledger), "--table", table, "--format", "latex",
                               "--by", "config.perceptual_verifier", "--out", str(body)])
