@@ -176,10 +176,13 @@ def test_every_bad_run_is_reported_and_the_good_run_is_scored(bad):
 
 
 def test_a_step_with_an_unreadable_frame_gets_a_null_verdict(bad):
-    _root, _exp, results = bad
-    rows = results["corrupt_png"].steps
-    assert any(r["effect_reason"] in ("frame_unreadable", "not_high_risk") and r["action_effect_observed"] is None
-               for r in rows)
+    _root, exp, results = bad
+    bad_frame = exp["corrupt_png"][1][1]
+    using = [r for r in results["corrupt_png"].steps if bad_frame in (r["frame_pre"], r["frame_post"])]
+    high_risk = [r for r in using if r["effect_high_risk"]]
+    assert high_risk, "the corpus must put the truncated frame on a high-risk step"
+    assert all(r["effect_reason"] == "frame_unreadable" and r["action_effect_observed"] is None for r in high_risk)
+    assert all(r["frame_post_phash"] is None for r in using if r["frame_post"] == bad_frame)
 
 
 def test_cli_reports_without_traceback_and_keeps_the_good_run(bad, tmp_path):
