@@ -5,7 +5,6 @@ from __future__ import annotations
 from rich.markup import escape
 
 import enum
-import time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -13,7 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
-from trajcheck.errors import LedgerError
+from trajcheck.errors import LedgerError, UsageError
 
 from .common import Exit, Format, emit, err, fail
 
@@ -69,104 +68,43 @@ def score(
     Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid;
     2 bad options; 3 nothing could be read or the ledger cannot be written.
     """
-    from trajcheck.manifest import previous_from_index  # json only: a warm re-score loads no pyarrow
-    from trajcheck.discovery import reader_names
-    from trajcheck.options import ScoreOptions
-
-    if scheduler and engine is not Engine.dask:
-        fail("--scheduler needs --engine dask", Exit.USAGE)
-    if engine is Engine.dask:
-        try:
-            import dask.distributed  # noqa: F401
-        except ImportError:
-            fail("--engine dask needs dask.distributed", Exit.USAGE, "pip install 'trajcheck[dask]'")
-    if contracts is not None and not contracts.is_dir():
-        fail(f"--contracts {contracts}: no such folder", Exit.INPUT)
-    if input_format is not None and input_format not in reader_names():
-        fail(f"unknown input format {input_format!r}", Exit.USAGE, "formats: " + ", ".join(reader_names()))
-    opts = ScoreOptions(PerceptualOptions(enabled=verifier, threshold=threshold, ambient=ambient),
-                        pixel_tolerance=pixel_tolerance, contracts_dir=contracts)
-    previous = None
-    if not force:
-        try:
-            previous = previous_from_index(out)
-            if previous is None:  # no digest index of this generation: read the runs parts
-                from trajcheck import ledger
-
-                previous = ledger.previous(out)
-        except LedgerError as exc:
-            fail(f"cannot read the ledger: {exc}", Exit.INPUT)
-    start = time.perf_counter()
-    if previous:
-        _nothing_to_do(runs, opts, input_format, previous, out, fmt, start)
-    from trajcheck import ledger  # pyarrow: only when something is written
-    from trajcheck.pipeline import RunResult, score_paths  # the analyzers: only when something is scored
+    from trajcheck.api import NoRunsFound, score as run_score
 
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=True, disable=quiet)
-    try:
-        writer = ledger.Writer(out)
-    except (LedgerError, OSError) as exc:
-        fail(f"cannot write the ledger: {exc}", Exit.INPUT)
-    with writer, progress:
+    with progress:
         t_runs = progress.add_task("runs", total=None)
         t_frames = progress.add_task("frames", total=None)
-
-        def found(n: int) -> None:
-            progress.update(t_runs, total=n)
-
-        def done(r: RunResult) -> None:
-            progress.advance(t_runs)
-            progress.advance(t_frames, r.frames)
-
         try:
-            report = score_paths(runs, opts, jobs=jobs, on_found=found, on_result=done, input_format=input_format,
-                                 previous=previous, sink=lambda r: writer.add(r.run, r.steps),
-                                 engine=engine.value, scheduler=scheduler)
-            for p in report.problems:
+            result = run_score(runs, out, jobs=jobs, threshold=threshold, verifier=verifier, ambient=ambient,
+                               pixel_tolerance=pixel_tolerance, contracts=contracts, input_format=input_format,
+                               engine=engine.value, scheduler=scheduler, force=force,
+                               on_found=lambda n: progress.update(t_runs, total=n),
+                               on_result=lambda r: (progress.advance(t_runs), progress.advance(t_frames, r.frames)))
+        except UsageError as exc:
+            fail(str(exc), Exit.USAGE)
+        except NoRunsFound as exc:
+            for p in exc.problems:
                 err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
-            if not report.scored and not report.skipped and not report.removed:
-                writer.abort()
-                fail("no runs found", Exit.INPUT, "pass run directories (holding run.json) or folders that contain them")
-            generation = None
-            if report.scored or report.removed:
-                generation = writer.commit(report.removed).generation
-            else:
-                writer.abort()
-        except (LedgerError, OSError) as exc:
+            fail(str(exc), Exit.INPUT, "pass run directories (holding run.json) or folders that contain them")
+        except LedgerError as exc:
             fail(f"cannot write the ledger: {exc}", Exit.INPUT)
-    elapsed = time.perf_counter() - start
-    _render(report.summaries, fmt)
-    n_inv = len(report.invalid)
-    rate = report.frames / elapsed if elapsed > 0 else 0.0
+    for p in result.problems:
+        err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
+    _render(result.summaries, fmt)
+    n_inv = len(result.invalid)
+    rate = result.frames / result.elapsed if result.elapsed > 0 else 0.0
     extra = ""
-    if report.skipped:
-        extra += f", {len(report.skipped)} unchanged runs skipped (--force rescores them)"
-    if report.removed:
-        extra += f", {len(report.removed)} runs whose directory is gone removed"
-    where = f"{out} (generation {generation})" if generation is not None else f"{out} (unchanged)"
-    err.print(f"scored {report.scored} runs ({n_inv} invalid), {report.frames} frames in {elapsed:.2f}s "
+    if result.skipped:
+        extra += f", {len(result.skipped)} unchanged runs skipped (--force rescores them)"
+    if result.removed:
+        extra += f", {len(result.removed)} runs whose directory is gone removed"
+    where = f"{out} (generation {result.generation})" if result.generation is not None else f"{out} (unchanged)"
+    err.print(f"scored {result.scored} runs ({n_inv} invalid), {result.frames} frames in {result.elapsed:.2f}s "
               f"({rate:.1f} frames/s){extra} -> {where}", highlight=False)
-    for r in report.invalid:
-        err.print(f"[red]invalid:[/] {escape(r.run['error'])}", highlight=False)
+    for r in result.invalid:
+        err.print(f"[red]invalid:[/] {escape(r['error'])}", highlight=False)
     raise typer.Exit(int(Exit.FINDINGS if n_inv else Exit.OK))
-
-
-def _nothing_to_do(runs: list[str], opts: object, input_format: str | None, previous: list, out: Path,
-                   fmt: Format, start: float) -> None:
-    """When every run is unchanged and none is gone, say so and exit without loading the analyzers."""
-    from trajcheck.digest import options_fingerprint
-    from trajcheck.discovery import discover
-    from trajcheck.incremental import plan
-
-    refs, problems = discover(runs, input_format)
-    p = plan(runs, refs, previous, options_fingerprint(opts, input_format))
-    if p.todo or p.removed or problems or not p.skipped:
-        return  # something to score, drop or report: the full path does it
-    _render([], fmt)
-    err.print(f"scored 0 runs (0 invalid), 0 frames in {time.perf_counter() - start:.2f}s, {len(p.skipped)} "
-              f"unchanged runs skipped (--force rescores them) -> {out} (unchanged)", highlight=False)
-    raise typer.Exit(int(Exit.OK))
 
 
 def _render(rows: list[dict], fmt: Format) -> None:

@@ -7,4 +7,6 @@ that DuckDB can query.
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+from .api import NoRunsFound, ScoreResult, connect, runs, score, steps  # noqa: E402  (light: no pyarrow)
+
+__all__ = ["__version__", "score", "connect", "runs", "steps", "ScoreResult", "NoRunsFound"]

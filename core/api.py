@@ -1,0 +1,176 @@
+"""trajcheck's public API: score runs into a ledger, open it, read its tables.
+
+    import trajcheck
+
+    result = trajcheck.score(["sample_runs/"], out="ledger/")
+    runs = trajcheck.runs("ledger/")          # a pandas DataFrame, one row per run
+    con = trajcheck.connect("ledger/")        # DuckDB, views runs and steps
+
+``trajcheck score`` on the command line is a call of :func:`score` plus a progress bar and a table.
+Heavy libraries load only when they are needed: a re-score of unchanged runs reads only JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from .errors import LedgerError, Problem, TrajcheckError, UsageError
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas
+
+    from .pipeline import RunResult
+
+
+class NoRunsFound(TrajcheckError):
+    """No path given to :func:`score` holds a run that any reader claims."""
+
+    def __init__(self, message: str, problems: list[Problem]):
+        super().__init__(message)
+        self.problems = problems
+
+
+@dataclass
+class ScoreResult:
+    """What one :func:`score` call did. ``summaries`` holds each scored run's main fields."""
+
+    ledger: Path
+    generation: int | None  # the ledger generation committed, None when nothing changed
+    scored: int
+    frames: int
+    elapsed: float
+    summaries: list[dict[str, Any]] = field(default_factory=list)
+    invalid: list[dict[str, Any]] = field(default_factory=list)  # run rows of the invalid runs
+    skipped: list[str] = field(default_factory=list)  # unchanged runs, not scored again
+    removed: list[str] = field(default_factory=list)  # runs whose directory is gone, dropped
+    problems: list[Problem] = field(default_factory=list)  # problems of the paths themselves
+
+    @property
+    def ok(self) -> bool:
+        return not self.invalid
+
+
+def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] = "ledger", *,
+          jobs: int | None = None, threshold: int | None = None, verifier: bool = True, ambient: bool = True,
+          pixel_tolerance: int = 0, contracts: str | os.PathLike[str] | None = None,
+          input_format: str | None = None, engine: str = "local", scheduler: str | None = None,
+          force: bool = False, on_found: Callable[[int], None] | None = None,
+          on_result: Callable[["RunResult"], None] | None = None) -> ScoreResult:
+    """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
+
+    Runs already in the ledger whose files, reader, options and trajcheck version are unchanged are
+    skipped (``force=True`` rescores them); runs whose directory is gone from a folder scored again are
+    dropped. Bad input never raises: an unreadable run gets an ``invalid`` row naming its problem.
+    Raises :class:`UsageError` for bad options, :class:`LedgerError` when the ledger cannot be read or
+    written, :class:`NoRunsFound` when no path holds a run.
+    """
+    from .digest import options_fingerprint  # json and hashlib only
+    from .discovery import reader_names
+    from .manifest import previous_from_index
+    from .options import ScoreOptions
+    from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
+
+    start = time.perf_counter()
+    paths = [os.fspath(p) for p in paths]
+    root = Path(out)
+    if engine not in ("local", "dask"):
+        raise UsageError(f"unknown engine {engine!r}: local or dask")
+    if scheduler and engine != "dask":
+        raise UsageError("a scheduler needs engine dask")
+    if engine == "dask":
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise UsageError("engine dask needs dask.distributed: pip install 'trajcheck[dask]'") from None
+    if contracts is not None and not Path(contracts).is_dir():
+        raise UsageError(f"contracts {contracts}: no such folder")
+    if input_format is not None and input_format not in reader_names():
+        raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
+    opts = ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,
+                                          threshold=DEFAULT_THRESHOLD if threshold is None else threshold),
+                        pixel_tolerance=pixel_tolerance, contracts_dir=Path(contracts) if contracts else None)
+    previous = None
+    if not force:
+        previous = previous_from_index(root)
+        if previous is None:  # no digest index of this generation: read the runs parts
+            from . import ledger
+
+            previous = ledger.previous(root)
+    if previous:
+        unchanged = _all_unchanged(paths, input_format, previous, options_fingerprint(opts, input_format))
+        if unchanged is not None:
+            return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged)
+
+    from . import ledger  # pyarrow: only when something is written
+    from .pipeline import score_paths  # the analyzers: only when something is scored
+
+    try:
+        writer = ledger.Writer(root)
+    except OSError as exc:
+        raise LedgerError(str(exc)) from None
+    with writer:
+        try:
+            report = score_paths(paths, opts, jobs=jobs, on_found=on_found, on_result=on_result,
+                                 input_format=input_format, previous=previous,
+                                 sink=lambda r: writer.add(r.run, r.steps), engine=engine, scheduler=scheduler)
+        except OSError as exc:
+            raise LedgerError(str(exc)) from None
+        if not report.scored and not report.skipped and not report.removed:
+            writer.abort()
+            raise NoRunsFound("no runs found", report.problems)
+        generation = None
+        if report.scored or report.removed:
+            try:
+                generation = writer.commit(report.removed).generation
+            except OSError as exc:
+                raise LedgerError(str(exc)) from None
+        else:
+            writer.abort()
+    return ScoreResult(root, generation, report.scored, report.frames, time.perf_counter() - start,
+                       report.summaries, [r.run for r in report.invalid], report.skipped, report.removed,
+                       report.problems)
+
+
+def _all_unchanged(paths: list[str], input_format: str | None, previous: list[Any],
+                   fingerprint: str) -> list[str] | None:
+    """The run ids when every run under ``paths`` is unchanged and none is gone (nothing to score, so
+    the analyzers and pyarrow are never loaded), else None."""
+    from .discovery import discover
+    from .incremental import plan
+
+    refs, problems = discover(paths, input_format)
+    p = plan(paths, refs, previous, fingerprint)
+    if p.todo or p.removed or problems or not p.skipped:
+        return None
+    return list(p.skipped)
+
+
+def connect(ledger: str | os.PathLike[str]) -> "duckdb.DuckDBPyConnection":
+    """An in-memory DuckDB connection with the views ``runs`` and ``steps`` over the ledger."""
+    from . import ledger as _ledger
+
+    return _ledger.connect(ledger)
+
+
+def runs(ledger: str | os.PathLike[str]) -> "pandas.DataFrame":
+    """The ledger's ``runs`` table as a pandas DataFrame (one row per run)."""
+    return _table(ledger, "runs")
+
+
+def steps(ledger: str | os.PathLike[str]) -> "pandas.DataFrame":
+    """The ledger's ``steps`` table as a pandas DataFrame (one row per step)."""
+    return _table(ledger, "steps")
+
+
+def _table(ledger: str | os.PathLike[str], name: str) -> "pandas.DataFrame":
+    con = connect(ledger)
+    try:
+        order = "run_id, step_index" if name == "steps" else "run_id"
+        return con.execute(f"select * from {name} order by {order}").df()
+    finally:
+        con.close()
