@@ -1,24 +1,30 @@
 """The referee: the visual judge, the final verdict and what follows from it (pure).
 
-| deterministic contract | visual judge | final verdict | reason |
+Three sources can decide, strongest first. The programmatic checks of the final state are the
+outcome contract and the benchmark's own evaluator (its recorded score, pass at ``EVALUATOR_PASS``).
+Next comes the visual judge. The evidence referee (:mod:`trajcheck.analyzers.evidence`) is the
+weakest: it is used only when all the others are absent.
+
+| contract / evaluator | visual judge | final verdict | reason |
 |---|---|---|---|
 | pass | pass | pass | agreement |
 | fail | fail | fail | agreement |
-| pass | fail (or fail / pass) | uncertain | judge_disagreement |
-| pass or fail | none | the contract's, lower confidence | contract_only |
+| contract and evaluator differ | any | uncertain | evaluator_disagreement |
+| pass (or fail) | fail (or pass) | uncertain | judge_disagreement |
+| both, agreeing | none | their verdict | agreement |
+| one of them | none | its verdict, lower confidence | contract_only / evaluator_only |
 | none | pass or fail | the judge's, lower confidence | judge_only |
 | none | none | the evidence referee's, confidence at most 0.6 | evidence_only |
 | none | none (and no decisive evidence) | unknown | no_verdict |
 
-The contract and the judge always outrank the evidence referee
-(:mod:`trajcheck.analyzers.evidence`): its verdict is used only when both are
-absent, and ``verdict_source`` says which sources decided.
+``verdict_source`` names the sources that decided (``contract+evaluator+judge``, ``evidence``,
+``none``...).
 
-``false_claim``: the agent claimed success (:mod:`trajcheck.analyzers.claims`
-reads what it said) and the final verdict is fail or uncertain;
-``false_claim_basis`` is ``referee`` when a contract or judge decided, ``evidence``
-when the evidence referee did. ``lesson_promotable``: only a pass, or a fail where
-the contract failed and the judge did not say pass; never on evidence alone.
+``false_claim``: the agent claimed success (:mod:`trajcheck.analyzers.claims` reads what it said) and
+the final verdict is fail or uncertain. ``false_claim_basis`` is ``evaluator`` when the evaluator
+alone decided, ``evidence`` when the evidence referee did, and ``referee`` otherwise.
+``lesson_promotable``: only a pass, or a fail where a programmatic check failed and the judge did
+not say pass; never on evidence alone.
 """
 
 from __future__ import annotations
@@ -38,6 +44,9 @@ REFERENCE_JUDGE = "reference-phash"
 SINGLE_SOURCE_FACTOR = 0.7
 #: The most an evidence-only final verdict is trusted: it is the lowest authority of the three sources.
 EVIDENCE_MAX_CONFIDENCE = 0.6
+#: The evaluator score at or above which a run passes (the maximum; OSWorld gives partial credit, so
+#: `score --evaluator-pass` lowers it).
+EVALUATOR_PASS = 1.0
 
 
 @dataclass(frozen=True)
@@ -101,12 +110,13 @@ class Verdict:
     judge: Judge | None  # the visual judge of the final verdict
     other_judge: Judge | None  # a second judge, kept beside
     final: str  # pass | fail | uncertain | unknown
-    reason: str  # agreement | judge_disagreement | contract_only | judge_only | evidence_only | no_verdict
+    reason: str  # agreement | judge_disagreement | evaluator_disagreement | contract_only | evaluator_only |
+    #            judge_only | evidence_only | no_verdict
     confidence: float
     claimed_success: bool
     false_claim: bool
-    source: str  # contract | judge | contract+judge | evidence | none
-    false_claim_basis: str | None  # referee | evidence, when false_claim
+    source: str  # the sources that decided, joined by +: contract, evaluator, judge; or evidence, or none
+    false_claim_basis: str | None  # referee | evaluator | evidence, when false_claim
     lesson_promotable: bool
     lesson: str | None
 
@@ -118,20 +128,34 @@ def choose_judges(recorded: Judge | None, reference: Judge | None) -> tuple[Judg
     return reference, None
 
 
+def evaluator_verdict(score: float | None, pass_at: float = EVALUATOR_PASS) -> str | None:
+    """The benchmark evaluator's verdict from its recorded score: pass at ``pass_at`` or above."""
+    if score is None or score != score:  # NaN: no usable result
+        return None
+    return "pass" if score >= pass_at else "fail"
+
+
 def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, claimed_success: bool,
-           evidence: EvidenceVerdict | None = None) -> Verdict:
+           evidence: EvidenceVerdict | None = None, evaluator: str | None = None) -> Verdict:
+    """The final verdict from the sources present, strongest first (see the module docstring)."""
     det = contract.verdict
-    has_det = det in ("pass", "fail")
+    programmatic = [(n, v) for n, v in (("contract", det), ("evaluator", evaluator)) if v in ("pass", "fail")]
     jv = judge.verdict if judge else None
     jconf = judge.confidence if judge and judge.confidence is not None else 0.5
-    source = "contract+judge" if has_det and jv else "contract" if has_det else "judge" if jv else "none"
-    if has_det and jv:
-        if det == jv:
-            final, reason, conf = det, "agreement", max(0.9, jconf)
+    names = [n for n, _ in programmatic] + (["judge"] if jv else [])
+    source = "+".join(names) or "none"
+    verdicts = {v for _, v in programmatic}
+    p = next(iter(verdicts)) if len(verdicts) == 1 else None
+    if len(verdicts) > 1:
+        final, reason, conf = "uncertain", "evaluator_disagreement", 0.5
+    elif p and jv:
+        if p == jv:
+            final, reason, conf = p, "agreement", max(0.9, jconf)
         else:
             final, reason, conf = "uncertain", "judge_disagreement", 0.5
-    elif has_det:
-        final, reason, conf = det, "contract_only", 0.95 * SINGLE_SOURCE_FACTOR
+    elif p:
+        final, conf = p, (0.9 if len(programmatic) > 1 else 0.95 * SINGLE_SOURCE_FACTOR)
+        reason = "agreement" if len(programmatic) > 1 else f"{programmatic[0][0]}_only"
     elif jv:
         final, reason, conf = jv, "judge_only", jconf * SINGLE_SOURCE_FACTOR
     elif evidence is not None and evidence.verdict in ("pass", "fail"):
@@ -140,16 +164,23 @@ def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, c
     else:
         final, reason, conf = "unknown", "no_verdict", 0.0
     false_claim = claimed_success and final in ("fail", "uncertain")
-    basis = ("evidence" if source == "evidence" else "referee") if false_claim else None
-    promotable = source != "evidence" and (final == "pass" or (final == "fail" and det == "fail" and jv != "pass"))
+    basis = None
+    if false_claim:
+        basis = source if source in ("evidence", "evaluator") else "referee"
+    promotable = source != "evidence" and (final == "pass" or (final == "fail" and "fail" in verdicts and jv != "pass"))
     lesson = None
-    if reason == "judge_disagreement":
-        failed = "; ".join(f"{c.name}: {_short(c.evidence)}" for c in contract.failed) or "every check passed"
-        lesson = (f"referee disagreement: contract {contract.name or '(unnamed)'} said {det} ({failed}); "
-                  f"judge {judge.model if judge else '?'} said {jv}"
-                  f"{' (' + '; '.join(judge.reasons[:2]) + ')' if judge and judge.reasons else ''}. "
-                  f"Do not promote; recheck the {'judge rubric' if det == 'fail' else 'contract checks'} "
-                  "against the final screenshot.")
+    if reason in ("judge_disagreement", "evaluator_disagreement"):
+        said = []
+        if det in ("pass", "fail"):
+            failed = "; ".join(f"{c.name}: {_short(c.evidence)}" for c in contract.failed) or "every check passed"
+            said.append(f"contract {contract.name or '(unnamed)'} said {det} ({failed})")
+        if evaluator:
+            said.append(f"the benchmark's evaluator said {evaluator}")
+        if jv:
+            said.append(f"judge {judge.model if judge else '?'} said {jv}"
+                        f"{' (' + '; '.join(judge.reasons[:2]) + ')' if judge and judge.reasons else ''}")
+        lesson = (f"referee disagreement: {'; '.join(said)}. Do not promote; recheck the "
+                  f"{'judge rubric' if p == 'fail' else 'contract checks'} against the final screenshot.")
     return Verdict(det, judge, other, final, reason, round(conf, 3), claimed_success, false_claim, source, basis,
                    promotable, lesson)
 

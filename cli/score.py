@@ -51,6 +51,9 @@ def score(
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address, e.g. "
                                                      "tcp://10.0.0.5:8786 (default: a local cluster of --jobs "
                                                      "workers).")] = None,
+    evaluator_pass: Annotated[float, typer.Option("--evaluator-pass", help="A recorded evaluator score "
+                                                  "(outcome.score) at or above this is a pass, below it a fail "
+                                                  "(lower it for partial credit, as OSWorld gives).")] = 1.0,
     force: Annotated[bool, typer.Option("--force", help="Score every run again, even those whose files, "
                                         "options and trajcheck version are unchanged since the ledger scored "
                                         "them.")] = False,
@@ -79,6 +82,7 @@ def score(
             result = run_score(runs, out, jobs=jobs, threshold=threshold, verifier=verifier, ambient=ambient,
                                pixel_tolerance=pixel_tolerance, contracts=contracts, input_format=input_format,
                                engine=engine.value, scheduler=scheduler, force=force,
+                               evaluator_pass=evaluator_pass,
                                on_found=lambda n: progress.update(t_runs, total=n),
                                on_result=lambda r: (progress.advance(t_runs), progress.advance(t_frames, r.frames)))
         except UsageError as exc:

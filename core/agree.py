@@ -130,6 +130,7 @@ def _score(source: str, level: str, pairs: list[tuple[bool | None, bool | None]]
 RUN_SOURCES = {
     "contract": lambda r: {"pass": True, "fail": False}.get(r["det_verdict"]),
     "judge": lambda r: {"pass": True, "fail": False}.get(r["judge_verdict"]),
+    "evaluator": lambda r: {"pass": True, "fail": False}.get(r["evaluator_verdict"]),
     "evidence": lambda r: {"pass": True, "fail": False}.get(r["evidence_verdict"]),
     "final_verdict": lambda r: {"pass": True, "fail": False, "uncertain": False}.get(r["eval_final_verdict"]),
     "self_reported": lambda r: r["claimed_success"],
@@ -140,7 +141,8 @@ def agree(ledger_dir: str | os.PathLike[str], labels_path: str | os.PathLike[str
     labels = read_labels(labels_path)
     con = ledger.connect(ledger_dir)
     try:
-        cur = con.execute("select run_id, task_id, trial, status, det_verdict, judge_verdict, evidence_verdict, eval_final_verdict, "
+        cur = con.execute("select run_id, task_id, trial, status, det_verdict, judge_verdict, evaluator_verdict, evidence_verdict, "
+                          "eval_final_verdict, "
                           "claimed_success, outcome_score from runs where status = 'ok' order by run_id")
         cols = [d[0] for d in cur.description]
         runs = [dict(zip(cols, r)) for r in cur.fetchall()]

@@ -59,7 +59,7 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
           jobs: int | None = None, threshold: int | None = None, verifier: bool = True, ambient: bool = True,
           pixel_tolerance: int = 0, contracts: str | os.PathLike[str] | None = None,
           input_format: str | None = None, engine: str = "local", scheduler: str | None = None,
-          force: bool = False, on_found: Callable[[int], None] | None = None,
+          force: bool = False, evaluator_pass: float = 1.0, on_found: Callable[[int], None] | None = None,
           on_result: Callable[["RunResult"], None] | None = None) -> ScoreResult:
     """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
 
@@ -93,7 +93,8 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
         raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
     opts = ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,
                                           threshold=DEFAULT_THRESHOLD if threshold is None else threshold),
-                        pixel_tolerance=pixel_tolerance, contracts_dir=Path(contracts) if contracts else None)
+                        pixel_tolerance=pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
+                        evaluator_pass=evaluator_pass)
     previous = None
     if not force:
         previous = previous_from_index(root)

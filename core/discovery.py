@@ -37,6 +37,7 @@ NATIVE = Reader(
     claims=lambda p: (p / "run.json").is_file(),
     read=read_native_run,
     summary="trajcheck's own format: run.json, steps.jsonl (or steps/<n>.json), frames/, dom/",
+    mapping=(("run.json outcome.score (an external evaluator's result)", "outcome.score: the evaluator verdict source"),),
 )
 
 #: Every reader, in the order they are asked to claim a directory.

@@ -19,3 +19,4 @@ class ScoreOptions:
     pixel_tolerance: int = 0  # a pixel changed when a channel differs by more than this
     observation: ObservationOptions = field(default_factory=ObservationOptions)
     contracts_dir: Path | None = None  # DIR/<task_id>.json contracts (a run's own contract.json wins)
+    evaluator_pass: float = 1.0  # an evaluator score (outcome.score) at or above this is a pass

@@ -414,7 +414,8 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
     step_contract = {steps[plan.eval_pos].index: contract_result} if contract_result.verdict != "not_applicable" else {}
     rewards = _rewards(run, steps, evidence, effects, pages, preds, loop_findings, gates, opts, step_contract)
     ev_verdict = evidence_mod.decide(_evidence_steps(run, risks, effects, pages, loop_findings, gates, rewards))
-    verdict = referee.decide(contract_result, *judges, _claimed(run), ev_verdict)
+    evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
+    verdict = referee.decide(contract_result, *judges, _claimed(run), ev_verdict, evaluator)
 
     step_rows = [_step_row(run, s, ev, r, f, pg, pr, lf, rw, g)
                  for s, ev, r, f, pg, pr, lf, rw, g in zip(steps, evidence, risks, effects, pages, preds,
@@ -422,6 +423,7 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
     problems = warnings + contract_problems + frames.problems + doms.problems + step_problems + ref_problems
     row = _run_row(run, ref, effects, step_rows, frames.decoded, problems)
     row.update(_verdict_columns(contract, contract_result, verdict, ev_verdict))
+    row["evaluator_verdict"] = evaluator
     return RunResult(row, step_rows, frames.decoded, problems, ref.display)
 
 

@@ -31,9 +31,10 @@ class Migration:
 OLDEST_READABLE = 2
 
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(3, "Evidence referee (issue 12): the verdict of a run's own evidence, which source decided the final "
-                 "verdict, and what a false claim rests on.",
+    Migration(3, "Evidence referee and evaluator source (issues 12, 20): the verdict of a run's own evidence, the "
+                 "benchmark evaluator's verdict, which sources decided the final verdict, and what a false claim "
+                 "rests on.",
               {"runs": ("verdict_source", "evidence_verdict", "evidence_reasons", "evidence_confidence",
-                        "false_claim_basis")}),
+                        "false_claim_basis", "evaluator_verdict")}),
 )
 

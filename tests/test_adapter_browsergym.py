@@ -312,3 +312,22 @@ def test_shared_references_cannot_expand_exponentially():
     assert len(data) < 1000
     with pytest.raises(safe_pickle.UnsafePickleError, match="expands to more than"):
         safe_pickle.to_plain(safe_pickle.loads(data))
+
+
+def test_benchmark_evaluator_decides_runs_without_contract_or_judge():
+    """Issue 20: WebArena's and WorkArena's own evaluator results are a verdict source. Two runs end with
+    the agent's answer and reward 0 (false claims on the evaluator's word); the reward-1 runs pass."""
+    if not BG.is_dir():
+        pytest.skip(f"{BG} is not present")
+    rows = {r.run["run_id"]: r.run for r in score_paths([BG], jobs=1).results}
+    for rid in ("2024-11-18_10-53-14_DemoAgentArgs_on_webarena.2_14",
+                "2024-11-21_19-51-18_DemoAgentArgs_on_workarena.servicenow.dashboard-retrieve-catalog-and-max-order-"
+                "apple-macbook-pro15-l2_25"):
+        r = rows[rid]
+        assert (r["outcome_score"], r["eval_final_verdict"], r["verdict_source"], r["claimed_success"],
+                r["false_claim"], r["false_claim_basis"]) == (0.0, "fail", "evaluator", True, True, "evaluator"), rid
+    passed = [r for r in rows.values() if r["outcome_score"] == 1.0]
+    assert len(passed) == 5
+    assert all((r["eval_final_verdict"], r["verdict_source"], r["false_claim"]) == ("pass", "evaluator", False)
+               for r in passed)
+    assert rows[UNFINISHED]["evaluator_verdict"] is None  # no summary reward: stays as before

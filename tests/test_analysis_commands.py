@@ -35,11 +35,13 @@ def run_json(*args: str):
 
 def test_best_of_picks_the_passing_rollout_and_says_why(four):
     got = run_json("best-of", str(four), "--by", "task_id")
-    # Both tasks: the verifier-on run passes its contract, the verifier-off run fails it.
+    # Both tasks: the verifier-on run passes its contract (and its recorded score is 1.0), the verifier-off
+    # run fails it (score 0.0).
     assert [(r["task_id"], r["best_run"], r["verdict"], r["source"], r["rollouts"], r["why"]) for r in got] == [
-        ("newsletter-subscribe", "consent-overlay-on", "pass", "contract", 2,
+        ("newsletter-subscribe", "consent-overlay-on", "pass", "contract+evaluator", 2,
          "verdict pass beats fail (consent-overlay-off)"),
-        ("support-message", "drift-loop-on", "pass", "contract", 2, "verdict pass beats fail (drift-loop-off)"),
+        ("support-message", "drift-loop-on", "pass", "contract+evaluator", 2,
+         "verdict pass beats fail (drift-loop-off)"),
     ]
 
 
@@ -90,6 +92,7 @@ def test_timeline_referee_block(four):
         "judge     none",
         "evidence  fail  confidence 0.6  last_high_risk_no_effect@1: CLICK changed nothing, nor did any later",
         "          step",
-        "final     FAIL  contract_only  (from contract)  FALSE CLAIM: the agent declared success (referee)",
+        "final     FAIL  agreement  (from contract+evaluator)  FALSE CLAIM: the agent declared success",
+        "          (referee)",
     ]
     assert "NO EFFECT (no_pixel_change; pHash global 0, region 0)" in text

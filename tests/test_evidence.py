@@ -201,3 +201,32 @@ def test_evidence_alone_is_capped_and_never_promotes_a_lesson():
 def test_no_claim_no_false_claim():
     v = referee.decide(NOT_APPLICABLE, None, None, False, FAIL_EV)
     assert v.final == "fail" and v.false_claim is False and v.false_claim_basis is None
+
+
+# ---- the benchmark's evaluator as a source (issue 20) ----------------------------------------------------
+
+def test_evaluator_verdict_threshold():
+    assert referee.evaluator_verdict(None) is None
+    assert referee.evaluator_verdict(float("nan")) is None
+    assert referee.evaluator_verdict(1.0) == "pass" and referee.evaluator_verdict(0.99) == "fail"
+    assert referee.evaluator_verdict(0.5, pass_at=0.5) == "pass"  # partial credit (OSWorld) with a lower bar
+
+
+@pytest.mark.parametrize("c, e, j, final, reason, source, basis", [
+    (None, "fail", None, "fail", "evaluator_only", "evaluator", "evaluator"),
+    (None, "pass", None, "pass", "evaluator_only", "evaluator", None),
+    ("pass", "fail", None, "uncertain", "evaluator_disagreement", "contract+evaluator", "referee"),
+    ("fail", "fail", None, "fail", "agreement", "contract+evaluator", "referee"),
+    (None, "pass", "fail", "uncertain", "judge_disagreement", "evaluator+judge", "referee"),
+    ("pass", "pass", "pass", "pass", "agreement", "contract+evaluator+judge", None),
+])
+def test_evaluator_stands_beside_the_contract(c, e, j, final, reason, source, basis):
+    v = referee.decide(contract(c) if c else NOT_APPLICABLE, judge(j) if j else None, None, True, PASS_EV, e)
+    assert (v.final, v.reason, v.source, v.false_claim_basis) == (final, reason, source, basis)
+    if reason.endswith("disagreement"):
+        assert "Do not promote" in v.lesson and v.lesson_promotable is False
+
+
+def test_evaluator_outranks_the_evidence():
+    v = referee.decide(NOT_APPLICABLE, None, None, True, PASS_EV, "fail")
+    assert (v.final, v.source, v.false_claim, v.false_claim_basis) == ("fail", "evaluator", True, "evaluator")

@@ -47,7 +47,7 @@ def test_old_ledger_reads_with_nulls_and_upgrades_on_score(tmp_path):
                               "order by run_id")
     # The rescored run has the new columns; the run not scored again keeps its rows, with nulls there.
     assert after.rows == [("captcha-blocked", 2, None, None), ("consent-overlay-off", SCHEMA_VERSION, "fail",
-                                                                 "contract")]
+                                                                 "contract+evaluator")]
     assert ledger.query(old, "select count(*) from steps where run_id = 'captcha-blocked'").rows == [(3,)]
 
 

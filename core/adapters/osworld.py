@@ -361,6 +361,7 @@ READER = Reader(
          "post (step_0.png for the first, when present); a file shared by two consecutive lines was overwritten: "
          "the earlier step has no post frame (warning screenshot_overwritten)")),
         ("{'Error': ...} line", "outcome.status error; extra.error"),
-        ("result.txt", "outcome.score"),
+        ("result.txt (the OSWorld evaluator's score)",
+         "outcome.score: the evaluator verdict source (partial credit: lower score --evaluator-pass)"),
     ),
 )
