@@ -402,7 +402,8 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
     if opts.perceptual.ambient:  # learned per page: a clock on one page says nothing about the next one
         for key in {t.page for t in transitions}:
             ambient[key] = learn_ambient([t for t in transitions if t.page == key])
-    risks = [highrisk.classify(s.action.type, s.action.keys, s.reasoning) for s in steps]
+    risks = [highrisk.classify(s.action.type, s.action.keys, s.reasoning, s.action.text, s.action.extra)
+             for s in steps]
     effects = [perceptual.assess(s.action.type, s.action.keys, r, ev, ambient.get(_page_of(s)), opts.perceptual)
                for s, r, ev in zip(steps, risks, evidence)]
     preds = [_prediction(s, f, pg) for s, f, pg in zip(steps, effects, pages)]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from trajcheck.analyzers.highrisk import HIGH_RISK_KEYWORDS, classify, is_submit_key, keyword_in
+from trajcheck.analyzers.highrisk import HIGH_RISK_KEYWORDS, HighRisk, classify, is_submit_key, keyword_in
 
 
 @pytest.mark.parametrize("keys", ["Return", "Enter", "ctrl+Return", "ctrl+Enter", "shift+Enter",
@@ -45,3 +45,23 @@ def test_keyword_matching_is_word_aware_with_suffixes(text, kw):
 
 def test_enter_key_detection():
     assert is_submit_key("alt+Return") and not is_submit_key("Return+alt")
+
+
+@pytest.mark.parametrize("keys", ["ctrl+s", "Ctrl+S", "cmd+s", "Control+s", "command+shift+d", "shift+cmd+d",
+                                  "ctrl+shift+s"])
+def test_save_and_send_shortcuts_are_high_risk(keys):
+    r = classify("KEY_PRESS", keys, None)
+    assert (r.high_risk, r.rule, r.matched) == (True, "shortcut", keys)
+
+
+@pytest.mark.parametrize("keys", ["ctrl+c", "cmd+a", "s", "shift+s", "ctrl+alt+s", "Tab"])
+def test_other_shortcuts_are_not(keys):
+    assert not classify("KEY_PRESS", keys, "save it").high_risk
+
+
+def test_typed_text_that_submits_is_high_risk():
+    # WebVoyager's `Type [N]; text` types and then presses Enter (the reader records then_enter).
+    assert classify("TYPE", None, None, "laptops", {"then_enter": True}) == HighRisk(True, "typed_submit", "Enter")
+    assert classify("TYPE", None, None, "laptops\n") == HighRisk(True, "typed_submit", "newline")
+    assert not classify("TYPE", None, "submit the form", "laptops").high_risk  # typing alone never is
+    assert not classify("TYPE", None, None, "laptops", {"then_enter": False}).high_risk
