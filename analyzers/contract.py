@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from trajcheck.box import Box
 from trajcheck.hashing import Hash64
 
 #: A grid cell is active when its colour is at least this far (RGB distance) from the grid's baseline.
@@ -35,9 +36,9 @@ class Picture:
     rgb: np.ndarray
     gray: Image.Image
 
-    def region_hash(self, box: tuple[int, int, int, int]) -> Hash64:
-        x, y, w, h = box
-        return Hash64.of(self.gray.crop((x, y, x + w, y + h)))
+    def region_hash(self, box: Box) -> Hash64:
+        """pHash of the crop ``box`` (left, top, right, bottom), as :meth:`trajcheck.frames.Frame.region_hash`."""
+        return Hash64.of(self.gray.crop(box))
 
 
 @dataclass
@@ -196,7 +197,7 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
         box = chk["region"]
         if not _box_ok(box, st.frame) or not _box_ok(box, ref):
             return CheckResult(kind, name, False, {"error": f"region {box} is outside the frame or the reference"})
-        d = st.frame.region_hash(box) - ref.region_hash(box)
+        d = st.frame.region_hash(Box.from_xywh(*box)) - ref.region_hash(Box.from_xywh(*box))
         limit = chk.get("max_distance", REGION_MATCH_DISTANCE)
         return CheckResult(kind, name, d <= limit, {"region": box, "distance": d, "max_distance": limit,
                                                     "reference": chk["reference"]})
@@ -209,7 +210,7 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
             return CheckResult(kind, name, False, {"error": f"region {box} is outside the frame"})
         x, y, w, h = box
         px = int(np.count_nonzero((st.frame.rgb[y:y + h, x:x + w] != then.rgb[y:y + h, x:x + w]).any(axis=2)))
-        d = st.frame.region_hash(box) - then.region_hash(box)
+        d = st.frame.region_hash(Box.from_xywh(*box)) - then.region_hash(Box.from_xywh(*box))
         changed = px > 0
         return CheckResult(kind, name, changed if kind == "region_changed" else not changed,
                            {"region": box, "since_step": chk["since_step"], "changed_px": px, "distance": d})

@@ -40,7 +40,7 @@ NOISE_MAX_DELTA = 12
 #: More blobs than this are not classified one by one (a full repaint); they count as content.
 MAX_BLOBS = 400
 
-Box = tuple[int, int, int, int]  # left, top, right, bottom (right/bottom exclusive)
+from trajcheck.box import Box  # noqa: E402  (left, top, right, bottom; right/bottom exclusive)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trajcheck.box import Box
 from trajcheck.hashing import Hash64
 
 from .contract import ContractResult, Picture
@@ -89,7 +90,7 @@ def reference_judge(final: Picture, refs: list[tuple[str, Picture]], regions: li
                 ok = False
                 margins.append(-1.0)
                 continue
-            rd = final.region_hash(box) - ref.region_hash(box)
+            rd = final.region_hash(Box.from_xywh(*box)) - ref.region_hash(Box.from_xywh(*box))
             ok = ok and rd <= max_region
             worst = max(worst, rd)
             margins.append((max_region - rd) / max(1, max_region))

@@ -24,7 +24,7 @@ def best_of(
 
     Exit codes: 0 ok; 2 unknown --by column; 3 the ledger cannot be read.
     """
-    from trajcheck.reports import best_of as choose  # DuckDB loads when the command runs
+    from trajcheck.views import best_of as choose  # DuckDB loads when the command runs
 
     try:
         rows = choose(ledger_dir, by)

@@ -127,7 +127,7 @@ def timeline(
 
     Exit codes: 0 ok; 2 no such run; 3 the ledger cannot be read.
     """
-    from trajcheck.reports import timeline as build  # DuckDB loads when the command runs
+    from trajcheck.views import timeline as build  # DuckDB loads when the command runs
 
     try:
         data = build(ledger_dir, run_id)

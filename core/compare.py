@@ -18,7 +18,7 @@ import numpy as np
 
 from . import ledger, stats
 from .errors import UsageError
-from .reports import _group_expr
+from .views import group_expr
 
 RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "verdict_source", "outcome_score",
                "claimed_success",
@@ -158,7 +158,7 @@ def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, succes
     if len(ledgers) == 1:
         if not by:
             raise UsageError("one ledger needs --by COLUMN (e.g. --by config.perceptual_verifier)")
-        rows = _load(ledgers[0], _group_expr(by), None)
+        rows = _load(ledgers[0], group_expr(by), None)
     elif len(ledgers) == 2:
         names = [Path(p).name or str(p) for p in ledgers]
         if names[0] == names[1]:

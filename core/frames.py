@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from .box import Box
 from .hashing import Hash64
 
 try:  # the "fast" extra: Wuffs decodes a screenshot PNG 3-4x faster than libspng, same pixels
@@ -55,8 +56,8 @@ class Frame:
     luma: np.ndarray  # (H, W) uint8: the pixels of ``gray``
     px: np.ndarray  # (H, W, 3 or 4) uint8, C-contiguous: what the diff compares (a 4th channel is ignored)
 
-    def region_hash(self, box: tuple[int, int, int, int]) -> Hash64:
-        """pHash of the crop ``box`` = (left, top, right, bottom); equals
+    def region_hash(self, box: Box) -> Hash64:
+        """pHash of the crop ``box`` (left, top, right, bottom); equals
         ``imagehash.phash(Image.open(path).crop(box))``."""
         left, top, right, bottom = box
         return Hash64.of_gray(self.luma[top:bottom, left:right])
@@ -199,7 +200,7 @@ def _chunks_intact(raw: bytes) -> bool:
     return False
 
 
-def region_box(x: float, y: float, width: int, height: int, size: int = REGION_SIZE) -> tuple[int, int, int, int] | None:
+def region_box(x: float, y: float, width: int, height: int, size: int = REGION_SIZE) -> Box | None:
     """The ``size`` x ``size`` box centred on (x, y) in a ``width`` x ``height`` frame.
 
     Near a border the box is shifted inward so it keeps its full size (a click in a
@@ -214,7 +215,7 @@ def region_box(x: float, y: float, width: int, height: int, size: int = REGION_S
     top = int(round(y)) - h // 2
     left = max(0, min(left, width - w))
     top = max(0, min(top, height - h))
-    return (left, top, left + w, top + h)
+    return Box(left, top, left + w, top + h)
 
 
 def to_frame(x: float, y: float, screen: tuple[int | None, int | None], frame: tuple[int, int]) -> tuple[float, float, float, float]:

@@ -16,9 +16,9 @@ from typing import Any, Callable
 from . import __version__, ledger, stats
 from .compare import compare, outcome_of
 from .errors import UsageError
-from .reports import _group_expr
+from .views import group_expr
 
-TABLES = ("summary", "per-task", "per-action-type", "compare")
+EXPORT_TABLES = ("summary", "per-task", "per-action-type", "compare")
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ SUCCESS_NOTE = "success = final verdict pass (else outcome score >= {s:g}); inte
 def _runs(ledger_dir: str | os.PathLike[str], group: str | None) -> list[dict[str, Any]]:
     con = ledger.connect(ledger_dir)
     try:
-        expr = _group_expr(group) if group else "'all'"
+        expr = group_expr(group) if group else "'all'"
         cur = con.execute(f"select CAST({expr} AS VARCHAR) as grp, run_id, task_id, status, eval_final_verdict, "
                           "outcome_score, false_claim, claimed_success, n_steps, effect_checked, effect_no_effect, "
                           "loops, reward_total from runs where status = 'ok' order by grp, run_id")
@@ -165,7 +165,7 @@ BUILDERS: dict[str, Callable[[str | os.PathLike[str], str | None, float], Report
 def build(ledger_dir: str | os.PathLike[str], table: str, by: str | None = None,
           success_score: float = 1.0) -> ReportTable:
     if table not in BUILDERS:
-        raise UsageError(f"no table {table!r}; tables: {', '.join(TABLES)}")
+        raise UsageError(f"no table {table!r}; tables: {', '.join(EXPORT_TABLES)}")
     return BUILDERS[table](ledger_dir, by, success_score)
 
 

@@ -161,7 +161,7 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Judge:
+class RecordedJudge:
     model: str | None = None
     verdict: str | None = None
     score: float | None = None
@@ -188,7 +188,7 @@ class Run:
     started_at: str | None = None
     outcome_status: str | None = None
     outcome_score: float | None = None
-    judge: Judge | None = None
+    judge: RecordedJudge | None = None
     reference_answers: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
     #: Frames carried inside the run's own files (e.g. base64 screenshots), by the name steps use for them.
@@ -207,7 +207,7 @@ class Run:
         j = outcome.get("judge")
         judge = None
         if j:
-            judge = Judge(
+            judge = RecordedJudge(
                 model=j.get("model"),
                 verdict=j.get("verdict"),
                 score=j.get("score"),

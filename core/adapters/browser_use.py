@@ -29,7 +29,7 @@ from urllib.parse import quote
 from trajcheck.discovery import Reader
 from trajcheck.errors import Problem
 from trajcheck.rundir import safe_join
-from trajcheck.schemas.records import Action, Judge, Page, Run, Step
+from trajcheck.schemas.records import Action, Page, RecordedJudge, Run, Step
 
 from trajcheck.jsonio import parse_json_text
 
@@ -400,7 +400,7 @@ def read_browser_use(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     judge = None
     if isinstance(judgement, dict) and isinstance(judgement.get("verdict"), bool):
         reasons = tuple(str(judgement[k]) for k in ("reasoning", "failure_reason") if judgement.get(k))
-        judge = Judge(model="browser-use judge", verdict="pass" if judgement["verdict"] else "fail", reasons=reasons)
+        judge = RecordedJudge(model="browser-use judge", verdict="pass" if judgement["verdict"] else "fail", reasons=reasons)
     for k in ("usage", "task", "task_id"):
         if data.get(k) is not None:
             extra_run[k] = data[k]

@@ -1,4 +1,4 @@
-"""Reports read back from a ledger: a run's timeline, the best rollout per task."""
+"""Views of a ledger for people: a run's timeline, the best rollout per task, and `--by` group expressions."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ class BestOf:
 _COLUMN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def _group_expr(by: str) -> str:
+def group_expr(by: str) -> str:
     """A runs column, or config.KEY read from the config JSON."""
     if by.startswith("config."):
         key = by[len("config."):]
@@ -86,7 +86,7 @@ def best_of(ledger_dir: str | os.PathLike[str], by: str = "task_id") -> list[Bes
     """For each group of rollouts, the best run: verdict first (pass > unknown > uncertain >
     fail), then the higher total reward, then fewer steps, then run_id (so ties are
     broken the same way every time)."""
-    expr = _group_expr(by)
+    expr = group_expr(by)
     con = ledger.connect(ledger_dir)
     try:
         try:
