@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
+from .messages import PageMessages
+
 #: The rules' weights (see the table above).
 WEIGHTS: dict[str, float] = {
     "ends_blocked": -0.8,
@@ -89,10 +91,8 @@ class StepEvidence:
     reward_codes: tuple[str, ...] = ()  # codes of the step's reward reasons
     in_loop: bool = False  # part of a drift loop
     done_gate: bool = False
-    errors_before: frozenset[str] | None = None  # page messages before the action (None: no DOM)
-    errors_after: frozenset[str] | None = None
-    successes_before: frozenset[str] | None = None
-    successes_after: frozenset[str] | None = None
+    messages_before: PageMessages | None = None  # what the page showed before the action (None: no DOM)
+    messages_after: PageMessages | None = None
     answer_matches: bool | None = None
 
 
@@ -122,19 +122,27 @@ def _short(items: frozenset[str] | set[str]) -> str:
 
 
 def _messages_after(steps: list[StepEvidence], k: int) -> tuple[set[str], set[str], bool]:
-    """Errors and successes on the page after step ``k`` and later that were not there before it."""
-    before = steps[k]
-    errors_then = before.errors_before or frozenset()
-    successes_then = before.successes_before or frozenset()
+    """Errors and successes on the page after step ``k`` and later that were not there before it.
+
+    On a page with another path than the one step ``k`` acted on, an error counts only when its own
+    words say so (``PageMessages.worded_errors``): a new page's error-classed templates, hidden by style
+    sheets a snapshot does not carry, are not a response to the action."""
+    first = steps[k]
+    start = _path(first.url_before)
+    before = first.messages_before
+    errors_then = before.errors if before else frozenset()
+    successes_then = before.successes if before else frozenset()
     errors: set[str] = set()
     successes: set[str] = set()
     seen_dom = False
     for s in steps[k:]:
-        if s.errors_after is not None:
-            seen_dom = True
-            errors |= s.errors_after - errors_then
-        if s.successes_after is not None:
-            successes |= s.successes_after - successes_then
+        m = s.messages_after
+        if m is None:
+            continue
+        seen_dom = True
+        moved = start is not None and _path(s.url_after) not in (None, start)
+        errors |= (m.worded_errors if moved else m.errors) - errors_then
+        successes |= m.successes - successes_then
     return errors, successes, seen_dom
 
 
@@ -148,7 +156,8 @@ def _final_url(steps: list[StepEvidence]) -> str | None:
 def _end_rules(steps: list[StepEvidence]) -> list[tuple[str, int, str]]:
     """Rules about how the run ends, whatever its last high-risk action was."""
     out: list[tuple[str, int, str]] = []
-    last_page = next((s for s in reversed(steps) if s.reward_codes or s.url_after or s.errors_after is not None), None)
+    last_page = next((s for s in reversed(steps) if s.reward_codes or s.url_after or s.messages_after is not None),
+                     None)
     if last_page is not None:
         codes = sorted(c for c in last_page.reward_codes if c in BLOCKING_CODES)
         if codes:

@@ -29,10 +29,15 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 MESSAGE_SELECTOR = ("[role=alert], [role=status], [aria-live=assertive], [aria-live=polite], .toast, .alert, "
                     ".notification, .flash, .flash-message, .messages li, .message, .notice, .error, .errors, "
                     ".errorlist, .error-message, .field-error, .form-error, .invalid-feedback, .text-danger, "
-                    ".help-block.error, .success, .success-message, .text-success")
+                    ".help-block.error, .success, .success-message, .text-success, #error_explanation, "
+                    "[class*=error], [class*=invalid], [class*=danger]")
+
+#: Elements that are controls, not messages, whatever their classes say (a `btn-danger` Delete button).
+NOT_MESSAGES = frozenset({"button", "a", "input", "select", "option", "label", "textarea", "form", "body", "html"})
 
 #: Fields a page marks as invalid.
-INVALID_FIELD_SELECTOR = "[aria-invalid=true], .is-invalid, input.error, select.error, textarea.error"
+INVALID_FIELD_SELECTOR = ("[aria-invalid=true], .is-invalid, input.error, select.error, textarea.error, "
+                          ".field_with_errors input, .field_with_errors select, .field_with_errors textarea")
 
 #: Class (or role) words that make a message element an error or a success whatever its text says.
 ERROR_CLASS = re.compile(r"(?:^|[\s_-])(?:error|errors|errorlist|danger|invalid|failure|fail|failed)(?:$|[\s_-])",
@@ -46,7 +51,7 @@ ERROR_TEXT = re.compile(
     r"\binvalid\b|\bnot a valid\b|\bmust (?:be|contain|include|match|have|not)\b|\bdo(?:es)?(?:n't| not) match\b|"
     r"\btry again\b|\ban? (?:unexpected )?error\b|\berror(?: occurred|:)|\bfailed to\b|\bcould not be\b|"
     r"\bcannot be (?:empty|blank)\b|\bcan't be (?:empty|blank)\b|\bsomething went wrong\b|\bunable to (?:save|send|"
-    r"submit|process|complete)\b", re.I)
+    r"submit|process|complete)\b|\bprohibited this\b|\bis (?:already taken|not available)\b", re.I)
 
 #: Words of a success message (in a message element).
 SUCCESS_TEXT = re.compile(
@@ -77,8 +82,9 @@ _SENTENCE = re.compile(r"[^.!?\n]{1,300}[.!?]?")
 
 @dataclass(frozen=True)
 class PageMessages:
-    errors: frozenset[str]
+    errors: frozenset[str]  # every error found, by mark or by words
     successes: frozenset[str]
+    worded_errors: frozenset[str] = frozenset()  # the errors whose own text reads as an error (ERROR_TEXT)
 
 
 NO_MESSAGES = PageMessages(frozenset(), frozenset())
@@ -141,27 +147,36 @@ def _feedback_shown(node: LexborNode) -> bool:
 def page_messages(tree: LexborHTMLParser | None, body_text: str | None = None) -> PageMessages:
     """The error and success messages a snapshot shows (see the module docstring)."""
     errors: set[str] = set()
+    worded: set[str] = set()
     successes: set[str] = set()
     if tree is not None:
         for node in tree.css(MESSAGE_SELECTOR):
+            if node.tag in NOT_MESSAGES:
+                continue
             text = _norm(node.text(deep=True, separator=" ") or "")
-            if not text or _hidden(node) or not _feedback_shown(node):
+            if len(text) < 3 or not any(c.isalpha() for c in text) or _hidden(node) or not _feedback_shown(node):
                 continue
             kind = _kind(node, text)
             if kind == "error":
                 errors.add(text)
+                if ERROR_TEXT.search(text):
+                    worded.add(text)
             elif kind == "success":
                 successes.add(text)
         for node in tree.css(INVALID_FIELD_SELECTOR):
             if node.tag in ("input", "select", "textarea") and not _hidden(node):
                 a = node.attributes
-                errors.add(f"invalid field: {a.get('name') or a.get('id') or node.tag}")
+                mark = f"invalid field: {a.get('name') or a.get('id') or node.tag}"
+                errors.add(mark)
+                if a.get("aria-invalid") == "true":  # set by a page only on a field it found invalid
+                    worded.add(mark)
     for sentence in _SENTENCE.findall(body_text or ""):
         s = _norm(sentence)
         if len(s) < 4:
             continue
         if ERROR_SENTENCE.search(s):
             errors.add(s)
+            worded.add(s)
         elif SUCCESS_SENTENCE.search(s):
             successes.add(s)
-    return PageMessages(frozenset(errors), frozenset(successes))
+    return PageMessages(frozenset(errors), frozenset(successes), frozenset(worded))

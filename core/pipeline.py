@@ -554,14 +554,12 @@ def _evidence_steps(run: Run, risks: list[highrisk.HighRisk], effects: list[Effe
     """What the evidence referee reads of each step, from the findings already computed."""
     out = []
     for s, r, f, pg, lf, g, rw in zip(run.steps, risks, effects, pages, loop_findings, gates, rewards):
-        mb, ma = pg.messages_before, pg.messages_after
         out.append(evidence_mod.StepEvidence(
             index=s.index, action_type=s.action.type, high_risk=r.high_risk, effect=f.action_effect_observed,
             content_changed=f.content_changed, url_before=s.page.url_before if s.page else None,
             url_after=s.page.url_after if s.page else None,
             reward_codes=tuple(c.split(":")[0] for c in rw.reasons), in_loop=lf.loop_id is not None, done_gate=g,
-            errors_before=mb.errors if mb else None, errors_after=ma.errors if ma else None,
-            successes_before=mb.successes if mb else None, successes_after=ma.successes if ma else None,
+            messages_before=pg.messages_before, messages_after=pg.messages_after,
             answer_matches=_answer_matches(run, s) if s.action.type == "DONE" else None))
     return out
 

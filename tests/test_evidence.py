@@ -9,10 +9,14 @@ from trajcheck.analyzers import evidence as ev
 from trajcheck.analyzers import referee, skeleton
 from trajcheck.analyzers.contract import NOT_APPLICABLE, CheckResult, ContractResult
 from trajcheck.analyzers.evidence import StepEvidence as S
-from trajcheck.analyzers.messages import page_messages
+from trajcheck.analyzers.messages import NO_MESSAGES, PageMessages, page_messages
 
 FORM = "http://shop.test/checkout"
-E0: frozenset[str] = frozenset()
+
+
+def pm(errors=(), successes=(), worded=None) -> PageMessages:
+    """Page messages; errors read as errors by their words unless ``worded`` says otherwise."""
+    return PageMessages(frozenset(errors), frozenset(successes), frozenset(errors if worded is None else worded))
 
 
 def msgs(html: str):
@@ -21,8 +25,7 @@ def msgs(html: str):
 
 
 def step(i, kind="CLICK", **kw):
-    base = dict(url_before=FORM, url_after=FORM, errors_before=E0, errors_after=E0, successes_before=E0,
-                successes_after=E0)
+    base = dict(url_before=FORM, url_after=FORM, messages_before=NO_MESSAGES, messages_after=NO_MESSAGES)
     base.update(kw)
     return S(i, kind, **base)
 
@@ -52,6 +55,11 @@ def codes(v: ev.EvidenceVerdict) -> list[str]:
     ('<h1>Thank you for your order!</h1>', 0, 1),
     ('<a href="/s">Saved searches</a>', 0, 0),  # a link, not a message
     ('<div role="status">Loading</div>', 0, 0),  # says neither
+    ('<div id="error_explanation"><h2>1 error prohibited this user from being saved</h2></div>', 1, 0),  # Rails
+    ('<div class="field_with_errors"><input name="user[email]"></div>', 1, 0),  # Rails wraps invalid fields
+    ('<span class="field-validation-error">The Email field is required.</span>', 1, 0),  # ASP.NET MVC
+    ('<button class="btn btn-danger">Delete</button>', 0, 0),  # a control, not a message
+    ('<span class="text-danger">*</span>', 0, 0),  # a required-field marker
 ])
 def test_page_messages(html, errors, successes):
     m = msgs(f"<html><body>{html}</body></html>")
@@ -70,22 +78,39 @@ def test_swallowed_submit_then_done_fails():
 
 
 def test_validation_error_after_submit_fails_even_when_the_page_moved():
-    err = frozenset({"phone number is required"})
+    err = pm({"phone number is required"})
     v = ev.decide([step(1, high_risk=True, effect=True, content_changed=True, url_after="http://shop.test/submit",
-                        errors_after=err),
+                        messages_after=err),
                    done(2, url_before="http://shop.test/submit", url_after="http://shop.test/submit",
-                        errors_before=err, errors_after=err)])
+                        messages_before=err, messages_after=err)])
     assert v.verdict == "fail"
     assert codes(v) == ["error_after_last_high_risk", "navigated_after_last_high_risk"]
     assert v.reasons[1].endswith("(vetoed by the error)")
 
 
 def test_an_error_already_on_the_page_is_not_a_response():
-    err = frozenset({"your trial ends soon: error in billing"})
-    v = ev.decide([step(1, high_risk=True, effect=True, content_changed=True, errors_before=err, errors_after=err,
-                        successes_after=frozenset({"saved"})), done(2)])
+    err = pm({"your trial ends soon: error in billing"})
+    v = ev.decide([step(1, high_risk=True, effect=True, content_changed=True, messages_before=err,
+                        messages_after=pm(err.errors, {"saved"})), done(2, messages_before=err, messages_after=err)])
     assert v.verdict == "pass"
     assert codes(v) == ["success_after_last_high_risk"]
+
+
+def test_on_a_new_page_only_worded_errors_count():
+    # An error-classed element on the confirmation page whose text is not an error (a template hidden by CSS,
+    # "Contact support") does not veto the navigation; "Card number is invalid" does.
+    conf = "http://shop.test/orders/confirmation"
+    quiet = ev.decide([step(1, high_risk=True, effect=True, content_changed=True, url_after=conf,
+                            messages_after=pm({"contact support"}, worded=())), done(2, url_before=conf,
+                                                                                        url_after=conf)])
+    assert quiet.verdict == "pass" and codes(quiet) == ["navigated_after_last_high_risk"]
+    loud = ev.decide([step(1, high_risk=True, effect=True, content_changed=True, url_after=conf,
+                           messages_after=pm({"card number is invalid"})), done(2, url_before=conf, url_after=conf)])
+    assert loud.verdict == "fail" and codes(loud)[0] == "error_after_last_high_risk"
+    # On the same page, the error class alone is enough.
+    same = ev.decide([step(1, high_risk=True, effect=True, content_changed=True,
+                           messages_after=pm({"contact support"}, worded=())), done(2)])
+    assert same.verdict == "fail"
 
 
 def test_navigation_to_another_path_passes_but_a_query_echo_does_not():
@@ -102,7 +127,7 @@ def test_recovered_failure_does_not_count():
                    step(2, high_risk=True, effect=False, content_changed=False),
                    step(3, effect=True, content_changed=True),  # dismiss the consent box
                    step(4, high_risk=True, effect=True, content_changed=True,
-                        successes_after=frozenset({"subscribed! check your inbox"})),
+                        messages_after=pm(successes={"subscribed! check your inbox"})),
                    done(5)])
     assert v.verdict == "pass"
     assert codes(v) == ["success_after_last_high_risk"]
@@ -147,7 +172,7 @@ def test_done_gate_and_answer_match():
 
 def test_nothing_decisive_is_unknown_with_zero_confidence():
     assert ev.decide([]) == ev.UNKNOWN
-    no_dom = dict(errors_after=None, errors_before=None, successes_after=None, successes_before=None)
+    no_dom = dict(messages_before=None, messages_after=None)
     v = ev.decide([step(1, high_risk=True, effect=True, content_changed=True, **no_dom), done(2, **no_dom)])
     assert v.verdict == "unknown" and v.confidence == 0.0
     assert v.reasons == ("effect_without_outcome@1: no DOM snapshot to read a message from",)
