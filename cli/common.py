@@ -6,12 +6,15 @@ import csv
 import enum
 import json
 import sys
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from trajcheck.lock import LockWait
 
 #: stdout is data; progress and diagnostics go to stderr.
 out = Console(soft_wrap=True)
@@ -25,6 +28,15 @@ class Exit(enum.IntEnum):
     FINDINGS = 1  # done, and some runs are invalid (score) or have errors (validate)
     USAGE = 2  # bad options or arguments
     INPUT = 3  # input that cannot be read at all: a path that does not exist, an unreadable ledger, bad SQL
+    LOCKED = 4  # another writer held the ledger for longer than --wait; nothing was written
+
+
+def wait_line(w: "LockWait") -> str:
+    """The progress line of a writer waiting for a ledger's lock (or taking over a dead writer's)."""
+    if w.took_over is not None:
+        return f"took over the lock of {w.ledger} left by {w.took_over} (the process is gone)"
+    who = str(w.holder) if w.holder is not None else "another writer"
+    return f"waiting for {w.ledger}: locked by {who}; waited {w.waited:.0f}s of {w.limit:g}s (--wait)"
 
 
 class Format(str, enum.Enum):

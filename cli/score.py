@@ -12,9 +12,10 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
+from trajcheck.lock import DEFAULT_WAIT
 from trajcheck.errors import LedgerError, UsageError
 
-from .common import Exit, Format, emit, err, fail
+from .common import Exit, Format, emit, err, fail, wait_line
 
 class Engine(str, enum.Enum):
     local = "local"
@@ -57,6 +58,8 @@ def score(
     force: Annotated[bool, typer.Option("--force", help="Score every run again, even those whose files, "
                                         "options and trajcheck version are unchanged since the ledger scored "
                                         "them.")] = False,
+    wait: Annotated[float, typer.Option("--wait", min=0, help="Seconds to wait for another writer of the same "
+                                        "ledger to finish (one writer at a time); then exit 4.")] = DEFAULT_WAIT,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -69,9 +72,11 @@ def score(
     whose directory is gone from a folder scored again; --force rescores all.
 
     Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid;
-    2 bad options; 3 nothing could be read or the ledger cannot be written.
+    2 bad options; 3 nothing could be read or the ledger cannot be written;
+    4 another writer held the ledger for longer than --wait.
     """
     from trajcheck.api import NoRunsFound, score as run_score
+    from trajcheck.lock import LedgerBusy
 
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=True, disable=quiet)
@@ -84,13 +89,16 @@ def score(
                                engine=engine.value, scheduler=scheduler, force=force,
                                evaluator_pass=evaluator_pass,
                                on_found=lambda n: progress.update(t_runs, total=n),
-                               on_result=lambda r: (progress.advance(t_runs), progress.advance(t_frames, r.frames)))
+                               on_result=lambda r: (progress.advance(t_runs), progress.advance(t_frames, r.frames)),
+                               wait=wait, on_wait=lambda w: err.print(wait_line(w), highlight=False, markup=False))
         except UsageError as exc:
             fail(str(exc), Exit.USAGE)
         except NoRunsFound as exc:
             for p in exc.problems:
                 err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
             fail(str(exc), Exit.INPUT, "pass run directories (holding run.json) or folders that contain them")
+        except LedgerBusy as exc:
+            fail(str(exc), Exit.LOCKED, "nothing was written; score again when it is done, or raise --wait")
         except LedgerError as exc:
             fail(f"cannot write the ledger: {exc}", Exit.INPUT)
     for p in result.problems:

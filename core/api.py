@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import duckdb
     import pandas
 
+    from .lock import LockWait
     from .pipeline import RunResult
 
 
@@ -60,18 +61,23 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
           pixel_tolerance: int = 0, contracts: str | os.PathLike[str] | None = None,
           input_format: str | None = None, engine: str = "local", scheduler: str | None = None,
           force: bool = False, evaluator_pass: float = 1.0, on_found: Callable[[int], None] | None = None,
-          on_result: Callable[["RunResult"], None] | None = None) -> ScoreResult:
+          on_result: Callable[["RunResult"], None] | None = None, wait: float | None = None,
+          on_wait: Callable[["LockWait"], None] | None = None) -> ScoreResult:
     """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
 
     Runs already in the ledger whose files, reader, options and trajcheck version are unchanged are
     skipped (``force=True`` rescores them); runs whose directory is gone from a folder scored again are
     dropped. Bad input never raises: an unreadable run gets an ``invalid`` row naming its problem.
-    Raises :class:`UsageError` for bad options, :class:`LedgerError` when the ledger cannot be read or
-    written, :class:`NoRunsFound` when no path holds a run.
+
+    One writer at a time: the ledger's lock (:mod:`trajcheck.lock`) is held from before the ledger is
+    read until the commit is over. Another writer holding it is waited for up to ``wait`` seconds
+    (default :data:`trajcheck.lock.DEFAULT_WAIT`); ``on_wait`` hears who holds it. A call that finds
+    nothing to score takes no lock. Raises :class:`UsageError` for bad options, :class:`LedgerError`
+    when the ledger cannot be read or written, :class:`~trajcheck.lock.LedgerBusy` (a LedgerError) when
+    the wait ran out, :class:`NoRunsFound` when no path holds a run.
     """
     from .digest import options_fingerprint  # json and hashlib only
     from .discovery import reader_names
-    from .manifest import previous_from_index
     from .options import ScoreOptions
     from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
 
@@ -95,32 +101,36 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
                                           threshold=DEFAULT_THRESHOLD if threshold is None else threshold),
                         pixel_tolerance=pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
                         evaluator_pass=evaluator_pass)
-    previous = None
-    if not force:
-        previous = previous_from_index(root)
-        if previous is None:  # no digest index of this generation: read the runs parts
-            from . import ledger
-
-            previous = ledger.previous(root)
+    previous = None if force else _previous(root)
     if previous:
         unchanged = _all_unchanged(paths, input_format, previous, options_fingerprint(opts, input_format))
         if unchanged is not None:
             return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged)
 
     from . import ledger  # pyarrow: only when something is written
-    from .pipeline import score_paths  # the analyzers: only when something is scored
+    from .lock import DEFAULT_WAIT
+    from .pipeline import SUMMARY_KEYS, score_paths  # the analyzers: only when something is scored
 
+    lock = ledger.lock(root, DEFAULT_WAIT if wait is None else wait, on_wait)  # LedgerBusy when the wait runs out
     try:
-        writer = ledger.Writer(root)
-    except OSError as exc:
-        raise LedgerError(str(exc)) from None
+        previous = None if force else _previous(root)  # again: a writer we waited for may have committed
+        writer = ledger.Writer(root, lock)  # releases the lock when its ``with`` ends
+    except BaseException as exc:
+        lock.release()
+        if isinstance(exc, OSError):
+            raise LedgerError(str(exc)) from None
+        raise
     with writer:
         try:
             report = score_paths(paths, opts, jobs=jobs, on_found=on_found, on_result=on_result,
                                  input_format=input_format, previous=previous,
                                  sink=lambda r: writer.add(r.run, r.steps), engine=engine, scheduler=scheduler)
-        except OSError as exc:
-            raise LedgerError(str(exc)) from None
+        except (OSError, *ledger.WRITE_ERRORS) as exc:
+            raise LedgerError(f"{type(exc).__name__}: {exc}; nothing was committed") from None
+        if writer.refused:  # rows the ledger could not store: the runs are invalid, as the writer recorded
+            refused = {r["run_id"]: r for r in writer.refused}
+            report.summaries = [{k: refused[s["run_id"]].get(k) for k in SUMMARY_KEYS}
+                                if s["run_id"] in refused else s for s in report.summaries]
         if not report.scored and not report.skipped and not report.removed:
             writer.abort()
             raise NoRunsFound("no runs found", report.problems)
@@ -132,9 +142,22 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
                 raise LedgerError(str(exc)) from None
         else:
             writer.abort()
+    invalid = [r.run for r in report.invalid] + writer.refused
     return ScoreResult(root, generation, report.scored, report.frames, time.perf_counter() - start,
-                       report.summaries, [r.run for r in report.invalid], report.skipped, report.removed,
-                       report.problems)
+                       report.summaries, invalid, report.skipped, report.removed, report.problems)
+
+
+def _previous(root: Path) -> list[Any]:
+    """What the ledger at ``root`` remembers of its runs: from digests.json when it is of the manifest's
+    generation (JSON only), else from the runs parts (pyarrow)."""
+    from .manifest import previous_from_index
+
+    previous = previous_from_index(root)
+    if previous is None:  # no digest index of this generation: read the runs parts
+        from . import ledger
+
+        previous = ledger.previous(root)
+    return previous
 
 
 def _all_unchanged(paths: list[str], input_format: str | None, previous: list[Any],

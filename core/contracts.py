@@ -10,7 +10,8 @@ from jsonschema import Draft202012Validator
 
 from trajcheck.schemas import load_json_schema
 
-from .errors import Problem
+from .errors import Problem, RunFormatError
+from .inputs import NotRegularFile, exists_not_dir, read_regular
 from .jsonio import decode_utf8, parse_json_text
 from .rundir import safe_join
 
@@ -31,11 +32,19 @@ def find_contract(run_dir: Path, task_id: str | None, contracts_dir: Path | None
         if p is not None:
             candidates.append((p, contracts_dir, str(p)))
     for path, base, label in candidates:
-        if not path.is_file():
+        if not exists_not_dir(path):
             continue
+        if base == run_dir and safe_join(run_dir, "contract.json") is None:  # the rule every run file follows
+            raise RunFormatError([Problem("path_escapes_run", "contract.json is a link to a file outside the run "
+                                          "directory; it is not read", run=run, file=label,
+                                          hint="copy the contract into the run directory instead of linking it")])
         problems: list[Problem] = []
         try:
-            raw = path.read_bytes()
+            raw = read_regular(path)
+        except NotRegularFile as exc:
+            return None, [Problem("not_a_regular_file", f"{exc.kind}, not a regular file; it is never opened",
+                                  run=run, file=label, severity="warning",
+                                  hint="the run is scored without a contract")]
         except OSError as exc:
             return None, [Problem("contract_invalid", f"cannot read: {exc}", run=run, file=label, severity="warning",
                                   hint="the run is scored without a contract")]
@@ -44,6 +53,8 @@ def find_contract(run_dir: Path, task_id: str | None, contracts_dir: Path | None
             p.slug, p.severity = "contract_invalid", "warning"
             return None, [p]
         data, p = parse_json_text(text or "", run=run, file=label)
+        if p and p.slug == "value_out_of_range" and base == run_dir:  # NaN or 1e999 in a run's own file
+            raise RunFormatError([p])
         if p:
             p.slug, p.severity = "contract_invalid", "warning"
             return None, [p]

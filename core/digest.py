@@ -18,12 +18,14 @@ import dataclasses
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from trajcheck.schemas.version import SCHEMA_VERSION
 
 from . import __version__
+from .inputs import kind_of, open_regular
 
 #: Files are hashed in chunks of this size.
 CHUNK = 1 << 20
@@ -33,9 +35,9 @@ SKIP_DIRS = frozenset({"__pycache__", ".git", "node_modules"})
 FileEntry = list  # [size, mtime_ns, blake2b hex]
 
 
-def _hash_file(path: str) -> str:
+def _hash_file(path: str, st: os.stat_result | None = None) -> str:
     h = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as f:
+    with open(open_regular(path, st), "rb", closefd=True) as f:  # a FIFO is never opened: it would block
         while chunk := f.read(CHUNK):
             h.update(chunk)
     return h.hexdigest()
@@ -45,8 +47,9 @@ def file_manifest(root: Path, prior: dict[str, FileEntry] | None = None) -> dict
     """Every file under ``root`` (a run directory): relative path -> [size, mtime_ns, hash].
 
     Sub-directories that hold their own ``run.json`` are other runs and are left out.
-    Symbolic links are recorded by their target text, never followed. ``prior`` lends
-    the hash of files whose size and mtime did not change.
+    Symbolic links are recorded by their target text, never followed; a FIFO, a socket or a
+    device by its kind, never opened (opening a FIFO blocks until someone writes to it).
+    ``prior`` lends the hash of files whose size and mtime did not change.
     """
     prior = prior or {}
     out: dict[str, FileEntry] = {}
@@ -102,14 +105,28 @@ def _record(full: str, st: os.stat_result, link: bool, old: FileEntry | None) ->
     ``old`` by its recorded hash, anything else hashed anew ("unreadable" if it cannot be read)."""
     if link:
         digest = "link:" + os.readlink(full)
+    elif not stat.S_ISREG(st.st_mode):
+        digest = "special:" + kind_of(st.st_mode)
     elif old and old[0] == st.st_size and old[1] == st.st_mtime_ns:
         digest = old[2]
     else:
         try:
-            digest = _hash_file(full)
+            digest = _hash_file(full, st)
         except OSError:
             digest = "unreadable"
     return [st.st_size, st.st_mtime_ns, digest]
+
+
+def special_files(files: dict[str, FileEntry], run: str, warnings: list[str] = ()) -> list[str]:  # type: ignore[assignment]
+    """A warning (as the runs table's ``warnings`` hold them) for each FIFO, socket or device in a run's
+    manifest (recorded by its kind, never opened) that none of ``warnings`` names already."""
+    from .errors import Problem
+    from .rowcheck import printable
+
+    return [str(Problem("not_a_regular_file", f"{e[2][len('special:'):]}, not a regular file; it is never opened",
+                        run=run, file=printable(rel), severity="warning", hint="remove it from the run directory"))
+            for rel, e in files.items() if isinstance(e[2], str) and e[2].startswith("special:")
+            and not any(repr(rel) in w for w in warnings)]
 
 
 def options_fingerprint(opts: Any, input_format: str | None) -> str:

@@ -18,6 +18,7 @@ from trajcheck.schemas.records import RUN_FORMAT, Run
 
 from . import remote
 from .errors import Problem
+from .inputs import exists_not_dir
 from .rundir import read_native_run
 
 _SKIP_DIRS = {"node_modules", "__pycache__"}
@@ -34,7 +35,7 @@ class Reader:
 
 NATIVE = Reader(
     name=RUN_FORMAT,
-    claims=lambda p: (p / "run.json").is_file(),
+    claims=lambda p: exists_not_dir(p / "run.json"),  # a FIFO run.json is a run, reported as not_a_regular_file
     read=read_native_run,
     summary="trajcheck's own format: run.json, steps.jsonl (or steps/<n>.json), frames/, dom/",
     mapping=(("run.json outcome.score (an external evaluator's result)", "outcome.score: the evaluator verdict source"),),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -12,10 +13,13 @@ from trajcheck.analyzers import skeleton as sk
 from trajcheck.analyzers.messages import PageMessages, page_messages
 from trajcheck.schemas.records import Run, Step
 
+from .domscan import MAX_DOM_DEPTH, MAX_DOM_ELEMENTS, check as dom_shape
 from .errors import Problem
+from .inputs import kind_of, read_regular
 from .rundir import safe_join
 
-#: DOM snapshots larger than this are not parsed (real pages are KiB to a few MiB).
+#: DOM snapshots larger than this are not parsed (real pages are KiB to a few MiB); nor are snapshots
+#: deeper than domscan.MAX_DOM_DEPTH or with more elements than domscan.MAX_DOM_ELEMENTS (see there).
 MAX_DOM_BYTES = 32 * 1024 * 1024
 
 
@@ -46,11 +50,17 @@ class DomCache:
         problem = None
         try:
             if path is None:
-                problem = ("dom_unreadable", "path escapes the run directory")
-            elif path.stat().st_size > MAX_DOM_BYTES:
-                problem = ("dom_unreadable", f"snapshot over {MAX_DOM_BYTES} bytes")
+                problem = ("path_escapes_run", "path escapes the run directory")
+            elif not S_ISREG((st := path.stat()).st_mode):  # a FIFO would block the read forever
+                problem = ("not_a_regular_file", f"{kind_of(st.st_mode)}, not a regular file; it is never opened")
+            elif st.st_size > MAX_DOM_BYTES:
+                problem = ("dom_too_large", f"snapshot over {MAX_DOM_BYTES} bytes")
+            elif (shape := dom_shape(html := read_regular(path, st).decode("utf-8", errors="replace"))).too_deep:
+                problem = ("dom_too_deep", f"elements nest deeper than {MAX_DOM_DEPTH} levels (Chromium's own "
+                           "parser stops there); parsing it would take time quadratic in its depth")
+            elif shape.too_many:
+                problem = ("dom_too_large", f"over {MAX_DOM_ELEMENTS} elements")
             else:
-                html = path.read_bytes().decode("utf-8", errors="replace")
                 tree = sk.parse(html)
                 skel = sk.extract(tree)  # before page_text, which strips scripts and styles from the tree
                 text = sk.page_text(tree)

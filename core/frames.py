@@ -14,6 +14,7 @@ from PIL import Image, UnidentifiedImageError
 
 from .box import Box
 from .hashing import Hash64
+from .inputs import NotRegularFile, read_regular
 
 try:  # the "fast" extra: Wuffs decodes a screenshot PNG 3-4x faster than libspng, same pixels
     from pywuffs import ImageDecoderType as _WuffsType
@@ -31,6 +32,12 @@ except ImportError:  # pragma: no cover - Pillow decodes everything without it
 ALLOWED_FORMATS = ("PNG", "JPEG", "WEBP")
 #: Side of the square region hashed around the action point, in frame pixels (the seed's 200x200).
 REGION_SIZE = 200
+#: Byte budget of one frame unpacked from an archive (a Playwright trace's screencast member), counted on
+#: the bytes the decompressor actually produces. Sized from the largest screen a frame may show: a 4K
+#: screen (3840x2160) stored with no compression at all, as RGBA, is 33,177,600 bytes, and no PNG, JPEG or
+#: WebP of it is larger (PNG's stored blocks add 5 bytes in 65,535); real screencast frames are 20-200 KB.
+#: A member that would unpack past it is refused (``frame_too_large``) after at most this many bytes.
+MAX_FRAME_BYTES = 32 * 1024 * 1024
 
 
 class FrameError(Exception):
@@ -39,6 +46,15 @@ class FrameError(Exception):
     def __init__(self, slug: str, message: str):
         super().__init__(message)
         self.slug = slug
+
+
+def read_frame_file(path: Path) -> bytes:
+    """The bytes of a frame file; :class:`FrameError` ``not_a_regular_file`` for a FIFO, a socket or a
+    device, which is never opened (reading a FIFO blocks forever)."""
+    try:
+        return read_regular(path)
+    except NotRegularFile as exc:
+        raise FrameError("not_a_regular_file", str(exc)) from None
 
 
 @dataclass
@@ -70,7 +86,7 @@ def decode(path: Path, data: bytes | None = None) -> Frame:
     or libspng (pyspng) when installed: the same pixels as Pillow's decoder, in a fraction of the time.
     The header is read by Pillow first, so its decompression-bomb guard applies to every decoder."""
     try:
-        raw = data if data is not None else path.read_bytes()
+        raw = data if data is not None else read_frame_file(path)  # FrameError passes through
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(raw), formats=ALLOWED_FORMATS) as img:

@@ -10,18 +10,23 @@ Layout::
 A write puts new parts under temporary names, renames them into place, then
 replaces ``manifest.json`` atomically (write to a temp file, ``os.replace``). A
 reader only ever sees the parts the manifest names, so an interrupted command
-leaves the previous ledger whole. Read the tables through :func:`connect` (DuckDB
-views ``runs`` and ``steps``) or ``trajcheck query``, never by file name.
+leaves the previous ledger whole. Every file is flushed to disk (``fsync`` of the
+file, then of its folder) before the manifest that names it is renamed into place,
+and the folder again after, so a power loss loses at most the generation being
+written. Writers take the ledger's lock (:mod:`trajcheck.lock`) for the whole
+write; readers never do. Read the tables through :func:`connect` (DuckDB views
+``runs`` and ``steps``) or ``trajcheck query``, never by file name.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,9 +38,16 @@ from trajcheck.schemas.ledger import SCHEMA_VERSION, TABLES, arrow_schema
 
 from . import __version__
 from .errors import LedgerError, QueryError
+from .lock import DEFAULT_WAIT, LedgerLock, LockWait
+from .lock import acquire as lock  # noqa: F401  (ledger.lock(root, wait, on_wait): the writer lock)
+from .rowcheck import find_bad_value, printable
 
-from .manifest import (DIGESTS, LEDGER_FORMAT, MANIFEST, Manifest, previous_from_index,  # noqa: F401
-                       read_manifest, write_digest_index)
+from .manifest import (DIGESTS, LEDGER_FORMAT, MANIFEST, Manifest, fsync_dir, fsync_file,  # noqa: F401
+                       previous_from_index, read_manifest, write_digest_index)
+
+#: What writing a part can raise besides OSError when a value slips past the row check (a bug): the commit
+#: then aborts with a LedgerError and the previous generation stays whole.
+WRITE_ERRORS = (pa.ArrowException, OverflowError, TypeError, ValueError, UnicodeError)
 
 
 def _to_table(table: str, rows: list[dict[str, Any]]) -> pa.Table:
@@ -83,17 +95,18 @@ class Writer:
     #: Buffered rows per table before they are written as a row group.
     FLUSH_ROWS = 8192
 
-    def __init__(self, ledger: str | os.PathLike[str]) -> None:
+    def __init__(self, ledger: str | os.PathLike[str], lock: LedgerLock | None = None) -> None:
         root = Path(ledger)
         if root.exists() and not root.is_dir():
             raise LedgerError(f"{root} exists and is not a directory")
-        self._created = not root.exists()
+        self._created = lock.created if lock is not None else not root.exists()
+        self._lock = lock  # released when the writer's ``with`` block ends
         root.mkdir(parents=True, exist_ok=True)
         self.root = root
         self.old = read_manifest(root)
-        if self.old is None and any(p.name != MANIFEST for p in root.iterdir() if not p.name.startswith(".")):
-            if not all(p.is_dir() and p.name in TABLES for p in root.iterdir() if not p.name.startswith(".")):
-                raise LedgerError(f"{root} is not empty and holds no trajcheck ledger; choose a new directory")
+        if self.old is None:
+            _adopt(root)  # a stranger's folder is refused; trajcheck's own leftovers are swept
+        self.refused: list[dict[str, Any]] = []  # run rows made invalid here (a value the ledger cannot store)
         self.generation = (self.old.generation if self.old else 0) + 1
         self.ids: set[str] = set()
         self._buf: dict[str, list[dict[str, Any]]] = {t: [] for t in TABLES}
@@ -106,10 +119,22 @@ class Writer:
         return self
 
     def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
-        if kind is not None:
-            self.abort()
+        try:
+            if kind is not None:
+                self.abort()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
 
     def add(self, run: dict[str, Any], steps: list[dict[str, Any]]) -> None:
+        """Buffer a run's rows. Rows holding a value the ledger cannot store (see :mod:`trajcheck.rowcheck`)
+        are replaced by the run's ``invalid`` row naming it (kept in :attr:`refused`): one run never
+        costs the batch."""
+        bad = find_bad_value(run, steps)
+        if bad is not None:
+            run, steps = _refused_row(run, bad.problem(printable(str(run.get("run_id"))), run.get("source_format") or
+                                                       "")), []
+            self.refused.append(run)
         self.ids.add(run["run_id"])
         self._digests.append([run.get(c) for c in DIGEST_COLUMNS])
         self._buf["runs"].append(run)
@@ -134,6 +159,7 @@ class Writer:
         (self.root / table).mkdir(exist_ok=True)
         tmp = self.root / f"{rel}.{uuid.uuid4().hex}.tmp"
         pq.write_table(data, tmp, compression="zstd", row_group_size=64 * 1024)
+        fsync_file(tmp)
         os.replace(tmp, self.root / rel)
         self._written.append(self.root / rel)
 
@@ -144,6 +170,8 @@ class Writer:
                 self._flush(table)
             for w in self._writers.values():
                 w.close()
+            for tmp in self._tmp.values():
+                fsync_file(tmp)  # on disk before the manifest names it
             drop = pa.array(sorted(self.ids | set(remove)), type=pa.string())
             parts: dict[str, list[str]] = {}
             for table in TABLES:
@@ -171,6 +199,10 @@ class Writer:
                 parts[table] = keep
             manifest = Manifest(self.generation, parts)
             _commit(self.root, manifest, self._index(set(drop.to_pylist())))
+        except WRITE_ERRORS as exc:
+            self.abort()
+            raise LedgerError(f"{self.root}: the commit failed ({type(exc).__name__}: {exc}); nothing was "
+                              "written and the previous generation is intact") from None
         except BaseException:
             self.abort()
             raise
@@ -208,13 +240,53 @@ class Writer:
                 self.root.rmdir()
 
 
+#: What trajcheck itself writes into a ledger folder (beside the manifest): parts and their temporary
+#: files in the table folders; the digest index; temporary manifest and index files.
+_OWN_PART = re.compile(r"part-\d{6}(?:-\d{4})?\.parquet(?:\.[0-9a-f]{32}\.tmp)?")
+_OWN_FILE = re.compile(rf"{re.escape(DIGESTS)}|(?:{re.escape(MANIFEST)}|{re.escape(DIGESTS)})\.[0-9a-f]{{32}}\.tmp")
+
+
+def _adopt(root: Path) -> None:
+    """A folder without a manifest is a new ledger when it is empty or holds only what trajcheck writes
+    (left by a ``score`` killed before its first commit: a ledger with no committed generation); those
+    leftovers are removed. A folder holding anything else is refused, as someone else's."""
+    leftovers: list[Path] = []
+    for p in root.iterdir():
+        if p.name.startswith("."):  # the lock file; hidden files are never trajcheck's data
+            continue
+        if p.name in TABLES and p.is_dir() and not p.is_symlink():
+            inside = list(p.iterdir())
+            if all(_OWN_PART.fullmatch(q.name) and q.is_file() and not q.is_symlink() for q in inside):
+                leftovers += inside
+                continue
+        elif _OWN_FILE.fullmatch(p.name) and p.is_file() and not p.is_symlink():
+            leftovers.append(p)
+            continue
+        raise LedgerError(f"{root} is not empty and holds no trajcheck ledger; choose a new directory")
+    for p in leftovers:
+        p.unlink(missing_ok=True)
+
+
+def _refused_row(run: dict[str, Any], problem: Any) -> dict[str, Any]:
+    """The ``invalid`` row of a run whose rows the ledger cannot store: its identity and the problem."""
+    keep = ("run_id", "run_path", "source_format", "schema_version", "trajcheck_version", "input_digest", "inputs")
+    row: dict[str, Any] = {k: run.get(k) for k in keep}
+    row.update(status="invalid", error=str(problem), warnings=[])
+    row = {k: printable(v) if isinstance(v, str) else v for k, v in row.items()}
+    if find_bad_value(row, []) is not None:  # its identity is odd too: keep the id and the problem only
+        row = {"run_id": printable(str(run.get("run_id"))), "status": "invalid", "error": printable(str(problem)),
+               "warnings": [], "schema_version": SCHEMA_VERSION, "trajcheck_version": __version__}
+    return row
+
+
 def write(ledger: str | os.PathLike[str], runs: list[dict[str, Any]], steps: list[dict[str, Any]],
-          remove: Iterable[str] = ()) -> Manifest:
-    """Add scored runs to the ledger (see :class:`Writer`); drop the runs in ``remove``."""
+          remove: Iterable[str] = (), wait: float = DEFAULT_WAIT) -> Manifest:
+    """Add scored runs to the ledger (see :class:`Writer`); drop the runs in ``remove``. Holds the
+    ledger's writer lock, waiting up to ``wait`` seconds for another writer."""
     by_run: dict[str, list[dict[str, Any]]] = {}
     for s in steps:
         by_run.setdefault(s["run_id"], []).append(s)
-    with Writer(ledger) as w:
+    with Writer(ledger, lock(ledger, wait)) as w:
         for r in runs:
             w.add(r, by_run.pop(r["run_id"], []))
         if by_run:
@@ -243,9 +315,18 @@ def previous(ledger: str | os.PathLike[str]) -> list[Any]:
     return out
 
 
-def compact(ledger: str | os.PathLike[str]) -> Manifest:
-    """Merge every part of each table into one (same rows, fewer files)."""
+def compact(ledger: str | os.PathLike[str], wait: float = DEFAULT_WAIT,
+            on_wait: Callable[[LockWait], None] | None = None) -> Manifest:
+    """Merge every part of each table into one (same rows, fewer files), holding the ledger's writer
+    lock (waiting up to ``wait`` seconds for another writer; ``on_wait`` hears who holds it)."""
     root = Path(ledger)
+    if not (root / MANIFEST).exists():  # checked before the lock, which would create the folder
+        raise LedgerError(f"{root}: no {MANIFEST}; this is not a trajcheck ledger")
+    with lock(root, wait, on_wait):
+        return _compact(root)
+
+
+def _compact(root: Path) -> Manifest:
     old = read_manifest(root)
     if old is None:
         raise LedgerError(f"{root}: no {MANIFEST}; this is not a trajcheck ledger")
@@ -259,6 +340,7 @@ def compact(ledger: str | os.PathLike[str]) -> Manifest:
             (root / table).mkdir(exist_ok=True)
             tmp = root / f"{rel}.{uuid.uuid4().hex}.tmp"
             pq.write_table(data, tmp, compression="zstd", row_group_size=64 * 1024)
+            fsync_file(tmp)
             os.replace(tmp, root / rel)
             written.append(root / rel)
             parts[table] = [rel]
@@ -294,10 +376,15 @@ def _commit(root: Path, manifest: Manifest, rows: list[list[Any]] | None = None)
         for rel in manifest.parts.get("runs", []):
             t = _read_part(root, rel, "runs", columns=DIGEST_COLUMNS).to_pydict()
             rows += [list(r) for r in zip(*(t[c] for c in DIGEST_COLUMNS))]
+    for table in TABLES:  # the parts' renames are on disk before the manifest names them
+        if (root / table).is_dir():
+            fsync_dir(root / table)
     write_digest_index(root, manifest.generation, rows)
     tmp = root / f"{MANIFEST}.{uuid.uuid4().hex}.tmp"
     tmp.write_text(json.dumps(manifest.to_json(), indent=2, sort_keys=True) + "\n", "utf-8")
-    os.replace(tmp, root / MANIFEST)
+    fsync_file(tmp)
+    os.replace(tmp, root / MANIFEST)  # the commit point
+    fsync_dir(root)  # ... made durable before the old parts are swept
 
 
 def _sweep(root: Path, manifest: Manifest) -> None:

@@ -66,7 +66,32 @@ def write_digest_index(root: Path, generation: int, rows: list[list[Any]]) -> No
     [run_id, status, input_digest, inputs]."""
     tmp = root / f"{DIGESTS}.{uuid.uuid4().hex}.tmp"
     tmp.write_text(json.dumps({"generation": generation, "runs": rows}, separators=(",", ":")), "utf-8")
+    fsync_file(tmp)
     os.replace(tmp, root / DIGESTS)
+
+
+def fsync_file(path: Path) -> None:
+    """Flush a file's data to disk (before a rename makes it part of a commit)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_dir(path: Path) -> None:
+    """Flush a folder's entries (the renames into it) to disk; a no-op where folders cannot be opened
+    or synced (Windows, some network file systems)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def previous_from_index(ledger: str | os.PathLike[str]) -> list[Any] | None:

@@ -31,15 +31,15 @@ from trajcheck.analyzers.pixeldiff import diff_frames, no_change
 from trajcheck.schemas.ledger import SCHEMA_VERSION
 from trajcheck.schemas.records import Run, Step
 
-from . import __version__, incremental, remote
+from . import __version__, incremental, remote, rowcheck
 from .contracts import LoadedContract, find_contract, reference_paths
-from .digest import file_manifest, input_digest, options_fingerprint
+from .digest import file_manifest, input_digest, options_fingerprint, special_files
 from .incremental import Previous  # noqa: F401  (re-exported: ledger.previous builds them)
 from .options import ScoreOptions  # noqa: F401  (re-exported: the library's entry point)
 from .dom import DomCache, Snapshot
 from .errors import Problem, RunFormatError
 from .hashing import Hash64
-from .frames import Frame, FrameError, decode, region_box, to_frame
+from .frames import Frame, FrameError, decode, read_frame_file, region_box, to_frame
 from .discovery import RunRef, discover, get_reader
 from .rundir import safe_join
 
@@ -97,7 +97,9 @@ class _FrameCache:
 
     def _load(self, rel: str, path: Path, data: bytes | None) -> Frame | FrameError:
         try:
-            raw = data if data is not None else path.read_bytes()
+            raw = data if data is not None else read_frame_file(path)
+        except FrameError as exc:  # not a regular file (a FIFO): never opened
+            return exc
         except FileNotFoundError:
             return FrameError("frames_missing", "file not found")
         except OSError as exc:
@@ -120,7 +122,10 @@ class _FrameCache:
         if rel not in self.cache:
             path = safe_join(self.run_dir, rel)
             if rel in self.run.inline_frames:
-                self.cache[rel] = self._load(rel, Path(rel), self.run.inline_frames[rel])
+                try:
+                    self.cache[rel] = self._load(rel, Path(rel), self.run.inline_frames[rel])
+                except FrameError as exc:  # an archive member unpacked now, over the frame byte budget
+                    self.cache[rel] = exc
             elif path is None:  # checked at read time already; keep the guard where the file is opened
                 self.cache[rel] = FrameError("frame_unreadable", "path escapes the run directory")
             else:
@@ -203,7 +208,9 @@ def score_run(ref: RunRef, opts: ScoreOptions, fingerprint: str | None = None) -
         return res
     with _one_blas_thread():
         res = _score_run_safely(ref, opts)
+    res = rowcheck.checked(res, ref)  # a value the ledger cannot store costs this run, not the batch
     files = file_manifest(Path(ref.path))
+    res.run["warnings"] = res.run["warnings"] + special_files(files, res.run["run_id"], res.run["warnings"])
     fp = fingerprint if fingerprint is not None else options_fingerprint(opts, None)
     res.run["input_digest"] = input_digest(files, ref.reader, fp)
     res.run["inputs"] = json.dumps({"root": ref.key, "files": files}, sort_keys=True)
@@ -828,7 +835,13 @@ def _ordered(refs: list[RunRef], opts: ScoreOptions, fingerprint: str, jobs: int
     most IN_FLIGHT_PER_WORKER runs per worker in flight (memory stays flat however many runs)."""
     if jobs <= 1 or len(refs) <= 1:
         for ref in refs:
-            yield score_run(ref, opts, fingerprint)
+            try:
+                res = score_run(ref, opts, fingerprint)
+            except Exception as exc:  # noqa: BLE001  (as in a worker process: a crash costs one run)
+                res = invalid_result(ref.display, str(ref.path), [Problem(
+                    "internal_error", f"{type(exc).__name__}: {exc}", run=ref.display,
+                    hint="please report this with the run attached")], ref.reader)
+            yield res
         return
     with ProcessPoolExecutor(max_workers=min(jobs, len(refs))) as pool:
         todo = iter(refs)

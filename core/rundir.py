@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import Problem, RunFormatError
-from .jsonio import decode_utf8, iter_jsonl, parse_json_text
+from .inputs import NotRegularFile, exists_not_dir, read_regular, regular_stat
+from .jsonio import decode_utf8, iter_jsonl, parse_json_text, short_number
 from trajcheck.schemas import load_json_schema
 from trajcheck.schemas.records import KNOWN_ACTION_TYPES, Run, Step
 
@@ -51,15 +52,27 @@ def safe_join(run_dir: Path, rel: str) -> Path | None:
 
 def read_text_file(path: Path, *, run: str, rel: str, problems: list[Problem],
                    limit: int = MAX_JSON_BYTES) -> str | None:
-    """A run file as UTF-8 text, or None with the problem appended (too large, missing,
-    unreadable, not UTF-8). Shared by the native reader and the format adapters."""
+    """A run file as UTF-8 text, or None with the problem appended (too large, missing, unreadable,
+    not UTF-8, not a regular file, a link out of the run directory). Shared by the native reader and the
+    format adapters. When ``path`` ends with ``rel``, the rest of it is the run directory, and ``rel`` must
+    stay inside it as every path a run names must (:func:`safe_join`: a link out is refused)."""
+    base = _base_of(path, rel)
+    if base is not None and safe_join(base, rel) is None:
+        problems.append(Problem("path_escapes_run", f"{rel} is a link to a file outside the run directory; it "
+                                "is not read", run=run, file=rel,
+                                hint="copy the file into the run directory instead of linking to it"))
+        return None
     try:
-        size = path.stat().st_size
-        if size > limit:
-            problems.append(Problem("file_too_large", f"{size} bytes is over the {limit} byte limit", run=run,
+        st = regular_stat(path)
+        if st.st_size > limit:
+            problems.append(Problem("file_too_large", f"{st.st_size} bytes is over the {limit} byte limit", run=run,
                                     file=rel, hint="split the run or strip embedded images"))
             return None
-        data = path.read_bytes()
+        data = read_regular(path, st)
+    except NotRegularFile as exc:
+        problems.append(Problem("not_a_regular_file", f"{exc.kind}, not a regular file; it is not read", run=run,
+                                file=rel, hint="replace it with the file the runner wrote"))
+        return None
     except FileNotFoundError:
         problems.append(Problem("file_missing", "file not found", run=run, file=rel,
                                 hint="the run directory is incomplete; copy the whole run"))
@@ -72,6 +85,15 @@ def read_text_file(path: Path, *, run: str, rel: str, problems: list[Problem],
     if problem:
         problems.append(problem)
     return text
+
+
+def _base_of(path: Path, rel: str) -> Path | None:
+    """The directory ``path`` is ``rel`` inside (``path`` minus the parts of ``rel``), None when ``path``
+    does not end with ``rel``."""
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts or len(path.parts) <= len(parts) or list(path.parts[-len(parts):]) != parts:
+        return None
+    return Path(*path.parts[:-len(parts)])
 
 
 @lru_cache(maxsize=None)
@@ -90,6 +112,10 @@ def _fast_check(name: str) -> Any:
         return None
 
 
+#: JSON Schema keywords whose failure is a number out of range (``value_out_of_range``), not a wrong type.
+_RANGE_KEYWORDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+
+
 def _schema_problems(validator: Draft202012Validator, value: Any, *, run: str, file: str,
                      line: int | None, prefix: str = "", schema: str | None = None) -> list[Problem]:
     fast = _fast_check(schema) if schema else None
@@ -103,6 +129,14 @@ def _schema_problems(validator: Draft202012Validator, value: Any, *, run: str, f
     for err in sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
         field = ".".join(str(p) for p in err.absolute_path)
         msg = err.message if len(err.message) <= 160 else err.message[:157] + "..."
+        if err.validator in _RANGE_KEYWORDS:  # a number outside what its field (and its ledger column) holds
+            side = "under the minimum" if "inimum" in str(err.validator) else "over the maximum"
+            msg = f"{short_number(err.instance)} is {side} of {short_number(err.validator_value)}"
+            out.append(Problem("value_out_of_range", msg, run=run, file=file, line=line,
+                               field=(prefix + field) or "(record)",
+                               hint="the run format bounds every number to what the ledger stores "
+                                    "(schemas/*.schema.json)"))
+            continue
         out.append(Problem("schema", msg, run=run, file=file, line=line, field=(prefix + field) or "(record)",
                            hint="see the run format in the README (schemas/*.schema.json)"))
     return out
@@ -126,7 +160,7 @@ def _step_files(run_dir: Path) -> list[tuple[int, Path]]:
     out = []
     for p in (run_dir / "steps").iterdir():
         m = re.fullmatch(r"0*(\d+)\.json", p.name)
-        if m and p.is_file():
+        if m and not p.is_dir():  # a FIFO or device there is reported (not_a_regular_file), never opened
             out.append((int(m.group(1)), p))
     return sorted(out)
 
@@ -156,7 +190,7 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     raw_steps: list[tuple[Any, str, int | None]] = []
     jsonl = run_dir / "steps.jsonl"
     step_dir = run_dir / "steps"
-    if jsonl.is_file():
+    if exists_not_dir(jsonl):  # a FIFO or a device named steps.jsonl is reported, never opened
         if step_dir.is_dir():
             problems.append(Problem("steps_ambiguous", "both steps.jsonl and steps/ exist; steps.jsonl is used",
                                     run=label, file="steps/", severity="warning",
@@ -205,7 +239,7 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
 
     if not raw_steps and not any(p.severity == "error" for p in problems):
         problems.append(Problem("steps_empty", "the run has no steps", run=label,
-                                file="steps.jsonl" if jsonl.is_file() else "steps/",
+                                file="steps.jsonl" if exists_not_dir(jsonl) else "steps/",
                                 hint="a run needs at least one step record"))
 
     errors = [p for p in problems if p.severity == "error"]

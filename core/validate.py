@@ -11,7 +11,8 @@ from typing import Iterable
 from PIL import Image, UnidentifiedImageError
 
 from .errors import Problem, RunFormatError
-from .frames import ALLOWED_FORMATS, in_frame, to_frame
+from .frames import ALLOWED_FORMATS, FrameError, in_frame, to_frame
+from .inputs import NotRegularFile, regular_stat
 from .discovery import discover, get_reader
 from .rundir import safe_join
 
@@ -27,14 +28,19 @@ class ValidationReport:
 
 
 def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[str | None, tuple[int, int] | None]:
-    """(problem slug, size) from the image header only; no pixel is decoded."""
+    """(problem slug, size) from the image header only; no pixel is decoded. A FIFO or a device is never
+    opened (``not_a_regular_file``)."""
     try:
+        if not isinstance(path, io.BytesIO):
+            regular_stat(path)
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(path, formats=ALLOWED_FORMATS) as img:
                 size = img.size
         if Image.MAX_IMAGE_PIXELS and size[0] * size[1] > Image.MAX_IMAGE_PIXELS:
             return "frame_too_large", None
+    except NotRegularFile:
+        return "not_a_regular_file", None
     except FileNotFoundError:
         return "frames_missing", None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
@@ -60,8 +66,11 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]]) -> ValidationReport:
                 if rel is None:
                     continue
                 if rel not in seen:
-                    if rel in run.inline_frames:  # carried inside the run's JSON (browser-use)
-                        seen[rel] = _frame_header(io.BytesIO(run.inline_frames[rel]))
+                    if rel in run.inline_frames:  # carried inside the run's JSON (browser-use) or its archive
+                        try:
+                            seen[rel] = _frame_header(io.BytesIO(run.inline_frames[rel]))
+                        except FrameError as exc:  # an archive member over the frame byte budget
+                            seen[rel] = (exc.slug, None)
                     else:
                         path = safe_join(ref.path, rel)
                         seen[rel] = _frame_header(path) if path else ("frame_unreadable", None)
@@ -69,6 +78,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]]) -> ValidationReport:
                     if slug:
                         msg = {"frames_missing": "frame file not found",
                                "frame_too_large": "frame is larger than Pillow's decompression-bomb limit",
+                               "not_a_regular_file": "frame is not a regular file (a FIFO or a device); never opened",
                                "frame_unreadable": "frame is not a readable PNG, JPEG or WebP image"}[slug]
                         problems.append(Problem(slug, f"{msg}: {rel}", run=run.run_id, file=step.source,
                                                 line=step.line, field=field, severity="warning",

@@ -114,7 +114,8 @@ def build_bad_corpus(root: Path) -> dict[str, tuple[str, list[str]]]:
     s["action"]["x"] = 1e999  # json.dumps writes Infinity
     lines[i] = json.dumps(s).replace("Infinity", "NaN")
     (d / "steps.jsonl").write_text("\n".join(lines) + "\n")
-    exp["nan_coordinate"] = ("invalid", [f"steps.jsonl:{i + 1}", "NaN is not valid JSON"])
+    exp["nan_coordinate"] = ("invalid", [f"steps.jsonl:{i + 1}", "NaN is not valid JSON", "field action.x",
+                                         "value_out_of_range"])
 
     d = _variant(root, good, "outside_frame")
     steps = read_steps(d)
@@ -203,7 +204,7 @@ def test_validate_lists_every_problem_with_location(bad):
     assert res.exit_code == 1
     problems = json.loads(res.stdout)
     slugs = {p["slug"] for p in problems}
-    assert {"json_invalid", "json_nan", "json_too_deep", "duplicate_step_index", "path_escapes_run",
+    assert {"json_invalid", "value_out_of_range", "json_too_deep", "duplicate_step_index", "path_escapes_run",
             "frames_missing", "frame_too_large", "frame_unreadable", "unknown_action_type",
             "coords_outside_frame", "schema", "not_utf8", "steps_empty"} <= slugs
     for p in problems:

@@ -24,6 +24,7 @@ from typing import Any
 
 from trajcheck.discovery import Reader
 from trajcheck.errors import Problem
+from trajcheck.inputs import open_regular
 from trajcheck.schemas.records import Action, Page, Run, Step
 
 from . import safe_pickle
@@ -152,7 +153,7 @@ def map_call(name: str, a: dict[str, Any]) -> Action:
 
 def _png_size(path: Path) -> tuple[int, int] | None:
     try:
-        with open(path, "rb") as f:
+        with open(open_regular(path), "rb", closefd=True) as f:  # never a FIFO
             head = f.read(24)
     except OSError:
         return None

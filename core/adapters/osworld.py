@@ -35,6 +35,7 @@ from typing import Any
 
 from trajcheck.discovery import Reader
 from trajcheck.errors import Problem, RunFormatError
+from trajcheck.inputs import open_regular
 from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Run, Step
 
@@ -323,7 +324,7 @@ def read_osworld(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
         from PIL import Image
 
         try:
-            with Image.open(run_dir / first) as img:
+            with open(open_regular(run_dir / first), "rb", closefd=True) as f, Image.open(f) as img:  # never a FIFO
                 width, height = img.size
         except OSError:
             pass

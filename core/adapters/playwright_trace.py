@@ -36,9 +36,18 @@ after the end (but not after the next call ended), and the next action's pre fra
 is that same frame. The screencast sends a frame only when the page repaints, so
 "no newer frame" means "nothing repainted": pre and post are then the same file.
 
-The zip is read in memory, never extracted, with limits on the member count, on
+The zip is read in place, never extracted, with limits on the member count, on
 each member's size and on the total; member names with ``..``, an absolute path, a
-drive letter or a backslash are refused. Frames stay in memory (``inline_frames``).
+drive letter or a backslash are refused; ``trace.zip`` must be a regular file inside
+the run folder (not a FIFO, not a link out). The event files are streamed line by
+line (a line over MAX_EVENT_LINE_BYTES is skipped with a warning; a frame-snapshot
+event keeps only the fields read, not its page). Screencast frames are unpacked
+when a step needs them and released after use (``inline_frames`` is a
+:class:`TraceFrames`), each with a byte budget counted on the bytes the
+decompressor produces, whatever the member's header claims: a member that would
+unpack past ``frames.MAX_FRAME_BYTES`` is refused (``frame_too_large``) after that
+many bytes. Each frame named by a step is unpacked once while the trace is read,
+discarding the bytes, so a damaged or oversized frame is a located warning then.
 """
 
 from __future__ import annotations
@@ -46,13 +55,18 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import weakref
 import zipfile
 import zlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 from trajcheck.discovery import Reader
 from trajcheck.errors import Problem, RunFormatError
+from trajcheck.inputs import NotRegularFile, open_regular
+from trajcheck.jsonio import NumberOutOfRange, loads_finite, out_of_range_problem
+from trajcheck.rundir import safe_join
 from trajcheck.schemas.records import Action, Client, Page, Run, Step
 
 from .webvoyager import claims_plain_dir
@@ -63,6 +77,12 @@ TRACE_ZIP = "trace.zip"
 MAX_MEMBERS = 20_000
 MAX_MEMBER_BYTES = 256 * 1024 * 1024
 MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
+#: An event line longer than this is skipped with a warning (frame snapshots of big pages are a few MB).
+MAX_EVENT_LINE_BYTES = 16 * 1024 * 1024
+#: Unpacked in chunks of this size.
+CHUNK = 1 << 20
+#: What a frame-snapshot event keeps (its page, hundreds of KB, is not read).
+_SNAPSHOT_KEYS = ("callId", "pageId", "phase", "frameUrl", "isMainFrame", "snapshotName")
 
 #: When the next call starts sooner than this (ms) after a call ends, the call's post frame is the last one
 #: painted within this long of its end (screencast frames arrive a few ms after the page paints).
@@ -101,10 +121,22 @@ def _open_zip(path: Path, run: str) -> tuple[zipfile.ZipFile, dict[str, zipfile.
     def bad(slug: str, msg: str, hint: str) -> RunFormatError:
         return RunFormatError([Problem(slug, msg, run=run, file=TRACE_ZIP, hint=hint)])
 
+    if safe_join(path.parent, path.name) is None:
+        raise bad("path_escapes_run", f"{TRACE_ZIP} is a link to a file outside the run directory; it is not read",
+                  "copy the trace into the run directory instead of linking to it")
     try:
-        z = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
+        fp: IO[bytes] = open(open_regular(path), "rb", closefd=True)
+    except NotRegularFile as exc:
+        raise bad("not_a_regular_file", f"{exc.kind}, not a regular file; it is never opened",
+                  "replace it with the trace Playwright wrote") from None
+    except OSError as exc:
+        raise bad("trace_unreadable", f"cannot read ({exc.strerror or exc})", "re-export the trace") from None
+    try:
+        z = zipfile.ZipFile(fp)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        fp.close()
         raise bad("trace_unreadable", f"not a readable zip ({exc})", "re-export the trace") from None
+    weakref.finalize(z, fp.close)  # ZipFile does not close a file it was given
     infos = z.infolist()
     if len(infos) > MAX_MEMBERS:
         z.close()
@@ -127,6 +159,72 @@ def _open_zip(path: Path, run: str) -> tuple[zipfile.ZipFile, dict[str, zipfile.
         raise bad("trace_too_large", f"the archive unpacks to {total} bytes (limit {MAX_TOTAL_BYTES})",
                   "split the trace")
     return z, members
+
+
+def _event_lines(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) of each line of an event file, streamed; None for a line over
+    MAX_EVENT_LINE_BYTES (its bytes are read and dropped). Raises a _READ_ERRORS error on a damaged member."""
+    produced = 0
+    with z.open(info) as f:
+        lineno = 0
+        while True:
+            line = f.readline(MAX_EVENT_LINE_BYTES + 1)
+            if not line:
+                return
+            lineno += 1
+            produced += len(line)
+            if len(line) > MAX_EVENT_LINE_BYTES and not line.endswith(b"\n"):
+                while (rest := f.readline(CHUNK)) and not rest.endswith(b"\n"):
+                    produced += len(rest)
+                produced += len(rest)
+                yield lineno, None
+            else:
+                yield lineno, line
+            if produced > MAX_MEMBER_BYTES:  # what zipfile checks against the header, counted on real bytes
+                raise zipfile.BadZipFile(f"unpacks past {MAX_MEMBER_BYTES} bytes")
+
+
+def _unpack(z: zipfile.ZipFile, info: zipfile.ZipInfo, keep: bool) -> bytes:
+    """A screencast member's bytes (``keep``) or just its check, unpacked in chunks with the frame byte
+    budget counted on the bytes produced. Raises FrameError (frame_too_large, frame_unreadable)."""
+    from trajcheck.frames import MAX_FRAME_BYTES, FrameError  # numpy and Pillow: not at import (warm `score`)
+
+    parts: list[bytes] = []
+    produced = 0
+    try:
+        with z.open(info) as f:
+            while chunk := f.read(CHUNK):
+                produced += len(chunk)
+                if produced > MAX_FRAME_BYTES:
+                    raise FrameError("frame_too_large", f"screencast frame {info.filename!r} unpacks past the "
+                                     f"{MAX_FRAME_BYTES} byte frame budget (refused without unpacking the rest)")
+                if keep:
+                    parts.append(chunk)
+    except _READ_ERRORS as exc:
+        raise FrameError("frame_unreadable", f"screencast frame {info.filename!r} cannot be unpacked ({exc})") from None
+    return b"".join(parts)
+
+
+class TraceFrames(Mapping[str, bytes]):
+    """The screencast frames steps use, by member name, unpacked from the open archive on each access
+    (the scorer decodes a frame once and drops it after its last use, so at most a step's frames are held).
+    A frame that fails now (the archive changed since it was read) raises :class:`FrameError`."""
+
+    def __init__(self, z: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo]):
+        self._zip = z
+        self._infos = infos
+
+    def __getitem__(self, name: str) -> bytes:
+        return _unpack(self._zip, self._infos[name], keep=True)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._infos)
+
+    def __len__(self) -> int:
+        return len(self._infos)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._infos
 
 
 def _num(v: Any) -> float | None:
@@ -170,33 +268,51 @@ def _element_text(logs: list[str]) -> str | None:
 
 
 def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    from trajcheck.frames import FrameError
+
     run_id = run_dir.resolve().name or display
     problems: list[Problem] = []
     z, members = _open_zip(run_dir / TRACE_ZIP, display)
-    with z:
+    keep_open = False
+    try:
         names = [n for n in members if PurePosixPath(n).name.endswith(".trace") and "/" not in n]
         if not names:
             raise RunFormatError([Problem("trace_unreadable", "no *.trace event file in the archive", run=display,
                                           file=TRACE_ZIP, hint="export the trace with context.tracing.stop(path=...)")])
         events: list[tuple[int, str, dict[str, Any]]] = []
         for name in sorted(names):
+            where = f"{TRACE_ZIP}:{name}"
             try:
-                text = z.read(members[name]).decode("utf-8", errors="replace")
+                for lineno, raw in _event_lines(z, members[name]):
+                    if raw is None:
+                        problems.append(Problem("trace_line_unreadable", f"event over {MAX_EVENT_LINE_BYTES} bytes, "
+                                                "skipped", run=display, file=where, line=lineno, severity="warning",
+                                                hint="the other events are read"))
+                        continue
+                    line = raw.decode("utf-8", errors="replace")
+                    if not line.strip():
+                        continue
+                    try:
+                        ev = loads_finite(line)
+                    except NumberOutOfRange:
+                        raise RunFormatError([out_of_range_problem(line, run=display, file=where, line=lineno)]) \
+                            from None
+                    except ValueError as exc:
+                        problems.append(Problem("trace_line_unreadable", f"not JSON ({getattr(exc, 'msg', exc)})",
+                                                run=display, file=where, line=lineno, severity="warning",
+                                                hint="the trace may be truncated; the other events are read"))
+                        continue
+                    if isinstance(ev, dict):
+                        if ev.get("type") == "frame-snapshot" and isinstance(ev.get("snapshot"), dict):
+                            ev = {"type": "frame-snapshot",
+                                  "snapshot": {k: ev["snapshot"][k] for k in _SNAPSHOT_KEYS if k in ev["snapshot"]}}
+                        events.append((lineno, name, ev))
+            except RecursionError:
+                raise RunFormatError([Problem("json_too_deep", "an event is nested too deeply to read", run=display,
+                                              file=where, hint="re-export the trace")]) from None
             except _READ_ERRORS as exc:
                 raise RunFormatError([Problem("trace_unreadable", f"{name} cannot be unpacked ({exc})", run=display,
-                                              file=f"{TRACE_ZIP}:{name}", hint="re-export the trace")]) from None
-            for lineno, line in enumerate(text.splitlines(), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    ev = json.loads(line)
-                except ValueError as exc:
-                    problems.append(Problem("trace_line_unreadable", f"not JSON ({exc.msg})", run=display,
-                                            file=f"{TRACE_ZIP}:{name}", line=lineno, severity="warning",
-                                            hint="the trace may be truncated; the other events are read"))
-                    continue
-                if isinstance(ev, dict):
-                    events.append((lineno, name, ev))
+                                              file=where, hint="re-export the trace")]) from None
 
         viewport: dict[str, Any] = {}
         calls: dict[tuple[str, str], dict[str, Any]] = {}  # by (event file, callId): callIds restart per file
@@ -260,15 +376,16 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
                 if c["page"] is None and isinstance(snap.get("pageId"), str):
                     c["page"] = snap["pageId"]
                 phase = snap.get("phase") or snap_phase.get((name, str(snap.get("snapshotName"))))
-                if phase in ("before", "after"):
-                    c["urls"].setdefault(phase, snap.get("frameUrl"))
+                if phase in ("before", "after") and isinstance(snap.get("frameUrl"), str):
+                    c["urls"].setdefault(phase, snap["frameUrl"])
         all_frames = sorted(f for fs in frames_by_page.values() for f in fs)
         for fs in frames_by_page.values():
             fs.sort()
 
         steps_calls = sorted((c for c in calls.values() if c["method"] in ACTIONS),
                              key=lambda c: (c["start"] is None, c["start"] or 0.0, c["seq"]))
-        inline: dict[str, bytes] = {}
+        inline: dict[str, zipfile.ZipInfo] = {}  # the frames steps use, each checked once, unpacked later
+        refused: dict[str, Exception] = {}
 
         def frame_at(c: dict[str, Any], t: float | None) -> str | None:
             """The last frame of the call's page (of any page when its page is unknown or sent no frame)
@@ -291,13 +408,16 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
                                             hint="the step is scored without it"))
                     return None
                 try:
-                    inline[member] = z.read(info)
-                except _READ_ERRORS as exc:
-                    problems.append(Problem("frame_unreadable", f"screencast frame {member!r} cannot be unpacked "
-                                            f"({exc})", run=display, file=f"{TRACE_ZIP}:{c['source']}",
+                    if member in refused:
+                        raise refused[member]
+                    _unpack(z, info, keep=False)  # damaged or over the frame budget: known now, held never
+                except FrameError as exc:
+                    refused[member] = exc
+                    problems.append(Problem(exc.slug, str(exc), run=display, file=f"{TRACE_ZIP}:{c['source']}",
                                             line=c["line"], field=field, severity="warning",
                                             hint="the step is scored without it"))
                     return None
+                inline[member] = info
             return member
 
         def _opened_page(c: dict[str, Any], until: float | None) -> str | None:
@@ -346,7 +466,8 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
                 post = load(frame_at(c, until), "frames.post", c)
             last_post_t = until
             err = c.get("error") or None
-            message = (err.get("message") if isinstance(err, dict) else str(err)) if err else None
+            message = (err.get("message") if isinstance(err, dict) else err) if err else None
+            message = None if message is None else str(message)
             urls = c["urls"]
             steps.append(Step(
                 index=i + 1, action=action, reasoning=reasoning, frame_pre=pre, frame_post=post,
@@ -354,6 +475,10 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
                 page=Page(url_before=urls.get("before"), url_after=urls.get("after")) if urls else None,
                 client=Client(did_url_change=(urls["before"] != urls["after"])) if len(urls) == 2 else None,
                 extra=extra, source=f"{TRACE_ZIP}:{c['source']}", line=c["line"]))
+        keep_open = bool(inline)  # the frames are unpacked from it while the run is scored
+    finally:
+        if not keep_open:
+            z.close()
     if not steps:
         problems.append(Problem("no_actions", "the trace records no user action", run=display, file=TRACE_ZIP,
                                 severity="warning", hint="trace the part of the test that acts on the page"))
@@ -361,7 +486,7 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps),
               screen_width=width if isinstance(width, int) else None,
               screen_height=height if isinstance(height, int) else None,
-              agent_name="playwright", extra={"trace_events": len(events)}, inline_frames=inline)
+              agent_name="playwright", extra={"trace_events": len(events)}, inline_frames=TraceFrames(z, inline))
     return run, problems
 
 
@@ -370,7 +495,7 @@ READER = Reader(
     claims=lambda p: claims_plain_dir(p, TRACE_ZIP),
     read=read_trace,
     summary="Playwright trace.zip: trace.trace action events (before/input/after), screencast frames, "
-            "frame snapshots' URLs; read in memory, never extracted",
+            "frame snapshots' URLs; read in place, never extracted",
     mapping=(
         ("directory holding trace.zip", "run_id = directory name"),
         ("context-options.options.viewport", "screen {width, height}"),

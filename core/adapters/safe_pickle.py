@@ -28,6 +28,8 @@ import struct
 import zlib
 from typing import Any
 
+from trajcheck.inputs import open_regular
+
 #: Pickles larger than this (after gunzip) are refused; BrowserGym step pickles are KiB to a few MiB.
 MAX_PICKLE_BYTES = 64 * 1024 * 1024
 
@@ -233,7 +235,7 @@ def load_file(path: Any, *, source: str | None = None) -> Any:
     """Read a ``.pkl`` or ``.pkl.gz`` file with :func:`loads` (gzip detected by its magic bytes)."""
     src = source or str(path)
     try:
-        with open(path, "rb") as f:
+        with open(open_regular(path), "rb", closefd=True) as f:  # a FIFO is never opened: it would block
             raw = f.read(MAX_PICKLE_BYTES + 1)
     except OSError as exc:
         raise UnsafePickleError(f"cannot read: {exc.strerror or exc}") from None

@@ -24,6 +24,7 @@ from typing import Any
 
 from trajcheck.discovery import Reader
 from trajcheck.errors import Problem, RunFormatError
+from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import parse_json_text
 from trajcheck.rundir import MAX_JSON_BYTES, MAX_PROBLEMS, read_text_file, safe_join
 from trajcheck.schemas.records import Action, Run, Step
@@ -115,10 +116,11 @@ def raise_errors(problems: list[Problem], run: str) -> None:
 
 
 def claims_plain_dir(path: Path, *names: str) -> bool:
-    """Any of ``names`` is a file in ``path``, and ``path`` is not a native run."""
+    """Any of ``names`` is a file in ``path`` (a FIFO or a device too: the reader reports it as
+    not_a_regular_file and never opens it), and ``path`` is not a native run."""
     if (path / "run.json").exists():
         return False
-    return any((path / n).is_file() for n in names)
+    return any(exists_not_dir(path / n) for n in names)
 
 
 # --- WebVoyager ----------------------------------------------------------------------------------

@@ -1,0 +1,385 @@
+"""Hostile inputs (issue 19): every one ends in bounded time with a named problem, and the rest of the batch
+is scored. Each row of the issue's table has a test here; time limits are generous (a hang is what they
+catch), and memory is measured by benchmarks/bench_hostile.py, not here.
+
+Inputs that could hang (FIFOs) are scored by `trajcheck score` in a subprocess with a timeout, so a
+regression fails the test instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from trajcheck import ledger
+from trajcheck.domscan import MAX_DOM_ELEMENTS, dom_shape
+
+from conftest import ROOT, SAMPLES, read_steps
+
+GOOD = SAMPLES / "terms-checkbox-on"  # a small run with frames, DOM snapshots and a click
+TRACE = ROOT / "tests" / "fixtures" / "playwright_trace" / "notes-trace"
+fifo_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes (POSIX)")
+
+
+def _cli(*args: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess[str], float]:
+    """`trajcheck ARGS` in a subprocess; (result, seconds). A hang fails the test at ``timeout``."""
+    start = time.monotonic()
+    res = subprocess.run([sys.executable, "-c", "from trajcheck.cli.main import main; main()", *args],
+                         capture_output=True, text=True, timeout=timeout)
+    return res, time.monotonic() - start
+
+
+def _batch(tmp_path: Path, *names: str) -> Path:
+    """A folder of copies of the good run, one per name (run_id = name), plus the untouched 'good' run."""
+    root = tmp_path / "runs"
+    for name in ("good", *names):
+        d = shutil.copytree(GOOD, root / name)
+        meta = json.loads((d / "run.json").read_text())
+        meta["run_id"] = name
+        (d / "run.json").write_text(json.dumps(meta))
+    return root
+
+
+def _rows(out: Path) -> dict[str, tuple[str, str, list[str]]]:
+    return {r[0]: (r[1], r[2], list(r[3] or [])) for r in
+            ledger.query(out, "select run_id, status, error, warnings from runs").rows}
+
+
+def _assert_scored(out: Path, expected: set[str]) -> dict[str, tuple[str, str, list[str]]]:
+    rows = _rows(out)
+    assert set(rows) == expected, rows.keys()
+    assert rows["good"][0] == "ok" and not rows["good"][1]
+    return rows
+
+
+# --- a FIFO anywhere in a run folder ------------------------------------------------------------------
+
+
+@fifo_only
+def test_a_fifo_beside_run_json_is_never_opened(tmp_path):
+    root = _batch(tmp_path, "fifo-extra")
+    os.mkfifo(root / "fifo-extra" / "extra.fifo")
+    res, took = _cli("score", str(root), "--out", str(tmp_path / "L"), "-q", "-j", "1")
+    assert res.returncode == 0, res.stderr
+    assert took < 30
+    rows = _assert_scored(tmp_path / "L", {"good", "fifo-extra"})
+    status, _, warnings = rows["fifo-extra"]
+    assert status == "ok" and any("extra.fifo" in w and "[not_a_regular_file]" in w for w in warnings)
+    inputs = json.loads(ledger.query(tmp_path / "L", "select inputs from runs where run_id = 'fifo-extra'").rows[0][0])
+    assert inputs["files"]["extra.fifo"][2] == "special:a named pipe (FIFO)"
+
+
+@fifo_only
+def test_fifo_frames_snapshots_and_contracts_are_warnings_and_never_opened(tmp_path):
+    root = _batch(tmp_path, "fifo-frame", "fifo-dom", "fifo-contract")
+    steps = read_steps(root / "good")
+    frame = next(s["frames"]["post"] for s in steps if s["action"].get("x") is not None)
+    dom = next(s["page"]["dom_after"] for s in steps if (s.get("page") or {}).get("dom_after"))
+    (root / "fifo-frame" / frame).unlink()
+    os.mkfifo(root / "fifo-frame" / frame)
+    (root / "fifo-dom" / dom).unlink()
+    os.mkfifo(root / "fifo-dom" / dom)
+    (root / "fifo-contract" / "contract.json").unlink(missing_ok=True)
+    os.mkfifo(root / "fifo-contract" / "contract.json")
+    res, took = _cli("score", str(root), "--out", str(tmp_path / "L"), "-q", "-j", "2")
+    assert res.returncode == 0, res.stderr
+    assert took < 30
+    rows = _assert_scored(tmp_path / "L", {"good", "fifo-frame", "fifo-dom", "fifo-contract"})
+    for name, fragment in (("fifo-frame", "field frames.post"), ("fifo-dom", "field page.dom_after"),
+                           ("fifo-contract", "contract.json")):
+        status, _, warnings = rows[name]
+        assert status == "ok", rows[name]
+        assert any(fragment in w and "[not_a_regular_file]" in w for w in warnings), (name, warnings)
+    reasons = {r[0] for r in ledger.query(tmp_path / "L", "select effect_reason from steps where run_id = "
+                                                          "'fifo-frame' and (frame_post = ? or frame_pre = ?)"
+                                          .replace("?", repr(frame))).rows}
+    assert reasons <= {"not_a_regular_file", "not_high_risk"} and "not_a_regular_file" in reasons
+    res, took = _cli("validate", str(root), "--format", "json")
+    assert took < 30 and "not_a_regular_file" in {p["slug"] for p in json.loads(res.stdout)}
+
+
+@fifo_only
+@pytest.mark.parametrize("name", ["run.json", "steps.jsonl"])
+def test_a_fifo_run_file_makes_the_run_invalid(tmp_path, name):
+    root = _batch(tmp_path, "fifo-run")
+    (root / "fifo-run" / name).unlink()
+    os.mkfifo(root / "fifo-run" / name)
+    res, took = _cli("score", str(root), "--out", str(tmp_path / "L"), "-q", "-j", "1")
+    assert res.returncode == 1, res.stderr
+    assert took < 30
+    rows = _assert_scored(tmp_path / "L", {"good", "fifo-run"})
+    status, error, _ = rows["fifo-run"]
+    assert status == "invalid" and f"{name}: a named pipe (FIFO)" in error and "[not_a_regular_file]" in error
+
+
+@fifo_only
+def test_a_fifo_trace_zip_makes_the_run_invalid(tmp_path):
+    root = _batch(tmp_path)
+    os.mkdir(root / "trace-run")
+    os.mkfifo(root / "trace-run" / "trace.zip")
+    res, took = _cli("score", str(root), "--out", str(tmp_path / "L"), "-q", "-j", "1")
+    assert res.returncode == 1 and took < 30, res.stderr
+    status, error, _ = _assert_scored(tmp_path / "L", {"good", "trace-run"})["trace-run"]
+    assert status == "invalid" and "trace.zip" in error and "[not_a_regular_file]" in error
+
+
+# --- one rule for links ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["run.json", "steps.jsonl", "contract.json", "dom"])
+def test_a_run_file_linking_outside_the_run_is_path_escapes_run(tmp_path, name):
+    root = _batch(tmp_path, "linked")
+    run = root / "linked"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    if name == "dom":
+        steps = read_steps(run)
+        rel = next(s["page"]["dom_after"] for s in steps if (s.get("page") or {}).get("dom_after"))
+    else:
+        rel = name
+        if name == "contract.json":
+            (run / rel).write_text('{"format": "trajcheck.contract/1", "checks": []}')
+    shutil.move(run / rel, outside / "target")
+    os.symlink(outside / "target", run / rel)
+    start = time.monotonic()
+    result = __import__("trajcheck").score([root], out=tmp_path / "L", jobs=1)
+    assert time.monotonic() - start < 30
+    status, error, _ = _assert_scored(tmp_path / "L", {"good", "linked"})["linked"]
+    assert status == "invalid" and "[path_escapes_run]" in error and rel in error, error
+    assert len(result.invalid) == 1
+
+
+def test_a_trace_zip_linking_outside_the_run_is_path_escapes_run(tmp_path):
+    root = _batch(tmp_path)
+    (root / "trace-run").mkdir()
+    os.symlink(TRACE / "trace.zip", root / "trace-run" / "trace.zip")
+    __import__("trajcheck").score([root], out=tmp_path / "L", jobs=1)
+    status, error, _ = _assert_scored(tmp_path / "L", {"good", "trace-run"})["trace-run"]
+    assert status == "invalid" and "[path_escapes_run]" in error and "trace.zip" in error
+
+
+def test_links_that_stay_inside_the_run_are_followed(tmp_path):
+    root = _batch(tmp_path, "inside")
+    run = root / "inside"
+    (run / "meta").mkdir()
+    shutil.move(run / "run.json", run / "meta" / "run.json")
+    os.symlink("meta/run.json", run / "run.json")
+    __import__("trajcheck").score([root], out=tmp_path / "L", jobs=1)
+    assert _assert_scored(tmp_path / "L", {"good", "inside"})["inside"][0] == "ok"
+
+
+# --- archives that claim little and unpack to a lot -----------------------------------------------------
+
+
+def _trace_with_big_frames(run: Path, size: int, lie: bool) -> list[str]:
+    """Rewrite the trace fixture with every screencast frame a step uses replaced by ``size`` zero bytes
+    (deflated to almost nothing); with ``lie``, each such member's header claims 1,000 bytes."""
+    from trajcheck.adapters import playwright_trace as pt
+
+    first, _ = pt.READER.read(TRACE, "notes-trace")
+    used = sorted({f for s in first.steps for f in (s.frame_pre, s.frame_post) if f})
+    shutil.copytree(TRACE, run)
+    src = run / "trace.zip"
+    with zipfile.ZipFile(src) as z:
+        members = [(i.filename, z.read(i)) for i in z.infolist()]
+    with zipfile.ZipFile(src, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members:
+            z.writestr(name, bytes(size) if name in used else data)
+    if lie:
+        raw = bytearray(src.read_bytes())
+        with zipfile.ZipFile(src) as z:
+            infos = [i for i in z.infolist() if i.filename in used]
+        for info in infos:  # the uncompressed size, in the local header and in the central directory
+            for sig, off in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+                at = raw.find(sig + b"", 0)
+                while at >= 0:
+                    name_len = int.from_bytes(raw[at + (26 if sig == b"PK\x03\x04" else 28):][:2], "little")
+                    start = at + (30 if sig == b"PK\x03\x04" else 46)
+                    if raw[start:start + name_len] == info.filename.encode():
+                        raw[at + off:at + off + 4] = (1000).to_bytes(4, "little")
+                    at = raw.find(sig, at + 4)
+        src.write_bytes(bytes(raw))
+    return used
+
+
+@pytest.mark.parametrize("lie", [False, True], ids=["honest-headers", "lying-headers"])
+def test_trace_frames_are_unpacked_lazily_with_a_byte_budget(tmp_path, monkeypatch, lie):
+    """Frame members that unpack past the frame byte budget are refused (frame_too_large) after that many
+    bytes, whatever their header says (a lying header stops zipfile at the claimed size: a CRC error,
+    frame_unreadable); the steps are scored without them and the other run of the batch is scored."""
+    from trajcheck import frames
+
+    monkeypatch.setattr(frames, "MAX_FRAME_BYTES", 1 << 20)  # 1 MiB here; 32 MiB in real runs
+    root = _batch(tmp_path)
+    used = _trace_with_big_frames(root / "trace-run", 3 << 20, lie)
+    start = time.monotonic()
+    result = __import__("trajcheck").score([root], out=tmp_path / "L", jobs=1)
+    assert time.monotonic() - start < 30
+    status, _, warnings = _assert_scored(tmp_path / "L", {"good", "trace-run"})["trace-run"]
+    assert status == "ok" and not result.invalid
+    slug = "frame_unreadable" if lie else "frame_too_large"
+    named = [w for w in warnings if f"[{slug}]" in w]
+    assert named and all("trace.zip:trace.trace" in w for w in named)
+    assert {u for u in used if any(repr(u) in w for w in named)} == set(used)
+
+
+def test_trace_frames_are_not_held_in_memory(tmp_path):
+    """The reader keeps no frame bytes: the run's inline frames unpack one member per access."""
+    from trajcheck.adapters import playwright_trace as pt
+
+    run, _ = pt.READER.read(TRACE, "notes-trace")
+    assert isinstance(run.inline_frames, pt.TraceFrames)
+    name = next(iter(run.inline_frames))
+    assert run.inline_frames[name][:2] in (b"\xff\xd8", b"\x89P")  # JPEG or PNG bytes, unpacked now
+    assert not any(isinstance(v, bytes) for v in vars(run.inline_frames).values())
+
+
+# --- DOM snapshots: linear time, a depth limit ----------------------------------------------------------
+
+
+def _with_dom(root: Path, name: str, html: str) -> str:
+    steps = read_steps(root / name)
+    rel = next(s["page"]["dom_after"] for s in steps if (s.get("page") or {}).get("dom_after"))
+    (root / name / rel).write_text(html)
+    return rel
+
+
+def test_a_deep_dom_snapshot_is_a_named_warning_in_bounded_time(tmp_path):
+    root = _batch(tmp_path, "deep-dom", "wide-dom")
+    deep = _with_dom(root, "deep-dom", "<html><body>" + "<div>" * 80_000 + "x" + "</div>" * 80_000 + "</body></html>")
+    _with_dom(root, "wide-dom", "<html><body>" + "<i></i>" * (MAX_DOM_ELEMENTS + 10) + "</body></html>")
+    start = time.monotonic()
+    __import__("trajcheck").score([root], out=tmp_path / "L", jobs=1)
+    assert time.monotonic() - start < 20  # 6.6 s for the parse alone before the limit
+    rows = _assert_scored(tmp_path / "L", {"good", "deep-dom", "wide-dom"})
+    status, _, warnings = rows["deep-dom"]
+    assert status == "ok" and any(repr(deep) in w and "[dom_too_deep]" in w for w in warnings), warnings
+    status, _, warnings = rows["wide-dom"]
+    assert status == "ok" and any("[dom_too_large]" in w for w in warnings), warnings
+
+
+def test_dom_scan_time_is_linear_in_depth():
+    times = []
+    for n in (20_000, 80_000):
+        html = "<html><body>" + "<div>" * n + "x" + "</div>" * n
+        start = time.perf_counter()
+        shape = dom_shape(html, max_depth=10 ** 9)
+        times.append(time.perf_counter() - start)
+        assert shape.depth >= n
+    assert times[1] < 4 * times[0] * 3  # linear (x4 input), with slack for a noisy machine
+
+
+@pytest.mark.parametrize("html", [
+    "<div>" * 700, "<div/>" * 700, "<div></span>" * 700, "<svg>" + "<div/>" * 700,
+    "<svg><foreignObject>" + "<div/>" * 700, "<span>" * 700, "<table><tr><td>" * 200,
+    "<ul>" + "<li><div>" * 400, "<p><b><div>" * 300, "<div>" + "<b class=x{}>" * 300 + "</div>x<div>" * 3,
+    "".join(f"<div><b class=c{i}></div>x" for i in range(300)),
+])
+def test_dom_scan_never_finds_less_depth_than_the_parser_builds(html):
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    deepest, stack = 0, [(tree.root, 1)]
+    while stack:
+        node, d = stack.pop()
+        if not node.tag.startswith("-"):
+            deepest = max(deepest, d)
+            c = node.child
+            while c is not None:
+                stack.append((c, d + 1))
+                c = c.next
+    assert dom_shape(html, max_depth=10 ** 9).depth >= deepest - 1  # a leaf that is never pushed: -1
+
+
+def test_dom_scan_agrees_with_the_parser_on_the_sample_snapshots():
+    from selectolax.lexbor import LexborHTMLParser
+
+    for f in sorted(SAMPLES.glob("*/dom/*.html")):
+        html = f.read_text("utf-8")
+        tree = LexborHTMLParser(html)
+        deepest, stack = 0, [(tree.root, 1)]
+        while stack:
+            node, d = stack.pop()
+            if not node.tag.startswith("-"):
+                deepest = max(deepest, d)
+                c = node.child
+                while c is not None:
+                    stack.append((c, d + 1))
+                    c = c.next
+        assert deepest - 1 <= dom_shape(html).depth <= deepest + 3, f
+
+
+# --- numbers JSON cannot hold ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("token,field", [("1e999", "outcome.score"), ("-1e999", "outcome.score"),
+                                         ("NaN", "outcome.score"), ("Infinity", "outcome.score")])
+def test_non_finite_numbers_in_run_json_make_the_run_invalid(tmp_path, token, field):
+    root = _batch(tmp_path, "odd-number")
+    meta = json.loads((root / "odd-number" / "run.json").read_text())
+    meta.setdefault("outcome", {})["score"] = "__X__"
+    (root / "odd-number" / "run.json").write_text(json.dumps(meta).replace('"__X__"', token))
+    __import__("trajcheck").score([root], out=tmp_path / "L", jobs=1)
+    status, error, _ = _assert_scored(tmp_path / "L", {"good", "odd-number"})["odd-number"]
+    assert status == "invalid" and "[value_out_of_range]" in error and "run.json" in error
+    assert f"field {field}" in error and token.lstrip("-") in error
+
+
+def test_non_finite_numbers_anywhere_in_a_step_are_refused_with_their_line_and_field(tmp_path):
+    root = _batch(tmp_path, "odd-step")
+    lines = (root / "odd-step" / "steps.jsonl").read_text().splitlines()
+    s = json.loads(lines[1])
+    s["note"] = {"deep": [1, "__X__"]}  # a property format v1 does not define: still refused
+    lines[1] = json.dumps(s).replace('"__X__"', "1e999")
+    (root / "odd-step" / "steps.jsonl").write_text("\n".join(lines) + "\n")
+    __import__("trajcheck").score([root], out=tmp_path / "L", jobs=1)
+    status, error, _ = _assert_scored(tmp_path / "L", {"good", "odd-step"})["odd-step"]
+    assert status == "invalid" and "steps.jsonl:2" in error and "field note.deep.1" in error
+    assert "[value_out_of_range]" in error
+
+
+# --- a ledger nobody committed to -----------------------------------------------------------------------
+
+
+def _leftovers(out: Path, extra: str | None = None) -> None:
+    """What a `score` killed after its parts and digests.json, before its first manifest, leaves."""
+    (out / "runs").mkdir(parents=True)
+    (out / "steps").mkdir()
+    (out / "runs" / "part-000001.parquet").write_bytes(b"PAR1 half")
+    (out / "steps" / f"part-000001.parquet.{'a' * 32}.tmp").write_bytes(b"PAR1")
+    (out / "digests.json").write_text('{"generation": 1, "runs": []}')
+    (out / f"manifest.json.{'b' * 32}.tmp").write_text("{")
+    if extra:
+        (out / extra).write_text("someone's notes")
+
+
+def test_a_folder_holding_only_trajcheck_leftovers_is_a_new_ledger(tmp_path):
+    root = _batch(tmp_path)
+    out = tmp_path / "L"
+    _leftovers(out)
+    res, took = _cli("score", str(root), "--out", str(out), "-q", "-j", "1")
+    assert res.returncode == 0, res.stderr
+    assert took < 60
+    assert ledger.read_manifest(out).generation == 1
+    assert _assert_scored(out, {"good"})
+    assert not (out / "runs" / "part-000001.parquet").exists() or \
+        ledger.read_manifest(out).parts["runs"] == ["runs/part-000001.parquet"]
+    assert not list(out.glob("**/*.tmp"))
+
+
+def test_a_folder_with_anything_else_is_still_refused(tmp_path):
+    root = _batch(tmp_path)
+    out = tmp_path / "L"
+    _leftovers(out, extra="notes.txt")
+    res, _ = _cli("score", str(root), "--out", str(out), "-q", "-j", "1")
+    assert res.returncode == 3 and "holds no trajcheck ledger" in res.stderr
+    assert (out / "notes.txt").read_text() == "someone's notes" and (out / "digests.json").exists()
+    assert not (out / ".trajcheck-lock").exists()  # the refused folder is left as it was
