@@ -180,3 +180,10 @@ def page_messages(tree: LexborHTMLParser | None, body_text: str | None = None) -
         elif SUCCESS_SENTENCE.search(s):
             successes.add(s)
     return PageMessages(frozenset(errors), frozenset(successes), frozenset(worded))
+
+
+def login_form(tree: LexborHTMLParser) -> bool:
+    """The page shows a sign-in form: exactly one password field (a registration or add-user form asks
+    for the password twice, a change-password form three times)."""
+    fields = tree.css('input[type="password" i]')
+    return len(fields) == 1 and not _hidden(fields[0])

@@ -30,7 +30,7 @@ exceeded``), so a score can always be explained. Rules, strongest first:
 | executor_error / _stale_ref / _not_found / _timeout | -0.4 / -0.5 | the executor's error message, classified |
 | drift_loop | -0.6 | the same action repeated on an unchanging screen |
 | repeated_failed_action | -0.7 | the same action that already failed earlier in the run |
-| auth_redirect | -0.7 | the page moved to a login URL (or a next=/return_to= redirect) |
+| auth_redirect | -0.7 | the page moved to a sign-in wall: a login endpoint, an auth area with a next=/return_to= redirect, or a password field on a page that is not a sign-up or password page |
 | blocking_page / captcha | -0.8 | "access denied", "just a moment", "verify you are human"... in title or page text |
 | no_observed_delta_after_waits | -0.5 | DONE after WAIT steps whose frames never changed |
 
@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import ParseResult, parse_qs, urlparse
 
 #: Signals that make a step negative whatever else it shows (rule 4), and the score cap they impose.
 BLOCKED_CODES = frozenset({"auth_redirect", "blocking_page", "captcha"})
@@ -68,7 +68,16 @@ _CAPTCHA = re.compile(r"captcha|verify (?:that )?you(?:'re| are) (?:a )?human|ar
 _BLOCKING = re.compile(r"access denied|just a moment|attention required|checking your browser|unusual traffic|"
                        r"too many requests|rate limit(?:ed)?|request blocked|you have been blocked|"
                        r"403 forbidden|error 1020|bot detection", re.I)
-_LOGIN_PATH = re.compile(r"/(?:login|log-in|signin|sign-in|sign_in|auth|oauth2?|sso|session/new|accounts/login)\b", re.I)
+#: A path segment that is a login endpoint by itself (``/login``, ``/users/sign_in``, ``/wp-login.php``,
+#: ``/oauth/authorize``, ``/session/new``).
+_LOGIN_SEGMENT = re.compile(r"(?:wp-)?(?:log[-_]?in|log[-_]?on|sign[-_]?in|sign[-_]?on|authenticate|authorize)"
+                            r"(?:\.\w{2,5})?", re.I)
+#: A segment that names an authentication area without being a login page (Django keeps users and groups
+#: under ``/admin/auth/``): login-like only with a redirect parameter or a password field on the page.
+_AUTH_AREA = re.compile(r"auth|oauth2?|sso|saml2?|cas|openid|identity|idp|accounts?|session|sessions", re.I)
+#: Pages with a password field that are not a wall: the agent went there to register or change a password.
+_OWN_PASSWORD_PAGE = re.compile(r"regist|sign[-_]?up|join|password|reset|settings|preferences|profile|new[-_]?account",
+                                re.I)
 _REDIRECT_PARAMS = ("next", "return_to", "returnto", "redirect", "redirect_uri", "redirect_url", "continue", "returnurl")
 _DESTRUCTIVE = re.compile(r"\b(?:delet|remov|purchas|buy|place[\s_-]+(?:the\s+|my\s+|your\s+)?order|checkout|"
                           r"check[\s_-]+out|pay|transfer|wire|cancel[\s_-]+(?:subscription|account|order)|"
@@ -101,6 +110,7 @@ class RewardInput:
     something_changed: bool | None = None
     page_title: str | None = None  # of the page after the action
     page_text: str | None = None
+    login_form_after: bool | None = None  # the page after shows a password field (None: no DOM snapshot)
     new_information: bool | None = None  # screen or DOM after the step not seen earlier in the run
     contract_name: str | None = None
     contract_passed: bool | None = None
@@ -124,18 +134,28 @@ def classify_error(message: str | None) -> tuple[str, float]:
     return "executor_error", -0.4
 
 
-def is_auth_redirect(url_before: str | None, url_after: str | None) -> bool:
-    """Did the page move to a login page (or gain a next=/return_to= redirect) it was not on before?"""
+def is_auth_redirect(url_before: str | None, url_after: str | None, login_form_after: bool | None = None) -> bool:
+    """Did the action land on a sign-in wall it was not on before? The page after must be a login
+    endpoint (a path segment such as ``login`` or ``sign_in``), or an authentication area (``/auth``,
+    ``/sso``, ...) with a redirect parameter (``next=``, ``return_to=``...), or show a login form (a
+    password field, ``login_form_after``) on a page that is not a registration or password page. A path
+    that merely contains ``auth`` (Django's ``/admin/auth/group/``) is not a wall."""
     if not url_after or url_after == url_before:
         return False
-    after = urlparse(url_after)
-    def login_like(u) -> bool:
-        q = {k.lower() for k in parse_qs(u.query)}
-        return bool(_LOGIN_PATH.search(u.path) or (q & set(_REDIRECT_PARAMS) and _LOGIN_PATH.search(u.path + "/"))
-                    or (q & set(_REDIRECT_PARAMS) and re.search(r"log|sign|auth", u.path, re.I)))
-    if not login_like(after):
+
+    def wall(u: ParseResult, form: bool | None) -> bool:
+        segments = [seg for seg in u.path.split("/") if seg]
+        if any(_LOGIN_SEGMENT.fullmatch(seg) for seg in segments) or u.path.lower().rstrip("/").endswith(
+                "/session/new"):
+            return True
+        redirect = bool({k.lower() for k in parse_qs(u.query)} & set(_REDIRECT_PARAMS))
+        if redirect and any(_AUTH_AREA.fullmatch(seg) for seg in segments):
+            return True
+        return bool(form) and not _OWN_PASSWORD_PAGE.search(u.path)
+
+    if not wall(urlparse(url_after), login_form_after):
         return False
-    return not (url_before and login_like(urlparse(url_before)))
+    return not (url_before and wall(urlparse(url_before), None))
 
 
 def blocking_signal(title: str | None, text: str | None) -> str | None:
@@ -207,7 +227,7 @@ def score_step(inp: RewardInput) -> Reward:
     block = blocking_signal(inp.page_title, inp.page_text)
     if block:
         signals.append((f"{block}: {_ev(inp.page_title) or _ev(inp.page_text)}", -0.8))
-    if is_auth_redirect(inp.url_before, inp.url_after):
+    if is_auth_redirect(inp.url_before, inp.url_after, inp.login_form_after):
         signals.append((f"auth_redirect: {_ev(inp.url_after, 80)}", -0.7))
     if inp.loop_position is not None and inp.loop_position >= 2:
         signals.append((f"drift_loop: repetition {inp.loop_position}", -0.6))

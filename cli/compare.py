@@ -11,7 +11,7 @@ import typer
 
 from trajcheck.errors import LedgerError, UsageError
 
-from .common import Exit, Format, emit, fail
+from .common import Exit, Format, emit, err, fail
 
 
 def pct(rate: dict[str, Any]) -> str:
@@ -35,13 +35,13 @@ def arm_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
 
 
 def pair_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
-    cols = ["baseline", "arm", "pairs", "difference", "95% CI", "only_baseline", "only_arm", "mcnemar_p",
-            "wins/losses/ties"]
+    cols = ["baseline", "arm", "pairs", "difference", "95% CI", "ci_method", "only_baseline", "only_arm",
+            "mcnemar_p", "wins/losses/ties"]
     rows = []
     for p in c["paired"]:
         ci = "-" if p["low"] is None else f"[{100 * p['low']:+.1f}, {100 * p['high']:+.1f}] pp"
         rows.append([p["baseline"], p["arm"], p["pairs"],
-                     "-" if p["difference"] is None else f"{100 * p['difference']:+.1f} pp", ci,
+                     "-" if p["difference"] is None else f"{100 * p['difference']:+.1f} pp", ci, p["ci_method"] or "-",
                      p["baseline_only"], p["arm_only"], num(p["mcnemar_p"], ".4f"),
                      f"{p['task_wins']}/{p['task_losses']}/{p['task_ties']}"])
     return cols, rows
@@ -54,20 +54,29 @@ def compare(
     = None,
     success_score: Annotated[float, typer.Option(help="For runs without a verdict: an outcome.score at or above "
                                                  "this counts as success.")] = 1.0,
+    baseline: Annotated[Optional[str], typer.Option(help="The arm the others are paired against, as shown in the "
+                                                    "arms table (e.g. false); default: the first by name.")] = None,
+    where: Annotated[Optional[str], typer.Option(help="SQL condition on `runs` selecting the runs to compare, "
+                                                 "e.g. \"source_format = 'trajcheck.run/1'\".")] = None,
+    include_missing: Annotated[bool, typer.Option("--include-missing", help="Make the runs without a value of --by "
+                                                  "an arm of their own, (null); by default they are only "
+                                                  "counted.")] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
 ) -> None:
-    """Compare ablation arms: success with 95% Wilson intervals, paired difference with a
-    seeded bootstrap interval, exact McNemar test, per-task wins, and what the verifier-off
-    arm missed.
+    """Compare ablation arms: success with 95% Wilson intervals, paired difference with an
+    interval that holds for its number of pairs (Newcombe's score interval below 30 pairs, a
+    seeded percentile bootstrap from 30), exact McNemar test, per-task wins, and what the
+    verifier-off arm missed. Runs without a value of --by are counted apart, not an arm.
 
-    Example: trajcheck compare ledger/ --by config.perceptual_verifier
+    Example: trajcheck compare ledger/ --by config.perceptual_verifier --baseline false
 
     Exit codes: 0 ok; 2 bad --by or arguments; 3 a ledger cannot be read.
     """
     try:
         from trajcheck.compare import compare as run_compare  # scipy.stats: imported only when used
 
-        result = run_compare(ledgers, by, success_score)
+        result = run_compare(ledgers, by, success_score, baseline=baseline, where=where,
+                             include_missing=include_missing)
     except LedgerError as exc:
         fail(str(exc), Exit.INPUT)
     except UsageError as exc:
@@ -83,6 +92,9 @@ def compare(
     # metrics down, arms across: readable in 80 columns for the usual two arms
     emit([data["by"], *[str(r[0]) for r in rows]], [[c, *[r[i] for r in rows]] for i, c in enumerate(cols) if i],
          fmt, title=f"arms (success: verdict pass, else score >= {success_score:g})")
+    if data["runs_without_value"]:
+        err.print(f"{data['runs_without_value']} runs have no value of {data['by']} and are not compared "
+                  "(--include-missing makes them an arm)", highlight=False)
     if data["paired"]:
         pc, pr = pair_rows(data)
         emit(pc, pr, fmt, title="paired by task_id and trial")

@@ -1,5 +1,6 @@
 """Ablation comparison: arms of a ledger (or two ledgers), success with intervals,
-paired differences with a bootstrap interval and an exact McNemar test.
+paired differences with an interval that holds at their number (Newcombe's score
+interval below 30 pairs, a seeded bootstrap above) and an exact McNemar test.
 
 Success is the referee's ``eval_final_verdict = 'pass'``; where a run has no
 verdict at all (``unknown``), an external evaluator's ``outcome_score`` at or
@@ -46,12 +47,20 @@ def outcome_of(row: dict[str, Any], success_score: float) -> tuple[bool, str]:
     return False, "none"
 
 
-def _load(ledger_dir: str | os.PathLike[str], arm_expr: str | None, label: str | None) -> list[dict[str, Any]]:
+def _load(ledger_dir: str | os.PathLike[str], arm_expr: str | None, label: str | None,
+          where: str | None = None) -> list[dict[str, Any]]:
     con = ledger.connect(ledger_dir)
     try:
         arm = arm_expr or "NULL"
+        if where:
+            try:
+                con.execute(f"select count(*) from runs where {where}").fetchall()
+            except Exception as exc:  # noqa: BLE001  (parser or binder error)
+                raise UsageError(f"--where: {str(exc).splitlines()[0]}") from None
+        filt = f"where {where}" if where else ""
         try:
-            cur = con.execute(f"select {', '.join(RUN_COLUMNS)}, CAST({arm} AS VARCHAR) AS arm from runs order by run_id")
+            cur = con.execute(f"select {', '.join(RUN_COLUMNS)}, CAST({arm} AS VARCHAR) AS arm from runs {filt} "
+                              "order by run_id")
         except Exception as exc:  # noqa: BLE001  (binder error: unknown column)
             raise UsageError(f"--by: {str(exc).splitlines()[0]}") from None
         cols = [d[0] for d in cur.description]
@@ -63,7 +72,7 @@ def _load(ledger_dir: str | os.PathLike[str], arm_expr: str | None, label: str |
     for r in rows:
         if label is not None:
             r["arm"] = label
-        r["arm"] = "(null)" if r["arm"] is None else str(r["arm"])
+        r["arm"] = MISSING if r["arm"] is None else str(r["arm"])
         r["no_effect_steps"] = unwarned.get(r["run_id"], 0)
     return rows
 
@@ -117,10 +126,12 @@ class Pairing:
     wins: int  # tasks where the arm succeeded more often
     losses: int
     ties: int
+    ci_method: str | None = None  # newcombe (fewer than stats.BOOTSTRAP_MIN_PAIRS pairs) | bootstrap
 
     def to_json(self) -> dict[str, Any]:
         return {"baseline": self.baseline, "arm": self.arm, "pairs": self.pairs,
                 "difference": _r(self.difference), "low": _r(self.low), "high": _r(self.high),
+                "ci_method": self.ci_method,
                 "baseline_only": self.b, "arm_only": self.c, "mcnemar_p": _r(self.mcnemar_p),
                 "task_wins": self.wins, "task_losses": self.losses, "task_ties": self.ties}
 
@@ -146,27 +157,43 @@ class Comparison:
     arms: list[Arm]
     pairings: list[Pairing]
     counterfactuals: list[Counterfactual]
+    missing: int = 0  # runs without a value of --by, left out of the arms (include_missing=False)
+    where: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"by": self.by, "success_score": self.success_score, "arms": [a.to_json() for a in self.arms],
+        return {"by": self.by, "success_score": self.success_score, "where": self.where,
+                "runs_without_value": self.missing, "arms": [a.to_json() for a in self.arms],
                 "paired": [p.to_json() for p in self.pairings],
                 "counterfactual": [c.to_json() for c in self.counterfactuals]}
 
 
-def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, success_score: float = 1.0) -> Comparison:
-    """Compare arms: the values of ``by`` in one ledger, or two ledgers as two arms."""
+#: The arm of runs that have no value of --by (a config key they do not set).
+MISSING = "(null)"
+
+
+def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, success_score: float = 1.0, *,
+            baseline: str | None = None, where: str | None = None, include_missing: bool = False) -> Comparison:
+    """Compare arms: the values of ``by`` in one ledger, or two ledgers as two arms.
+
+    ``where``: SQL on ``runs`` selecting the runs compared. Runs without a value of ``by`` are counted
+    apart (``missing``) and are no arm unless ``include_missing``. ``baseline``: the arm the others are
+    paired against (default: the first arm by name)."""
     if len(ledgers) == 1:
         if not by:
             raise UsageError("one ledger needs --by COLUMN (e.g. --by config.perceptual_verifier)")
-        rows = _load(ledgers[0], group_expr(by), None)
+        rows = _load(ledgers[0], group_expr(by), None, where)
     elif len(ledgers) == 2:
         names = [Path(p).name or str(p) for p in ledgers]
         if names[0] == names[1]:
             names = ["A", "B"]
-        rows = _load(ledgers[0], None, names[0]) + _load(ledgers[1], None, names[1])
+        rows = _load(ledgers[0], None, names[0], where) + _load(ledgers[1], None, names[1], where)
         by = by or "ledger"
     else:
         raise UsageError("give one ledger with --by, or two ledgers")
+    missing = 0
+    if not include_missing:
+        missing = sum(r["arm"] == MISSING for r in rows)
+        rows = [r for r in rows if r["arm"] != MISSING]
     outcomes: list[RunOutcome] = []
     for r in rows:
         if r["status"] != "ok":
@@ -175,11 +202,16 @@ def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, succes
         outcomes.append(RunOutcome(r["run_id"], r["task_id"], r["trial"], r["arm"],
                                    r["eval_final_verdict"] or "unknown", ok, how, r))
     arm_names = sorted({r["arm"] for r in rows})
+    if baseline is not None:
+        if baseline not in arm_names:
+            raise UsageError(f"--baseline {baseline!r} is not an arm; the arms are: "
+                             f"{', '.join(arm_names) or '(none)'}")
+        arm_names = [baseline] + [a for a in arm_names if a != baseline]
     arms = [_arm(name, [o for o in outcomes if o.arm == name], sum(1 for r in rows if r["arm"] == name and
                                                                      r["status"] != "ok")) for name in arm_names]
     pairings = [_pair(arm_names[0], other, outcomes) for other in arm_names[1:]]
     cfs = [_counterfactual(name, [o for o in outcomes if o.arm == name]) for name in arm_names]
-    return Comparison(by, success_score, arms, pairings, [c for c in cfs if c.runs_recorded_off])
+    return Comparison(by, success_score, arms, pairings, [c for c in cfs if c.runs_recorded_off], missing, where)
 
 
 def _arm(name: str, runs: list[RunOutcome], invalid: int) -> Arm:
@@ -213,7 +245,7 @@ def _pair(base: str, other: str, outcomes: list[RunOutcome]) -> Pairing:
     keys = sorted(set(a) & set(b), key=lambda k: (k[0], -1 if k[1] is None else k[1]))
     xa = np.array([a[k].success for k in keys], dtype=float)
     xb = np.array([b[k].success for k in keys], dtype=float)
-    diff, low, high = stats.paired_difference(xa, xb) if keys else (None, None, None)
+    diff, low, high, method = stats.paired_interval(xa, xb) if keys else (None, None, None, None)
     only_a = int(((xa == 1) & (xb == 0)).sum())
     only_b = int(((xb == 1) & (xa == 0)).sum())
     per_task: dict[str, list[float]] = {}
@@ -223,7 +255,7 @@ def _pair(base: str, other: str, outcomes: list[RunOutcome]) -> Pairing:
     losses = sum(1 for d in per_task.values() if sum(d) < 0)
     ties = len(per_task) - wins - losses
     return Pairing(base, other, len(keys), diff, low, high, only_a, only_b, stats.mcnemar_exact(only_a, only_b),
-                   wins, losses, ties)
+                   wins, losses, ties, method)
 
 
 def _counterfactual(name: str, runs: list[RunOutcome]) -> Counterfactual:

@@ -23,7 +23,8 @@ from trajcheck.analyzers.observation import ObservationFinding, PageEvidence
 from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult, ContractState, Picture
 from trajcheck.analyzers.predictions import PredictionFinding
 from trajcheck.analyzers.referee import Judge, Verdict
-from trajcheck.analyzers import contract as contract_mod, evidence as evidence_mod, referee
+from trajcheck.analyzers import claims, contract as contract_mod, evidence as evidence_mod, referee
+from trajcheck.analyzers import messages
 from trajcheck.analyzers.messages import PageMessages
 from trajcheck.analyzers.ambient import Transition, learn_ambient
 from trajcheck.analyzers.perceptual import EffectFinding, ImageEvidence
@@ -298,6 +299,7 @@ class _PageFacts:
     kind: str = "generic"
     messages_before: PageMessages | None = None  # None: no DOM snapshot
     messages_after: PageMessages | None = None
+    login_form_after: bool | None = None  # exactly one password field after (None: no DOM snapshot)
 
 
 def _page_facts(s: Step, before: Snapshot | None, after: Snapshot | None, opts: ScoreOptions) -> _PageFacts:
@@ -323,7 +325,8 @@ def _page_facts(s: Step, before: Snapshot | None, after: Snapshot | None, opts: 
                        (p.title_after if p and p.title_after else after.text.title if after else None),
                        after.text.text if after else None, kind=kind,
                        messages_before=before.messages if before else None,
-                       messages_after=after.messages if after else None)
+                       messages_after=after.messages if after else None,
+                       login_form_after=messages.login_form(after.tree) if after else None)
     if s.expected:
         ran, failed, url_ok = predictions.check_expected(
             s.expected, before.tree if before else None, after.tree if after else None,
@@ -423,7 +426,8 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
     rewards = _rewards(run, steps, evidence, effects, pages, preds, loop_findings, gates, opts, step_contract)
     ev_verdict = evidence_mod.decide(_evidence_steps(run, risks, effects, pages, loop_findings, gates, rewards))
     evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
-    verdict = referee.decide(contract_result, *judges, _claimed(run), ev_verdict, evaluator)
+    claim = _claim(run)
+    verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator)
 
     step_rows = [_step_row(run, s, ev, r, f, pg, pr, lf, rw, g)
                  for s, ev, r, f, pg, pr, lf, rw, g in zip(steps, evidence, risks, effects, pages, preds,
@@ -432,6 +436,7 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
     row = _run_row(run, ref, effects, step_rows, frames.decoded, problems)
     row.update(_verdict_columns(contract, contract_result, verdict, ev_verdict))
     row["evaluator_verdict"] = evaluator
+    row["claim_reason"], row["claim_evidence"] = claim.reason, claim.evidence
     return RunResult(row, step_rows, frames.decoded, problems, ref.display)
 
 
@@ -508,7 +513,7 @@ def _rewards(run: Run, steps: tuple[Step, ...], evidence: list[ImageEvidence], e
             content_changed=f.content_changed, frames_present=ev.change is not None,
             url_before=s.page.url_before if s.page else None, url_after=s.page.url_after if s.page else None,
             meaningful_change=pg.obs.meaningful_change, something_changed=pg.obs.something_changed,
-            page_title=pg.title, page_text=pg.text, new_information=new_info,
+            page_title=pg.title, page_text=pg.text, login_form_after=pg.login_form_after, new_information=new_info,
             contract_name=s.contract_name or (contracts[s.index].name if s.index in contracts else None),
             contract_passed=s.contract_passed if s.contract_passed is not None else (
                 contracts[s.index].verdict == "pass" if s.index in contracts else None),
@@ -571,9 +576,13 @@ def _evidence_steps(run: Run, risks: list[highrisk.HighRisk], effects: list[Effe
     return out
 
 
-def _claimed(run: Run) -> bool:
-    return run.outcome_status == "done" or any(
-        s.action.type == "DONE" and not s.action.extra.get("infeasible") for s in run.steps)
+def _claim(run: Run) -> claims.Claim:
+    done = next((s for s in reversed(run.steps) if s.action.type == "DONE"), None)
+    if done is None:
+        return claims.read_claim(False, run.outcome_status)
+    return claims.read_claim(True, run.outcome_status, flag_failed=bool(done.action.extra.get("infeasible")),
+                             task_completed=done.semantic.task_completed if done.semantic else None,
+                             message=done.action.text or done.reasoning)
 
 
 def _referee(run: Run, run_dir: Path, plan: _RefereePlan, frames: _FrameCache, doms: DomCache,

@@ -315,17 +315,22 @@ def test_shared_references_cannot_expand_exponentially():
 
 
 def test_benchmark_evaluator_decides_runs_without_contract_or_judge():
-    """Issue 20: WebArena's and WorkArena's own evaluator results are a verdict source. Two runs end with
-    the agent's answer and reward 0 (false claims on the evaluator's word); the reward-1 runs pass."""
+    """Issue 20: WebArena's and WorkArena's own evaluator results are a verdict source; the reward-1 runs
+    pass. Two runs end with the agent's message and reward 0: WebArena 2_14 answers (a false claim on the
+    evaluator's word); the WorkArena chart run ends with report_infeasible ("impossible to determine" the
+    values), the agent's own failure flag, which is no claim (issue 12): it fails without being a false
+    claim."""
     if not BG.is_dir():
         pytest.skip(f"{BG} is not present")
     rows = {r.run["run_id"]: r.run for r in score_paths([BG], jobs=1).results}
-    for rid in ("2024-11-18_10-53-14_DemoAgentArgs_on_webarena.2_14",
-                "2024-11-21_19-51-18_DemoAgentArgs_on_workarena.servicenow.dashboard-retrieve-catalog-and-max-order-"
-                "apple-macbook-pro15-l2_25"):
-        r = rows[rid]
-        assert (r["outcome_score"], r["eval_final_verdict"], r["verdict_source"], r["claimed_success"],
-                r["false_claim"], r["false_claim_basis"]) == (0.0, "fail", "evaluator", True, True, "evaluator"), rid
+    cols = ("outcome_score", "eval_final_verdict", "verdict_source", "claimed_success", "false_claim",
+            "false_claim_basis", "claim_reason")
+    r = rows["2024-11-18_10-53-14_DemoAgentArgs_on_webarena.2_14"]
+    assert tuple(r[c] for c in cols) == (0.0, "fail", "evaluator", True, True, "evaluator", "done")
+    r = rows["2024-11-21_19-51-18_DemoAgentArgs_on_workarena.servicenow.dashboard-retrieve-catalog-and-max-order-"
+             "apple-macbook-pro15-l2_25"]
+    assert tuple(r[c] for c in cols) == (0.0, "fail", "evaluator", False, False, None, "agent_reported_failure")
+    assert r["claim_evidence"] == "infeasible"
     passed = [r for r in rows.values() if r["outcome_score"] == 1.0]
     assert len(passed) == 5
     assert all((r["eval_final_verdict"], r["verdict_source"], r["false_claim"]) == ("pass", "evaluator", False)

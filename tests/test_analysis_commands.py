@@ -59,6 +59,47 @@ def test_compare_arms_and_pairs(four):
     # two tasks x one trial: both pairs moved fail -> pass; exact McNemar two-sided p = 2 * 0.5^2 = 0.5.
     assert (pair["baseline"], pair["arm"], pair["pairs"], pair["baseline_only"], pair["arm_only"],
             pair["difference"], pair["mcnemar_p"], pair["task_wins"]) == ("false", "true", 2, 0, 2, 1.0, 0.5, 2)
+    # 2 pairs are too few for a bootstrap: Newcombe's score interval. Both pairs discordant one way, so the
+    # correlation term is 0 and low = 1 - sqrt((1 - 0.34238)^2 + (0.65762 - 0)^2) = 1 - 0.65762 * sqrt(2).
+    assert pair["ci_method"] == "newcombe"
+    assert (pair["low"], pair["high"]) == (pytest.approx(1 - 0.65762 * 2 ** 0.5, abs=2e-5), 1.0)
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """The four runs plus two recorded without config.perceptual_verifier (no part in the ablation)."""
+    out = tmp_path_factory.mktemp("mixed") / "ledger"
+    names = (*RUNS, "nc-swallowed-send", "nc-consent-recovered")
+    res = CliRunner().invoke(app, ["score", *(str(SAMPLES / r) for r in names), "--out", str(out), "--quiet",
+                                   "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_compare_leaves_runs_without_the_key_out_of_the_arms(mixed):
+    got = run_json("compare", str(mixed), "--by", "config.perceptual_verifier")
+    assert [a["arm"] for a in got["arms"]] == ["false", "true"] and got["runs_without_value"] == 2
+    [pair] = got["paired"]
+    assert (pair["baseline"], pair["arm"], pair["pairs"], pair["arm_only"]) == ("false", "true", 2, 2)
+    res = CliRunner().invoke(app, ["compare", str(mixed), "--by", "config.perceptual_verifier"])
+    assert "2 runs have no value of config.perceptual_verifier" in res.output
+    got = run_json("compare", str(mixed), "--by", "config.perceptual_verifier", "--include-missing")
+    assert [(a["arm"], a["runs"]) for a in got["arms"]] == [("(null)", 2), ("false", 2), ("true", 2)]
+    assert got["runs_without_value"] == 0
+
+
+def test_compare_baseline_and_where(mixed):
+    got = run_json("compare", str(mixed), "--by", "config.perceptual_verifier", "--baseline", "true")
+    [pair] = got["paired"]
+    assert (pair["baseline"], pair["arm"], pair["difference"], pair["baseline_only"]) == ("true", "false", -1.0, 2)
+    got = run_json("compare", str(mixed), "--by", "config.perceptual_verifier", "--where",
+                   "task_id = 'newsletter-subscribe'")
+    # consent-overlay on and off; nc-consent-recovered has the same task but no value of the key
+    assert [(a["arm"], a["runs"]) for a in got["arms"]] == [("false", 1), ("true", 1)]
+    assert got["runs_without_value"] == 1 and got["where"] == "task_id = 'newsletter-subscribe'"
+    for args, word in ((["--baseline", "maybe"], "is not an arm"), (["--where", "no such"], "--where")):
+        res = CliRunner().invoke(app, ["compare", str(mixed), "--by", "config.perceptual_verifier", *args])
+        assert res.exit_code == 2 and word in res.output, res.output
 
 
 def test_agree_scores_each_source_on_its_own(four):

@@ -46,3 +46,11 @@ def test_evidence_referee_table_matches_its_rules():
     rows = "".join(f"| `{c}` | {evidence.WEIGHTS[c]:+.1f} | {evidence.MEANINGS[c]} |\n" for c in evidence.WEIGHTS)
     assert "| code | weight | holds when |\n|---|---|---|\n" + rows in README, \
         "README's evidence referee table is stale: regenerate it from analyzers/evidence.py"
+
+
+def test_claim_table_matches_its_rules():
+    from trajcheck.analyzers.claims import CLAIM_RULES
+
+    rows = "".join(f"| `{c}` | {'yes' if claimed else 'no'} | {m} |\n" for c, claimed, m in CLAIM_RULES)
+    assert "| claim_reason | claimed | when |\n|---|---|---|\n" + rows in README, \
+        "README's claim table is stale: regenerate it from analyzers/claims.py"

@@ -53,9 +53,38 @@ def test_executor_errors_are_classified_negative(msg, code):
     ("https://shop/cart", "https://shop/cart?next=2", False),
     ("https://shop/login", "https://shop/login?error=1", False),
     ("https://shop/a", "https://shop/blog/how-to-login-faster", False),
+    # Django keeps users and groups under /admin/auth/: not a wall (issue 12)
+    ("http://x/admin/", "http://x/admin/auth/group/", False),
+    ("http://x/admin/auth/group/", "http://x/admin/auth/user/", False),
+    ("http://x/admin/", "http://x/admin/login/?next=/admin/", True),
+    ("http://x/", "http://x/auth?next=/", True),  # an auth area with a redirect parameter
+    ("http://x/", "http://x/users/sign_in", True),
+    ("http://x/", "http://x/wp-login.php?redirect_to=x", True),
+    ("http://x/", "http://x/oauth/authorize?client_id=1", True),
 ])
 def test_auth_redirect(before, after, expected):
     assert is_auth_redirect(before, after) is expected
+
+
+@pytest.mark.parametrize("after,form,expected", [
+    ("http://x/orders", True, True),  # the page asks for a password: a sign-in wall whatever its URL
+    ("http://x/orders", False, False),
+    ("http://x/signup", True, False),  # the agent went there to register
+    ("http://x/settings/password", True, False),
+    ("http://x/admin/auth/group/", None, False),
+])
+def test_auth_redirect_by_login_form(after, form, expected):
+    assert is_auth_redirect("http://x/", after, form) is expected
+
+
+def test_login_form_is_one_visible_password_field():
+    from selectolax.lexbor import LexborHTMLParser
+
+    from trajcheck.analyzers.messages import login_form
+    assert login_form(LexborHTMLParser('<form><input name=u><input type="PASSWORD" name=p></form>'))
+    assert not login_form(LexborHTMLParser('<input type=password><input type=password>'))  # registration
+    assert not login_form(LexborHTMLParser('<div hidden><input type=password></div>'))
+    assert not login_form(LexborHTMLParser('<p>no form</p>'))
 
 
 def test_auth_redirect_is_negative():

@@ -162,3 +162,49 @@ def test_final_verdict_matches_every_labelled_outcome_it_covers(sample_ledger, l
     assert len(covered) >= 15
     for rid, verdict in covered:
         assert verdict == labels[rid]["outcome"], rid
+
+
+NO_CONTRACT = ("nc-swallowed-send", "nc-server-validation", "nc-pay-loop", "nc-register-navigation",
+               "nc-profile-toast", "nc-consent-recovered", "nc-inbox-read", "nc-signin-gave-up")
+
+
+def test_runs_without_contract_or_judge_get_the_evidence_verdict(sample_ledger, labels):
+    """Issue 12: recorded without a contract, a judge or an evaluator score; their own evidence decides,
+    and it agrees with the label wherever it is decisive."""
+    want = {"nc-swallowed-send": ("fail", "last_high_risk_no_effect"),
+            "nc-server-validation": ("fail", "error_after_last_high_risk"),
+            "nc-pay-loop": ("fail", "ends_in_loop"),
+            "nc-register-navigation": ("pass", "navigated_after_last_high_risk"),
+            "nc-profile-toast": ("pass", "success_after_last_high_risk"),
+            "nc-consent-recovered": ("pass", "success_after_last_high_risk"),
+            "nc-inbox-read": ("unknown", None),
+            "nc-signin-gave-up": ("fail", "ends_blocked")}
+    assert set(want) == set(NO_CONTRACT)
+    for rid, (verdict, code) in want.items():
+        r = _run(sample_ledger, rid)
+        assert (r["det_verdict"], r["judge_verdict"], r["evaluator_verdict"]) == ("not_applicable", None, None), rid
+        assert r["eval_final_verdict"] == r["evidence_verdict"] == verdict, rid
+        assert r["verdict_source"] == ("none" if verdict == "unknown" else "evidence"), rid
+        if verdict != "unknown":
+            assert verdict == labels[rid]["outcome"], rid
+            assert r["final_confidence"] <= 0.6, rid  # evidence alone is the lowest authority
+        codes = [c.split("@")[0] for c in r["evidence_reasons"]]
+        assert (code in codes) if code else codes == [], (rid, codes)
+        assert r["claimed_success"] == labels[rid]["claims_success"], rid
+        assert r["lesson_promotable"] is False, rid
+
+
+def test_false_claims_without_contracts_are_caught(sample_ledger, labels):
+    claims = {rid for rid in NO_CONTRACT if _run(sample_ledger, rid)["false_claim"]}
+    truth = {rid for rid in NO_CONTRACT if labels[rid]["claims_success"] and labels[rid]["outcome"] == "fail"}
+    assert claims == truth == {"nc-swallowed-send", "nc-server-validation", "nc-pay-loop"}
+    for rid in claims:
+        assert _run(sample_ledger, rid)["false_claim_basis"] == "evidence"
+
+
+def test_an_honest_give_up_is_not_a_false_claim(sample_ledger):
+    r = _run(sample_ledger, "nc-signin-gave-up")
+    assert (r["claimed_success"], r["claim_reason"], r["false_claim"]) == (False, "message_admits_failure", False)
+    assert r["claim_evidence"] == "agent could not: I could not"
+    [click] = _steps(sample_ledger, "run_id = 'nc-signin-gave-up' and step_index = 1")
+    assert any(c.startswith("auth_redirect:") for c in click["reward_reasons"])

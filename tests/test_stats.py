@@ -54,3 +54,26 @@ def test_pass_at_k():
     assert stats.pass_hat_k(5, 2, 2) == pytest.approx(1 / 10)  # C(2,2)/C(5,2)
     assert stats.pass_at_k(3, 0, 2) == 0.0 and stats.pass_hat_k(3, 3, 3) == 1.0
     assert stats.pass_at_k(2, 1, 3) is None
+
+
+def test_newcombe_paired_interval_by_hand():
+    # 10 pairs: 4 both succeed, 1 only a, 3 only b, 2 neither. p_b = 0.7, p_a = 0.5, difference +0.2.
+    a = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 0])
+    b = np.array([1, 1, 1, 1, 0, 1, 1, 1, 0, 0])
+    diff, low, high = stats.newcombe_paired(a, b)
+    ra, rb = stats.wilson(5, 10), stats.wilson(7, 10)
+    phi = (4 * 2 - 1 * 3) / (5 * 5 * 7 * 3) ** 0.5  # (ad - bc) / sqrt of the four margins
+    want_low = 0.2 - ((0.7 - rb.low) ** 2 - 2 * phi * (0.7 - rb.low) * (ra.high - 0.5) + (ra.high - 0.5) ** 2) ** 0.5
+    want_high = 0.2 + ((rb.high - 0.7) ** 2 - 2 * phi * (rb.high - 0.7) * (0.5 - ra.low) + (0.5 - ra.low) ** 2) ** 0.5
+    assert diff == pytest.approx(0.2) and low == pytest.approx(want_low) and high == pytest.approx(want_high)
+    assert low < 0 < high  # 3 against 1 discordant pairs is not a significant difference
+
+
+def test_paired_interval_switches_method_at_30_pairs():
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, 2, 40), rng.integers(0, 2, 40)
+    assert stats.paired_interval(a[:29], b[:29])[3] == "newcombe"
+    assert stats.paired_interval(a[:30], b[:30])[3] == "bootstrap"
+    # all pairs moved one way: the bootstrap would give [+100, +100]; the score interval does not
+    _, low, high, _ = stats.paired_interval(np.zeros(5), np.ones(5))
+    assert 0.3 < low < 0.5 and high == 1.0

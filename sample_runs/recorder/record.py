@@ -25,11 +25,13 @@ browser download is not used.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import mimetypes
 import shutil
 import sys
 import tempfile
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -93,8 +95,56 @@ FOCUS_JS = """
 """
 
 
+def _field(name: str, label: str, kind: str, value: str, error: bool) -> str:
+    shown = "" if kind == "password" else html.escape(value, quote=True)
+    inner = (f'<label class="form-label" for="{name}">{label}</label>'
+             f'<input class="form-control mb-3" id="{name}" name="{name}" type="{kind}" value="{shown}">')
+    return f'<div class="field_with_errors">{inner}</div>' if error else inner
+
+
+def register_page(values: dict[str, str], errors: dict[str, str]) -> str:
+    """Gitforge's sign-up form as its server renders it, Rails style: an ``error_explanation`` box and
+    ``field_with_errors`` wrappers after a refused POST."""
+    page = (PAGES / "register" / "form.html").read_text()
+    box = ""
+    if errors:
+        items = "".join(f"<li>{html.escape(m)}</li>" for m in errors.values())
+        box = (f'<div id="error_explanation" class="alert alert-danger"><h2 class="h6">{len(errors)} error'
+               f'{"s" if len(errors) > 1 else ""} prohibited this account from being saved:</h2><ul class="mb-0">'
+               f'{items}</ul></div>')
+    fields = "".join(_field(n, label, kind, values.get(n, ""), n in errors) for n, label, kind in (
+        ("username", "Username", "text"), ("email", "Email", "email"), ("password", "Password (8 characters or more)",
+                                                                         "password")))
+    return page.replace("<!--ERRORS-->", box).replace("<!--FIELDS-->", fields)
+
+
+def handle_register(route) -> None:
+    """The server side of /register: GET shows the form; POST validates it and either re-renders the form
+    with its errors (status 422, as Rails does) or redirects to the welcome page (303)."""
+    if route.request.method != "POST":
+        route.fulfill(status=200, body=register_page({}, {}), content_type="text/html")
+        return
+    form = {k: v[0] for k, v in urllib.parse.parse_qs(route.request.post_data or "").items()}
+    errors = {}
+    if len(form.get("password", "")) < 8:
+        errors["password"] = "Password is too short (minimum is 8 characters)"
+    if "@" not in form.get("email", ""):
+        errors["email"] = "Email is invalid"
+    if errors:
+        route.fulfill(status=422, body=register_page(form, errors), content_type="text/html")
+    else:
+        route.fulfill(status=303, headers={"Location": ORIGIN + "/register/welcome.html"}, body="")
+
+
+#: Paths answered by a server-side handler (the recorder plays the server), not by a file.
+SERVER = {"/register": handle_register}
+
+
 def serve(route) -> None:
     path = route.request.url[len(ORIGIN):].split("?")[0].split("#")[0]
+    if path in SERVER:
+        SERVER[path](route)
+        return
     target: Path | None = None
     for prefix, root in VENDOR.items():
         if path.startswith(prefix):
@@ -119,7 +169,7 @@ class Run:
     """One recorded run: a browser context, the steps so far, and their labels."""
 
     def __init__(self, browser: Browser, out: Path, labels: Labels, run_id: str, task_id: str, goal: str, *,
-                 verifier: bool, width: int = 1280, height: int = 800, scale: int = 1, fmt: str = "png",
+                 verifier: bool | None, width: int = 1280, height: int = 800, scale: int = 1, fmt: str = "png",
                  trial: int | None = None, extra_config: dict[str, Any] | None = None,
                  reference_answer: str | None = None) -> None:
         self.dir = out / run_id
@@ -127,7 +177,7 @@ class Run:
             shutil.rmtree(self.dir)
         (self.dir / "frames").mkdir(parents=True)
         (self.dir / "dom").mkdir()
-        self.run_id, self.task_id, self.verifier, self.fmt = run_id, task_id, verifier, fmt
+        self.run_id, self.task_id, self.verifier, self.fmt = run_id, task_id, bool(verifier), fmt
         self.labels = labels
         self.ctx = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=scale)
         self.ctx.route(f"{ORIGIN}/**", serve)
@@ -142,7 +192,7 @@ class Run:
         self.meta: dict[str, Any] = {
             "format": "trajcheck.run/1", "run_id": run_id, "task_id": task_id, "goal": goal,
             "agent": {"name": "trajcheck-scripted-agent", "model": "scripted/1"},
-            "config": {"perceptual_verifier": verifier, **(extra_config or {})},
+            "config": {**({} if verifier is None else {"perceptual_verifier": verifier}), **(extra_config or {})},
             "screen": {"width": width, "height": height}, "started_at": STARTED_AT,
             "outcome": None, "recorder": {"browser": "chromium (Debian) via Playwright", "device_scale_factor": scale,
                                          "frame_format": fmt},
@@ -295,17 +345,27 @@ class Run:
     def read(self, reasoning: str, **kw: Any) -> bool | None:
         return self.step({"type": "READ"}, reasoning, None, effect=None, kind="read", settle_ms=200, **kw)
 
-    def done(self, reasoning: str, *, answer: str | None = None, confidence: float = 0.9) -> None:
+    def done(self, reasoning: str, *, answer: str | None = None, confidence: float = 0.9,
+             self_report: bool = True) -> None:
+        """The agent's final step. ``self_report``: the agent also fills the runner's semantic block
+        (task_completed true); without it only its words say what it claims, as in most harnesses."""
         action: dict[str, Any] = {"type": "DONE"}
         if answer is not None:
             action["text"] = answer
-        self.step(action, reasoning, None, effect=None, kind="done", settle_ms=300,
-                  semantic={"action_succeeded": True, "task_completed": True, "confidence": confidence,
-                            "reason": reasoning})
+        extra: dict[str, Any] = {}
+        if self_report:
+            extra["semantic"] = {"action_succeeded": True, "task_completed": True, "confidence": confidence,
+                                 "reason": reasoning}
+        self.step(action, reasoning, None, effect=None, kind="done", settle_ms=300, **extra)
 
     def finish(self, status: str, *, passed: bool, claims_success: bool, judge: dict[str, Any] | None = None,
-               contract: dict[str, Any] | None = None, references: dict[str, bytes] | None = None) -> None:
-        outcome: dict[str, Any] = {"status": status, "score": 1.0 if passed else 0.0}
+               contract: dict[str, Any] | None = None, references: dict[str, bytes] | None = None,
+               evaluated: bool = True) -> None:
+        """Write run.json with its outcome. ``evaluated``: the runner's evaluator scored the run (score
+        1.0 or 0.0); without it the run records no score, like most recorded runs in the wild."""
+        outcome: dict[str, Any] = {"status": status}
+        if evaluated:
+            outcome["score"] = 1.0 if passed else 0.0
         if judge is not None:
             outcome["judge"] = judge
         for rel, data in (references or {}).items():
@@ -584,6 +644,116 @@ def task_sequencer(browser: Browser, out: Path, labels: Labels, steps: tuple[int
              ], reference_screenshots=["reference/goal.png"], judge_regions=[box]))
 
 
+# ---------------------------------------------------------------------------------------
+# Runs without a contract, a judge or an evaluator score (issue 12): only their own evidence
+# can say whether the agent's DONE was true. The agent fills no semantic block here, as most
+# harnesses do not; its words are its claim. They take no part in the ablation (no
+# config.perceptual_verifier).
+# ---------------------------------------------------------------------------------------
+
+def task_nc_swallowed(browser: Browser, out: Path, labels: Labels) -> None:
+    r = Run(browser, out, labels, "nc-swallowed-send", "send-feedback",
+            "Send the drafted feedback about the mobile app to Brightdesk.", verifier=None)
+    r.open("/feedback.html")
+    r.click("#send", "The feedback is drafted; click 'Send feedback' to submit it.", effect=False,
+            kind="click_absorbed_by_transparent_widget")
+    r.done("I sent the feedback about the mobile app logging users out.", self_report=False)
+    r.finish("done", passed=False, claims_success=True, evaluated=False)
+
+
+def task_nc_server_validation(browser: Browser, out: Path, labels: Labels) -> None:
+    r = Run(browser, out, labels, "nc-server-validation", "forge-register",
+            "Create a Gitforge account for jdoe (jdoe@example.com).", verifier=None)
+    r.open("/register")
+    r.click("#username", "Click the username field.", effect=True, kind="focus_ring")
+    r.type("jdoe", "Type the username.")
+    r.click("#email", "Click the email field.", effect=True, kind="focus_ring")
+    r.type("jdoe@example.com", "Type the email address.")
+    r.click("#password", "Click the password field.", effect=True, kind="focus_ring")
+    r.type("hunter2", "Type a password.")
+    r.click("#create", "Click 'Create account' to submit the registration.", effect=True,
+            kind="server_validation_error")
+    r.done("Your Gitforge account jdoe has been created.", self_report=False)
+    r.finish("done", passed=False, claims_success=True, evaluated=False)
+
+
+def task_nc_register(browser: Browser, out: Path, labels: Labels) -> None:
+    r = Run(browser, out, labels, "nc-register-navigation", "forge-register",
+            "Create a Gitforge account for jdoe (jdoe@example.com).", verifier=None)
+    r.open("/register")
+    r.click("#username", "Click the username field.", effect=True, kind="focus_ring")
+    r.type("jdoe", "Type the username.")
+    r.click("#email", "Click the email field.", effect=True, kind="focus_ring")
+    r.type("jdoe@example.com", "Type the email address.")
+    r.click("#password", "Click the password field.", effect=True, kind="focus_ring")
+    r.type("correct-horse-battery", "Type a password of at least 8 characters.")
+    r.click("#create", "Click 'Create account' to submit the registration.", effect=True, kind="submit_navigation")
+    r.done("The Gitforge account jdoe was created; the welcome page is shown.", self_report=False)
+    r.finish("done", passed=True, claims_success=True, evaluated=False)
+
+
+def task_nc_pay_loop(browser: Browser, out: Path, labels: Labels) -> None:
+    r = Run(browser, out, labels, "nc-pay-loop", "pay-invoice",
+            "Pay invoice INV-0392 in Ledgerly with the saved card.", verifier=None)
+    r.open("/billing/index.html")
+    for attempt in range(4):
+        r.click("#pay", "Click 'Pay now' to submit the payment for the invoice." if attempt == 0 else
+                "The payment may still be processing; click 'Pay now' again to submit the payment.", effect=False,
+                kind="drift_loop_dead_button")
+    r.done("Invoice INV-0392 is paid.", self_report=False)
+    r.finish("done", passed=False, claims_success=True, evaluated=False)
+
+
+def task_nc_profile(browser: Browser, out: Path, labels: Labels) -> None:
+    r = Run(browser, out, labels, "nc-profile-toast", "profile-name",
+            "Change the Tasklane display name to 'Jane Doe' and save it.", verifier=None)
+    r.open("/profile.html")
+    r.click("#name", "Click the display name field.", effect=True, kind="focus_ring")
+    r.key("ctrl+a", "Select the current name to replace it.", effect=True, kind="select_text")
+    r.type("Jane Doe", "Type the new display name.")
+    r.click("#save", "Click 'Save changes' to save the profile.", effect=True, kind="toast_message")
+    r.done("The display name is now 'Jane Doe' and the profile is saved.", self_report=False)
+    r.finish("done", passed=True, claims_success=True, evaluated=False)
+
+
+def task_nc_recovered(browser: Browser, out: Path, labels: Labels) -> None:
+    r = Run(browser, out, labels, "nc-consent-recovered", "newsletter-subscribe",
+            "Subscribe jane.doe@example.com to the Acme Weekly newsletter.", verifier=None)
+    r.open("/newsletter.html", settle_ms=1200)
+    r.click("#subscribe", "The email is filled in; click Subscribe to submit the form.", effect=False,
+            kind="click_absorbed_by_overlay")
+    r.click("#subscribe", "Nothing seems to have happened; click Subscribe again to submit.", effect=False,
+            kind="click_absorbed_by_overlay")
+    r.click("#cc-main .cm__btn[data-role=all]", "A cookie box covers the page and eats my clicks; accept it first.",
+            effect=True, kind="dismiss_overlay")
+    r.click("#subscribe", "The box is gone; click Subscribe to submit the form.", effect=True, kind="submit")
+    r.done("Subscribed jane.doe@example.com; the page confirms it.", self_report=False)
+    r.finish("done", passed=True, claims_success=True, evaluated=False)
+
+
+def task_nc_inbox(browser: Browser, out: Path, labels: Labels) -> None:
+    r = Run(browser, out, labels, "nc-inbox-read", "inbox-senders",
+            "Who sent the newest message in Postbox?", verifier=None)
+    r.open("/inbox/index.html")
+    r.read("Read the inbox list: the newest message is at the top.")
+    r.done("The newest message is from Billing.", answer="Billing", self_report=False)
+    r.finish("done", passed=True, claims_success=True, evaluated=False)
+
+
+def task_nc_gave_up(browser: Browser, out: Path, labels: Labels) -> None:
+    r = Run(browser, out, labels, "nc-signin-gave-up", "portal-orders",
+            "Open 'My orders' in the Northwind portal and report the order that is in transit.", verifier=None)
+    r.open("/portal/index.html")
+    r.click("#orders", "Open 'My orders'.", effect=True, kind="auth_redirect")
+    r.done("I could not finish the task: the portal asks me to sign in and I was given no password.",
+           self_report=False)
+    r.finish("done", passed=False, claims_success=False, evaluated=False)
+
+
+NO_CONTRACT = [task_nc_swallowed, task_nc_server_validation, task_nc_register, task_nc_pay_loop, task_nc_profile,
+               task_nc_recovered, task_nc_inbox, task_nc_gave_up]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=HERE.parent, help="where the run directories go (default: sample_runs/)")
@@ -597,7 +767,7 @@ def main(argv: list[str] | None = None) -> int:
     labels_path = args.out / "labels.json"
     labels = Labels(runs=json.loads(labels_path.read_text()) if labels_path.exists() and args.only else {})
     ablation = [task_consent, task_signup, task_delete, task_support, task_workspace]
-    single = [task_status, task_settings, task_shop, task_orders, task_captcha, task_inbox]
+    single = [task_status, task_settings, task_shop, task_orders, task_captcha, task_inbox, *NO_CONTRACT]
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         for fn in ablation:
