@@ -2,10 +2,31 @@
 
 A ticking clock, a spinner or a blinking caret changes the screen whether or not
 the agent did anything. Such a change must not count as the effect of a click.
-The evidence is the run itself: a cell of the change grid is *ambient* when it
-changes in many transitions of the run, outside the area the action aimed at,
-or while the agent was idle (WAIT steps, and the gap between a step's post frame
-and the next step's pre frame when the runner took two screenshots).
+But an action's effect is often far from its click point (a quiz click brings
+the next question, a filter re-lists the results), and it too recurs at every
+action: change is learned as ambient only from evidence that the agent did not
+cause it. A cell of the change grid is *ambient* when
+
+1. it changed while nothing was done, at least once, and in at least two
+   transitions in all: *idle* transitions are WAIT and DONE steps and the gap
+   between a step's post frame and the next step's pre frame when the runner took
+   two screenshots; a pointer action whose client witness saw no DOM mutation,
+   no network request and no URL change, and whose focused element was recorded
+   unchanged (a field losing focus repaints far from the click), is idle outside
+   the area it aimed at (a
+   checkbox tick changes a property, not the DOM, so the aimed area is kept out).
+   Keyboard actions never are: typing changes a field's value, a property the
+   witness does not see, somewhere the step does not locate. Such a quiet click's
+   change inside its aimed area is still counted as seen (not as idle): a
+   spinner beside the click point that also turns during a later WAIT or DONE
+   is ambient even in a run too short to show it before the click, while a
+   checkbox tick, which no idle frame pair repeats, stays the click's effect;
+2. or it changed, outside the area the action aimed at, in at least half of the
+   run's transitions (and at least two), each time inside a *small* patch of
+   change (a connected group of changed cells whose box is at most
+   ``SMALL_PATCH_PX``: a clock's digits, a spinner, a progress bar, a caret). A
+   large region whose content changes each time the agent acts (new text, a new
+   list) is the agent's doing.
 """
 
 from __future__ import annotations
@@ -26,6 +47,10 @@ MIN_CHANGES = 2
 MIN_TRANSITIONS = 3
 #: A blob counts as ambient when this share of its changed cells is ambient.
 BLOB_AMBIENT_SHARE = 0.8
+#: The largest patch of change (box area, px) that recurrence alone can make ambient: 64x64, a spinner or a
+#: clock. Measured: the clock of the ticker sample changes in 16x16 and 24x24 patches per digit; a quiz
+#: answer in the Cambridge Dictionary WebVoyager run brings a new question in 120x100 and 190x200 patches.
+SMALL_PATCH_PX = 64 * 64
 
 
 @dataclass(frozen=True)
@@ -34,6 +59,32 @@ class Transition:
     idle: bool  # nothing was done between the two frames (WAIT, or a gap between steps)
     region: Box | None = None  # where the action aimed (excluded from learning for that transition)
     page: str | None = None  # the page (URL) both frames show; ambient change is learned per page
+    quiet: bool = False  # the client witness saw no DOM mutation, no network and no URL change
+    focus_kept: bool = False  # ... and the focused element was recorded before and after, unchanged
+
+
+def _patches(cells: np.ndarray) -> tuple[np.ndarray, list[tuple[slice, slice] | None]]:
+    """Connected groups (8-neighbour) of changed cells: their labels and boxes."""
+    from scipy import ndimage  # imported on first use: keeps the CLI's start-up light
+
+    labels, _ = ndimage.label(cells, structure=np.ones((3, 3), dtype=bool))
+    return labels, ndimage.find_objects(labels)
+
+
+def _small_patches(labels: np.ndarray, boxes: list[tuple[slice, slice] | None]) -> np.ndarray:
+    """The changed cells that lie in patches whose box is at most SMALL_PATCH_PX."""
+    small = np.zeros(labels.shape, dtype=bool)
+    for i, sl in enumerate(boxes, start=1):
+        if sl is not None and (sl[0].stop - sl[0].start) * (sl[1].stop - sl[1].start) * CELL * CELL <= SMALL_PATCH_PX:
+            small[sl] |= labels[sl] == i
+    return small
+
+
+def _away_from(labels: np.ndarray, aimed: tuple[slice, slice]) -> np.ndarray:
+    """The changed cells of the patches that do not touch the aimed area: a focus ring around a wide
+    field reaches past the area around the click, and it is still the click's doing."""
+    touched = np.unique(labels[aimed])
+    return (labels > 0) & ~np.isin(labels, touched[touched > 0])
 
 
 def _cells_of(box: Box, shape: tuple[int, int]) -> tuple[slice, slice]:
@@ -49,6 +100,7 @@ def learn_ambient(transitions: list[Transition]) -> np.ndarray | None:
     shape = grids[0].change.cells.shape
     count = np.zeros(shape, dtype=np.int32)
     idle_count = np.zeros(shape, dtype=np.int32)
+    small_count = np.zeros(shape, dtype=np.int32)
     n = 0
     for t in grids:
         cells = t.change.cells
@@ -59,15 +111,26 @@ def learn_ambient(transitions: list[Transition]) -> np.ndarray | None:
         n += 1
         if not cells.any():
             continue
-        cells = cells.copy()
+        labels, boxes = _patches(cells)
         if t.region is not None and not t.idle:
-            cells[_cells_of(t.region, shape)] = False
-        count += cells
-        if t.idle:
-            idle_count += cells
+            aimed = _cells_of(t.region, shape)
+            if t.quiet:  # the witness saw the click do nothing: what changed in the aimed area is seen too
+                if t.focus_kept:  # a focus moving off a field repaints it, far from the click
+                    idle_count += _away_from(labels, aimed)
+                count += cells
+            cells = cells.copy()
+            cells[aimed] = False
+            labels = np.where(cells, labels, 0)
+            if not t.quiet:
+                count += cells
+        else:
+            if t.idle:
+                idle_count += cells
+            count += cells
+        small_count += _small_patches(labels, boxes)
     ambient = (idle_count >= 1) & (count >= MIN_CHANGES)
     if n >= MIN_TRANSITIONS:
-        ambient |= count >= max(MIN_CHANGES, math.ceil(RECURRENCE_SHARE * n))
+        ambient |= small_count >= max(MIN_CHANGES, math.ceil(RECURRENCE_SHARE * n))
     if not ambient.any():
         return None
     # Digits of a clock do not all change every time: widen by one cell.

@@ -390,7 +390,9 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
         evidence.append(ev)
         if ev.change is not None and s.frame_pre != s.frame_post and not _navigated(s):
             transitions.append(Transition(ev.change, idle=s.action.type in ("WAIT", "DONE"), region=ev.region,
-                                          page=_page_of(s)))
+                                          page=_page_of(s), quiet=_witness_quiet(s),
+                                          focus_kept=bool(s.page and s.page.focus_before
+                                                          and s.page.focus_before == s.page.focus_after)))
         frames.release(s.frame_pre)
         nxt = steps[i + 1] if i + 1 < len(steps) else None
         if nxt is not None and s.frame_post and nxt.frame_pre and s.frame_post != nxt.frame_pre:
@@ -443,6 +445,13 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
 def _page_of(s: Step) -> str | None:
     """The page a step acted on (its URL before the action), the key of the ambient map it uses."""
     return s.page.url_before if s.page else None
+
+
+def _witness_quiet(s: Step) -> bool:
+    """The client witness recorded that the step caused no DOM mutation, no request and no URL change."""
+    c = s.client
+    return c is not None and c.did_dom_mutate is False and c.did_network_occur is False \
+        and c.did_url_change is False
 
 
 def _navigated(s: Step) -> bool:

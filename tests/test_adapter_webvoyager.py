@@ -226,3 +226,16 @@ def test_no_answer_means_max_steps_and_unanswered_observation_means_error(tmp_pa
     run, _ = READER.read(d, d.name)
     assert run.outcome_status == "error"
     assert run.steps[-1].frame_post == "screenshot3.png"
+
+
+@pytest.mark.parametrize("name,steps", [("taskCambridge Dictionary--29", (6, 7, 8, 9)), ("taskHuggingface--3", (3,))])
+def test_change_the_agent_caused_is_not_learned_as_ambient(adapters, name, steps):
+    """Issue 20: each quiz answer brings the next question (33,000-38,000 pixels), a licence filter
+    re-lists the models (23,000); the change recurs at every action, far from the click, and is the
+    agent's doing: it counts as changed content."""
+    [res] = score_paths([_real(name)], jobs=1).results
+    rows = {r["step_index"]: r for r in res.steps}
+    for i in steps:
+        r = rows[i]
+        assert r["effect_content_changed"] is True, (name, i, r["effect_filtered"])
+        assert r["effect_content_px"] > 0.8 * r["effect_changed_px"] > 18_000, (name, i)

@@ -101,6 +101,81 @@ def test_ticking_clock_is_ambient_once_the_run_shows_it_changing_on_its_own():
     assert f.action_effect_observed is True
 
 
+def _quiz(n: int) -> list[np.ndarray]:
+    """Frames of a quiz: each answer brings a new question, a different 200x120 block of text."""
+    out = []
+    for i in range(n):
+        b = frames()
+        rng = np.random.default_rng(i)
+        b[200:320, 300:500] = np.where(rng.random((120, 200, 1)) < 0.3, 0, 255)  # new text each time
+        out.append(b)
+    return out
+
+
+def test_a_large_change_at_every_action_is_the_agents_doing_not_ambient():
+    """Issue 20: clicks far from their effect, each bringing new content, are not learned as ambient."""
+    q = _quiz(5)
+    region = (0, 0, 200, 200)  # the answer buttons are elsewhere than the question
+    transitions = [Transition(diff_frames(q[i], q[i + 1]), idle=False, region=region) for i in range(4)]
+    assert learn_ambient(transitions) is None
+    f = assess("CLICK", None, RISKY, ev(q[3], q[4], region=region, g=8), learn_ambient(transitions), OPTS)
+    assert f.action_effect_observed is True and f.content_changed
+
+
+def test_a_small_patch_that_changes_at_every_action_is_ambient():
+    a = frames()
+    spin = []
+    for i in range(5):
+        b = a.copy()
+        b[20:44, 560:584] = 40 * i  # a 24x24 spinner, far from every click
+        spin.append(b)
+    transitions = [Transition(diff_frames(spin[i], spin[i + 1]), idle=False, region=(0, 0, 200, 200))
+                   for i in range(4)]
+    ambient = learn_ambient(transitions)
+    assert ambient is not None and ambient[3, 71]  # cell (row 20//8, col 568//8)
+
+
+def test_the_client_witness_teaches_ambient_away_from_the_click_only():
+    a = frames()
+    clock1, clock2 = a.copy(), a.copy()
+    clock1[10:22, 500:540] = 0
+    clock2[10:22, 500:540] = 0
+    clock2[12:20, 510:516] = 255
+    far = diff_frames(clock1, clock2)
+    # quiet pointer steps (no DOM mutation, no request, no URL change) that show the clock ticking: ambient
+    assert learn_ambient([Transition(far, idle=False, region=(0, 200, 200, 400), quiet=True, focus_kept=True)] * 2) \
+        is not None
+    # ... but not when the focus moved: a field losing focus repaints far from the click
+    assert learn_ambient([Transition(far, idle=False, region=(0, 200, 200, 400), quiet=True)] * 2) is None
+    # without the witness, two clicks are not evidence enough
+    assert learn_ambient([Transition(far, idle=False, region=(0, 200, 200, 400))] * 2) is None
+    # a focus ring around a wide field reaches past the area around the click: still the click's doing
+    b = a.copy()
+    ring(b, 20, 150, 580, 190)
+    focus = diff_frames(a, b)
+    assert learn_ambient([Transition(focus, idle=False, region=(200, 70, 400, 270), quiet=True, focus_kept=True)] * 2) \
+        is None
+    # a spinner beside the click point of a quiet click, turning again during the DONE: ambient
+    s1, s2, s3 = a.copy(), a.copy(), a.copy()
+    s2[180:204, 300:324] = 90
+    s3[180:204, 300:324] = 180
+    click = Transition(diff_frames(s1, s2), idle=False, region=(200, 100, 400, 300), quiet=True)
+    done = Transition(diff_frames(s2, s3), idle=True)
+    ambient = learn_ambient([click, done])
+    assert ambient is not None and ambient[23, 38]
+    f = assess("CLICK", None, RISKY, ev(s1, s2, g=3, r=3), ambient, OPTS)
+    assert f.action_effect_observed is False and f.reason == "only_ambient_change"
+    # ... unless the click was not quiet (it mutated the DOM): then the spinner may be its doing
+    assert learn_ambient([Transition(diff_frames(s1, s2), idle=False, region=(200, 100, 400, 300)), done]) is None
+    # a checkbox tick in a quiet click that no idle pair repeats stays the click's effect
+    t = a.copy()
+    t[190:202, 290:302] = 0
+    assert learn_ambient([Transition(diff_frames(a, t), idle=False, region=(200, 100, 400, 300), quiet=True),
+                          Transition(diff_frames(t, t), idle=True)]) is None
+    # a keyboard step has no aimed area: the witness cannot see a typed value, so it teaches nothing
+    assert learn_ambient([Transition(focus, idle=False, region=None, quiet=True)] * 2) is None
+
+
 def test_key_press_has_only_the_global_check():
     a = frames()
     e = ev(a, a.copy(), region=None)
