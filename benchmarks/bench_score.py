@@ -35,7 +35,10 @@ Steps, all in one process run so the ratios compare like with like:
     PYTHONDONTWRITEBYTECODE is set (pip does this at install), and one untimed
     `trajcheck score` of one run loads trajcheck's
     libraries from disk into the page cache (the first load measured up to 7 s here);
- 5. peak RSS for N and for 4N runs (a second corpus of 4N runs; --no-4n skips it);
+ 5. small work (benchmarks/bench_live.py): `trajcheck score` of one 5-frame sample run, wall
+    clock, best of 5 fresh processes; and trajcheck.verify_step per 1280x800 PNG pair, in this
+    process after a first call (the sample runs replayed step by step), against issue 16's targets;
+ 5b. peak RSS for N and for 4N runs (a second corpus of 4N runs; --no-4n skips it);
  6. bit identity: the frame hashes the ledger recorded (`trajcheck query ...
     --format json`, hex strings) against imagehash.phash of each frame file;
  7. DuckDB (benchmarks/bench_ledger.py): the cold ledger's rows replicated under new
@@ -75,6 +78,7 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_ledger
+import bench_live
 from corpus import build_corpus, distinct_frames, load_runs, sample_runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -435,6 +439,13 @@ def main(argv: list[str] | None = None, prog: str = "benchmarks/bench_score.py")
         say("targets (issue 7): " + "; ".join(f"{name}: {got:.2f}x {'met' if got >= want else 'NOT met'}"
                                               for name, got, want in targets)
             + f"; bit identity: {'met' if bad == 0 and missing == 0 else 'NOT met'}")
+        say()
+
+        say("small work (issue 16):")
+        small = bench_live.report()
+        for name, got, target in small:
+            say(f"  {name}: {1000 * got:.1f} ms (target <= {1000 * target:.0f} ms: "
+                f"{'met' if got <= target else 'NOT met'})")
         say()
 
         mem = [(f"cold, {n} runs", n, len(frames), cold), (f"warm, {n} runs", n, len(frames), warm)]

@@ -56,4 +56,7 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 
 
 def main() -> None:
+    from . import score
+
+    score.OWN_PROCESS = True  # the process ends with the command: `score` may skip loading pandas
     app()

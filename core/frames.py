@@ -122,6 +122,33 @@ def decode(path: Path, data: bytes | None = None) -> Frame:
                  px=px)
 
 
+def from_array(pixels: np.ndarray, path: Path = Path("<array>")) -> Frame:
+    """A frame from pixels already decoded: (H, W) grayscale, (H, W, 3) RGB or (H, W, 4) RGBA, uint8 (the
+    live verifier's frames from a runner's memory). The same Frame, and so the same hashes, as decoding an
+    image file of those pixels."""
+    a = np.ascontiguousarray(pixels)
+    if a.dtype != np.uint8 or a.ndim not in (2, 3) or (a.ndim == 3 and a.shape[2] not in (3, 4)):
+        raise TypeError(f"{path}: pixels must be a uint8 array of shape (H, W), (H, W, 3) or (H, W, 4), "
+                        f"not {a.dtype} {a.shape}")
+    h, w = a.shape[:2]
+    if w == 0 or h == 0:
+        raise FrameError("frame_unreadable", "image has no pixels")
+    if Image.MAX_IMAGE_PIXELS and w * h > 2 * Image.MAX_IMAGE_PIXELS:
+        raise FrameError("frame_too_large", f"{w}x{h} is over twice Pillow's MAX_IMAGE_PIXELS")
+    if a.ndim == 2:
+        gray = Image.fromarray(a)
+        rgb = px = np.repeat(a[..., None], 3, axis=2)
+    elif a.shape[2] == 4:
+        gray = Image.frombuffer("RGBA", (w, h), a, "raw", "RGBA", 0, 1).convert("L")
+        rgb, px = a[..., :3], a
+    else:
+        gray = Image.fromarray(a, "RGB").convert("L")
+        rgb = px = a
+    luma = _pixels_of(gray)
+    return Frame(path=path, format="array", width=w, height=h, gray=gray, rgb=rgb, phash=Hash64.of_gray(luma),
+                 luma=luma, px=px)
+
+
 def _pixels_of(gray: Image.Image) -> np.ndarray:
     """The (H, W) uint8 pixels of an "L" image: without a copy through Pillow's Arrow export (Pillow >= 11.2,
     pyarrow), else copied by ``np.asarray``. Read-only either way. The C capsules are imported directly:

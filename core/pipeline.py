@@ -152,7 +152,7 @@ class _FrameCache:
                 self._by_digest.pop(digest, None)
 
 
-def _step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: Frame | FrameError | None,
+def step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: Frame | FrameError | None,
                    tolerance: int, problems: list[Problem]) -> ImageEvidence:
     if not isinstance(pre, Frame) or not isinstance(post, Frame):
         bad = pre if isinstance(pre, FrameError) else post if isinstance(post, FrameError) else None
@@ -386,13 +386,11 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
     for i, s in enumerate(steps):
         pre = frames.get(s.frame_pre, s, "frames.pre")
         post = frames.get(s.frame_post, s, "frames.post")
-        ev = _step_evidence(run, s, pre, post, opts.pixel_tolerance, step_problems)
+        ev = step_evidence(run, s, pre, post, opts.pixel_tolerance, step_problems)
         evidence.append(ev)
-        if ev.change is not None and s.frame_pre != s.frame_post and not _navigated(s):
-            transitions.append(Transition(ev.change, idle=s.action.type in ("WAIT", "DONE"), region=ev.region,
-                                          page=_page_of(s), quiet=_witness_quiet(s),
-                                          focus_kept=bool(s.page and s.page.focus_before
-                                                          and s.page.focus_before == s.page.focus_after)))
+        t = step_transition(s, ev)
+        if t is not None:
+            transitions.append(t)
         frames.release(s.frame_pre)
         nxt = steps[i + 1] if i + 1 < len(steps) else None
         if nxt is not None and s.frame_post and nxt.frame_pre and s.frame_post != nxt.frame_pre:
@@ -440,6 +438,17 @@ def _score_run(ref: RunRef, opts: ScoreOptions) -> RunResult:
     row["evaluator_verdict"] = evaluator
     row["claim_reason"], row["claim_evidence"] = claim.reason, claim.evidence
     return RunResult(row, step_rows, frames.decoded, problems, ref.display)
+
+
+def step_transition(s: Step, ev: ImageEvidence) -> Transition | None:
+    """The frame pair of a step as evidence for ambient learning (:mod:`trajcheck.analyzers.ambient`), or
+    None when it teaches nothing (no frames, one frame for both, or a navigation to another page). Used by
+    the scorer and by the live verifier (:mod:`trajcheck.live`) alike."""
+    if ev.change is None or s.frame_pre == s.frame_post or _navigated(s):
+        return None
+    return Transition(ev.change, idle=s.action.type in ("WAIT", "DONE"), region=ev.region, page=_page_of(s),
+                      quiet=_witness_quiet(s),
+                      focus_kept=bool(s.page and s.page.focus_before and s.page.focus_before == s.page.focus_after))
 
 
 def _page_of(s: Step) -> str | None:

@@ -35,3 +35,28 @@ def test_errors_are_exceptions_not_exits(tmp_path):
     with pytest.raises(trajcheck.errors.UsageError, match="unknown engine"):
         trajcheck.score([SAMPLES], out=tmp_path / "L", engine="spark")
     assert not (tmp_path / "L").exists()
+
+
+def test_the_score_command_skips_pandas_in_its_own_process_only(tmp_path):
+    """`trajcheck score` (the console entry) tells pyarrow there is no pandas, a fifth of scoring one run;
+    the same command invoked in a caller's process (a test runner, a notebook) leaves pandas alone."""
+    import subprocess
+    import sys
+
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+    from conftest import SAMPLES
+
+    code = ("import sys\nfrom trajcheck.cli.main import main\n"
+            f"sys.argv = ['trajcheck', 'score', {str(SAMPLES / 'consent-overlay-on')!r}, "
+            f"{str(SAMPLES / 'captcha-blocked')!r}, '--out', {str(tmp_path / 'a')!r}, '-q', '--jobs', '2']\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "print('pandas' in sys.modules, code)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split()[-2:] == ["False", "0"], out.stdout + out.stderr
+    assert len(trajcheck.runs(tmp_path / "a")) == 2  # the ledger it wrote reads as usual (with pandas)
+    res = CliRunner().invoke(app, ["score", str(SAMPLES / "captcha-blocked"), "--out", str(tmp_path / "b"), "-q"])
+    assert res.exit_code == 0, res.output
+    import pandas  # noqa: F401  (still importable here)
+    assert trajcheck.runs(tmp_path / "b")["run_id"].tolist() == ["captcha-blocked"]
