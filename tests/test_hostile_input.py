@@ -383,3 +383,24 @@ def test_a_folder_with_anything_else_is_still_refused(tmp_path):
     assert res.returncode == 3 and "holds no trajcheck ledger" in res.stderr
     assert (out / "notes.txt").read_text() == "someone's notes" and (out / "digests.json").exists()
     assert not (out / ".trajcheck-lock").exists()  # the refused folder is left as it was
+
+
+def test_page_text_reads_only_the_leading_text_and_equals_the_whole_text_cut():
+    """The page text (5,000 characters) is read from the first text nodes only; it equals the whole text,
+    collapsed and cut, on random markup and on every sample snapshot."""
+    import random
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    from trajcheck.analyzers import skeleton as sk
+
+    rng = random.Random(3)
+    frags = ["<p>", "</p>", "<b>", "</b>", "word", "  ", "\n", "&amp;", "<!-- c -->", "<br>", "<span>x</span>", "é",
+             "<div>", "</div>", "\t", "a" * 50, "<textarea>t a</textarea>", "<svg><text>s</text></svg>"]
+    pages = ["<html><body>" + "".join(rng.choice(frags) for _ in range(rng.randint(0, 300))) + "</body></html>"
+             for _ in range(400)]
+    pages += [p.read_text(errors="replace") for p in sorted(SAMPLES.glob("*/dom/*.html"))[:60]]
+    for html in pages:
+        for limit in (5000, 40, 3):
+            whole = sk._text(LexborHTMLParser(html).body, limit)
+            assert sk._leading_text(LexborHTMLParser(html).body, limit) == whole, (html[:120], limit)
