@@ -154,6 +154,8 @@ class _FrameCache:
 
 def step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: Frame | FrameError | None,
                    tolerance: int, problems: list[Problem]) -> ImageEvidence:
+    if step.extra.get("shared_frames") is True:  # the reader gave this step's frame pair to another action
+        return ImageEvidence(problem="shared_frames")
     if not isinstance(pre, Frame) or not isinstance(post, Frame):
         bad = pre if isinstance(pre, FrameError) else post if isinstance(post, FrameError) else None
         return ImageEvidence(
@@ -715,6 +717,7 @@ def _step_row(run: Run, s: Step, ev: ImageEvidence, risk: highrisk.HighRisk, f: 
         "obs_confidence": o.confidence, "obs_reason": o.reason,
         "pred_prediction": pr.prediction, "pred_held": pr.held, "pred_failed_checks": list(pr.failed_checks),
         "pred_checks": pr.checks, "pred_confidence": pr.confidence, "pred_action_kind": pr.action_kind,
+        "shared_frames": s.extra.get("shared_frames") is True,
         "loop_id": lf.loop_id, "loop_len": lf.loop_len, "reward_done_gate": gate,
         "reward_score": rw.score, "reward_class": rw.klass, "reward_reasons": list(rw.reasons),
         "reward_confidence": rw.confidence,

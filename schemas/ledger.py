@@ -166,6 +166,7 @@ STEPS: tuple[Column, ...] = (
     _c("pred_checks", I32, "Number of checks run."),
     _c("pred_confidence", F64, "Expected-outcome confidence by the seed's rules (missing element caps at 0.60; navigation as expected lifts to 0.75)."),
     _c("pred_action_kind", S, "The seed's action-type classification: navigation, dropdown or generic."),
+    _c("shared_frames", B, "Several actions fell between the same two screenshots (a loop that screenshots on request) and this one's pair went to another: its perceptual verdict is null (effect_reason shared_frames), never a no-effect of its own."),
     _c("loop_id", I32, "Drift loop this step belongs to (numbered from 1 within the run), null outside a loop."),
     _c("loop_len", I32, "Length of that loop."),
     _c("reward_done_gate", B, "This DONE follows WAIT steps with no frame change (no_observed_delta_after_waits)."),

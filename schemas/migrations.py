@@ -37,7 +37,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               {"runs": ("verdict_source", "evidence_verdict", "evidence_reasons", "evidence_confidence",
                         "false_claim_basis", "evaluator_verdict")}),
     Migration(4, "What the agent claimed, read for what it says (issue 12): why claimed_success is true or false, "
-                 "and the words or flag it rests on.",
-              {"runs": ("claim_reason", "claim_evidence")}),
+                 "and the words or flag it rests on; steps whose frame pair went to another action of a sparse-"
+                 "screenshot loop (issue 14).",
+              {"runs": ("claim_reason", "claim_evidence"), "steps": ("shared_frames",)}),
 )
 

@@ -1,0 +1,362 @@
+"""Anthropic Messages transcripts of a computer-use loop (the ``computer`` tool, 2024 and 2025 versions).
+
+A run is a directory holding one transcript: a JSON file with a ``messages`` list (and, as the API
+request has them, the ``tools`` and the ``model``), a JSON list of messages, or JSONL with one message
+per line. Shapes as Anthropic documents them and as the reference loop writes them
+(anthropic-quickstarts, computer-use-demo/computer_use_demo/loop.py, ``_make_api_tool_result``):
+
+* assistant messages: ``text`` blocks (the reasoning) and ``tool_use`` blocks named ``computer`` with an
+  ``input`` {action, coordinate [x, y], start_coordinate, text, scroll_direction, scroll_amount,
+  duration}; actions of ``computer_20241022`` (key, type, mouse_move, left_click, left_click_drag,
+  right_click, middle_click, double_click, screenshot, cursor_position) and of ``computer_20250124``
+  and later (left_mouse_down/up, hold_key, scroll, wait, triple_click, zoom);
+* user messages: ``tool_result`` blocks {tool_use_id, is_error, content: text and ``image`` blocks
+  whose source is base64 (or, in harnesses that save screenshots, a file path)}.
+
+Screenshots arrive only in tool results, so several actions can fall between two frames. Each action
+is a step whose frames are the nearest screenshots before and after it; when a group of actions shares
+one frame pair, the pair goes to the group's last high-risk action (else its last action) and the
+others are marked ``shared_frames``: their perceptual verdict is null, never a no-effect of their own.
+A ``mouse_move`` followed by a ``left_click`` without a coordinate is one click at the moved-to point.
+Coordinates are in the display size the tool was declared with (``display_width_px`` /
+``display_height_px``), which becomes the run's ``screen``: a screenshot saved at another scale (a 2x
+capture) is scaled to it. The final assistant message without a tool call is the DONE step.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from pathlib import Path
+from typing import Any
+
+from trajcheck.analyzers import highrisk
+from trajcheck.discovery import Reader
+from trajcheck.errors import Problem
+from trajcheck.inputs import exists_not_dir
+from trajcheck.jsonio import iter_jsonl, parse_json_text
+from trajcheck.rundir import safe_join
+from trajcheck.schemas.records import Action, Run, Step
+
+from .browser_use import MAX_FRAME_BYTES, MAX_HISTORY_BYTES, _image_ext
+from .webvoyager import raise_errors, read_text_file
+
+NAME = "anthropic-messages"
+#: How much of a JSON file is read to decide whether it is a computer-use transcript.
+SNIFF_BYTES = 256 * 1024
+#: At most this many JSON files of a directory are sniffed.
+SNIFF_FILES = 8
+
+_CLICKS = {"left_click": "CLICK", "right_click": "RIGHT_CLICK", "middle_click": "MIDDLE_CLICK",
+           "double_click": "DOUBLE_CLICK", "triple_click": "TRIPLE_CLICK"}
+#: Tool actions that only look: no step of their own effect (a screenshot between two frames is idle).
+_LOOKS = {"screenshot": "WAIT", "cursor_position": "READ", "zoom": "READ"}
+
+
+def _candidates(path: Path) -> list[Path]:
+    try:
+        names = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl") and exists_not_dir(p))
+    except OSError:
+        return []
+    return names[:SNIFF_FILES]
+
+
+def _sniff(p: Path) -> bool:
+    """Does the start of ``p`` look like a computer-use transcript (a tool_use of the computer tool)?"""
+    try:
+        if not p.is_file():
+            return False
+        with p.open("rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    return b'"tool_use"' in head and b'"computer"' in head and b'"role"' in head
+
+
+def claims(path: Path) -> bool:
+    if (path / "run.json").exists():
+        return False
+    return any(_sniff(p) for p in _candidates(path))
+
+
+def _messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple[list[Any], dict[str, Any]]:
+    """The messages and the request around them (tools, model...) of a transcript file."""
+    if rel.endswith(".jsonl"):
+        msgs: list[Any] = []
+        for _n, value, p in iter_jsonl(text, run=run, file=rel):
+            if p:
+                problems.append(p)
+            elif isinstance(value, dict) and isinstance(value.get("messages"), list):
+                return value["messages"], value  # one request per line: the last one holds the whole run
+            else:
+                msgs.append(value)
+        return msgs, {}
+    data, p = parse_json_text(text, run=run, file=rel)
+    if p:
+        problems.append(p)
+        return [], {}
+    if isinstance(data, list):
+        return data, {}
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        return data["messages"], data
+    problems.append(Problem("schema", "expected a messages list (or an object with one)", run=run, file=rel, line=1,
+                            field="messages", hint="save the conversation's messages as the API takes them"))
+    return [], {}
+
+
+def _blocks(msg: Any) -> list[dict[str, Any]]:
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _text(blocks: list[dict[str, Any]]) -> str | None:
+    parts = [b["text"].strip() for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
+    return "\n".join(p for p in parts if p) or None
+
+
+def _screen(req: dict[str, Any]) -> tuple[int | None, int | None]:
+    for tool in req.get("tools") or []:
+        if isinstance(tool, dict) and (str(tool.get("type", "")).startswith("computer_") or tool.get("name") == "computer"):
+            w, h = tool.get("display_width_px"), tool.get("display_height_px")
+            if isinstance(w, int) and isinstance(h, int) and w > 0 and h > 0:
+                return w, h
+    w, h = req.get("display_width_px"), req.get("display_height_px")
+    return (w, h) if isinstance(w, int) and isinstance(h, int) and w > 0 and h > 0 else (None, None)
+
+
+def _point(v: Any) -> tuple[float, float] | None:
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(
+            isinstance(c, (int, float)) and not isinstance(c, bool) for c in v):
+        return float(v[0]), float(v[1])
+    return None
+
+
+def map_action(inp: dict[str, Any]) -> Action:
+    """One ``computer`` tool input as a trajcheck action."""
+    name = str(inp.get("action", ""))
+    extra: dict[str, Any] = {"tool_action": name, "input": inp}
+    pt = _point(inp.get("coordinate"))
+    x, y = pt if pt else (None, None)
+    text = inp.get("text") if isinstance(inp.get("text"), str) else None
+    if name in _CLICKS:
+        if text:
+            extra["modifiers"] = text  # keys held during the click (2025 versions)
+        return Action(_CLICKS[name], x=x, y=y, extra=extra)
+    if name == "type":
+        return Action("TYPE", text=text, extra=extra)
+    if name in ("key", "hold_key"):
+        if name == "hold_key":
+            extra["duration"] = inp.get("duration")
+        return Action("KEY_PRESS", keys=text, extra=extra)
+    if name == "scroll":
+        extra.update(direction=inp.get("scroll_direction"), amount=inp.get("scroll_amount"))
+        return Action("SCROLL", x=x, y=y, extra=extra)
+    if name == "left_click_drag":
+        start = _point(inp.get("start_coordinate"))
+        if start:
+            extra["start"] = list(start)
+        return Action("DRAG", x=x, y=y, extra=extra)
+    if name == "mouse_move":
+        return Action("MOUSE_MOVE", x=x, y=y, extra=extra)
+    if name in ("left_mouse_down", "left_mouse_up"):
+        return Action("MOUSE_DOWN" if name.endswith("down") else "MOUSE_UP", x=x, y=y, extra=extra)
+    if name == "wait":
+        extra["duration"] = inp.get("duration")
+        return Action("WAIT", extra=extra)
+    if name in _LOOKS:
+        return Action(_LOOKS[name], x=x, y=y, extra=extra)
+    return Action(name.upper() or "UNKNOWN", x=x, y=y, extra=extra)
+
+
+class _Frames:
+    def __init__(self, run_dir: Path, run: str, rel: str, problems: list[Problem]):
+        self.run_dir, self.run, self.rel, self.problems = run_dir, run, rel, problems
+        self.inline: dict[str, bytes] = {}
+
+    def _warn(self, slug: str, msg: str, field: str) -> None:
+        self.problems.append(Problem(slug, msg, run=self.run, file=self.rel, field=field, severity="warning",
+                                     hint="the steps around this screenshot are not checked (frames_missing)"))
+
+    def of(self, block: dict[str, Any], field: str) -> str | None:
+        src = block.get("source") if isinstance(block.get("source"), dict) else {}
+        path = src.get("path") or src.get("file") or block.get("path")
+        if src.get("type") == "base64" and isinstance(src.get("data"), str):
+            b64 = src["data"]
+            if len(b64) > MAX_FRAME_BYTES * 4 // 3 + 4:
+                self._warn("frame_too_large", "the screenshot is over the size limit", field)
+                return None
+            try:
+                data = base64.b64decode(b64, validate=True)
+            except (binascii.Error, ValueError) as exc:
+                self._warn("frame_unreadable", f"the screenshot is not valid base64 ({exc})", field)
+                return None
+            ext = _image_ext(data)
+            if ext is None:
+                self._warn("frame_unreadable", "the screenshot is not a PNG, JPEG or WebP image", field)
+                return None
+            name = f"inline/frame-{len(self.inline):04d}.{ext}"
+            self.inline[name] = data
+            return name
+        if isinstance(path, str) and path:
+            if safe_join(self.run_dir, path) is None:
+                self._warn("path_escapes_run", f"screenshot path {path!r} leaves the run directory", field)
+                return None
+            return path
+        return None
+
+
+def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    run_id = run_dir.resolve().name or display
+    problems: list[Problem] = []
+    found = [p for p in _candidates(run_dir) if _sniff(p)]
+    rel = found[0].name if found else "messages.json"
+    if len(found) > 1:
+        problems.append(Problem("history_ambiguous", f"{', '.join(p.name for p in found)} are all transcripts; "
+                                f"{rel} is read", run=run_id, file=found[1].name, severity="warning",
+                                hint="keep one transcript per directory"))
+    text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
+    messages, req = _messages_of(text, rel, run_id, problems) if text is not None else ([], {})
+    raise_errors(problems, run_id)
+    del text
+    frames = _Frames(run_dir, run_id, rel, problems)
+    goal = None
+    # the timeline: ("act", action, reasoning, tool_use_id, message index) and ("frame", name) in order
+    timeline: list[tuple[Any, ...]] = []
+    results: dict[str, tuple[bool, str | None]] = {}
+    final_text = None
+    for i, msg in enumerate(messages):
+        blocks = _blocks(msg)
+        role = msg.get("role") if isinstance(msg, dict) else None
+        if role == "assistant":
+            reasoning = _text(blocks)
+            uses = [b for b in blocks if b.get("type") == "tool_use" and b.get("name") == "computer"
+                    and isinstance(b.get("input"), dict)]
+            for b in uses:
+                timeline.append(("act", map_action(b["input"]), reasoning, b.get("id"), i))
+            final_text = None if uses or any(b.get("type") == "tool_use" for b in blocks) else reasoning
+        elif role == "user":
+            if goal is None and _text(blocks) and not any(b.get("type") == "tool_result" for b in blocks):
+                goal = _text(blocks)
+            for j, b in enumerate(blocks):
+                if b.get("type") == "image":  # a screenshot the harness sent in a user turn
+                    name = frames.of(b, f"messages[{i}].content[{j}]")
+                    if name:
+                        timeline.append(("frame", name))
+                if b.get("type") != "tool_result":
+                    continue
+                inner = b.get("content")
+                inner = [{"type": "text", "text": inner}] if isinstance(inner, str) else inner
+                inner = [c for c in inner if isinstance(c, dict)] if isinstance(inner, list) else []
+                results[str(b.get("tool_use_id"))] = (bool(b.get("is_error")), _text(inner))
+                for k, c in enumerate(inner):
+                    if c.get("type") == "image":
+                        name = frames.of(c, f"messages[{i}].content[{j}].content[{k}]")
+                        if name:
+                            timeline.append(("frame", name))
+    steps = _steps(timeline, results, rel)
+    if final_text is not None:
+        last = _last_frame(timeline)
+        steps.append(Step(index=len(steps), action=Action("DONE", text=final_text), reasoning=final_text,
+                          source=rel, frame_pre=last, frame_post=last))
+    if not steps:
+        problems.append(Problem("steps_empty", "the transcript has no computer tool call", run=run_id, file=rel,
+                                field="messages", hint="a run needs at least one action of the computer tool"))
+    raise_errors(problems, run_id)
+    w, h = _screen(req)
+    run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), goal=goal,
+              agent_name="anthropic computer use", agent_model=req.get("model") if isinstance(req.get("model"), str)
+              else None, screen_width=w, screen_height=h, outcome_status="done" if final_text is not None else None,
+              extra={k: req[k] for k in ("task_id", "metadata") if k in req}, inline_frames=frames.inline)
+    return run, [p for p in problems if p.severity != "error"]
+
+
+def _last_frame(timeline: list[tuple[Any, ...]]) -> str | None:
+    return next((t[1] for t in reversed(timeline) if t[0] == "frame"), None)
+
+
+def _steps(timeline: list[tuple[Any, ...]], results: dict[str, tuple[bool, str | None]], rel: str) -> list[Step]:
+    """Steps from the timeline: merge a mouse_move into the click without a point that follows it, then
+    give each group of actions between two frames its pair (see the module docstring)."""
+    acts: list[tuple[Action, str | None, str | None, str | None]] = []  # action, reasoning, use id, pre frame
+    groups: list[list[int]] = [[]]
+    frame: str | None = None
+    pre_of_group: list[str | None] = [None]
+    for item in timeline:
+        if item[0] == "frame":
+            frame = item[1]
+            if groups[-1]:
+                groups.append([])
+                pre_of_group.append(frame)
+            else:
+                pre_of_group[-1] = frame
+            continue
+        _, action, reasoning, use_id, _i = item
+        prev = acts[-1][0] if acts and groups[-1] else None
+        if action.type in _CLICKS.values() and action.x is None and prev is not None and prev.type == "MOUSE_MOVE" \
+                and prev.x is not None:
+            merged = Action(action.type, prev.x, prev.y, extra={**action.extra, "point_from": "mouse_move"})
+            acts[-1] = (merged, reasoning, use_id, acts[-1][3])
+            continue
+        acts.append((action, reasoning, use_id, frame))
+        groups[-1].append(len(acts) - 1)
+    post_of_group = [pre_of_group[g + 1] if g + 1 < len(pre_of_group) else None for g in range(len(groups))]
+    steps: list[Step] = []
+    owner: dict[int, int] = {}
+    for g, members in enumerate(groups):
+        if not members:
+            continue
+        risky = [m for m in members if highrisk.classify(acts[m][0].type, acts[m][0].keys, acts[m][1],
+                                                         acts[m][0].text, acts[m][0].extra).high_risk]
+        looks = [m for m in members if acts[m][0].extra.get("tool_action") not in _LOOKS]
+        owner[g] = (risky or looks or members)[-1]
+    for g, members in enumerate(groups):
+        for m in members:
+            action, reasoning, use_id, _pre = acts[m]
+            err, msg = results.get(str(use_id), (False, None))
+            extra: dict[str, Any] = {"tool_use_id": use_id} if use_id else {}
+            pre, post = pre_of_group[g], post_of_group[g]
+            if m != owner[g] and len(members) > 1:
+                extra["shared_frames"] = True
+                pre = post = None
+            if msg and not err:
+                extra["tool_output"] = msg[:2000]
+            steps.append(Step(index=len(steps), action=action, reasoning=reasoning, frame_pre=pre, frame_post=post,
+                              executor_ok=not err, executor_error=(msg or "tool error")[:2000] if err else None,
+                              extra=extra, source=rel))
+    return steps
+
+
+READER = Reader(
+    name=NAME,
+    claims=claims,
+    read=read_anthropic_messages,
+    summary="Anthropic Messages transcript of a computer-use loop (computer_20241022 / computer_20250124 and "
+            "later): a JSON or JSONL file whose messages hold tool_use blocks of the computer tool",
+    mapping=(
+        ("directory name", "run_id"),
+        ("tools[type=computer_*].display_width_px / display_height_px", "screen (the coordinate space)"),
+        ("first user message text", "goal"),
+        ("assistant text blocks", "steps.reasoning of that turn's actions"),
+        ("tool_use computer {action: left_click / right_click / middle_click / double_click / triple_click, "
+         "coordinate, text}", "CLICK / RIGHT_CLICK / MIDDLE_CLICK / DOUBLE_CLICK / TRIPLE_CLICK at x, y; "
+                             "text: extra.modifiers"),
+        ("mouse_move then left_click without coordinate", "one CLICK at the moved-to point"),
+        ("type {text}", "TYPE, text"),
+        ("key / hold_key {text}", "KEY_PRESS, keys (xdotool syntax: Return, ctrl+s)"),
+        ("scroll {coordinate, scroll_direction, scroll_amount}", "SCROLL at x, y; extra.direction, amount"),
+        ("left_click_drag {start_coordinate, coordinate}", "DRAG to x, y; extra.start"),
+        ("left_mouse_down / left_mouse_up", "MOUSE_DOWN / MOUSE_UP"),
+        ("wait {duration}", "WAIT"),
+        ("screenshot", "WAIT (an idle look; its image is a frame)"),
+        ("cursor_position / zoom", "READ"),
+        ("tool_result image blocks (base64, or source.path)", "frames: each action's pre and post are the "
+                                                           "nearest screenshots around it"),
+        ("several actions between two screenshots", "the pair goes to the last high-risk one (else the last); "
+                                                    "the others: extra.shared_frames, verdict null"),
+        ("tool_result is_error, its text", "executor.ok false, executor.error"),
+        ("final assistant message without a tool call", "DONE, text (a claim only if it says so)"),
+    ),
+)

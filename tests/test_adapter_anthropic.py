@@ -1,0 +1,142 @@
+"""The anthropic-messages reader on transcripts with real Chromium screenshots (tests/fixtures/anthropic,
+recorded by make_fixtures.py in the shapes Anthropic documents for the computer-use tool)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from trajcheck import discovery
+from trajcheck.adapters import ALL
+from trajcheck.adapters.anthropic_messages import READER, claims, map_action
+from trajcheck.pipeline import score_paths
+
+from conftest import ROOT, SAMPLES
+
+FIX = ROOT / "tests" / "fixtures" / "anthropic"
+
+
+@pytest.fixture(autouse=True)
+def adapters(monkeypatch):
+    have = {r.name for r in discovery.READERS}
+    monkeypatch.setattr(discovery, "READERS", discovery.READERS + [r for r in ALL if r.name not in have])
+
+
+def _score(*paths):
+    res = score_paths(list(paths), jobs=1).results
+    return {r.run["run_id"]: r for r in res}
+
+
+def test_a_2x_capture_is_scaled_to_the_declared_display():
+    r = _score(FIX / "feedback-2x")["feedback-2x"]
+    assert r.run["source_format"] == "anthropic-messages" and r.run["status"] == "ok"
+    assert (r.run["screen_width"], r.run["screen_height"]) == (1280, 800)  # tools[computer_20250124]
+    steps = {s["step_index"]: s for s in r.steps}
+    click = steps[1]
+    assert (click["action_type"], click["frame_width"], click["frame_height"]) == ("CLICK", 2560, 1600)
+    left, top, right, bottom = click["effect_region_box"]
+    # the region is centred on the clicked point in frame pixels: twice the model's coordinate
+    assert ((left + right) / 2, (top + bottom) / 2) == (2 * click["action_x"], 2 * click["action_y"])
+    # the transparent widget swallowed the click: nothing changed, and the agent claimed success anyway
+    assert (click["effect_high_risk"], click["action_effect_observed"]) == (True, False)
+    assert steps[2]["action_type"] == "DONE" and "sent the feedback" in steps[2]["action_text"]
+    assert (r.run["claimed_success"], r.run["eval_final_verdict"], r.run["false_claim"],
+            r.run["false_claim_basis"]) == (True, "fail", True, "evidence")
+
+
+def test_sparse_screenshots_share_a_frame_pair_and_mouse_move_then_click_is_one_click():
+    r = _score(FIX / "profile-sparse")["profile-sparse"]
+    rows = [(s["action_type"], s["shared_frames"], s["effect_reason"], s["executor_ok"]) for s in r.steps]
+    assert rows == [
+        ("WAIT", False, "not_high_risk", True),  # the first screenshot: no frame before it
+        ("CLICK", True, "not_high_risk", True),  # mouse_move + left_click without a coordinate: one click
+        ("KEY_PRESS", True, "not_high_risk", True),
+        ("TYPE", False, "not_high_risk", True),  # the group's last acting step gets the pair
+        ("WAIT", True, "not_high_risk", True),  # the screenshot that closed the group
+        ("READ", True, "not_high_risk", False),  # zoom, refused by the executor
+        ("CLICK", False, "content_changed_outside_region", True),  # Save: the toast
+        ("DONE", False, "not_high_risk", None),
+    ]
+    click = r.steps[1]
+    assert (click["action_x"], click["action_y"]) is not None and click["action_x"] == 640
+    assert json.loads(click["extra"])["shared_frames"] is True
+    assert "zoom is not supported" in r.steps[5]["executor_error"]
+    typed = r.steps[3]
+    assert typed["frame_pre"] == "frames/000.png" and typed["frame_post"] == "frames/001.png"
+    assert typed["effect_content_changed"] is True
+    assert r.steps[6]["action_effect_observed"] is True
+
+
+def test_jsonl_transcripts_read_the_same(tmp_path):
+    data = json.loads((FIX / "feedback-2x" / "messages.json").read_text())
+    d = tmp_path / "feedback-jsonl"
+    d.mkdir()
+    (d / "conversation.jsonl").write_text("".join(json.dumps(m) + "\n" for m in data["messages"]))
+    r = _score(d)["feedback-jsonl"]
+    want = _score(FIX / "feedback-2x")["feedback-2x"]
+    # without the request's tools the display size is unknown: the frame's own pixels are the coordinates
+    assert r.run["screen_width"] is None
+    assert [s["action_type"] for s in r.steps] == [s["action_type"] for s in want.steps]
+    assert r.steps[1]["effect_reason"] == "no_pixel_change"
+
+
+def test_what_the_reader_claims(tmp_path):
+    assert claims(FIX / "feedback-2x") and claims(FIX / "profile-sparse")
+    assert not claims(SAMPLES / "consent-overlay-on")  # a native run
+    other = tmp_path / "chat"
+    other.mkdir()
+    (other / "log.json").write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
+    assert not claims(other)
+
+
+def test_a_folder_mixing_formats_scores_into_one_ledger(tmp_path):
+    mixed = tmp_path / "mixed"
+    shutil.copytree(FIX / "profile-sparse", mixed / "profile-sparse")
+    shutil.copytree(SAMPLES / "nc-profile-toast", mixed / "nc-profile-toast")
+    res = _score(mixed)
+    assert {k: v.run["source_format"] for k, v in res.items()} == {
+        "profile-sparse": "anthropic-messages", "nc-profile-toast": "trajcheck.run/1"}
+
+
+@pytest.mark.parametrize("inp,kind,extra", [
+    ({"action": "left_click", "coordinate": [10, 20], "text": "shift"}, "CLICK", {"modifiers": "shift"}),
+    ({"action": "triple_click", "coordinate": [1, 2]}, "TRIPLE_CLICK", {}),
+    ({"action": "scroll", "coordinate": [5, 5], "scroll_direction": "down", "scroll_amount": 3}, "SCROLL",
+     {"direction": "down", "amount": 3}),
+    ({"action": "left_click_drag", "start_coordinate": [1, 1], "coordinate": [9, 9]}, "DRAG", {"start": [1.0, 1.0]}),
+    ({"action": "hold_key", "text": "shift", "duration": 1}, "KEY_PRESS", {"duration": 1}),
+    ({"action": "key", "text": "Return"}, "KEY_PRESS", {}),
+    ({"action": "wait", "duration": 2}, "WAIT", {"duration": 2}),
+    ({"action": "left_mouse_down"}, "MOUSE_DOWN", {}),
+    ({"action": "cursor_position"}, "READ", {}),
+])
+def test_action_mapping(inp, kind, extra):
+    a = map_action(inp)
+    assert a.type == kind
+    assert {k: a.extra[k] for k in extra} == extra
+    assert READER.name == "anthropic-messages"
+
+
+def test_a_high_risk_action_that_shares_its_frames_is_never_a_no_effect(tmp_path):
+    """Two submits between the same two screenshots: the last gets the pair, the first is shared_frames
+    (null verdict), not a no-effect of its own."""
+    d = tmp_path / "two-submits"
+    shutil.copytree(FIX / "profile-sparse" / "frames", d / "frames")
+    img = lambda rel: {"type": "image", "source": {"type": "path", "media_type": "image/png", "path": rel}}  # noqa: E731
+    use = lambda i, inp: {"type": "tool_use", "id": f"t{i}", "name": "computer", "input": inp}  # noqa: E731
+    res = lambda i, *c: {"type": "tool_result", "tool_use_id": f"t{i}", "content": list(c)}  # noqa: E731
+    msgs = [{"role": "user", "content": "Save the profile."},
+            {"role": "assistant", "content": [use(1, {"action": "screenshot"})]},
+            {"role": "user", "content": [res(1, img("frames/001.png"))]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Click Save to submit, then Save again."},
+                                              use(2, {"action": "left_click", "coordinate": [418, 333]}),
+                                              use(3, {"action": "left_click", "coordinate": [418, 333]})]},
+            {"role": "user", "content": [res(2), res(3, img("frames/002.png"))]}]
+    (d / "messages.json").write_text(json.dumps({"messages": msgs}))
+    r = _score(d)["two-submits"]
+    assert [(s["action_type"], s["shared_frames"], s["effect_reason"], s["action_effect_observed"])
+            for s in r.steps] == [("WAIT", False, "not_high_risk", None),
+                                  ("CLICK", True, "shared_frames", None),
+                                  ("CLICK", False, "content_changed_outside_region", True)]
