@@ -21,7 +21,8 @@ def validate(
 
     Example: trajcheck validate sample_runs/
 
-    Exit codes: 0 no errors; 1 errors found (or warnings, with --strict); 3 a path does not exist.
+    Exit codes: 0 no errors; 1 errors found (or warnings, with --strict); 3 a path does not exist, or
+    a folder holds JSON or images but no run any reader claims.
     """
     from trajcheck.validate import validate_paths  # loaded when the command runs
 
@@ -32,6 +33,7 @@ def validate(
     n_err = len(report.errors)
     n_warn = len(report.problems) - n_err
     err.print(f"checked {report.runs} runs: {n_err} errors, {n_warn} warnings", highlight=False)
-    if any(p.slug == "path_not_found" for p in report.problems):
-        raise typer.Exit(int(Exit.INPUT))
+    if any(p.slug == "path_not_found" for p in report.problems) or (
+            not report.runs and any(p.slug == "no_reader_claims" for p in report.problems)):
+        raise typer.Exit(int(Exit.INPUT))  # nothing to check: a missing path, or files no reader reads
     raise typer.Exit(int(Exit.FINDINGS if n_err or (strict and n_warn) else Exit.OK))

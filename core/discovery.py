@@ -35,7 +35,9 @@ class Reader:
 
 NATIVE = Reader(
     name=RUN_FORMAT,
-    claims=lambda p: exists_not_dir(p / "run.json"),  # a FIFO run.json is a run, reported as not_a_regular_file
+    # a FIFO run.json is a run, reported as not_a_regular_file; steps.jsonl without run.json is a run whose
+    # run.json is missing (an invalid row that says so), not a folder to pass over in silence
+    claims=lambda p: exists_not_dir(p / "run.json") or exists_not_dir(p / "steps.jsonl"),
     read=read_native_run,
     summary="trajcheck's own format: run.json, steps.jsonl (or steps/<n>.json), frames/, dom/",
     mapping=(("run.json outcome.score (an external evaluator's result)", "outcome.score: the evaluator verdict source"),),
@@ -117,9 +119,15 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
         if r is not None:
             refs.append(RunRef(root, root.resolve().name or str(root), r.name))
             continue
-        for dirpath, dirnames, _files in os.walk(root, followlinks=False):
+        found_before = len(refs)
+        unclaimed: list[tuple[Path, int, int]] = []  # folders with JSON or images that no reader claimed
+        for dirpath, dirnames, files in os.walk(root, followlinks=False):
             dirnames.sort()
             here = Path(dirpath)
+            n_json = sum(f.endswith((".json", ".jsonl")) for f in files)
+            n_img = sum(f.lower().endswith(_IMAGE_SUFFIXES) for f in files)
+            if n_json or n_img:
+                unclaimed.append((here, n_json, n_img))
             keep = []
             for d in dirnames:
                 if d.startswith(".") or d in _SKIP_DIRS:
@@ -131,7 +139,31 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
                 else:
                     keep.append(d)
             dirnames[:] = keep
+        if len(refs) == found_before and unclaimed:
+            problems += _unclaimed_problems(root, unclaimed, readers)
     return refs, problems
+
+
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+
+
+def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, int, int]], readers: list[Reader]) -> list[Problem]:
+    """Silence is a bug: a folder with JSON or screenshots in which no reader found a run is reported
+    (``no_reader_claims``, an error), with what was found and what the readers look for."""
+    names = ", ".join(r.name for r in readers)
+    out = []
+    for here, n_json, n_img in unclaimed[:5]:
+        what = " and ".join(x for x in (f"{n_json} JSON file{'s' * (n_json != 1)}" if n_json else "",
+                                         f"{n_img} image{'s' * (n_img != 1)}" if n_img else "") if x)
+        rel = here.relative_to(root).as_posix() if here != root else "."
+        out.append(Problem("no_reader_claims", f"{what} in {rel}, but no reader ({names}) claims it as a run",
+                           file=str(here), hint="`trajcheck formats` says what each reader looks for; a native run "
+                           "needs run.json beside steps.jsonl (README: the run directory), or write one with "
+                           "trajcheck.RunWriter"))
+    if len(unclaimed) > 5:
+        out.append(Problem("no_reader_claims", f"and {len(unclaimed) - 5} more folders like these", file=str(root),
+                           hint="see the folders above"))
+    return out
 
 
 def _register_adapters() -> None:

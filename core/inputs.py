@@ -82,3 +82,14 @@ def exists_not_dir(path: str | os.PathLike[str]) -> bool:
         return not stat.S_ISDIR(os.stat(path).st_mode)
     except (OSError, ValueError):
         return False
+
+
+def image_ext(data: bytes) -> str | None:
+    """The file extension of PNG, JPEG or WebP bytes, from their signature; None for anything else."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "png"
+    if data[:3] == b"\xff\xd8\xff":
+        return "jpg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    return None

@@ -70,3 +70,23 @@ def test_usage_errors_are_exit_2(tmp_path):
 def test_version():
     res = runner.invoke(app, ["--version"])
     assert res.exit_code == 0 and res.stdout.startswith("trajcheck ")
+
+
+def test_silence_is_a_bug_json_no_reader_claims_exits_3(tmp_path):
+    """Issue 14: a folder of JSON and images that no reader claims is reported, not "checked 0 runs"."""
+    from conftest import SAMPLES
+
+    logs = tmp_path / "logs" / "episode-1"
+    logs.mkdir(parents=True)
+    (logs / "my-harness.json").write_text('{"turns": [{"act": "click", "shot": "s1.png"}]}')
+    (logs / "s1.png").write_bytes((SAMPLES / "consent-overlay-on" / "frames" / "001.png").read_bytes())
+    for cmd in (["validate", str(tmp_path / "logs"), "--format", "json"],
+                ["score", str(tmp_path / "logs"), "--out", str(tmp_path / "L")]):
+        res = CliRunner().invoke(app, cmd)
+        assert res.exit_code == 3, res.output
+        assert "no_reader_claims" in res.output and "1 JSON file and 1 image in episode-1" in res.output
+    half = tmp_path / "half"
+    half.mkdir()
+    (half / "steps.jsonl").write_text((SAMPLES / "nc-pay-loop" / "steps.jsonl").read_text())
+    res = CliRunner().invoke(app, ["validate", str(half), "--format", "json"])
+    assert res.exit_code == 1 and '"file_missing"' in res.output and '"run.json"' in res.output

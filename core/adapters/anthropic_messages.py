@@ -25,21 +25,17 @@ capture) is scaled to it. The final assistant message without a tool call is the
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from pathlib import Path
 from typing import Any
 
-from trajcheck.analyzers import highrisk
 from trajcheck.discovery import Reader
 from trajcheck.errors import Problem
 from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import iter_jsonl, parse_json_text
-from trajcheck.rundir import safe_join
 from trajcheck.schemas.records import Action, Run, Step
 
-from .browser_use import MAX_FRAME_BYTES, MAX_HISTORY_BYTES, _image_ext
+from .browser_use import MAX_HISTORY_BYTES
+from .sparse import Frames, last_frame, steps_of
 from .webvoyager import raise_errors, read_text_file
 
 NAME = "anthropic-messages"
@@ -52,6 +48,7 @@ _CLICKS = {"left_click": "CLICK", "right_click": "RIGHT_CLICK", "middle_click": 
            "double_click": "DOUBLE_CLICK", "triple_click": "TRIPLE_CLICK"}
 #: Tool actions that only look: no step of their own effect (a screenshot between two frames is idle).
 _LOOKS = {"screenshot": "WAIT", "cursor_position": "READ", "zoom": "READ"}
+_LOOKS_ACTIONS = frozenset(_LOOKS)
 
 
 def _candidates(path: Path) -> list[Path]:
@@ -171,41 +168,14 @@ def map_action(inp: dict[str, Any]) -> Action:
     return Action(name.upper() or "UNKNOWN", x=x, y=y, extra=extra)
 
 
-class _Frames:
-    def __init__(self, run_dir: Path, run: str, rel: str, problems: list[Problem]):
-        self.run_dir, self.run, self.rel, self.problems = run_dir, run, rel, problems
-        self.inline: dict[str, bytes] = {}
-
-    def _warn(self, slug: str, msg: str, field: str) -> None:
-        self.problems.append(Problem(slug, msg, run=self.run, file=self.rel, field=field, severity="warning",
-                                     hint="the steps around this screenshot are not checked (frames_missing)"))
-
-    def of(self, block: dict[str, Any], field: str) -> str | None:
-        src = block.get("source") if isinstance(block.get("source"), dict) else {}
-        path = src.get("path") or src.get("file") or block.get("path")
-        if src.get("type") == "base64" and isinstance(src.get("data"), str):
-            b64 = src["data"]
-            if len(b64) > MAX_FRAME_BYTES * 4 // 3 + 4:
-                self._warn("frame_too_large", "the screenshot is over the size limit", field)
-                return None
-            try:
-                data = base64.b64decode(b64, validate=True)
-            except (binascii.Error, ValueError) as exc:
-                self._warn("frame_unreadable", f"the screenshot is not valid base64 ({exc})", field)
-                return None
-            ext = _image_ext(data)
-            if ext is None:
-                self._warn("frame_unreadable", "the screenshot is not a PNG, JPEG or WebP image", field)
-                return None
-            name = f"inline/frame-{len(self.inline):04d}.{ext}"
-            self.inline[name] = data
-            return name
-        if isinstance(path, str) and path:
-            if safe_join(self.run_dir, path) is None:
-                self._warn("path_escapes_run", f"screenshot path {path!r} leaves the run directory", field)
-                return None
-            return path
-        return None
+def _frame_of(frames: Frames, block: dict[str, Any], field: str) -> str | None:
+    """An ``image`` block's frame: ``source`` {type: base64, data}, or a file path (``source.path``,
+    ``source.file``, ``path``) inside the run directory."""
+    src = block.get("source") if isinstance(block.get("source"), dict) else {}
+    if src.get("type") == "base64" and isinstance(src.get("data"), str):
+        return frames.from_base64(src["data"], field)
+    path = src.get("path") or src.get("file") or block.get("path")
+    return frames.from_path(path, field) if isinstance(path, str) and path else None
 
 
 def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
@@ -221,7 +191,7 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
     messages, req = _messages_of(text, rel, run_id, problems) if text is not None else ([], {})
     raise_errors(problems, run_id)
     del text
-    frames = _Frames(run_dir, run_id, rel, problems)
+    frames = Frames(run_dir, run_id, rel, problems)
     goal = None
     # the timeline: ("act", action, reasoning, tool_use_id, message index) and ("frame", name) in order
     timeline: list[tuple[Any, ...]] = []
@@ -242,7 +212,7 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
                 goal = _text(blocks)
             for j, b in enumerate(blocks):
                 if b.get("type") == "image":  # a screenshot the harness sent in a user turn
-                    name = frames.of(b, f"messages[{i}].content[{j}]")
+                    name = _frame_of(frames, b, f"messages[{i}].content[{j}]")
                     if name:
                         timeline.append(("frame", name))
                 if b.get("type") != "tool_result":
@@ -253,12 +223,12 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
                 results[str(b.get("tool_use_id"))] = (bool(b.get("is_error")), _text(inner))
                 for k, c in enumerate(inner):
                     if c.get("type") == "image":
-                        name = frames.of(c, f"messages[{i}].content[{j}].content[{k}]")
+                        name = _frame_of(frames, c, f"messages[{i}].content[{j}].content[{k}]")
                         if name:
                             timeline.append(("frame", name))
-    steps = _steps(timeline, results, rel)
+    steps = steps_of(timeline, results, rel, _LOOKS_ACTIONS)
     if final_text is not None:
-        last = _last_frame(timeline)
+        last = last_frame(timeline)
         steps.append(Step(index=len(steps), action=Action("DONE", text=final_text), reasoning=final_text,
                           source=rel, frame_pre=last, frame_post=last))
     if not steps:
@@ -271,62 +241,6 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
               else None, screen_width=w, screen_height=h, outcome_status="done" if final_text is not None else None,
               extra={k: req[k] for k in ("task_id", "metadata") if k in req}, inline_frames=frames.inline)
     return run, [p for p in problems if p.severity != "error"]
-
-
-def _last_frame(timeline: list[tuple[Any, ...]]) -> str | None:
-    return next((t[1] for t in reversed(timeline) if t[0] == "frame"), None)
-
-
-def _steps(timeline: list[tuple[Any, ...]], results: dict[str, tuple[bool, str | None]], rel: str) -> list[Step]:
-    """Steps from the timeline: merge a mouse_move into the click without a point that follows it, then
-    give each group of actions between two frames its pair (see the module docstring)."""
-    acts: list[tuple[Action, str | None, str | None, str | None]] = []  # action, reasoning, use id, pre frame
-    groups: list[list[int]] = [[]]
-    frame: str | None = None
-    pre_of_group: list[str | None] = [None]
-    for item in timeline:
-        if item[0] == "frame":
-            frame = item[1]
-            if groups[-1]:
-                groups.append([])
-                pre_of_group.append(frame)
-            else:
-                pre_of_group[-1] = frame
-            continue
-        _, action, reasoning, use_id, _i = item
-        prev = acts[-1][0] if acts and groups[-1] else None
-        if action.type in _CLICKS.values() and action.x is None and prev is not None and prev.type == "MOUSE_MOVE" \
-                and prev.x is not None:
-            merged = Action(action.type, prev.x, prev.y, extra={**action.extra, "point_from": "mouse_move"})
-            acts[-1] = (merged, reasoning, use_id, acts[-1][3])
-            continue
-        acts.append((action, reasoning, use_id, frame))
-        groups[-1].append(len(acts) - 1)
-    post_of_group = [pre_of_group[g + 1] if g + 1 < len(pre_of_group) else None for g in range(len(groups))]
-    steps: list[Step] = []
-    owner: dict[int, int] = {}
-    for g, members in enumerate(groups):
-        if not members:
-            continue
-        risky = [m for m in members if highrisk.classify(acts[m][0].type, acts[m][0].keys, acts[m][1],
-                                                         acts[m][0].text, acts[m][0].extra).high_risk]
-        looks = [m for m in members if acts[m][0].extra.get("tool_action") not in _LOOKS]
-        owner[g] = (risky or looks or members)[-1]
-    for g, members in enumerate(groups):
-        for m in members:
-            action, reasoning, use_id, _pre = acts[m]
-            err, msg = results.get(str(use_id), (False, None))
-            extra: dict[str, Any] = {"tool_use_id": use_id} if use_id else {}
-            pre, post = pre_of_group[g], post_of_group[g]
-            if m != owner[g] and len(members) > 1:
-                extra["shared_frames"] = True
-                pre = post = None
-            if msg and not err:
-                extra["tool_output"] = msg[:2000]
-            steps.append(Step(index=len(steps), action=action, reasoning=reasoning, frame_pre=pre, frame_post=post,
-                              executor_ok=not err, executor_error=(msg or "tool error")[:2000] if err else None,
-                              extra=extra, source=rel))
-    return steps
 
 
 READER = Reader(

@@ -31,6 +31,7 @@ from trajcheck.errors import Problem
 from trajcheck.rundir import safe_join
 from trajcheck.schemas.records import Action, Page, RecordedJudge, Run, Step
 
+from trajcheck.inputs import image_ext as _image_ext
 from trajcheck.jsonio import parse_json_text
 
 from .webvoyager import array_item_lines, claims_plain_dir, raise_errors, read_text_file
@@ -65,16 +66,6 @@ def _bounds_center(el: Any) -> tuple[float, float] | None:
     if not all(map(math.isfinite, (x, y, w, h))) or w < 0 or h < 0:
         return None
     return round(x + w / 2, 1), round(y + h / 2, 1)
-
-
-def _image_ext(data: bytes) -> str | None:
-    if data[:8] == b"\x89PNG\r\n\x1a\n":
-        return "png"
-    if data[:3] == b"\xff\xd8\xff":
-        return "jpg"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    return None
 
 
 def reasoning_of(mo: dict[str, Any]) -> str | None:

@@ -1,0 +1,302 @@
+"""OpenAI Responses transcripts of a computer-use (CUA) loop.
+
+A run is a directory holding one transcript of the loop's items, in the shapes of the Responses API and
+of OpenAI's reference loop (openai/openai-cua-sample-app, agent/agent.py): a JSON list of items, an
+object with ``items`` (or with the request's ``input`` and the response's ``output``, and the ``tools``),
+a list of responses (each with its ``output``), or JSONL with one item or one response per line.
+
+* ``computer_call`` {call_id, action: {type: click (button, x, y), double_click, scroll (x, y, scroll_x,
+  scroll_y), type (text), keypress (keys), move, drag (path), wait, screenshot}, pending_safety_checks};
+* ``computer_call_output`` {call_id, output: a ``computer_screenshot`` (or ``input_image``) whose
+  ``image_url`` is a data URL or a file path, current_url, acknowledged_safety_checks};
+* ``reasoning`` {summary: [{text}]} and ``message`` items: the reasoning of the next call, and the final
+  answer (the DONE);
+* the ``computer_use_preview`` tool's ``display_width``/``display_height``: the coordinate space.
+
+Frames and groups of actions that share a frame pair follow :mod:`trajcheck.adapters.sparse`, as for the
+Anthropic reader.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from trajcheck.discovery import Reader
+from trajcheck.errors import Problem
+from trajcheck.inputs import exists_not_dir
+from trajcheck.jsonio import iter_jsonl, parse_json_text
+from trajcheck.schemas.records import Action, Page, Run, Step
+
+from .browser_use import MAX_HISTORY_BYTES
+from .sparse import Frames, last_frame, steps_of
+from .webvoyager import raise_errors, read_text_file
+
+NAME = "openai-responses"
+SNIFF_BYTES = 256 * 1024
+SNIFF_FILES = 8
+_LOOKS = frozenset({"screenshot"})
+_BUTTONS = {"left": "CLICK", "right": "RIGHT_CLICK", "wheel": "MIDDLE_CLICK", "middle": "MIDDLE_CLICK",
+            "back": "BACK_CLICK", "forward": "FORWARD_CLICK"}
+#: keypress key names as the model writes them, in trajcheck's (xdotool-like) spelling.
+_KEY_NAMES = {"CTRL": "ctrl", "CONTROL": "ctrl", "CMD": "cmd", "META": "cmd", "SUPER": "cmd", "ALT": "alt",
+              "OPTION": "alt", "SHIFT": "shift", "ENTER": "Return", "RETURN": "Return", "ESC": "Escape",
+              "ESCAPE": "Escape", "TAB": "Tab", "SPACE": "space", "BACKSPACE": "BackSpace", "DELETE": "Delete"}
+
+
+def _candidates(path: Path) -> list[Path]:
+    try:
+        return sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl") and exists_not_dir(p))[:SNIFF_FILES]
+    except OSError:
+        return []
+
+
+def _sniff(p: Path) -> bool:
+    try:
+        if not p.is_file():
+            return False
+        with p.open("rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    return b'"computer_call"' in head
+
+
+def claims(path: Path) -> bool:
+    if (path / "run.json").exists():
+        return False
+    return any(_sniff(p) for p in _candidates(path))
+
+
+def _flatten(value: Any, req: dict[str, Any]) -> list[Any]:
+    """The items of a transcript in order, whatever its container; the request's fields go to ``req``."""
+    if isinstance(value, list):
+        out: list[Any] = []
+        for v in value:
+            out += _flatten(v, req) if isinstance(v, dict) and "type" not in v and (
+                "output" in v or "input" in v or "items" in v) else [v]
+        return out
+    if isinstance(value, dict):
+        for k in ("tools", "model", "task_id", "metadata"):
+            if k in value and k not in req:
+                req[k] = value[k]
+        items: list[Any] = []
+        for k in ("input", "items", "output"):
+            if isinstance(value.get(k), list):
+                items += value[k]
+            elif isinstance(value.get(k), str) and k == "input":
+                items.append({"role": "user", "content": value[k]})
+        return items
+    return []
+
+
+def _items_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple[list[Any], dict[str, Any]]:
+    req: dict[str, Any] = {}
+    if rel.endswith(".jsonl"):
+        items: list[Any] = []
+        for _n, value, p in iter_jsonl(text, run=run, file=rel):
+            if p:
+                problems.append(p)
+            else:
+                items += _flatten([value], req)
+        return items, req
+    data, p = parse_json_text(text, run=run, file=rel)
+    if p:
+        problems.append(p)
+        return [], req
+    return _flatten(data, req), req
+
+
+def _keys(keys: Any) -> str | None:
+    if not isinstance(keys, list) or not keys:
+        return None
+    return "+".join(_KEY_NAMES.get(str(k).upper(), str(k).lower() if len(str(k)) == 1 else str(k)) for k in keys)
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def map_action(a: dict[str, Any]) -> Action:
+    """One ``computer_call`` action as a trajcheck action."""
+    kind = str(a.get("type", ""))
+    extra: dict[str, Any] = {"tool_action": kind, "input": a}
+    x, y = _num(a.get("x")), _num(a.get("y"))
+    if kind == "click":
+        return Action(_BUTTONS.get(str(a.get("button", "left")), "CLICK"), x=x, y=y, extra=extra)
+    if kind == "double_click":
+        return Action("DOUBLE_CLICK", x=x, y=y, extra=extra)
+    if kind == "scroll":
+        extra.update(scroll_x=a.get("scroll_x"), scroll_y=a.get("scroll_y"))
+        return Action("SCROLL", x=x, y=y, extra=extra)
+    if kind == "type":
+        return Action("TYPE", text=a.get("text") if isinstance(a.get("text"), str) else None, extra=extra)
+    if kind == "keypress":
+        return Action("KEY_PRESS", keys=_keys(a.get("keys")), extra=extra)
+    if kind == "move":
+        return Action("MOUSE_MOVE", x=x, y=y, extra=extra)
+    if kind == "drag":
+        path = [p for p in a.get("path") or [] if isinstance(p, dict)]
+        end = path[-1] if path else {}
+        if path:
+            extra["start"] = [path[0].get("x"), path[0].get("y")]
+        return Action("DRAG", x=_num(end.get("x")), y=_num(end.get("y")), extra=extra)
+    if kind in ("wait", "screenshot"):
+        return Action("WAIT", extra=extra)
+    return Action(kind.upper() or "UNKNOWN", x=x, y=y, extra=extra)
+
+
+def _text_of(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content.strip() or None
+    if isinstance(content, list):
+        parts = [c.get("text", "").strip() for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)]
+        return "\n".join(p for p in parts if p) or None
+    return None
+
+
+def _image_of(frames: Frames, url: Any, field: str) -> str | None:
+    if not isinstance(url, str) or not url:
+        return None
+    if url.startswith("data:"):
+        return frames.from_base64(url, field)
+    if "://" in url and not url.startswith("file://"):
+        return None  # a remote URL: nothing to read offline
+    return frames.from_path(url.removeprefix("file://"), field)
+
+
+def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    run_id = run_dir.resolve().name or display
+    problems: list[Problem] = []
+    found = [p for p in _candidates(run_dir) if _sniff(p)]
+    rel = found[0].name if found else "items.json"
+    if len(found) > 1:
+        problems.append(Problem("history_ambiguous", f"{', '.join(p.name for p in found)} are all transcripts; "
+                                f"{rel} is read", run=run_id, file=found[1].name, severity="warning",
+                                hint="keep one transcript per directory"))
+    text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
+    items, req = _items_of(text, rel, run_id, problems) if text is not None else ([], {})
+    raise_errors(problems, run_id)
+    del text
+    frames = Frames(run_dir, run_id, rel, problems)
+    timeline: list[tuple[Any, ...]] = []
+    results: dict[str, tuple[bool, str | None]] = {}
+    urls: dict[str, str] = {}
+    safety: dict[str, Any] = {}
+    goal = reasoning = final_text = None
+    for i, it in enumerate(items):
+        if not isinstance(it, dict):
+            continue
+        kind = it.get("type") or ("message" if "role" in it else None)
+        if kind == "message" and it.get("role") == "user":
+            if goal is None:
+                goal = _text_of(it.get("content"))
+            for j, c in enumerate(it.get("content") if isinstance(it.get("content"), list) else []):
+                if isinstance(c, dict) and c.get("type") == "input_image":
+                    name = _image_of(frames, c.get("image_url"), f"items[{i}].content[{j}].image_url")
+                    if name:
+                        timeline.append(("frame", name))
+        elif kind == "reasoning":
+            summary = it.get("summary") if isinstance(it.get("summary"), list) else []
+            reasoning = _text_of(summary) or reasoning
+        elif kind == "message" and it.get("role") == "assistant":
+            final_text = _text_of(it.get("content"))
+            reasoning = final_text or reasoning
+        elif kind == "computer_call" and isinstance(it.get("action"), dict):
+            call = str(it.get("call_id") or it.get("id"))
+            action = map_action(it["action"])
+            if it.get("pending_safety_checks"):
+                action.extra["pending_safety_checks"] = it["pending_safety_checks"]
+            timeline.append(("act", action, reasoning, call, i))
+            final_text = None
+            reasoning = None
+        elif kind == "computer_call_output":
+            call = str(it.get("call_id"))
+            out = it.get("output") if isinstance(it.get("output"), dict) else {}
+            name = _image_of(frames, out.get("image_url"), f"items[{i}].output.image_url")
+            if name:
+                timeline.append(("frame", name))
+            if isinstance(out.get("current_url") or it.get("current_url"), str):
+                urls[call] = out.get("current_url") or it.get("current_url")
+            if it.get("acknowledged_safety_checks"):
+                safety[call] = it["acknowledged_safety_checks"]
+            err = out.get("error") or it.get("error")
+            results[call] = (bool(err), str(err) if err else None)
+    steps = steps_of(timeline, results, rel, _LOOKS)
+    steps = [_with_url(s, urls, safety) for s in steps]
+    steps = _urls_before(steps)
+    if final_text is not None:
+        last = last_frame(timeline)
+        steps.append(Step(index=len(steps), action=Action("DONE", text=final_text), reasoning=final_text,
+                          source=rel, frame_pre=last, frame_post=last))
+    if not any(s.action.type != "DONE" for s in steps):
+        problems.append(Problem("steps_empty", "the transcript has no computer_call", run=run_id, file=rel,
+                                hint="a run needs at least one action of the computer-use tool"))
+    raise_errors(problems, run_id)
+    w = h = None
+    for tool in req.get("tools") or []:
+        if isinstance(tool, dict) and str(tool.get("type", "")).startswith("computer"):
+            tw, th = tool.get("display_width"), tool.get("display_height")
+            if isinstance(tw, int) and isinstance(th, int) and tw > 0 and th > 0:
+                w, h = tw, th
+    run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), goal=goal,
+              agent_name="openai computer use", agent_model=req.get("model") if isinstance(req.get("model"), str)
+              else None, screen_width=w, screen_height=h, outcome_status="done" if final_text is not None else None,
+              extra={k: req[k] for k in ("task_id", "metadata") if k in req}, inline_frames=frames.inline)
+    return run, [p for p in problems if p.severity != "error"]
+
+
+def _with_url(s: Step, urls: dict[str, str], safety: dict[str, Any]) -> Step:
+    call = s.extra.get("tool_use_id")
+    extra = dict(s.extra)
+    if call in safety:
+        extra["acknowledged_safety_checks"] = safety[call]
+    url = urls.get(call) if call else None
+    return Step(index=s.index, action=s.action, reasoning=s.reasoning, frame_pre=s.frame_pre, frame_post=s.frame_post,
+                executor_ok=s.executor_ok, executor_error=s.executor_error,
+                page=Page(url_after=url) if url else None, extra=extra, source=s.source)
+
+
+def _urls_before(steps: list[Step]) -> list[Step]:
+    """A step's page before is the page after the step before it (the loop records URLs after calls)."""
+    out: list[Step] = []
+    prev = None
+    for s in steps:
+        if s.page is not None or prev is not None:
+            page = Page(url_before=prev, url_after=s.page.url_after if s.page else None)
+            s = Step(index=s.index, action=s.action, reasoning=s.reasoning, frame_pre=s.frame_pre,
+                     frame_post=s.frame_post, executor_ok=s.executor_ok, executor_error=s.executor_error, page=page,
+                     extra=s.extra, source=s.source)
+        if s.page and s.page.url_after:
+            prev = s.page.url_after
+        out.append(s)
+    return out
+
+
+READER = Reader(
+    name=NAME,
+    claims=claims,
+    read=read_openai_responses,
+    summary="OpenAI Responses transcript of a computer-use (CUA) loop: computer_call and computer_call_output "
+            "items (a JSON list, {items} or {input, output}, responses, or JSONL)",
+    mapping=(
+        ("directory name", "run_id"),
+        ("tools[type=computer_use_preview].display_width / display_height", "screen (the coordinate space)"),
+        ("first user message text", "goal"),
+        ("reasoning.summary[].text, or an assistant message before a call", "steps.reasoning of the next call"),
+        ("computer_call action click {button, x, y}", "CLICK (right: RIGHT_CLICK, wheel: MIDDLE_CLICK) at x, y"),
+        ("double_click {x, y}", "DOUBLE_CLICK"),
+        ("scroll {x, y, scroll_x, scroll_y}", "SCROLL at x, y; extra.scroll_x / scroll_y"),
+        ("type {text}", "TYPE, text"),
+        ("keypress {keys: [CTRL, A]}", "KEY_PRESS, keys ctrl+a (ENTER: Return, a submit)"),
+        ("move {x, y} then a click without a point", "one CLICK at the moved-to point"),
+        ("drag {path}", "DRAG to the last point; extra.start"),
+        ("wait, screenshot", "WAIT"),
+        ("pending_safety_checks / acknowledged_safety_checks", "steps.extra"),
+        ("computer_call_output.output.image_url (data URL or a path), input_image in a user message",
+         "frames: each call's pre and post are the nearest screenshots around it"),
+        ("computer_call_output.output.current_url", "page.url_after (and the next step's url_before)"),
+        ("several calls between two screenshots", "shared_frames, as for anthropic-messages"),
+        ("the last assistant message after the last call", "DONE, text (a claim only if it says so)"),
+    ),
+)

@@ -1,0 +1,84 @@
+"""The openai-responses reader on a CUA transcript with real Chromium screenshots (tests/fixtures/openai,
+recorded by tests/fixtures/anthropic/make_fixtures.py in the Responses API's shapes)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trajcheck import discovery
+from trajcheck.adapters import ALL
+from trajcheck.adapters.openai_responses import claims, map_action
+from trajcheck.pipeline import score_paths
+
+from conftest import ROOT, SAMPLES
+
+FIX = ROOT / "tests" / "fixtures" / "openai" / "cua-newsletter"
+
+
+@pytest.fixture(autouse=True)
+def adapters(monkeypatch):
+    have = {r.name for r in discovery.READERS}
+    monkeypatch.setattr(discovery, "READERS", discovery.READERS + [r for r in ALL if r.name not in have])
+
+
+def _one(path):
+    [r] = score_paths([path], jobs=1).results
+    return r
+
+
+def test_cua_transcript_steps_frames_and_verdicts():
+    r = _one(FIX)
+    assert (r.run["source_format"], r.run["status"], r.run["screen_width"], r.run["screen_height"]) == (
+        "openai-responses", "ok", 1280, 800)
+    assert r.run["goal"] == "Subscribe jane.doe@example.com to the Acme Weekly newsletter."
+    rows = [(s["action_type"], s["action_keys"], s["effect_high_risk"], s["action_effect_observed"]) for s in r.steps]
+    assert rows == [
+        ("CLICK", None, True, False),  # Subscribe, swallowed by the consent box (the first frame is input_image)
+        ("CLICK", None, False, None),  # accept the box
+        ("CLICK", None, False, None),
+        ("KEY_PRESS", "ctrl+a", False, None),
+        ("TYPE", None, False, None),
+        ("KEY_PRESS", "Return", True, True),  # ENTER submits: the success message
+        ("DONE", None, False, None),
+    ]
+    assert "Subscribe" in r.steps[0]["reasoning"]  # the reasoning summary before the call
+    assert r.steps[1]["url_before"] == r.steps[1]["url_after"] == "http://sample.local/newsletter.html"
+    assert r.steps[-1]["action_text"] == "Subscribed jane.doe@example.com; the page confirms it."
+    assert r.run["claimed_success"] is True and r.run["claim_reason"] == "done"
+
+
+def test_other_containers_read_the_same(tmp_path):
+    data = json.loads((FIX / "items.json").read_text())
+    want = [s["action_type"] for s in _one(FIX).steps]
+    shapes = {
+        "list.json": json.dumps(data["items"]),
+        "responses.json": json.dumps([{"input": data["items"][:1]}, {"output": data["items"][1:]}]),
+        "items.jsonl": "".join(json.dumps(i) + "\n" for i in data["items"]),
+    }
+    for name, text in shapes.items():
+        d = tmp_path / name.replace(".", "-")
+        d.mkdir()
+        (d / name).write_text(text)
+        assert claims(d)
+        assert [s["action_type"] for s in _one(d).steps] == want, name
+
+
+def test_claims_only_cua_transcripts(tmp_path):
+    assert claims(FIX)
+    assert not claims(SAMPLES / "consent-overlay-on")
+    assert not claims(ROOT / "tests" / "fixtures" / "anthropic" / "feedback-2x")
+
+
+@pytest.mark.parametrize("action,kind,field,value", [
+    ({"type": "click", "button": "right", "x": 1, "y": 2}, "RIGHT_CLICK", "x", 1.0),
+    ({"type": "click", "button": "wheel", "x": 1, "y": 2}, "MIDDLE_CLICK", "y", 2.0),
+    ({"type": "keypress", "keys": ["CTRL", "S"]}, "KEY_PRESS", "keys", "ctrl+s"),
+    ({"type": "scroll", "x": 5, "y": 6, "scroll_x": 0, "scroll_y": 300}, "SCROLL", "x", 5.0),
+    ({"type": "drag", "path": [{"x": 1, "y": 1}, {"x": 9, "y": 8}]}, "DRAG", "y", 8.0),
+    ({"type": "screenshot"}, "WAIT", "x", None),
+])
+def test_action_mapping(action, kind, field, value):
+    a = map_action(action)
+    assert a.type == kind and getattr(a, field) == value
