@@ -7,9 +7,10 @@ reader. See docs/formats.md for each format's field mapping and what is lost.
 
 from __future__ import annotations
 
-from . import anthropic_messages, browser_use, browsergym, openai_responses, osworld, playwright_trace, webvoyager
+from . import (anthropic_messages, browser_use, browsergym, openai_responses, osworld, playwright_trace, ui_tars,
+               webvoyager)
 
 ALL = [webvoyager.READER, browsergym.READER, browser_use.READER, playwright_trace.READER, osworld.READER,
-       anthropic_messages.READER, openai_responses.READER]
+       anthropic_messages.READER, openai_responses.READER, ui_tars.READER]
 
 __all__ = ["ALL"]
