@@ -69,6 +69,8 @@ def score(
                                                  "channel differs by more than this.")] = 0,
     contracts: Annotated[Optional[Path], typer.Option("--contracts", help="Folder of outcome contracts named "
                                                       "<task_id>.json (a run's own contract.json wins).")] = None,
+    mapping: Annotated[Optional[Path], typer.Option("--mapping", help="A mapping file (TOML, JMESPath) that reads "
+                                                    "logs of another shape; see docs/mappings/.")] = None,
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
                                                         "instead of detecting it (see `trajcheck formats`).")] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="Where runs are scored: local worker processes, "
@@ -117,7 +119,8 @@ def score(
                                evaluator_pass=evaluator_pass,
                                on_found=lambda n: progress.update(t_runs, total=n),
                                on_result=lambda r: (progress.advance(t_runs), progress.advance(t_frames, r.frames)),
-                               wait=wait, on_wait=lambda w: err.print(wait_line(w), highlight=False, markup=False))
+                               wait=wait, on_wait=lambda w: err.print(wait_line(w), highlight=False, markup=False),
+                               mapping=mapping)
         except UsageError as exc:
             fail(str(exc), Exit.USAGE)
         except NoRunsFound as exc:

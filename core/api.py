@@ -62,8 +62,11 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
           input_format: str | None = None, engine: str = "local", scheduler: str | None = None,
           force: bool = False, evaluator_pass: float = 1.0, on_found: Callable[[int], None] | None = None,
           on_result: Callable[["RunResult"], None] | None = None, wait: float | None = None,
-          on_wait: Callable[["LockWait"], None] | None = None) -> ScoreResult:
+          on_wait: Callable[["LockWait"], None] | None = None,
+          mapping: str | os.PathLike[str] | None = None) -> ScoreResult:
     """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
+
+    ``mapping``: a mapping file (:mod:`trajcheck.mapping`) that reads logs of any other shape.
 
     Runs already in the ledger whose files, reader, options and trajcheck version are unchanged are
     skipped (``force=True`` rescores them); runs whose directory is gone from a folder scored again are
@@ -95,6 +98,12 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
             raise UsageError("engine dask needs dask.distributed: pip install 'trajcheck[dask]'") from None
     if contracts is not None and not Path(contracts).is_dir():
         raise UsageError(f"contracts {contracts}: no such folder")
+    if mapping is not None:
+        if engine == "dask":
+            raise UsageError("--mapping works with the local engine (Dask workers do not load the mapping)")
+        from .mapping import register
+
+        register(mapping)
     if input_format is not None and input_format not in reader_names():
         raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
     opts = ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,
@@ -133,6 +142,10 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
                                 if s["run_id"] in refused else s for s in report.summaries]
         if not report.scored and not report.skipped and not report.removed:
             writer.abort()
+            if mapping is not None:
+                from .mapping import explain
+
+                report.problems += explain(mapping, paths)
             raise NoRunsFound("no runs found", report.problems)
         generation = None
         if report.scored or report.removed:

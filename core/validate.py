@@ -50,9 +50,20 @@ def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[str | None
     return None, size
 
 
-def validate_paths(paths: Iterable[str | os.PathLike[str]]) -> ValidationReport:
-    """Every problem of every run under ``paths``, with run, file, line, field and hint."""
+def validate_paths(paths: Iterable[str | os.PathLike[str]],
+                   mapping: str | os.PathLike[str] | None = None) -> ValidationReport:
+    """Every problem of every run under ``paths``, with run, file, line, field and hint; ``mapping``: a
+    mapping file (:mod:`trajcheck.mapping`) that reads logs of another shape."""
+    paths = [os.fspath(p) for p in paths]
+    if mapping is not None:
+        from .mapping import register
+
+        register(mapping)
     refs, problems = discover(paths)
+    if mapping is not None and not refs:
+        from .mapping import explain
+
+        problems += explain(mapping, paths)
     for ref in refs:
         try:
             run, warns = get_reader(ref.reader).read(ref.path, ref.display)

@@ -1,0 +1,232 @@
+"""Logs of any other shape, read through a mapping file: ``trajcheck score LOGS --mapping my-harness.toml``.
+
+The mapping names, with JMESPath expressions (the ``jmespath`` library), where a log's steps are and, for
+a step, its action type (with a value map), point, keys, text, reasoning, URL and screenshot, and whether
+that screenshot was taken before or after the step's action. Each directory holding a file that matches
+``[run] files`` and whose ``steps`` expression gives a non-empty list is one run::
+
+    [run]
+    files = "*.json"                  # the log file in a run directory (glob; the first match is read)
+    steps = "history"                 # JMESPath to the list of steps
+    goal = "task"                     # optional run fields: run_id, task_id, goal, model
+    screen = [1280, 800]              # or screen_width / screen_height expressions
+    coordinates = "pixels"            # or "relative-1000" (0-999 across the screen)
+
+    [step]
+    type = "action.name"              # required
+    x = "action.point[0]"             # optional step fields: x, y, keys, text, url, reasoning, error
+    y = "action.point[1]"
+    reasoning = "thought"
+    screenshot = "screenshot"         # a path inside the run directory, or base64 / a data: URL
+    screenshot_is = "pre"             # "pre" (what the agent saw before acting) or "post"
+
+    [step.types]                      # the log's action names -> trajcheck's (others: upper-cased)
+    tap = "CLICK"
+    input = "TYPE"
+    finish = "DONE"
+
+``trajcheck validate LOGS --mapping FILE`` reports a mapping whose expressions match nothing, with the
+file and the expression. docs/mappings/ holds two of trajcheck's own adapters' formats written as mappings.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .discovery import READERS, Reader
+from .errors import Problem, RunFormatError, UsageError
+from .inputs import exists_not_dir
+from .jsonio import iter_jsonl, parse_json_text
+from .schemas.records import Action, Page, Run, Step
+
+#: The step fields a mapping may name, and the run fields.
+STEP_FIELDS = ("type", "x", "y", "keys", "text", "url", "url_after", "reasoning", "error", "screenshot")
+RUN_FIELDS = ("run_id", "task_id", "goal", "model", "screen_width", "screen_height")
+MAX_LOG_BYTES = 512 * 1024 * 1024
+
+
+class Mapping:
+    def __init__(self, path: Path):
+        import jmespath
+
+        try:
+            data = tomllib.loads(path.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--mapping {path}: cannot read it ({exc})") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise UsageError(f"--mapping {path}: not valid TOML ({exc})") from None
+        self.path = path
+        run, step = data.get("run", {}), data.get("step", {})
+        if not isinstance(run.get("steps"), str) or not isinstance(step.get("type"), str):
+            raise UsageError(f"--mapping {path}: [run] steps and [step] type are required (JMESPath expressions)")
+        self.files = str(run.get("files", "*.json"))
+        self.pre = str(step.get("screenshot_is", "pre")) != "post"
+        self.relative = str(run.get("coordinates", "pixels")) == "relative-1000"
+        screen = run.get("screen")
+        self.screen = (int(screen[0]), int(screen[1])) if isinstance(screen, list) and len(screen) == 2 else None
+        self.types = {str(k): str(v) for k, v in (step.get("types") or {}).items()}
+        self.expr: dict[str, Any] = {}
+        for section, fields, prefix in ((run, ("steps", *RUN_FIELDS), "run."), (step, STEP_FIELDS, "step.")):
+            for f in fields:
+                if isinstance(section.get(f), str):
+                    try:
+                        self.expr[prefix + f] = jmespath.compile(section[f])
+                    except jmespath.exceptions.JMESPathError as exc:
+                        raise UsageError(f"--mapping {path}: {prefix}{f} = {section[f]!r} is not JMESPath ({exc})") \
+                            from None
+        digest = hashlib.blake2b(path.read_bytes(), digest_size=4).hexdigest()
+        self.name = f"mapping:{path.stem}@{digest}"  # a changed mapping rescores its runs
+
+    def get(self, key: str, value: Any) -> Any:
+        """The value of the expression at ``key`` on ``value``; None where the expression fails on this value
+        (a function given the wrong type), as where it matches nothing."""
+        import jmespath
+
+        e = self.expr.get(key)
+        if e is None:
+            return None
+        try:
+            return e.search(value)
+        except jmespath.exceptions.JMESPathError:
+            return None
+
+    def log_of(self, path: Path) -> Path | None:
+        try:
+            names = sorted(p for p in path.iterdir() if fnmatch.fnmatch(p.name, self.files) and exists_not_dir(p))
+        except OSError:
+            return None
+        return names[0] if names else None
+
+    def claims(self, path: Path) -> bool:
+        if (path / "run.json").exists():
+            return False
+        log = self.log_of(path)
+        if log is None or not log.is_file() or log.stat().st_size > MAX_LOG_BYTES:
+            return False
+        try:
+            value = _load(log.read_text("utf-8", errors="replace"), log.name, path.name, [])
+        except RecursionError:
+            return False
+        steps = self.get("run.steps", value)
+        return isinstance(steps, list) and bool(steps)
+
+
+def _load(text: str, rel: str, run: str, problems: list[Problem]) -> Any:
+    if rel.endswith(".jsonl"):
+        out = []
+        for _n, v, p in iter_jsonl(text, run=run, file=rel):
+            if p:
+                problems.append(p)
+            else:
+                out.append(v)
+        return out
+    value, p = parse_json_text(text, run=run, file=rel)
+    if p:
+        problems.append(p)
+    return value
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _str(v: Any) -> str | None:
+    return None if v is None else v if isinstance(v, str) else str(v)
+
+
+def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    from .adapters.sparse import Frames
+    from .adapters.webvoyager import raise_errors, read_text_file
+
+    run_name = run_dir.resolve().name or display
+    problems: list[Problem] = []
+    log = m.log_of(run_dir)
+    rel = log.name if log else m.files
+    text = read_text_file(run_dir / rel, run=run_name, rel=rel, problems=problems, limit=MAX_LOG_BYTES)
+    value = _load(text, rel, run_name, problems) if text is not None else None
+    raise_errors(problems, run_name)
+    raw = m.get("run.steps", value)
+    if not isinstance(raw, list) or not raw:
+        raise RunFormatError([Problem("mapping_matches_nothing", f"[run] steps of {m.path.name} gives no list of "
+                                      "steps here", run=run_name, file=rel, field="run.steps",
+                                      hint="check the expression against the log (jmespath.org)")])
+    frames = Frames(run_dir, run_name, rel, problems)
+    width = _num(m.get("run.screen_width", value)) or (m.screen[0] if m.screen else None)
+    height = _num(m.get("run.screen_height", value)) or (m.screen[1] if m.screen else None)
+    scale = (width / 1000, height / 1000) if m.relative and width and height else (1.0, 1.0)
+    shots: list[str | None] = []
+    for i, s in enumerate(raw):
+        shot = _str(m.get("step.screenshot", s))
+        name = None
+        if shot:
+            field = f"steps[{i}].screenshot"
+            b64 = shot.startswith("data:") or (len(shot) > 200 and "/" not in shot[:64] and "." not in shot[-8:])
+            name = frames.from_base64(shot, field) if b64 else frames.from_path(shot, field)
+        shots.append(name)
+    unmatched = [k for k in m.expr if k.startswith("step.") and all(m.get(k, s) is None for s in raw)]
+    for k in unmatched:
+        problems.append(Problem("mapping_matches_nothing", f"{k} matches nothing in any of the {len(raw)} steps",
+                                run=run_name, file=rel, field=k, severity="warning",
+                                hint=f"check that expression in {m.path.name} against one step of the log"))
+    steps: list[Step] = []
+    for i, s in enumerate(raw):
+        kind = _str(m.get("step.type", s)) or "UNKNOWN"
+        t = m.types.get(kind, kind.upper())
+        x, y = _num(m.get("step.x", s)), _num(m.get("step.y", s))
+        if x is not None and y is not None:
+            x, y = round(x * scale[0], 1), round(y * scale[1], 1)
+        err = _str(m.get("step.error", s))
+        pre, post = (shots[i], shots[i + 1] if i + 1 < len(shots) else None) if m.pre else \
+            (shots[i - 1] if i else None, shots[i])
+        url, url_after = _str(m.get("step.url", s)), _str(m.get("step.url_after", s))
+        steps.append(Step(index=len(steps), action=Action(t, x=x, y=y, keys=_str(m.get("step.keys", s)),
+                                                          text=_str(m.get("step.text", s)), extra={"log_type": kind}),
+                          reasoning=_str(m.get("step.reasoning", s)), frame_pre=pre, frame_post=post,
+                          executor_ok=None if err is None else False, executor_error=err,
+                          page=Page(url_before=url, url_after=url_after) if url or url_after else None, source=rel))
+    raise_errors(problems, run_name)
+    run = Run(run_id=_str(m.get("run.run_id", value)) or run_name, path=display, source_format=m.name,
+              steps=tuple(steps), task_id=_str(m.get("run.task_id", value)), goal=_str(m.get("run.goal", value)),
+              agent_model=_str(m.get("run.model", value)), screen_width=int(width) if width else None,
+              screen_height=int(height) if height else None,
+              outcome_status="done" if steps[-1].action.type == "DONE" else None, inline_frames=frames.inline)
+    return run, [p for p in problems if p.severity != "error"]
+
+
+def register(path: str | Path) -> str:
+    """Load a mapping file and make its reader the first after the native one; returns its name (the
+    runs' source_format). Worker processes forked after this have it too."""
+    m = Mapping(Path(path))
+    if not any(r.name == m.name for r in READERS):
+        READERS.insert(1, Reader(name=m.name, claims=m.claims, read=lambda d, disp: read_mapped(m, d, disp),
+                                 summary=f"logs read through the mapping {m.path}"))
+    return m.name
+
+
+def explain(path: str | Path, paths: list[str]) -> list[Problem]:
+    """Why a mapping read no run under ``paths``: for the first files matching its ``files`` glob, what its
+    ``steps`` expression gave (``mapping_matches_nothing``, an error)."""
+    m = Mapping(Path(path))
+    out: list[Problem] = []
+    seen = 0
+    for root in paths:
+        for p in sorted(Path(root).rglob(m.files)) if Path(root).is_dir() else []:
+            if seen >= 5 or not p.is_file() or p.stat().st_size > MAX_LOG_BYTES:
+                continue
+            seen += 1
+            value = _load(p.read_text("utf-8", errors="replace"), p.name, p.parent.name, [])
+            got = m.get("run.steps", value)
+            what = "nothing" if got is None else f"a {type(got).__name__}" + (" (empty)" if got == [] else "")
+            out.append(Problem("mapping_matches_nothing", f"[run] steps of {m.path.name} gives {what} in this file, "
+                               "not a list of steps", file=str(p), field="run.steps",
+                               hint="check the expression against the file (jmespath.org); top-level keys: "
+                               + ", ".join(sorted(value)[:8] if isinstance(value, dict) else ["(a list)"])))
+    if not seen:
+        out.append(Problem("mapping_matches_nothing", f"no file matches [run] files = {m.files!r} of {m.path.name}",
+                           file=str(paths[0]) if paths else "", field="run.files",
+                           hint="set files to the log's name pattern, e.g. \"*.json\""))
+    return out
