@@ -30,19 +30,14 @@ from typing import Any
 
 from trajcheck.discovery import Reader
 from trajcheck.errors import Problem
-from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import iter_jsonl, parse_json_text
 from trajcheck.schemas.records import Action, Run, Step
 
 from .browser_use import MAX_HISTORY_BYTES
-from .sparse import Frames, last_frame, steps_of
+from .sparse import Frames, last_frame, steps_of, Sniffer
 from .webvoyager import raise_errors, read_text_file
 
 NAME = "anthropic-messages"
-#: How much of a JSON file is read to decide whether it is a computer-use transcript.
-SNIFF_BYTES = 256 * 1024
-#: At most this many JSON files of a directory are sniffed.
-SNIFF_FILES = 8
 
 _CLICKS = {"left_click": "CLICK", "right_click": "RIGHT_CLICK", "middle_click": "MIDDLE_CLICK",
            "double_click": "DOUBLE_CLICK", "triple_click": "TRIPLE_CLICK"}
@@ -51,30 +46,9 @@ _LOOKS = {"screenshot": "WAIT", "cursor_position": "READ", "zoom": "READ"}
 _LOOKS_ACTIONS = frozenset(_LOOKS)
 
 
-def _candidates(path: Path) -> list[Path]:
-    try:
-        names = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl") and exists_not_dir(p))
-    except OSError:
-        return []
-    return names[:SNIFF_FILES]
-
-
-def _sniff(p: Path) -> bool:
-    """Does the start of ``p`` look like a computer-use transcript (a tool_use of the computer tool)?"""
-    try:
-        if not p.is_file():
-            return False
-        with p.open("rb") as f:
-            head = f.read(SNIFF_BYTES)
-    except OSError:
-        return False
-    return b'"tool_use"' in head and b'"computer"' in head and b'"role"' in head
-
-
-def claims(path: Path) -> bool:
-    if (path / "run.json").exists():
-        return False
-    return any(_sniff(p) for p in _candidates(path))
+#: A transcript holds a tool_use of the computer tool.
+SNIFF = Sniffer(lambda head: b'"tool_use"' in head and b'"computer"' in head and b'"role"' in head, "messages.json")
+claims = SNIFF.claims
 
 
 def _messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple[list[Any], dict[str, Any]]:
@@ -181,12 +155,7 @@ def _frame_of(frames: Frames, block: dict[str, Any], field: str) -> str | None:
 def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     run_id = run_dir.resolve().name or display
     problems: list[Problem] = []
-    found = [p for p in _candidates(run_dir) if _sniff(p)]
-    rel = found[0].name if found else "messages.json"
-    if len(found) > 1:
-        problems.append(Problem("history_ambiguous", f"{', '.join(p.name for p in found)} are all transcripts; "
-                                f"{rel} is read", run=run_id, file=found[1].name, severity="warning",
-                                hint="keep one transcript per directory"))
+    rel = SNIFF.pick(run_dir, run_id, problems)
     text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
     messages, req = _messages_of(text, rel, run_id, problems) if text is not None else ([], {})
     raise_errors(problems, run_id)

@@ -24,17 +24,14 @@ from typing import Any
 
 from trajcheck.discovery import Reader
 from trajcheck.errors import Problem
-from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import iter_jsonl, parse_json_text
 from trajcheck.schemas.records import Action, Page, Run, Step
 
 from .browser_use import MAX_HISTORY_BYTES
-from .sparse import Frames, last_frame, steps_of
+from .sparse import Frames, last_frame, steps_of, Sniffer
 from .webvoyager import raise_errors, read_text_file
 
 NAME = "openai-responses"
-SNIFF_BYTES = 256 * 1024
-SNIFF_FILES = 8
 _LOOKS = frozenset({"screenshot"})
 _BUTTONS = {"left": "CLICK", "right": "RIGHT_CLICK", "wheel": "MIDDLE_CLICK", "middle": "MIDDLE_CLICK",
             "back": "BACK_CLICK", "forward": "FORWARD_CLICK"}
@@ -44,28 +41,9 @@ _KEY_NAMES = {"CTRL": "ctrl", "CONTROL": "ctrl", "CMD": "cmd", "META": "cmd", "S
               "ESCAPE": "Escape", "TAB": "Tab", "SPACE": "space", "BACKSPACE": "BackSpace", "DELETE": "Delete"}
 
 
-def _candidates(path: Path) -> list[Path]:
-    try:
-        return sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl") and exists_not_dir(p))[:SNIFF_FILES]
-    except OSError:
-        return []
-
-
-def _sniff(p: Path) -> bool:
-    try:
-        if not p.is_file():
-            return False
-        with p.open("rb") as f:
-            head = f.read(SNIFF_BYTES)
-    except OSError:
-        return False
-    return b'"computer_call"' in head
-
-
-def claims(path: Path) -> bool:
-    if (path / "run.json").exists():
-        return False
-    return any(_sniff(p) for p in _candidates(path))
+#: A transcript holds a computer_call item.
+SNIFF = Sniffer(lambda head: b'"computer_call"' in head, "items.json")
+claims = SNIFF.claims
 
 
 def _flatten(value: Any, req: dict[str, Any]) -> list[Any]:
@@ -168,12 +146,7 @@ def _image_of(frames: Frames, url: Any, field: str) -> str | None:
 def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     run_id = run_dir.resolve().name or display
     problems: list[Problem] = []
-    found = [p for p in _candidates(run_dir) if _sniff(p)]
-    rel = found[0].name if found else "items.json"
-    if len(found) > 1:
-        problems.append(Problem("history_ambiguous", f"{', '.join(p.name for p in found)} are all transcripts; "
-                                f"{rel} is read", run=run_id, file=found[1].name, severity="warning",
-                                hint="keep one transcript per directory"))
+    rel = SNIFF.pick(run_dir, run_id, problems)
     text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
     items, req = _items_of(text, rel, run_id, problems) if text is not None else ([], {})
     raise_errors(problems, run_id)

@@ -7,16 +7,58 @@ from __future__ import annotations
 import base64
 import binascii
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from trajcheck.analyzers import highrisk
 from trajcheck.errors import Problem
+from trajcheck.inputs import exists_not_dir
 from trajcheck.rundir import safe_join
 from trajcheck.schemas.records import Action, Step
 
 from trajcheck.inputs import image_ext
 
 from .browser_use import MAX_FRAME_BYTES
+
+#: How much of a JSON file is read to decide whether a reader claims it, and how many files of a folder.
+SNIFF_BYTES = 256 * 1024
+SNIFF_FILES = 8
+
+
+class Sniffer:
+    """A reader that claims a folder by what its JSON holds: ``test`` sees the first SNIFF_BYTES of each of
+    the folder's first SNIFF_FILES ``.json``/``.jsonl`` files."""
+
+    def __init__(self, test: Callable[[bytes], bool], default: str):
+        self.test, self.default = test, default
+
+    def files(self, path: Path) -> list[Path]:
+        try:
+            names = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl") and exists_not_dir(p))
+        except OSError:
+            return []
+        out = []
+        for p in names[:SNIFF_FILES]:
+            try:
+                if p.is_file():
+                    with p.open("rb") as f:
+                        if self.test(f.read(SNIFF_BYTES)):
+                            out.append(p)
+            except OSError:
+                continue
+        return out
+
+    def claims(self, path: Path) -> bool:
+        return not (path / "run.json").exists() and bool(self.files(path))
+
+    def pick(self, run_dir: Path, run: str, problems: list[Problem]) -> str:
+        """The transcript a run is read from (the first by name; a warning when there are several)."""
+        found = self.files(run_dir)
+        if len(found) > 1:
+            problems.append(Problem("history_ambiguous", f"{', '.join(p.name for p in found)} are all transcripts; "
+                                    f"{found[0].name} is read", run=run, file=found[1].name, severity="warning",
+                                    hint="keep one transcript per directory"))
+        return found[0].name if found else self.default
+
 
 #: Action types a preceding MOUSE_MOVE gives its point to when they have none.
 CLICK_TYPES = frozenset({"CLICK", "RIGHT_CLICK", "MIDDLE_CLICK", "DOUBLE_CLICK", "TRIPLE_CLICK"})

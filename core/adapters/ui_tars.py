@@ -28,18 +28,15 @@ from typing import Any
 
 from trajcheck.discovery import Reader
 from trajcheck.errors import Problem
-from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import iter_jsonl, parse_json_text
 from trajcheck.schemas.records import Action, Run, Step
 
 from .browser_use import MAX_HISTORY_BYTES
-from .sparse import Frames
+from .sparse import Frames, Sniffer
 from .webvoyager import raise_errors, read_text_file
 
 NAME = "ui-tars"
-SNIFF_BYTES = 256 * 1024
-SNIFF_FILES = 8
-_SNIFF = re.compile(rb"start_box|action_type|Action:\s*(?:click|type|hotkey|scroll|drag|finished|wait)\(")
+_MARKS = re.compile(rb"start_box|action_type|Action:\s*(?:click|type|hotkey|scroll|drag|finished|wait)\(")
 _REPLY = re.compile(r"Action:\s*(?P<call>[a-z_]+\(.*\))\s*$", re.S | re.I)
 _NUMS = re.compile(r"-?\d+(?:\.\d+)?")
 _KINDS = {"click": "CLICK", "left_single": "CLICK", "left_double": "DOUBLE_CLICK", "right_single": "RIGHT_CLICK",
@@ -47,28 +44,10 @@ _KINDS = {"click": "CLICK", "left_single": "CLICK", "left_double": "DOUBLE_CLICK
           "scroll": "SCROLL", "wait": "WAIT", "finished": "DONE", "call_user": "CALL_USER"}
 
 
-def _candidates(path: Path) -> list[Path]:
-    try:
-        return sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl") and exists_not_dir(p))[:SNIFF_FILES]
-    except OSError:
-        return []
-
-
-def _sniff(p: Path) -> bool:
-    try:
-        if not p.is_file():
-            return False
-        with p.open("rb") as f:
-            head = f.read(SNIFF_BYTES)
-    except OSError:
-        return False
-    return bool(_SNIFF.search(head)) and b'"computer_call"' not in head and b'"tool_use"' not in head
-
-
-def claims(path: Path) -> bool:
-    if (path / "run.json").exists():
-        return False
-    return any(_sniff(p) for p in _candidates(path))
+#: A UI-TARS mark, and none of the vendor transcripts' (those readers claim them).
+SNIFF = Sniffer(lambda head: bool(_MARKS.search(head)) and b'"computer_call"' not in head and b'"tool_use"' not in head,
+                "session.json")
+claims = SNIFF.claims
 
 
 def parse_call(text: str) -> tuple[str, dict[str, str]] | None:
@@ -143,8 +122,7 @@ def _steps_of(value: Any) -> tuple[list[Any], dict[str, Any]]:
 def read_ui_tars(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     run_id = run_dir.resolve().name or display
     problems: list[Problem] = []
-    found = [p for p in _candidates(run_dir) if _sniff(p)]
-    rel = found[0].name if found else "session.json"
+    rel = SNIFF.pick(run_dir, run_id, problems)
     text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
     raw: list[Any] = []
     meta: dict[str, Any] = {}
