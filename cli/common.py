@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import enum
 import json
+import re
 import sys
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from rich.console import Console
 from rich.markup import escape
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
@@ -65,6 +67,26 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+#: Columns that name things (a run, a task, an arm): never wrapped in a table, at most cut to MAX_ID_WIDTH.
+ID_COLUMNS = frozenset({"run_id", "task_id", "best_run", "arm", "baseline", "source", "slug", "source_format"})
+MAX_ID_WIDTH = 40
+#: A header up to this long is never folded.
+MAX_HEADER_WIDTH = 14
+
+
+def _header(name: str, width: int) -> str:
+    """``name`` in lines of at most ``width`` characters, broken after underscores where it must break."""
+    if len(name) <= width:
+        return name
+    lines, line = [], ""
+    for part in re.findall(r"[^_]*_|[^_]+", name):
+        if line and len(line) + len(part) > width:
+            lines.append(line)
+            line = ""
+        line += part
+    return "\n".join([*lines, line])
+
+
 def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, title: str | None = None) -> None:
     """Print rows as a rich table, JSON (a list of objects) or CSV, on stdout."""
     rows = list(rows)
@@ -77,11 +99,27 @@ def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, tit
         for r in rows:
             w.writerow(["" if v is None else (json.dumps(_plain(v)) if isinstance(v, (list, dict)) else v) for v in r])
     else:
-        t = Table(title=title, show_lines=False, header_style="bold")
-        for c in columns:
-            t.add_column(c, overflow="fold")
-        for r in rows:
-            t.add_row(*(Text(_cell(v)) for v in r))  # Text: cell values are data, never rich markup
+        cells = [[_cell(v) for v in r] for r in rows]
+        # a light box (rules under the title and the header, no vertical lines) leaves the columns the room
+        t = Table(title=title, show_lines=False, header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+        ids = [i for i, c in enumerate(columns) if i == 0 or c in ID_COLUMNS]
+        # every other column as wide as its widest value (at least 4): the identifiers get what is left
+        heads: dict[int, str] = {}
+        nat: dict[int, int] = {}
+        for i, c in enumerate(columns):
+            if i not in ids:  # a long header breaks after its underscores, not inside a word
+                heads[i] = _header(c, max([4, *(len(r[i]) for r in cells)]))
+                nat[i] = min(MAX_HEADER_WIDTH, max([*(len(r[i]) for r in cells), *map(len, heads[i].split("\n"))]))
+        # each column takes 3 more: its padding and the space between columns
+        room = max(12, (out.width - sum(w + 3 for w in nat.values())) // max(1, len(ids)) - 3)
+        for i, c in enumerate(columns):
+            if i in ids:  # one line each, cut with an ellipsis only past the room there is
+                w = min(max([len(c), *(len(r[i]) for r in cells)]), MAX_ID_WIDTH, room)
+                t.add_column(c, no_wrap=True, overflow="ellipsis", min_width=w, max_width=w)
+            else:
+                t.add_column(heads[i], overflow="fold", min_width=nat[i])
+        for r in cells:
+            t.add_row(*(Text(v) for v in r))  # Text: cell values are data, never rich markup
         out.print(t)
 
 

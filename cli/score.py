@@ -16,7 +16,7 @@ from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOpti
 from trajcheck.lock import DEFAULT_WAIT
 from trajcheck.errors import LedgerError, UsageError
 
-from .common import Exit, Format, emit, err, fail, wait_line
+from .common import Exit, Format, emit, err, fail, out, wait_line
 
 class _NoPandas:
     """A meta path finder that makes ``import pandas`` fail in this process."""
@@ -149,6 +149,10 @@ def score(
     raise typer.Exit(int(Exit.FINDINGS if n_inv else Exit.OK))
 
 
+#: Below this many columns the summary table leaves out no_effect_seed and warnings (--format json has all).
+WIDE = 100
+
+
 def _render(rows: list[dict], fmt: Format) -> None:
     cols = ["run_id", "status", "steps", "checked", "no_effect", "no_effect_seed", "warnings", "outcome"]
     table = [(r["run_id"], r["status"], r.get("n_steps"), r.get("effect_checked"), r.get("effect_no_effect"),
@@ -160,4 +164,7 @@ def _render(rows: list[dict], fmt: Format) -> None:
                sum(r["effect_checked"] or 0 for r in ok), sum(r["effect_no_effect"] or 0 for r in ok),
                sum(r["effect_no_effect_seed"] or 0 for r in ok))], fmt, title="trajcheck score")
         return
+    if fmt is Format.table and out.width < WIDE:  # a narrow terminal: the columns that matter most
+        keep = [cols.index(c) for c in ("run_id", "status", "steps", "checked", "no_effect", "outcome")]
+        cols, table = [cols[i] for i in keep], [tuple(r[i] for i in keep) for r in table]
     emit(cols, table, fmt, title="trajcheck score")

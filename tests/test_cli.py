@@ -90,3 +90,31 @@ def test_silence_is_a_bug_json_no_reader_claims_exits_3(tmp_path):
     (half / "steps.jsonl").write_text((SAMPLES / "nc-pay-loop" / "steps.jsonl").read_text())
     res = CliRunner().invoke(app, ["validate", str(half), "--format", "json"])
     assert res.exit_code == 1 and '"file_missing"' in res.output and '"run.json"' in res.output
+
+
+def test_tables_fit_80_columns_and_never_wrap_identifiers(monkeypatch):
+    """Issue 15: in an 80-column terminal a run id stays on one line (cut with an ellipsis only past the room
+    there is), long headers break after underscores, and no line is wider than the terminal."""
+    from rich.console import Console
+
+    from trajcheck.cli import common, score
+
+    buf = io.StringIO()
+    monkeypatch.setattr(common, "out", Console(width=80, file=buf, color_system=None, soft_wrap=True))
+    monkeypatch.setattr(score, "out", common.out)
+    rows = [{"run_id": rid, "status": "ok", "n_steps": 7, "effect_checked": 2, "effect_no_effect": 1,
+             "effect_no_effect_seed": 1, "warnings": [], "outcome_status": "done"}
+            for rid in ("shop-checkout-1080p-jpeg", "nc-register-navigation", "auth-redirect-hidpi")]
+    score._render(rows, common.Format.table)
+    text = buf.getvalue()
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= 80
+    for r in rows:
+        assert any(r["run_id"] in line for line in lines), r["run_id"]
+    buf.seek(0)
+    buf.truncate()
+    common.emit(["run_id", "eval_final_verdict", "verdict_source", "false_claim"],
+                [["x" * 120, "pass", "evaluator", False]], common.Format.table)
+    lines = buf.getvalue().splitlines()
+    assert max(map(len, lines)) <= 80
+    assert any("eval_" in line for line in lines) and any(line.strip().startswith("x") and "…" in line for line in lines)
