@@ -1,7 +1,10 @@
 """A self-contained static HTML report: tables, a chart, and per run a visual timeline.
 
 Everything that comes from a recorded run (reasoning, URLs, DOM text, run ids)
-is escaped with ``html.escape`` before it is written; the page has no script.
+is escaped with ``html.escape`` before it is written; the page has no script. Texts
+longer than a few hundred characters are cut, with the whole text in its own file
+one click away. The thumbnails mark where the action aimed (a magenta ring), the
+region the verifier hashed (blue) and the changed box (red).
 """
 
 from __future__ import annotations
@@ -45,11 +48,11 @@ def _e(v: Any) -> str:
 
 def _chart(arms: list[dict[str, Any]], label: str) -> str:
     """Success rate per arm with its 95% interval, as inline SVG."""
-    w, h, left, bar = 520, 40 + 34 * len(arms), 170, 28
+    w, h, left, bar = 640, 40 + 34 * len(arms), 170, 28
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" '
              f'aria-label="success rate per arm">', f'<text x="4" y="16" font-size="12">success rate by {_e(label)} '
              '(bar) and 95% Wilson interval (line)</text>']
-    scale = w - left - 20
+    scale = w - left - 130  # the rate's label goes right of the bar, never under its interval line
     for i, a in enumerate(arms):
         s = a["success"]
         y = 30 + i * 34
@@ -60,15 +63,21 @@ def _chart(arms: list[dict[str, Any]], label: str) -> str:
             lo, hi = left + scale * s["low"], left + scale * s["high"]
             parts.append(f'<line x1="{lo:.1f}" x2="{hi:.1f}" y1="{y + bar / 2}" y2="{y + bar / 2}" stroke="#111" '
                          'stroke-width="2"/>')
-            parts.append(f'<text x="{left + 4}" y="{y + 18}" font-size="12" fill="#fff">{100 * s["rate"]:.0f}% '
-                         f'({s["k"]}/{s["n"]})</text>')
+            parts.append(f'<text x="{left + scale + 8}" y="{y + 18}" font-size="12" fill="#111">'
+                         f'{100 * s["rate"]:.0f}% ({s["k"]}/{s["n"]})</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
+#: The action point's mark (a ring with a crosshair), the region box and the changed box on the frames.
+MARK, REGION, CHANGED = (230, 0, 200), (0, 110, 255), (255, 0, 0)
+
+
 def _thumb(src: Path, dst: Path, box: list[int] | None = None, highlight: list[int] | None = None,
-           crop: list[int] | None = None) -> bool:
-    """Write a thumbnail (or a region crop) of ``src``; draw ``highlight`` (a change box) in red."""
+           crop: list[int] | None = None, point: tuple[float, float] | None = None) -> bool:
+    """Write a thumbnail (or a region crop) of ``src``; draw ``highlight`` (the changed box) in red, ``box`` (the
+    region the verifier hashed) in blue and ``point`` (where the action aimed, frame pixels) as a magenta ring
+    sized to stay visible after the thumbnail is scaled down."""
     try:
         frame = decode(src)
     except FrameError:
@@ -77,11 +86,18 @@ def _thumb(src: Path, dst: Path, box: list[int] | None = None, highlight: list[i
     if crop:
         img = img.crop(tuple(crop))
     draw = ImageDraw.Draw(img)
-    if highlight:
-        x0, y0, x1, y1 = highlight
-        if crop:
-            x0, x1, y0, y1 = x0 - crop[0], x1 - crop[0], y0 - crop[1], y1 - crop[1]
-        draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=(255, 0, 0), width=3 if not crop else 2)
+    scale = 1.0 if crop else max(1.0, img.width / THUMB_WIDTH)  # frame pixels per thumbnail pixel
+    ox, oy = (crop[0], crop[1]) if crop else (0, 0)
+    for b, colour in ((box, REGION), (highlight, CHANGED)):
+        if b:
+            x0, y0, x1, y1 = b[0] - ox, b[1] - oy, b[2] - ox, b[3] - oy
+            draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=colour, width=max(2, round(2 * scale)))
+    if point is not None:
+        px, py = point[0] - ox, point[1] - oy
+        r, lw = 7 * scale, max(2, round(2 * scale))
+        draw.ellipse((px - r, py - r, px + r, py + r), outline=MARK, width=lw)
+        draw.line((px - 2 * r, py, px + 2 * r, py), fill=MARK, width=lw)
+        draw.line((px, py - 2 * r, px, py + 2 * r), fill=MARK, width=lw)
     if not crop and img.width > THUMB_WIDTH:
         img = img.resize((THUMB_WIDTH, max(1, round(img.height * THUMB_WIDTH / img.width))), Image.Resampling.LANCZOS)
     img.save(dst, "PNG" if crop else "JPEG", **({} if crop else {"quality": 82}))
@@ -175,7 +191,7 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
         parts.append(f"<p class=muted>{_e(r['lesson_candidate'])}</p>")
     run_dir = Path(r["run_path"])
     for s in steps:
-        parts.append(_step_html(i, s, run_dir, assets))
+        parts.append(_step_html(i, s, run_dir, assets, (r.get("screen_width"), r.get("screen_height"))))
     parts.append("</div>")
     return "".join(parts)
 
@@ -186,26 +202,51 @@ def _img(assets: Path, name: str, src: Path | None, **kw: Any) -> str:
     return f'<img src="assets/{_e(name)}" alt="{_e(name)}" loading="lazy">'
 
 
-def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path) -> str:
+def _frame_point(s: dict[str, Any], screen: tuple[Any, Any]) -> tuple[float, float] | None:
+    """The action point in frame pixels (the run's screen coordinates scaled to the frame, as the verifier
+    scales them), or None."""
+    x, y, fw, fh = s["action_x"], s["action_y"], s["frame_width"], s["frame_height"]
+    if x is None or y is None:
+        return None
+    sw, sh = screen
+    if sw and sh and fw and fh:
+        return x * fw / sw, y * fh / sh
+    return float(x), float(y)
+
+
+def _cut(assets: Path, name: str, text: Any, limit: int = 600) -> str:
+    """A long text cut at ``limit`` characters, with the whole text one click away in its own file."""
+    t = "" if text is None else str(text)
+    if len(t) <= limit:
+        return _e(t)
+    (assets / name).write_text(t, "utf-8")
+    return (f'{_e(t[:limit])}<a class=muted href="assets/{_e(name)}">…({len(t) - limit:,} more characters)</a>')
+
+
+def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path,
+               screen: tuple[Any, Any] = (None, None)) -> str:
     pre = safe_join(run_dir, s["frame_pre"]) if s["frame_pre"] else None
     post = safe_join(run_dir, s["frame_post"]) if s["frame_post"] else None
     key = f"r{i}-s{s['step_index']}"
     bbox = s["effect_change_bbox"]
-    frames = _img(assets, f"{key}-pre.jpg", pre) + _img(assets, f"{key}-post.jpg", post, highlight=bbox)
     region = s["effect_region_box"]
+    point = _frame_point(s, screen)
+    frames = (_img(assets, f"{key}-pre.jpg", pre, box=region, point=point)
+              + _img(assets, f"{key}-post.jpg", post, box=region, highlight=bbox, point=point))
     if region and s["effect_high_risk"]:
         frames += ("<br><span class=muted>200x200 region, pre / post</span><br>"
-                   + _img(assets, f"{key}-crop-pre.png", pre, crop=region)
-                   + _img(assets, f"{key}-crop-post.png", post, crop=region, highlight=bbox))
+                   + _img(assets, f"{key}-crop-pre.png", pre, crop=region, point=point)
+                   + _img(assets, f"{key}-crop-post.png", post, crop=region, highlight=bbox, point=point))
     verdict = {True: "<span class=pos>effect seen</span>", False: "<span class=neg>no effect</span>",
                None: "<span class=muted>not checked</span>"}[s["action_effect_observed"]]
     action = _e(s["action_type"]) + (f" ({s['action_x']:g}, {s['action_y']:g})" if s["action_x"] is not None
                                      and s["action_y"] is not None else "")
     for k in ("action_keys", "action_text", "action_url"):
         if s[k]:
-            action += f" <code>{_e(s[k])}</code>"
+            action += f" <code>{_cut(assets, f'{key}-{k}.txt', s[k], 300)}</code>"
     rw = "pos" if (s["reward_score"] or 0) > 0 else "neg" if (s["reward_score"] or 0) < 0 else "muted"
-    info = (f"<b>step {s['step_index']}</b><br>{action}<br><span class=muted>{_e(s['reasoning'])}</span><br>"
+    info = (f"<b>step {s['step_index']}</b><br>{action}<br><span class=muted>"
+            f"{_cut(assets, f'{key}-reasoning.txt', s['reasoning'])}</span><br>"
             f"{verdict} <code>{_e(s['effect_reason'])}</code>"
             + (f"<br><span class=warn>{_e(s['effect_feedback'])}</span>" if s["effect_feedback"] else "")
             + "".join(f"<br><span class=muted>{_e(o)}</span>" for o in (s["obs_observations"] or [])[:4])

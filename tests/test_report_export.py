@@ -148,3 +148,54 @@ def test_latex_export_compiles_in_a_document(sample_ledger, tmp_path, table):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout[-2000:]
     assert (tmp_path / "doc.pdf").stat().st_size > 1000
+
+
+def test_thumbnails_mark_the_click_and_long_texts_are_cut(sample_ledger, tmp_path):
+    """Issue 15: the pre and post thumbnails of a click mark where it aimed (checked on the pixels of the
+    written thumbnail, at the point scaled as the verifier scales it), and a long reasoning is cut with the
+    whole text one click away."""
+    import re
+
+    import numpy as np
+    from PIL import Image
+
+    from trajcheck.report import MARK, THUMB_WIDTH
+
+    res = runner.invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "rep")])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "rep" / "index.html").read_text()
+    [(i, rid)] = [(m.group(1), m.group(2)) for m in re.finditer(r'id="run-(\d+)"><h3>([^ <]+)', page)
+                  if m.group(2) == "consent-overlay-off"]
+    [step] = ledger.query(sample_ledger, "select * from steps where run_id = 'consent-overlay-off' "
+                                         "and step_index = 1").records()
+    img = np.asarray(Image.open(tmp_path / "rep" / "assets" / f"r{i}-s1-pre.jpg").convert("RGB")).astype(int)
+    k = THUMB_WIDTH / step["frame_width"]
+    x, y = round(step["action_x"] * k), round(step["action_y"] * k)  # a 1280x800 run: screen = frame
+    patch = img[y - 3:y + 4, x - 3:x + 4]
+    assert (np.abs(patch - np.array(MARK)).sum(axis=2) < 120).any(), "no mark at the click point"
+    elsewhere = img[5:15, 5:15]
+    assert not (np.abs(elsewhere - np.array(MARK)).sum(axis=2) < 120).any()
+
+
+def test_a_long_reasoning_is_cut_with_the_whole_text_in_a_file(tmp_path):
+    from trajcheck.report import _cut
+
+    assets = tmp_path / "assets"
+    assets.mkdir()
+    html = _cut(assets, "r0-s1-reasoning.txt", "<b>" + "x" * 10_000, limit=600)
+    assert html.startswith("&lt;b&gt;") and "…(9,403 more characters)" in html
+    assert (assets / "r0-s1-reasoning.txt").read_text() == "<b>" + "x" * 10_000
+    assert _cut(assets, "short.txt", "short") == "short" and not (assets / "short.txt").exists()
+
+
+def test_a_zero_rate_label_is_not_drawn_under_its_interval_line():
+    import re
+
+    from trajcheck.report import _chart
+
+    arms = [{"arm": "false", "success": {"k": 0, "n": 5, "rate": 0.0, "low": 0.0, "high": 0.434}},
+            {"arm": "true", "success": {"k": 5, "n": 5, "rate": 1.0, "low": 0.566, "high": 1.0}}]
+    svg = _chart(arms, "config.perceptual_verifier")
+    ends = [float(x) for x in re.findall(r'<line x1="[\d.]+" x2="([\d.]+)"', svg)]
+    labels = [float(x) for x in re.findall(r'<text x="([\d.]+)"[^>]*>\d+% \(', svg)]
+    assert len(ends) == len(labels) == 2 and all(lx > max(ends) for lx in labels)
