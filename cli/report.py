@@ -14,15 +14,17 @@ from .common import Exit, err, fail
 
 def report(
     ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (index.html and assets/).")]
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (index.html, runs/, assets/).")]
     = Path("report"),
     by: Annotated[Optional[str], typer.Option(help="Arms for the comparison (default: config.perceptual_verifier "
                                               "when the ledger has both arms).")] = None,
-    max_runs: Annotated[int, typer.Option(min=0, help="Runs shown with a full timeline (false claims, uncertain "
-                                          "and failed runs first).")] = 60,
+    max_runs: Annotated[int, typer.Option(min=0, help="Runs whose pages get thumbnails (false claims, uncertain "
+                                          "and failed runs first); every run gets a page.")] = 60,
 ) -> None:
-    """Write a static HTML report: summary and comparison tables, a success chart, and per
-    run a timeline with pre/post thumbnails and the 200x200 region crops, changes boxed in red.
+    """Write a static HTML report: index.html with summary and comparison tables, a success chart
+    and a sortable, filterable table of every run; runs/<n>.html with each run's story, its
+    pre/post thumbnails and 200x200 region crops marked with the click point, the region and
+    the changed box.
 
     Example: trajcheck report ledger/ --out report/
 

@@ -1,7 +1,10 @@
 """A self-contained static HTML report: tables, a chart, and per run a visual timeline.
 
-Everything that comes from a recorded run (reasoning, URLs, DOM text, run ids)
-is escaped with ``html.escape`` before it is written; the page has no script. Texts
+``index.html`` lists every run (sortable, filtered by verdict and false claim, with a
+text search: ``assets/index.js``, trajcheck's own script, no library and no network);
+``runs/<n>.html`` tells one run's story. Everything that comes from a recorded run
+(reasoning, URLs, DOM text, run ids) is escaped with ``html.escape`` before it is
+written, and no script reads it. Texts
 longer than a few hundred characters are cut, with the whole text in its own file
 one click away. The thumbnails mark where the action aimed (a magenta ring), the
 region the verifier hashed (blue) and the changed box (red).
@@ -24,7 +27,7 @@ from .frames import FrameError, decode
 from .rundir import safe_join
 
 THUMB_WIDTH = 360
-#: Runs shown with a full timeline, most telling first (false claims, uncertain, failed).
+#: Runs whose pages get thumbnails, most telling first (false claims, uncertain, failed).
 DEFAULT_MAX_RUNS = 60
 
 CSS = """
@@ -39,6 +42,8 @@ caption{caption-side:bottom;color:#666;font-size:12px;text-align:left}
 .claim{background:#8250df}.step{display:grid;grid-template-columns:220px 1fr;gap:8px;border-top:1px solid #eee;
 padding:8px 0}.frames img{margin-right:6px;border:1px solid #ccc;vertical-align:top}.muted{color:#666}
 .warn{color:#9a6700}.neg{color:#cf222e}.pos{color:#1a7f37}code{font-size:12px}
+#runs td,#runs th{text-align:left}#runs th{cursor:pointer;user-select:none}
+#runs th[data-dir=asc]::after{content:" \\25B2"}#runs th[data-dir=desc]::after{content:" \\25BC"}
 """
 
 
@@ -104,9 +109,47 @@ def _thumb(src: Path, dst: Path, box: list[int] | None = None, highlight: list[i
     return True
 
 
+#: The index page's script (sorting, filtering, search), written to assets/: trajcheck's own, no library.
+INDEX_JS = """
+(function () {
+  const table = document.getElementById('runs'), body = table.tBodies[0];
+  const q = document.getElementById('q'), verdict = document.getElementById('verdict');
+  const claims = document.getElementById('claims'), shown = document.getElementById('shown');
+  function apply() {
+    const text = q.value.toLowerCase(), v = verdict.value, fc = claims.checked;
+    let n = 0;
+    for (const row of body.rows) {
+      const ok = (!v || row.dataset.verdict === v) && (!fc || row.dataset.claim === '1') &&
+                 (!text || row.textContent.toLowerCase().includes(text));
+      row.hidden = !ok; n += ok;
+    }
+    shown.textContent = n + ' of ' + body.rows.length + ' runs';
+  }
+  [q, verdict, claims].forEach(el => el.addEventListener('input', apply));
+  table.tHead.querySelectorAll('th').forEach((th, i) => th.addEventListener('click', () => {
+    const dir = th.dataset.dir === 'asc' ? -1 : 1;
+    table.tHead.querySelectorAll('th').forEach(h => delete h.dataset.dir);
+    th.dataset.dir = dir === 1 ? 'asc' : 'desc';
+    const key = row => row.cells[i].dataset.sort ?? row.cells[i].textContent;
+    const rows = [...body.rows].sort((a, b) => {
+      const x = key(a), y = key(b), nx = parseFloat(x), ny = parseFloat(y);
+      return dir * (isNaN(nx) || isNaN(ny) ? x.localeCompare(y) : nx - ny);
+    });
+    rows.forEach(r => body.appendChild(r));
+  }));
+  apply();
+})();
+"""
+
+#: The order of verdicts in the default sort of the index: the runs that need a look first.
+_RANK = {"uncertain": 0, "fail": 1, "unknown": 2, "pass": 3}
+
+
 def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], by: str | None = None,
                  max_runs: int = DEFAULT_MAX_RUNS, success_score: float = 1.0) -> Path:
-    """Write ``out_dir/index.html`` (plus ``out_dir/assets/``) and return the index path."""
+    """Write ``out_dir/index.html`` (summary, comparison and a sortable, filterable table of every run),
+    ``out_dir/runs/<n>.html`` (one page per run: its story step by step) and ``out_dir/assets/``; return the
+    index path. The ``max_runs`` most telling runs (false claims, uncertain, failed first) get thumbnails."""
     from . import ledger  # DuckDB, scipy.stats: imported when a report is written, not at CLI start-up
     from .compare import compare
     from .tables import build, to_html
@@ -131,6 +174,7 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")
     assets = tmp / "assets"
     assets.mkdir(parents=True)
+    (tmp / "runs").mkdir()
     try:
         body = [f"<h1>trajcheck report</h1><p class=muted>{len(runs)} runs from {_e(Path(ledger_dir).name)}; "
                 f"trajcheck {_e(__version__)}</p>"]
@@ -140,16 +184,12 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
             body.append("<h2>Comparison</h2>" + _chart(c["arms"], by)
                         + to_html(build(ledger_dir, "compare", by, success_score)))
         body.append("<h2>Per action type</h2>" + to_html(build(ledger_dir, "per-action-type", by, success_score)))
-        body.append("<h2>Runs</h2><ul>" + "".join(
-            f'<li><a href="#run-{i}">{_e(r["run_id"])}</a> {_badges(r)}</li>' for i, r in enumerate(runs)) + "</ul>")
-        for i, r in enumerate(runs[:max_runs]):
-            body.append(_run_section(i, r, steps_by_run.get(r["run_id"], []), assets))
-        if len(runs) > max_runs:
-            body.append(f"<p class=muted>{len(runs) - max_runs} more runs without a timeline "
-                        "(raise --max-runs to include them).</p>")
-        page = ("<!doctype html><html lang=en><head><meta charset=utf-8><title>trajcheck report</title>"
-                f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
-        (tmp / "index.html").write_text(page, "utf-8")
+        body.append(_runs_table(runs, steps_by_run, by))
+        for i, r in enumerate(runs):
+            page = _run_section(i, r, steps_by_run.get(r["run_id"], []), assets, thumbs=i < max_runs)
+            (tmp / "runs" / f"{i}.html").write_text(_page(f"{r['run_id']} - trajcheck", page, "../"), "utf-8")
+        (assets / "index.js").write_text(INDEX_JS, "utf-8")
+        (tmp / "index.html").write_text(_page("trajcheck report", "".join(body), "", script=True), "utf-8")
         if out.exists():
             old = out.with_name(f".{out.name}.{uuid.uuid4().hex}.old")
             os.replace(out, old)
@@ -163,6 +203,42 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     return out / "index.html"
 
 
+def _page(title: str, body: str, root: str, script: bool = False) -> str:
+    js = f'<script src="{root}assets/index.js" defer></script>' if script else ""
+    return (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
+            f"<style>{CSS}</style>{js}</head><body>{body}</body></html>\n")
+
+
+def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[str, Any]]], by: str | None) -> str:
+    """Every run, one row each, most telling first; sortable by any column, filtered by verdict, false claim
+    and a text search (assets/index.js; without scripts the table is still all there)."""
+    head = ["run", "verdict", "false claim", "format", "arm", "task", "steps", "no-effect", "loops", "reward",
+            "first blocking step"]
+    rows = []
+    for i, r in enumerate(runs):
+        v = r.get("eval_final_verdict") or ("invalid" if r["status"] != "ok" else "unknown")
+        if r["status"] != "ok":
+            v = "invalid"
+        arm = r.get("config_perceptual_verifier")
+        cells = [f'<td><a href="runs/{i}.html">{_e(r["run_id"])}</a></td>',
+                 f'<td data-sort="{_RANK.get(v, 4)}">{_badges(r)}</td>',
+                 f'<td>{"yes (" + _e(r.get("false_claim_basis") or "referee") + ")" if r.get("false_claim") else ""}</td>',
+                 f'<td>{_e(r.get("source_format"))}</td>', f'<td>{_e("" if arm is None else arm)}</td>',
+                 f'<td>{_e(r.get("task_id") or "")}</td>', f'<td>{_e(r.get("n_steps") or 0)}</td>',
+                 f'<td>{_e(r.get("effect_no_effect") or 0)}</td>', f'<td>{_e(r.get("loops") or 0)}</td>',
+                 f'<td>{"" if r.get("reward_total") is None else format(r["reward_total"], ".2f")}</td>',
+                 f'<td>{_e("" if r.get("reward_first_blocking_step") is None else r["reward_first_blocking_step"])}</td>']
+        rows.append(f'<tr data-verdict="{_e(v)}" data-claim="{1 if r.get("false_claim") else 0}">{"".join(cells)}</tr>')
+    options = "".join(f"<option>{v}</option>" for v in ("pass", "fail", "uncertain", "unknown", "invalid"))
+    return ("<h2>Runs</h2><p>"
+            '<input id=q type=search placeholder="search run, task, format" aria-label=search> '
+            f'<select id=verdict aria-label=verdict><option value="">every verdict</option>{options}</select> '
+            '<label><input id=claims type=checkbox> false claims only</label> <span id=shown class=muted></span>'
+            "</p><table class=trajcheck id=runs><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+            "<p class=muted>Click a column to sort. False claims, uncertain and failed runs come first.</p>")
+
+
 def _badges(r: dict[str, Any]) -> str:
     v = r.get("eval_final_verdict") or ("invalid" if r["status"] != "ok" else "unknown")
     cls = v if v in ("pass", "fail", "uncertain") else "unknown"
@@ -172,10 +248,26 @@ def _badges(r: dict[str, Any]) -> str:
     return out
 
 
-def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets: Path) -> str:
-    parts = [f'<div class=run id="run-{i}"><h3>{_e(r["run_id"])} {_badges(r)}</h3>']
+def _story(r: dict[str, Any]) -> str:
+    """The run's outcome in words: the claim against the verdict, and a disagreement between sources."""
+    v = r.get("eval_final_verdict") or "unknown"
+    claim = "claimed success" if r.get("claimed_success") else "did not claim success"
+    says = f"The agent {claim}; the final verdict is <b>{_e(v)}</b> (from {_e(r.get('verdict_source') or 'none')})."
+    if r.get("false_claim"):
+        says += f" <span class=neg>That claim is false (on the {_e(r.get('false_claim_basis') or 'referee')}'s word).</span>"
+    if r.get("disagreement_reason"):
+        says += f" The sources disagree: {_e(r['disagreement_reason'])}."
+    if r.get("claim_reason") and not r.get("claimed_success") and r.get("claim_evidence"):
+        says += f" Its last words admit it: <code>{_e(r['claim_evidence'])}</code>."
+    return f"<p>{says}</p>"
+
+
+def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets: Path, thumbs: bool = True) -> str:
+    parts = [f'<p><a href="../index.html">all runs</a></p><div class=run id="run-{i}"><h3>{_e(r["run_id"])} '
+             f'{_badges(r)}</h3>']
     if r["status"] != "ok":
         return "".join(parts) + f"<p class=neg>invalid: {_e(r['error'])}</p></div>"
+    parts.append(_story(r))
     parts.append(f"<p><b>task</b> {_e(r['task_id'])} &middot; <b>goal</b> {_e(r['goal'])} &middot; <b>outcome</b> "
                   f"{_e(r['outcome_status'])} &middot; verifier recorded {_e(r['config_perceptual_verifier'])}</p>")
     checks = json.loads(r["contract_checks"]) if r.get("contract_checks") else []
@@ -190,8 +282,11 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
     if r.get("lesson_candidate"):
         parts.append(f"<p class=muted>{_e(r['lesson_candidate'])}</p>")
     run_dir = Path(r["run_path"])
+    if not thumbs:
+        parts.append("<p class=muted>No thumbnails for this run: only the most telling runs get them "
+                     "(raise --max-runs).</p>")
     for s in steps:
-        parts.append(_step_html(i, s, run_dir, assets, (r.get("screen_width"), r.get("screen_height"))))
+        parts.append(_step_html(i, s, run_dir, assets, (r.get("screen_width"), r.get("screen_height")), thumbs))
     parts.append("</div>")
     return "".join(parts)
 
@@ -199,7 +294,7 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
 def _img(assets: Path, name: str, src: Path | None, **kw: Any) -> str:
     if src is None or not _thumb(src, assets / name, **kw):
         return "<span class=muted>(no frame)</span>"
-    return f'<img src="assets/{_e(name)}" alt="{_e(name)}" loading="lazy">'
+    return f'<img src="../assets/{_e(name)}" alt="{_e(name)}" loading="lazy">'
 
 
 def _frame_point(s: dict[str, Any], screen: tuple[Any, Any]) -> tuple[float, float] | None:
@@ -220,20 +315,22 @@ def _cut(assets: Path, name: str, text: Any, limit: int = 600) -> str:
     if len(t) <= limit:
         return _e(t)
     (assets / name).write_text(t, "utf-8")
-    return (f'{_e(t[:limit])}<a class=muted href="assets/{_e(name)}">…({len(t) - limit:,} more characters)</a>')
+    return (f'{_e(t[:limit])}<a class=muted href="../assets/{_e(name)}">…({len(t) - limit:,} more characters)</a>')
 
 
 def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path,
-               screen: tuple[Any, Any] = (None, None)) -> str:
+               screen: tuple[Any, Any] = (None, None), thumbs: bool = True) -> str:
     pre = safe_join(run_dir, s["frame_pre"]) if s["frame_pre"] else None
     post = safe_join(run_dir, s["frame_post"]) if s["frame_post"] else None
     key = f"r{i}-s{s['step_index']}"
     bbox = s["effect_change_bbox"]
     region = s["effect_region_box"]
     point = _frame_point(s, screen)
+    if not thumbs:
+        pre = post = None
     frames = (_img(assets, f"{key}-pre.jpg", pre, box=region, point=point)
-              + _img(assets, f"{key}-post.jpg", post, box=region, highlight=bbox, point=point))
-    if region and s["effect_high_risk"]:
+              + _img(assets, f"{key}-post.jpg", post, box=region, highlight=bbox, point=point)) if thumbs else ""
+    if region and s["effect_high_risk"] and thumbs:
         frames += ("<br><span class=muted>200x200 region, pre / post</span><br>"
                    + _img(assets, f"{key}-crop-pre.png", pre, crop=region, point=point)
                    + _img(assets, f"{key}-crop-post.png", post, crop=region, highlight=bbox, point=point))

@@ -78,7 +78,7 @@ def test_report_escapes_everything_from_the_run(tmp_path):
     out = _hostile_ledger(tmp_path)
     res = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
-    page = (tmp_path / "rep" / "index.html").read_text()
+    page = "".join(p.read_text() for p in [tmp_path / "rep" / "index.html", *(tmp_path / "rep" / "runs").glob("*.html")])
     assert "<script>" not in page and "<img src=x" not in page
     assert "&lt;script&gt;window.__pwned = 2&lt;/script&gt;" in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
@@ -94,9 +94,14 @@ def _browser():
 
 
 def test_report_renders_in_chromium_with_thumbnails(sample_ledger, tmp_path):
+    """Issue 15: the index lists every run, filters by verdict and false claim, searches and sorts; a run page
+    shows its thumbnails."""
     res = runner.invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
     index = tmp_path / "rep" / "index.html"
+    n_runs = len(ledger.query(sample_ledger, "select run_id from runs").rows)
+    n_pass = len(ledger.query(sample_ledger, "select run_id from runs where eval_final_verdict = 'pass'").rows)
+    n_claim = len(ledger.query(sample_ledger, "select run_id from runs where false_claim").rows)
     with _browser() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -105,13 +110,33 @@ def test_report_renders_in_chromium_with_thumbnails(sample_ledger, tmp_path):
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(index.as_uri())
         page.wait_for_load_state("load")
-        sizes = page.evaluate("[...document.images].slice(0, 8).map(i => (i.scrollIntoView(), i.complete && i.naturalWidth))")
-        page.wait_for_timeout(300)
-        sizes = page.evaluate("[...document.images].slice(0, 8).map(i => i.complete ? i.naturalWidth : -1)")
-        assert errors == []
-        assert sizes and all(w > 0 for w in sizes), sizes
+        visible = "#runs tbody tr:not([hidden])"
+        assert page.locator(visible).count() == n_runs and page.locator("#shown").text_content() == f"{n_runs} of {n_runs} runs"
+        first = page.locator(f"{visible} td:first-child").first.text_content()
+        assert first in [r[0] for r in ledger.query(sample_ledger, "select run_id from runs where false_claim").rows]
+        page.select_option("#verdict", "pass")
+        assert page.locator(visible).count() == n_pass
+        page.select_option("#verdict", "")
+        page.check("#claims")
+        assert page.locator(visible).count() == n_claim
+        page.uncheck("#claims")
+        page.fill("#q", "sequencer")
+        assert sorted(page.locator(f"{visible} td:first-child").all_text_contents()) == [
+            "sequencer-correct", "sequencer-near-miss"]
+        page.fill("#q", "")
+        page.click("#runs thead th:nth-child(7)")  # steps, ascending
+        steps = [int(t) for t in page.locator(f"{visible} td:nth-child(7)").all_text_contents()]
+        assert steps == sorted(steps)
         assert page.locator("svg[aria-label='success rate per arm']").count() == 1
+        page.locator(f"{visible} td:first-child a").first.click()
+        page.wait_for_load_state("load")
+        sizes = page.evaluate("[...document.images].slice(0, 6).map(i => (i.scrollIntoView(), i.complete && i.naturalWidth))")
+        page.wait_for_timeout(300)
+        sizes = page.evaluate("[...document.images].slice(0, 6).map(i => i.complete ? i.naturalWidth : -1)")
+        assert sizes and all(w > 0 for w in sizes), sizes
+        assert "claimed success" in page.locator("div.run p").first.text_content()
         page.screenshot(path=str(tmp_path / "report.png"))
+        assert errors == []
         browser.close()
     assert (tmp_path / "report.png").stat().st_size > 10_000
 
@@ -122,8 +147,12 @@ def test_hostile_report_runs_no_script_in_chromium(tmp_path):
     with _browser() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         page = browser.new_page()
+        for f in [tmp_path / "rep" / "index.html", *(tmp_path / "rep" / "runs").glob("*.html")]:
+            page.goto(f.as_uri())
+            assert page.evaluate("window.__pwned === undefined")
         page.goto((tmp_path / "rep" / "index.html").as_uri())
-        assert page.evaluate("window.__pwned === undefined")
+        # the run id is shown as text, not parsed as markup
+        assert page.locator("#runs tbody td:first-child").first.text_content() == "<img src=x onerror=alert(1)>"
         browser.close()
 
 
@@ -163,9 +192,8 @@ def test_thumbnails_mark_the_click_and_long_texts_are_cut(sample_ledger, tmp_pat
 
     res = runner.invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
-    page = (tmp_path / "rep" / "index.html").read_text()
-    [(i, rid)] = [(m.group(1), m.group(2)) for m in re.finditer(r'id="run-(\d+)"><h3>([^ <]+)', page)
-                  if m.group(2) == "consent-overlay-off"]
+    pages = {p.stem: p.read_text() for p in (tmp_path / "rep" / "runs").glob("*.html")}
+    [i] = [k for k, text in pages.items() if re.search(r'<h3>consent-overlay-off ', text)]
     [step] = ledger.query(sample_ledger, "select * from steps where run_id = 'consent-overlay-off' "
                                          "and step_index = 1").records()
     img = np.asarray(Image.open(tmp_path / "rep" / "assets" / f"r{i}-s1-pre.jpg").convert("RGB")).astype(int)
