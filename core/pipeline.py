@@ -722,6 +722,7 @@ def _step_row(run: Run, s: Step, ev: ImageEvidence, risk: highrisk.HighRisk, f: 
         "reward_score": rw.score, "reward_class": rw.klass, "reward_reasons": list(rw.reasons),
         "reward_confidence": rw.confidence,
         "extra": _json(s.extra) if s.extra else None,
+        "action_extra": _json(s.action.extra) if s.action.extra else None,
     }
 
 

@@ -79,7 +79,8 @@ MARK, REGION, CHANGED = (230, 0, 200), (0, 110, 255), (255, 0, 0)
 
 
 def _thumb(src: Path, dst: Path, box: list[int] | None = None, highlight: list[int] | None = None,
-           crop: list[int] | None = None, point: tuple[float, float] | None = None) -> bool:
+           crop: list[int] | None = None, point: tuple[float, float] | None = None,
+           path: tuple[float, float] | None = None, arrow: tuple[float, float] | None = None) -> bool:
     """Write a thumbnail (or a region crop) of ``src``; draw ``highlight`` (the changed box) in red, ``box`` (the
     region the verifier hashed) in blue and ``point`` (where the action aimed, frame pixels) as a magenta ring
     sized to stay visible after the thumbnail is scaled down."""
@@ -97,6 +98,13 @@ def _thumb(src: Path, dst: Path, box: list[int] | None = None, highlight: list[i
         if b:
             x0, y0, x1, y1 = b[0] - ox, b[1] - oy, b[2] - ox, b[3] - oy
             draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=colour, width=max(2, round(2 * scale)))
+    if point is not None and path is not None:  # a drag: a line from where it started to the point
+        draw.line((path[0] - ox, path[1] - oy, point[0] - ox, point[1] - oy), fill=MARK, width=max(2, round(3 * scale)))
+    if point is not None and arrow is not None:  # a scroll: an arrow from the point in its direction
+        ex, ey = point[0] - ox + arrow[0] * 40 * scale, point[1] - oy + arrow[1] * 40 * scale
+        draw.line((point[0] - ox, point[1] - oy, ex, ey), fill=MARK, width=max(2, round(3 * scale)))
+        hx, hy = -arrow[1] * 8 * scale, arrow[0] * 8 * scale  # the head: a bar across the arrow's end
+        draw.line((ex - hx, ey - hy, ex + hx, ey + hy), fill=MARK, width=max(2, round(3 * scale)))
     if point is not None:
         px, py = point[0] - ox, point[1] - oy
         r, lw = 7 * scale, max(2, round(2 * scale))
@@ -309,6 +317,35 @@ def _frame_point(s: dict[str, Any], screen: tuple[Any, Any]) -> tuple[float, flo
     return float(x), float(y)
 
 
+_DIRECTIONS = {"down": (0, 1), "up": (0, -1), "left": (-1, 0), "right": (1, 0)}
+
+
+def _motion(s: dict[str, Any], screen: tuple[Any, Any]) -> tuple[tuple[float, float] | None,
+                                                                   tuple[float, float] | None]:
+    """A DRAG's start point (frame pixels) and a SCROLL's direction (a unit vector), where recorded."""
+    try:
+        extra = json.loads(s["action_extra"]) if s.get("action_extra") else {}
+    except ValueError:
+        return None, None
+    if not isinstance(extra, dict):
+        return None, None
+    if s["action_type"] == "DRAG" and isinstance(extra.get("start"), list) and len(extra["start"]) == 2 \
+            and all(isinstance(v, (int, float)) for v in extra["start"]):
+        start = _frame_point({**s, "action_x": extra["start"][0], "action_y": extra["start"][1]}, screen)
+        return start, None
+    if s["action_type"] == "SCROLL":
+        d = extra.get("direction")
+        if d in _DIRECTIONS:
+            return None, _DIRECTIONS[d]
+        dy, dx = extra.get("dy"), extra.get("dx") or extra.get("scroll_x")
+        dy = dy if dy is not None else extra.get("scroll_y")
+        if isinstance(dy, (int, float)) and dy:
+            return None, (0, 1 if dy > 0 else -1)
+        if isinstance(dx, (int, float)) and dx:
+            return None, (1 if dx > 0 else -1, 0)
+    return None, None
+
+
 def _cut(assets: Path, name: str, text: Any, limit: int = 600) -> str:
     """A long text cut at ``limit`` characters, with the whole text one click away in its own file."""
     t = "" if text is None else str(text)
@@ -326,10 +363,12 @@ def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path,
     bbox = s["effect_change_bbox"]
     region = s["effect_region_box"]
     point = _frame_point(s, screen)
+    path, arrow = _motion(s, screen)
     if not thumbs:
         pre = post = None
-    frames = (_img(assets, f"{key}-pre.jpg", pre, box=region, point=point)
-              + _img(assets, f"{key}-post.jpg", post, box=region, highlight=bbox, point=point)) if thumbs else ""
+    frames = (_img(assets, f"{key}-pre.jpg", pre, box=region, point=point, path=path, arrow=arrow)
+              + _img(assets, f"{key}-post.jpg", post, box=region, highlight=bbox, point=point, path=path,
+                     arrow=arrow)) if thumbs else ""
     if region and s["effect_high_risk"] and thumbs:
         frames += ("<br><span class=muted>200x200 region, pre / post</span><br>"
                    + _img(assets, f"{key}-crop-pre.png", pre, crop=region, point=point)

@@ -175,6 +175,7 @@ STEPS: tuple[Column, ...] = (
     _c("reward_reasons", LS, "Short codes with their evidence (e.g. `executor_timeout: Timeout 5000ms exceeded`)."),
     _c("reward_confidence", F64, "Confidence in [0, 1]; missing evidence lowers it."),
     _c("extra", S, "Step properties that format v1 does not define, as JSON."),
+    _c("action_extra", S, "Action properties that have no column, as JSON: a scroll's dy or direction, a drag's start, a format's raw call (function, args, input)."),
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {"runs": RUNS, "steps": STEPS}

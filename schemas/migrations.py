@@ -38,7 +38,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                         "false_claim_basis", "evaluator_verdict")}),
     Migration(4, "What the agent claimed, read for what it says (issue 12): why claimed_success is true or false, "
                  "and the words or flag it rests on; steps whose frame pair went to another action of a sparse-"
-                 "screenshot loop (issue 14).",
-              {"runs": ("claim_reason", "claim_evidence"), "steps": ("shared_frames",)}),
+                 "screenshot loop (issue 14); the action's own properties (issue 15's drag and scroll marks).",
+              {"runs": ("claim_reason", "claim_evidence"), "steps": ("shared_frames", "action_extra")}),
 )
 

@@ -227,3 +227,25 @@ def test_a_zero_rate_label_is_not_drawn_under_its_interval_line():
     ends = [float(x) for x in re.findall(r'<line x1="[\d.]+" x2="([\d.]+)"', svg)]
     labels = [float(x) for x in re.findall(r'<text x="([\d.]+)"[^>]*>\d+% \(', svg)]
     assert len(ends) == len(labels) == 2 and all(lx > max(ends) for lx in labels)
+
+
+def test_drag_paths_and_scroll_directions_are_drawn(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    from trajcheck.report import MARK, _motion, _thumb
+
+    step = {"action_type": "DRAG", "action_x": 300, "action_y": 200, "frame_width": 1280, "frame_height": 800,
+            "action_extra": '{"start": [100, 200]}'}
+    start, arrow = _motion(step, (1280, 800))
+    assert start == (100.0, 200.0) and arrow is None
+    scroll = {**step, "action_type": "SCROLL", "action_extra": '{"dy": 2030}'}
+    assert _motion(scroll, (1280, 800)) == (None, (0, 1))
+    assert _motion({**scroll, "action_extra": '{"direction": "left"}'}, (1280, 800)) == (None, (-1, 0))
+    from conftest import SAMPLES
+
+    src = SAMPLES / "consent-overlay-on" / "frames" / "001.png"
+    _thumb(src, tmp_path / "drag.png", crop=[0, 100, 400, 300], point=(300, 200), path=start)
+    img = np.asarray(Image.open(tmp_path / "drag.png").convert("RGB")).astype(int)
+    midway = img[100 - 2:100 + 3, 150 - 2:150 + 3]  # (200, 200) in the frame: half way along the drag
+    assert (np.abs(midway - np.array(MARK)).sum(axis=2) < 60).any()
