@@ -98,12 +98,11 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
             raise UsageError("engine dask needs dask.distributed: pip install 'trajcheck[dask]'") from None
     if contracts is not None and not Path(contracts).is_dir():
         raise UsageError(f"contracts {contracts}: no such folder")
-    if mapping is not None:
-        if engine == "dask":
-            raise UsageError("--mapping works with the local engine (Dask workers do not load the mapping)")
-        from .mapping import register
+    if mapping is not None and engine == "dask":
+        raise UsageError("--mapping works with the local engine (Dask workers do not load the mapping)")
+    from .mapping import register
 
-        register(mapping)
+    register(mapping)  # this call's mapping, or none: a previous call's does not linger
     if input_format is not None and input_format not in reader_names():
         raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
     opts = ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,

@@ -37,7 +37,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .discovery import READERS, Reader
+from . import discovery
+from .discovery import Reader
 from .errors import Problem, RunFormatError, UsageError
 from .inputs import exists_not_dir
 from .jsonio import iter_jsonl, parse_json_text
@@ -197,13 +198,17 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
     return run, [p for p in problems if p.severity != "error"]
 
 
-def register(path: str | Path) -> str:
-    """Load a mapping file and make its reader the first after the native one; returns its name (the
-    runs' source_format). Worker processes forked after this have it too."""
+def register(path: str | Path | None) -> str | None:
+    """Make a mapping file's reader the first after the native one (or, with None, none): the one mapping of
+    this call, replacing a previous call's. Returns its name (the runs' source_format). Worker processes
+    forked after this have it too."""
+    readers = discovery.READERS  # looked up now: the list discovery reads at this moment
+    readers[:] = [r for r in readers if not r.name.startswith("mapping:")]
+    if path is None:
+        return None
     m = Mapping(Path(path))
-    if not any(r.name == m.name for r in READERS):
-        READERS.insert(1, Reader(name=m.name, claims=m.claims, read=lambda d, disp: read_mapped(m, d, disp),
-                                 summary=f"logs read through the mapping {m.path}"))
+    readers.insert(1, Reader(name=m.name, claims=m.claims, read=lambda d, disp: read_mapped(m, d, disp),
+                             summary=f"logs read through the mapping {m.path}"))
     return m.name
 
 

@@ -55,10 +55,9 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
     """Every problem of every run under ``paths``, with run, file, line, field and hint; ``mapping``: a
     mapping file (:mod:`trajcheck.mapping`) that reads logs of another shape."""
     paths = [os.fspath(p) for p in paths]
-    if mapping is not None:
-        from .mapping import register
+    from .mapping import register
 
-        register(mapping)
+    register(mapping)  # this call's mapping, or none: a previous call's does not linger
     refs, problems = discover(paths)
     if mapping is not None and not refs:
         from .mapping import explain

@@ -84,3 +84,12 @@ def test_a_mapping_that_matches_nothing_is_reported(tmp_path):
     bad.write_text('[run]\nsteps = "history[?"\n[step]\ntype = "a"\n')
     res = CliRunner().invoke(app, ["validate", str(tmp_path / "logs"), "--mapping", str(bad)])
     assert res.exit_code == 2 and "not JMESPath" in res.output
+
+
+def test_a_mapping_does_not_linger_into_the_next_call(tmp_path):
+    from trajcheck import discovery
+
+    test_a_computer13_log_read_through_the_osworld_mapping(tmp_path / "a")
+    assert any(r.name.startswith("mapping:") for r in discovery.READERS)
+    trajcheck.score([SAMPLES / "nc-inbox-read"], out=tmp_path / "L2")
+    assert not any(r.name.startswith("mapping:") for r in discovery.READERS)
