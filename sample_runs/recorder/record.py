@@ -661,8 +661,10 @@ def task_nc_swallowed(browser: Browser, out: Path, labels: Labels) -> None:
     r.finish("done", passed=False, claims_success=True, evaluated=False)
 
 
-def task_nc_server_validation(browser: Browser, out: Path, labels: Labels) -> None:
-    r = Run(browser, out, labels, "nc-server-validation", "forge-register",
+def _register(browser: Browser, out: Path, labels: Labels, run_id: str, password: str, why: str, kind: str,
+              final: str, passed: bool) -> None:
+    """The Gitforge sign-up form, filled and submitted; the server accepts the password or refuses it."""
+    r = Run(browser, out, labels, run_id, "forge-register",
             "Create a Gitforge account for jdoe (jdoe@example.com).", verifier=None)
     r.open("/register")
     r.click("#username", "Click the username field.", effect=True, kind="focus_ring")
@@ -670,26 +672,21 @@ def task_nc_server_validation(browser: Browser, out: Path, labels: Labels) -> No
     r.click("#email", "Click the email field.", effect=True, kind="focus_ring")
     r.type("jdoe@example.com", "Type the email address.")
     r.click("#password", "Click the password field.", effect=True, kind="focus_ring")
-    r.type("hunter2", "Type a password.")
-    r.click("#create", "Click 'Create account' to submit the registration.", effect=True,
-            kind="server_validation_error")
-    r.done("Your Gitforge account jdoe has been created.", self_report=False)
-    r.finish("done", passed=False, claims_success=True, evaluated=False)
+    r.type(password, why)
+    r.click("#create", "Click 'Create account' to submit the registration.", effect=True, kind=kind)
+    r.done(final, self_report=False)
+    r.finish("done", passed=passed, claims_success=True, evaluated=False)
+
+
+def task_nc_server_validation(browser: Browser, out: Path, labels: Labels) -> None:
+    _register(browser, out, labels, "nc-server-validation", "hunter2", "Type a password.", "server_validation_error",
+              "Your Gitforge account jdoe has been created.", passed=False)
 
 
 def task_nc_register(browser: Browser, out: Path, labels: Labels) -> None:
-    r = Run(browser, out, labels, "nc-register-navigation", "forge-register",
-            "Create a Gitforge account for jdoe (jdoe@example.com).", verifier=None)
-    r.open("/register")
-    r.click("#username", "Click the username field.", effect=True, kind="focus_ring")
-    r.type("jdoe", "Type the username.")
-    r.click("#email", "Click the email field.", effect=True, kind="focus_ring")
-    r.type("jdoe@example.com", "Type the email address.")
-    r.click("#password", "Click the password field.", effect=True, kind="focus_ring")
-    r.type("correct-horse-battery", "Type a password of at least 8 characters.")
-    r.click("#create", "Click 'Create account' to submit the registration.", effect=True, kind="submit_navigation")
-    r.done("The Gitforge account jdoe was created; the welcome page is shown.", self_report=False)
-    r.finish("done", passed=True, claims_success=True, evaluated=False)
+    _register(browser, out, labels, "nc-register-navigation", "correct-horse-battery",
+              "Type a password of at least 8 characters.", "submit_navigation",
+              "The Gitforge account jdoe was created; the welcome page is shown.", passed=True)
 
 
 def task_nc_pay_loop(browser: Browser, out: Path, labels: Labels) -> None:
