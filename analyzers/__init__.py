@@ -1,11 +1,15 @@
 """Pure, deterministic functions from evidence to findings. No I/O, no printing.
 
-Registry of the analyzers and the ledger column prefix each one owns.
-"""
+One analyzer per module; :mod:`trajcheck.analysis` runs them in order over a run's loaded evidence:
 
-ANALYZERS: dict[str, str] = {
-    "highrisk": "effect_",  # the seed's high-risk classifier
-    "pixeldiff": "effect_",  # exact pixel change, blobs and their shapes
-    "ambient": "effect_",  # change the run shows happens on its own
-    "perceptual": "effect_",  # the perceptual diff verifier (plus the seed's own column names)
-}
+- ``ambient``: which parts of the screen change on their own (learned per page);
+- ``highrisk``: is an action high-risk (the original verifier's table of keys and keywords);
+- ``pixeldiff``: the exact pixel change between two frames, its blobs and their shapes;
+- ``perceptual``: did a high-risk action visibly change the screen (trajcheck's rule and the literal one);
+- ``page``: a step's page facts from its DOM snapshots (with ``observation``, ``skeleton``, ``messages``);
+- ``predictions``: the agent's recorded predictions, checked;
+- ``loops``: drift loops and the done gate;
+- ``contract`` and ``referee``: the outcome contract, the judges and the final verdict;
+- ``reward`` (one step) and ``lookback`` (the run, step by step): evidence rewards;
+- ``evidence``: the evidence referee; ``claims``: what the agent claimed; ``answers``: reference answers.
+"""

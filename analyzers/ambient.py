@@ -33,10 +33,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from trajcheck.schemas.records import Step
+
 from .pixeldiff import CELL, Box, ChangeMap
+
+if TYPE_CHECKING:  # perceptual imports this module
+    from .perceptual import ImageEvidence
 
 #: A transition that repaints more than this share of the screen (a page load) teaches nothing about ambient change.
 MAX_REPAINT_SHARE = 0.25
@@ -149,3 +155,36 @@ def is_ambient(box: Box, change: ChangeMap, ambient: np.ndarray | None) -> bool:
     if total == 0:
         return False
     return int((changed & ambient[sl]).sum()) >= BLOB_AMBIENT_SHARE * total
+
+
+def page_of(s: Step) -> str | None:
+    """The page a step acted on (its URL before the action): the key of the ambient map it is judged with."""
+    return s.page.url_before if s.page else None
+
+
+def _witness_quiet(s: Step) -> bool:
+    """The client witness recorded that the step caused no DOM mutation, no request and no URL change."""
+    c = s.client
+    return c is not None and c.did_dom_mutate is False and c.did_network_occur is False \
+        and c.did_url_change is False
+
+
+def _navigated(s: Step) -> bool:
+    """The step moved to another URL: its frames show two pages, nothing ambient to learn."""
+    return bool(s.page and s.page.url_before and s.page.url_after and s.page.url_before != s.page.url_after)
+
+
+def transition_of(s: Step, ev: "ImageEvidence") -> Transition | None:
+    """The frame pair of a step as evidence for :func:`learn_ambient`, or None when it teaches nothing (no
+    frames, one frame for both, or a navigation to another page). The offline scorer and the live verifier
+    (:mod:`trajcheck.live`) both use it."""
+    if ev.change is None or s.frame_pre == s.frame_post or _navigated(s):
+        return None
+    return Transition(ev.change, idle=s.action.type in ("WAIT", "DONE"), region=ev.region, page=page_of(s),
+                      quiet=_witness_quiet(s),
+                      focus_kept=bool(s.page and s.page.focus_before and s.page.focus_before == s.page.focus_after))
+
+
+def learn_per_page(transitions: list[Transition]) -> dict[str | None, np.ndarray | None]:
+    """Ambient cells learned separately for each page: a clock on one page says nothing about the next."""
+    return {key: learn_ambient([t for t in transitions if t.page == key]) for key in {t.page for t in transitions}}

@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from trajcheck.schemas.records import Run
+
 #: (code, what it means): every reason :func:`read_claim` gives, in rule order.
 CLAIM_RULES: tuple[tuple[str, bool, str], ...] = (
     ("no_done", False, "the run has no DONE step and no outcome status done"),
@@ -113,3 +115,13 @@ def read_claim(has_done: bool, outcome_status: str | None, *, flag_failed: bool 
     if said is not None:
         return Claim(False, "message_admits_failure", said)
     return Claim(True, "done")
+
+
+def claim_of(run: Run) -> Claim:
+    """What ``run`` claimed: its last DONE step read by :func:`read_claim` (or its outcome status without one)."""
+    done = next((s for s in reversed(run.steps) if s.action.type == "DONE"), None)
+    if done is None:
+        return read_claim(False, run.outcome_status)
+    return read_claim(True, run.outcome_status, flag_failed=bool(done.action.extra.get("infeasible")),
+                      task_completed=done.semantic.task_completed if done.semantic else None,
+                      message=done.action.text or done.reasoning)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trajcheck.hashing import Hash64
+from trajcheck.schemas.records import Step
 
 #: Points within this many pixels (in x and in y) count as the same click target.
 SAME_POINT_PX = 16
@@ -49,6 +50,12 @@ def action_key(action_type: str, x: float | None, y: float | None, keys: str | N
     if element:
         x = y = None
     return ActionKey("|".join(parts), x, y)
+
+
+def step_key(s: Step) -> ActionKey:
+    """The action key of a recorded step."""
+    a = s.action
+    return action_key(a.type, a.x, a.y, a.keys, a.text, a.url, a.element)
 
 
 @dataclass(frozen=True)

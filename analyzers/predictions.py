@@ -172,3 +172,19 @@ def check_frame_predicate(predict: str, content_changed: bool | None) -> bool | 
     if content_changed is None:
         return None
     return content_changed if predict == "frame_changed" else not content_changed
+
+
+def step_prediction(predict: str | None, expected: dict[str, Any] | None, content_changed: bool | None,
+                    expected_ran: tuple[str, ...], expected_failed: tuple[str, ...], url_as_expected: bool | None,
+                    kind: str) -> PredictionFinding:
+    """A step's prediction finding: a ``predict`` predicate checked against the screen's content change, else
+    an ``expected`` block's checks (already run against the DOM: ``expected_ran``/``expected_failed``)."""
+    if predict in ("frame_changed", "frame_stable"):
+        held = check_frame_predicate(predict, content_changed)
+        failed = () if held is not False else (predict,)
+        return PredictionFinding(predict, held, failed, 1 if held is not None else 0, None, kind)
+    if expected:
+        ran, failed_l = list(expected_ran), list(expected_failed)
+        conf = expected_confidence(ran, failed_l, url_as_expected, kind)
+        return PredictionFinding("expected", None if not ran else not failed_l, tuple(failed_l), len(ran), conf, kind)
+    return PredictionFinding(None, None, (), 0, None, kind)

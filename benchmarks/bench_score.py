@@ -119,10 +119,10 @@ def _hash_frame(path: Path) -> int:
 
 def _worker_setup() -> None:
     """What a trajcheck scoring process sets up: one BLAS thread, and glibc's malloc keeping freed frame
-    buffers for the next frame (trajcheck.pipeline.keep_freed_memory)."""
+    buffers for the next frame (trajcheck.engines.keep_freed_memory)."""
     from threadpoolctl import threadpool_limits
 
-    from trajcheck.pipeline import keep_freed_memory
+    from trajcheck.engines import keep_freed_memory
 
     threadpool_limits(1, user_api="blas")
     keep_freed_memory()
@@ -136,7 +136,7 @@ def hashing_stage(frames: list[Path], procs: int) -> float:
     import scipy.fftpack  # noqa: F401  (loaded before the pool forks, as Pillow is for the decode floor)
 
     import trajcheck.frames  # noqa: F401
-    import trajcheck.pipeline  # noqa: F401
+    import trajcheck.scorerun  # noqa: F401
 
     t = time.perf_counter()
     with Pool(procs, initializer=_worker_setup) as pool:

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from stat import S_ISREG
 
 from selectolax.lexbor import LexborHTMLParser
 
 from trajcheck.analyzers import skeleton as sk
 from trajcheck.analyzers.messages import PageMessages, page_messages
-from trajcheck.schemas.records import Run, Step
+from trajcheck.schemas.records import Step
 
 from .domscan import MAX_DOM_DEPTH, MAX_DOM_ELEMENTS, check as dom_shape
 from .errors import Problem
+from .refcache import RefCountedCache
 from .inputs import kind_of, read_regular
 from .rundir import safe_join
 
@@ -32,19 +31,11 @@ class Snapshot:
     messages: PageMessages  # errors and successes the page shows (kept after the tree is released)
 
 
-class DomCache:
-    def __init__(self, run: Run, run_dir: Path, uses: Counter[str]):
-        self.run = run
-        self.run_dir = run_dir
-        self.uses = uses
-        self.cache: dict[str, Snapshot | None] = {}
-        self.problems: list[Problem] = []
+class DomCache(RefCountedCache["Snapshot | None"]):
+    """The DOM snapshots of one run: each parsed once; after its last use only the parse tree is dropped
+    (the hash, skeleton, text and messages are small and the referee may still read them)."""
 
-    def get(self, rel: str | None, step: Step, field_name: str) -> Snapshot | None:
-        if rel is None:
-            return None
-        if rel in self.cache:
-            return self.cache[rel]
+    def _load(self, rel: str, step: Step, field_name: str) -> Snapshot | None:
         snap = None
         path = safe_join(self.run_dir, rel)
         problem = None
@@ -73,14 +64,9 @@ class DomCache:
             self.problems.append(Problem(problem[0], f"DOM snapshot {rel!r}: {problem[1]}", run=self.run.run_id,
                                          file=step.source, line=step.line, field=field_name, severity="warning",
                                          hint="the step's observation check falls back to URLs and the client witness"))
-        self.cache[rel] = snap
         return snap
 
-    def release(self, rel: str | None) -> None:
-        if rel is None:
-            return
-        self.uses[rel] -= 1
-        if self.uses[rel] <= 0 and rel in self.cache:
-            snap = self.cache[rel]
-            if snap is not None:
-                snap.tree = None  # type: ignore[assignment]  # keep the small parts, drop the parse tree
+    def _drop(self, rel: str) -> None:
+        snap = self.cache.get(rel)
+        if snap is not None:
+            snap.tree = None  # type: ignore[assignment]  # keep the small parts, drop the parse tree

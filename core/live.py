@@ -3,7 +3,7 @@
 The seeds' verifier runs while the agent acts: after a high-risk action the runner compares the pre and
 post frames and, when nothing visibly changed, puts the WARNING line into the agent's next turn.
 :func:`verify_step` is that call, with trajcheck's rule (focus rings, carets, hover restyles, render
-noise, ambient change) and exactly the code the offline scorer runs (:mod:`trajcheck.pipeline` builds
+noise, ambient change) and exactly the code the offline scorer runs (:mod:`trajcheck.loading` builds
 each step's evidence and ambient transitions with the same functions), so a step gets here the verdict
 it will get in the ledger when the run is scored, as far as the run so far can tell: the offline
 scorer also learns ambient change from the steps after this one (a WAIT that shows a clock ticking),
@@ -122,10 +122,10 @@ def verify_step(pre: "FrameInput", post: "FrameInput", action: dict[str, Any] | 
     verdict, never an exception; a value of the wrong type raises ``TypeError``.
     """
     from trajcheck.analyzers import highrisk, perceptual
-    from trajcheck.analyzers.ambient import Transition, learn_ambient
+    from trajcheck.analyzers.ambient import Transition, learn_ambient, transition_of
     from trajcheck.analyzers.pixeldiff import diff_frames
     from trajcheck.frames import FrameError
-    from trajcheck.pipeline import step_evidence, step_transition
+    from trajcheck.loading import step_evidence
     from trajcheck.schemas.records import Action, Client, Page, Run, Step
 
     state = previous if previous is not None else LiveState(screen=screen)
@@ -164,7 +164,7 @@ def verify_step(pre: "FrameInput", post: "FrameInput", action: dict[str, Any] | 
         state.transitions.append(Transition(diff_frames(last[1].px, pre_f.px, state.pixel_tolerance), idle=True,
                                             page=last[2]))
     ev = step_evidence(run, step, pre_f, post_f, state.pixel_tolerance, [])
-    t = step_transition(step, ev)
+    t = transition_of(step, ev)
     if t is not None:
         state.transitions.append(t)
     if post_digest is not None and not isinstance(post_f, FrameError):

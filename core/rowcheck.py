@@ -210,12 +210,12 @@ def printable(text: str) -> str:
 
 
 def checked(res: Any, ref: Any) -> Any:
-    """``res`` (a :class:`~trajcheck.pipeline.RunResult` of the run at ``ref``), or, when one of its rows
+    """``res`` (a :class:`~trajcheck.rows.RunResult` of the run at ``ref``), or, when one of its rows
     holds a value the ledger cannot store, the run's ``invalid`` result naming it."""
     bad = find_bad_value(res.run, res.steps)
     if bad is None:
         return res
-    from .pipeline import invalid_result
+    from .rows import invalid_result
 
     fmt = res.run.get("source_format") or ref.reader
     problem = bad.problem(printable(str(res.run.get("run_id") or ref.display)), fmt,

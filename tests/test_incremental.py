@@ -151,7 +151,7 @@ def test_frames_with_the_same_bytes_are_decoded_once(tmp_path, monkeypatch):
     step's findings are the same as a byte-for-byte diff gives."""
     import shutil
 
-    from trajcheck import pipeline
+    from trajcheck import loading
     from trajcheck.pipeline import score_paths
 
     run = tmp_path / "dark-faint-and-toast"
@@ -159,8 +159,8 @@ def test_frames_with_the_same_bytes_are_decoded_once(tmp_path, monkeypatch):
     before = {r["step_index"]: r for r in score_paths([run], jobs=1).results[0].steps}
     shutil.copy(run / "frames" / "001.png", run / "frames" / "002.png")  # step 1's post = its pre, new name
     decoded: list[str] = []
-    real = pipeline.decode
-    monkeypatch.setattr(pipeline, "decode", lambda path, data=None: decoded.append(path.name) or real(path, data))
+    real = loading.decode
+    monkeypatch.setattr(loading, "decode", lambda path, data=None: decoded.append(path.name) or real(path, data))
     after = score_paths([run], jobs=1).results[0].steps
     assert decoded.count("002.png") == 0 and decoded.count("001.png") == 1
     s1 = next(r for r in after if r["step_index"] == 1)

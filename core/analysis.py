@@ -1,0 +1,127 @@
+"""The analyzer sequence: what scoring concludes from a run's loaded evidence.
+
+Each analyzer is a pure function of :mod:`trajcheck.analyzers`; this module only runs them in order and
+hands each one what the earlier ones found:
+
+1. ambient change, learned per page from the frame pairs the agent did not cause (``ambient``);
+2. per step: high-risk classification (``highrisk``), the perceptual verdict (``perceptual``), the
+   prediction check (``predictions``);
+3. per run: drift loops and the done gate (``loops``), the referee's contract and judges (``contract``,
+   ``referee``);
+4. per step, looking back: the evidence reward (``lookback`` over ``reward``);
+5. per run: the evidence referee (``evidence``), the evaluator, the agent's claim (``claims``), and the final
+   verdict (``referee.decide``).
+
+A new analyzer is one entry here, its findings one attribute of :class:`StepFindings` or
+:class:`RunFindings`, and its columns one line each in :mod:`trajcheck.schemas.ledger`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from trajcheck.analyzers import claims, contract as contract_mod, evidence as evidence_mod, highrisk, loops, \
+    lookback, perceptual, predictions, referee
+from trajcheck.analyzers.ambient import learn_per_page, page_of
+from trajcheck.analyzers.answers import answer_matches
+from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult
+from trajcheck.analyzers.page import PageFacts
+from trajcheck.analyzers.perceptual import EffectFinding, ImageEvidence
+from trajcheck.analyzers.predictions import PredictionFinding
+from trajcheck.analyzers.referee import Judge, Verdict
+from trajcheck.analyzers.reward import Reward
+from trajcheck.schemas.records import Run, Step
+
+from .contracts import LoadedContract
+from .loading import LoadedRun, RefereeEvidence, RefereePlan
+from .options import ScoreOptions
+
+
+@dataclass
+class StepFindings:
+    """Everything known about one step; the steps table's column sources are paths into it."""
+
+    run: Run
+    step: Step
+    ev: ImageEvidence
+    risk: highrisk.HighRisk
+    effect: EffectFinding
+    page: PageFacts
+    pred: PredictionFinding
+    loop: loops.LoopFinding
+    reward: Reward
+    gate: bool  # no_observed_delta_after_waits
+
+
+@dataclass
+class RunFindings:
+    """Everything concluded about one run; the runs table's column sources are paths into it."""
+
+    run: Run
+    steps: list[StepFindings]
+    contract: LoadedContract | None
+    contract_result: ContractResult
+    verdict: Verdict
+    ev_verdict: evidence_mod.EvidenceVerdict
+    evaluator: str | None
+    claim: claims.Claim
+
+
+def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None
+            ) -> tuple[ContractResult, tuple[Judge | None, Judge | None]]:
+    """The contract's result, and the judges of the final state (recorded, and computed from references)."""
+    result = contract_mod.evaluate(contract_data, ev.contract_state) \
+        if contract_data is not None and ev.contract_state is not None else NOT_APPLICABLE
+    reference = referee.reference_judge(ev.final, ev.references, ev.regions, **ev.limits) \
+        if ev.final is not None and ev.references else None
+    recorded = None
+    if run.judge and run.judge.verdict in ("pass", "fail"):
+        recorded = Judge(run.judge.model or "recorded", run.judge.verdict, run.judge.score, run.judge.confidence,
+                         tuple(run.judge.reasons), True)
+    return result, referee.choose_judges(recorded, reference)
+
+
+def _evidence_steps(findings: list[StepFindings]) -> list[evidence_mod.StepEvidence]:
+    """What the evidence referee reads of each step, from the findings already computed."""
+    out = []
+    for sf in findings:
+        s, p = sf.step, sf.step.page
+        out.append(evidence_mod.StepEvidence(
+            index=s.index, action_type=s.action.type, high_risk=sf.risk.high_risk,
+            effect=sf.effect.action_effect_observed, content_changed=sf.effect.content_changed,
+            url_before=p.url_before if p else None, url_after=p.url_after if p else None,
+            reward_codes=tuple(c.split(":")[0] for c in sf.reward.reasons), in_loop=sf.loop.loop_id is not None,
+            done_gate=sf.gate, messages_before=sf.page.messages_before, messages_after=sf.page.messages_after,
+            answer_matches=answer_matches(sf.run, s) if s.action.type == "DONE" else None))
+    return out
+
+
+def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) -> RunFindings:
+    """Run every analyzer over ``run``'s loaded evidence, in order."""
+    steps = run.steps
+    po = opts.perceptual
+    ambient = learn_per_page(loaded.transitions) if po.ambient else {}
+    risks = [highrisk.classify(s.action.type, s.action.keys, s.reasoning, s.action.text, s.action.extra)
+             for s in steps]
+    effects = [perceptual.assess(s.action.type, s.action.keys, r, ev, ambient.get(page_of(s)), po)
+               for s, r, ev in zip(steps, risks, loaded.evidence)]
+    preds = [predictions.step_prediction(s.predict, s.expected, f.content_changed, pg.expected_ran,
+                                         pg.expected_failed, pg.url_as_expected, pg.kind)
+             for s, f, pg in zip(steps, effects, loaded.pages)]
+    signals = [loops.StepSignal(s.index, s.action.type, loops.step_key(s), ev.pre_hash, ev.post_hash)
+               for s, ev in zip(steps, loaded.evidence)]
+    loop_findings = loops.find_loops(signals, po.threshold)
+    gates = loops.no_observed_delta_after_waits(signals, po.threshold)
+    contract = plan.contract
+    contract_result, judges = _judges(run, loaded.referee, contract.data if contract else None)
+    at_step = {steps[plan.eval_pos].index: contract_result} if contract_result.verdict != "not_applicable" else {}
+    rewards = lookback.score_steps(run, loaded.evidence, effects, loaded.pages, preds, loop_findings, gates,
+                                   po.threshold, at_step)
+    found = [StepFindings(run, *x) for x in zip(steps, loaded.evidence, risks, effects, loaded.pages, preds,
+                                                loop_findings, rewards, gates)]
+    ev_verdict = evidence_mod.decide(_evidence_steps(found))
+    evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
+    claim = claims.claim_of(run)
+    verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator)
+    return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim)

@@ -1,0 +1,234 @@
+"""Ledger rows from findings, built from the column declarations of :mod:`trajcheck.schemas.ledger`.
+
+Every column declares its source: a dotted path into :class:`~trajcheck.analysis.StepFindings` (steps) or
+:class:`RunFacts` (runs), a conversion after ``|``, or ``fn:NAME``, a function below. The getters are
+compiled once per process; a row is then one call per column. Adding a column is one line in the
+declarations (plus a function here when no path reaches its value); ``tests/test_columns.py`` checks that
+every declared column is produced and nothing undeclared is.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import reduce
+from operator import attrgetter
+from typing import Any, Callable
+
+from trajcheck.analyzers import perceptual, reward
+from trajcheck.schemas.ledger import RUNS, SCHEMA_VERSION, STEPS, Column
+from trajcheck.schemas.records import Run
+
+from . import __version__
+from .analysis import RunFindings, StepFindings
+from .contracts import LoadedContract
+from .discovery import RunRef
+from .errors import Problem
+
+
+@dataclass
+class RunResult:
+    """One scored run: its runs row, its steps rows, and the problems found on the way."""
+
+    run: dict[str, Any]
+    steps: list[dict[str, Any]]
+    frames: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    display: str = ""  # the run directory relative to the argument it was found under
+
+    @property
+    def ok(self) -> bool:
+        return self.run["status"] == "ok"
+
+
+def to_json(value: Any) -> str | None:
+    """A value as the ledger stores JSON: sorted keys, UTF-8, None for None."""
+    if value is None:
+        return None
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def empty_run_row(run_id: str, run_path: str, source_format: str) -> dict[str, Any]:
+    """The columns every runs row has, whether or not the run could be scored."""
+    return {
+        "run_id": run_id, "status": "ok", "error": "", "warnings": [], "source_format": source_format,
+        "run_path": run_path, "schema_version": SCHEMA_VERSION, "trajcheck_version": __version__,
+    }
+
+
+def invalid_result(ref_display: str, run_path: str, problems: list[Problem],
+                   source_format: str = "trajcheck.run/1") -> RunResult:
+    """The result of a run that could not be scored: its row names every problem."""
+    row = empty_run_row(ref_display, run_path, source_format)
+    row["status"] = "invalid"
+    row["error"] = "; ".join(str(p) for p in problems)
+    return RunResult(row, [], 0, problems, ref_display)
+
+
+@dataclass
+class RunFacts:
+    """What the runs table's sources read: the findings of the run, and totals over its steps rows."""
+
+    run: Run
+    ref: RunRef
+    contract: LoadedContract | None
+    contract_result: Any
+    verdict: Any
+    ev_verdict: Any
+    evaluator: str | None
+    claim: Any
+    effects: list[perceptual.EffectFinding]
+    step_rows: list[dict[str, Any]]
+    n_frames: int
+    problems: list[Problem]
+    totals: dict[str, Any] = field(default_factory=dict)
+
+
+#: Conversions a source may name after ``|``.
+CONVERT: dict[str, Callable[[Any], Any]] = {
+    "str": lambda v: str(v) if v else None,  # a hash as hex
+    "list": lambda v: [] if v is None else list(v),
+    "box": lambda v: list(v) if v else None,
+    "json": lambda v: to_json(v) if v else None,
+}
+
+_BLOCKING_CODES = ("blocking_page", "captcha", "auth_redirect")
+
+
+def _totals(f: RunFacts) -> dict[str, Any]:
+    """Per-run counts and sums over the steps rows and the perceptual findings."""
+    rows = f.step_rows
+    summary = perceptual.perceptual_summary(f.effects)
+    seed = perceptual.perceptual_summary(f.effects, seed=True)
+    scores = [r["reward_score"] for r in rows]
+    held = [r["pred_held"] for r in rows if r["pred_held"] is not None]
+    out: dict[str, Any] = {
+        "perceptual_summary": summary,
+        "effect_checked": summary.get("checked", 0), "effect_no_effect": summary.get("no_effect", 0),
+        "effect_checked_seed": seed.get("checked", 0), "effect_no_effect_seed": seed.get("no_effect", 0),
+        "effect_recorded_agree": sum(1 for r in rows if r["effect_agrees_recorded"] is True),
+        "effect_recorded_disagree": sum(1 for r in rows if r["effect_agrees_recorded"] is False),
+        "reward_total": round(sum(scores), 4) if scores else None,
+        "reward_mean": round(sum(scores) / len(scores), 4) if scores else None,
+        "reward_first_blocking_step": next((r["step_index"] for r in rows if any(
+            c.split(":")[0] in _BLOCKING_CODES for c in r["reward_reasons"])), None),
+        "longest_loop": max((r["loop_len"] or 0 for r in rows), default=0),
+        "loops": len({r["loop_id"] for r in rows if r["loop_id"] is not None}),
+        "reward_done_gate": any(r["reward_done_gate"] for r in rows),
+        "pred_checked": len(held),
+        "pred_accuracy": round(sum(held) / len(held), 4) if held else None,
+        "obs_no_change_steps": sum(1 for r in rows if r["obs_something_changed"] is False),
+    }
+    for k in reward.CLASSES:
+        out[f"reward_{k}"] = sum(1 for r in rows if r["reward_class"] == k)
+    return out
+
+
+def _outcome_judge(f: RunFacts) -> str | None:
+    j = f.run.judge
+    if not j:
+        return None
+    return to_json({"model": j.model, "verdict": j.verdict, "score": j.score, "confidence": j.confidence,
+                    "reasons": list(j.reasons)})
+
+
+def _judge_other(f: RunFacts) -> str | None:
+    j = f.verdict.other_judge
+    if j is None:
+        return None
+    return to_json({"model": j.model, "verdict": j.verdict, "score": j.score, "confidence": j.confidence,
+                    "reasons": list(j.reasons), "recorded": j.recorded})
+
+
+def _require_confirmation(f: RunFacts) -> bool | None:
+    v = f.run.config.get("require_confirmation")
+    return v if isinstance(v, bool) else None
+
+
+RUN_FUNCTIONS: dict[str, Callable[[RunFacts], Any]] = {
+    "status": lambda f: "ok",
+    "error": lambda f: "",
+    "warnings": lambda f: [str(p) for p in f.problems],
+    "run_path": lambda f: str(f.ref.path),
+    "config": lambda f: to_json(f.run.config) or "{}",
+    "require_confirmation": _require_confirmation,
+    "outcome_judge": _outcome_judge,
+    "n_steps": lambda f: len(f.run.steps),
+    "perceptual_summary": lambda f: json.dumps(f.totals["perceptual_summary"], sort_keys=True),
+    "effect_warning_steps": lambda f: [r["step_index"] for r in f.step_rows if r["effect_feedback"]],
+    "contract_name": lambda f: f.contract_result.name or (f.contract.source if f.contract else None),
+    "contract_checks": lambda f: to_json([c.to_json() for c in f.contract_result.checks])
+    if f.contract_result.checks else None,
+    "judge_source": lambda f: ("recorded" if f.verdict.judge.recorded else "reference") if f.verdict.judge else None,
+    "judge_other": _judge_other,
+    "disagreement_reason": lambda f: f.verdict.reason if f.verdict.final == "uncertain" else None,
+    "schema_version": lambda f: SCHEMA_VERSION,
+    "trajcheck_version": lambda f: __version__,
+}
+
+
+def _agrees(sf: StepFindings) -> bool | None:
+    rec, now = sf.step.recorded_effect, sf.effect.action_effect_observed
+    return None if rec is None or now is None else rec == now
+
+
+STEP_FUNCTIONS: dict[str, Callable[[StepFindings], Any]] = {
+    "agrees_recorded": _agrees,
+    "shared_frames": lambda sf: sf.step.extra.get("shared_frames") is True,
+}
+
+
+def _path_getter(path: str) -> Callable[[Any], Any]:
+    """A getter for a dotted path; a None (or a missing dict key) on the way gives None."""
+    parts = path.split(".")
+    if len(parts) == 1:
+        return attrgetter(path)
+    if len(parts) == 2 and parts[0] != "totals":  # most columns: one attribute of one finding, kept fast
+        first, second = parts
+
+        def two(obj: Any) -> Any:
+            x = getattr(obj, first)
+            return None if x is None else getattr(x, second)
+
+        return two
+
+    def step(obj: Any, name: str) -> Any:
+        if obj is None:
+            return None
+        return obj.get(name) if isinstance(obj, dict) else getattr(obj, name)
+
+    return lambda obj: reduce(step, parts, obj)
+
+
+def compile_source(col: Column, functions: dict[str, Callable[[Any], Any]]) -> Callable[[Any], Any] | None:
+    """The getter of ``col``'s declared source (None for ``late`` columns, which the scorer fills)."""
+    src = col.source
+    if src == "late":
+        return None
+    if src.startswith("fn:"):
+        return functions[src[3:]]
+    path, _, conv = src.partition("|")
+    get = _path_getter(path)
+    if not conv:
+        return get
+    convert = CONVERT[conv]
+    return lambda obj: convert(get(obj))
+
+
+_STEP_GETTERS = [(c.name, compile_source(c, STEP_FUNCTIONS)) for c in STEPS]
+_RUN_GETTERS = [(c.name, compile_source(c, RUN_FUNCTIONS)) for c in RUNS]
+
+
+def step_row(sf: StepFindings) -> dict[str, Any]:
+    """The steps row of one step."""
+    return {name: get(sf) if get is not None else None for name, get in _STEP_GETTERS}
+
+
+def build_result(found: RunFindings, ref: RunRef, n_frames: int, problems: list[Problem]) -> RunResult:
+    """The ledger rows of a scored run."""
+    rows = [step_row(sf) for sf in found.steps]
+    facts = RunFacts(found.run, ref, found.contract, found.contract_result, found.verdict, found.ev_verdict,
+                     found.evaluator, found.claim, [sf.effect for sf in found.steps], rows, n_frames, problems)
+    facts.totals = _totals(facts)
+    run_row = {name: get(facts) if get is not None else None for name, get in _RUN_GETTERS}
+    return RunResult(run_row, rows, n_frames, problems, ref.display)

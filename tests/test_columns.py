@@ -1,0 +1,82 @@
+"""Columns with their sources: every declared column is produced, nothing undeclared is, and every source
+names something that exists (a findings attribute, a conversion, a named function)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from conftest import SAMPLES
+from trajcheck import rows
+from trajcheck.analysis import StepFindings
+from trajcheck.pipeline import score_paths
+from trajcheck.schemas.ledger import RUNS, STEPS, Column
+
+
+@pytest.fixture(scope="module")
+def scored():
+    """Every sample run, scored: contracts, judges, DOM snapshots, loops, invalid frames and all."""
+    return score_paths([SAMPLES], jobs=1).results
+
+
+def _roots(cls: type) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+@pytest.mark.parametrize(("table", "columns", "roots", "functions"), [
+    ("steps", STEPS, _roots(StepFindings), rows.STEP_FUNCTIONS),
+    ("runs", RUNS, _roots(rows.RunFacts), rows.RUN_FUNCTIONS),
+])
+def test_every_source_names_something_that_exists(table: str, columns: tuple[Column, ...], roots: set[str],
+                                                   functions: dict) -> None:
+    used = set()
+    for c in columns:
+        assert c.source, f"{table}.{c.name} declares no source"
+        if c.source == "late":
+            continue
+        if c.source.startswith("fn:"):
+            assert c.source[3:] in functions, f"{table}.{c.name}: no function {c.source[3:]!r} in trajcheck.rows"
+            used.add(c.source[3:])
+            continue
+        path, _, conv = c.source.partition("|")
+        assert path.split(".")[0] in roots, f"{table}.{c.name}: {path!r} starts outside {sorted(roots)}"
+        assert not conv or conv in rows.CONVERT, f"{table}.{c.name}: unknown conversion {conv!r}"
+    assert set(functions) == used, f"functions no {table} column uses: {sorted(set(functions) - used)}"
+
+
+def test_rows_have_exactly_the_declared_columns(scored) -> None:
+    ok = [r for r in scored if r.ok]
+    assert len(ok) >= 20 and sum(len(r.steps) for r in ok) >= 100  # the whole sample set, not a corner of it
+    for r in ok:
+        assert list(r.run) == [c.name for c in RUNS], r.run["run_id"]
+        for s in r.steps:
+            assert list(s) == [c.name for c in STEPS], (r.run["run_id"], s["step_index"])
+
+
+def test_late_columns_are_filled_by_the_scorer(scored) -> None:
+    late = [c.name for c in RUNS if c.source == "late"]
+    assert late == ["input_digest", "inputs"]
+    for r in scored:
+        assert all(isinstance(r.run[n], str) and r.run[n] for n in late), r.run["run_id"]
+
+
+def test_a_path_through_a_missing_part_gives_null_and_a_typo_raises() -> None:
+    get = rows._path_getter("step.page.url_before")
+
+    class Step:
+        page = None
+
+    class Findings:
+        step = Step()
+
+    assert get(Findings()) is None
+    with pytest.raises(AttributeError):
+        rows._path_getter("step.pgae.url_before")(Findings())
+
+
+def test_conversions() -> None:
+    assert rows.CONVERT["list"](None) == [] and rows.CONVERT["list"](("a",)) == ["a"]
+    assert rows.CONVERT["box"](None) is None and rows.CONVERT["box"]((1, 2, 3, 4)) == [1, 2, 3, 4]
+    assert rows.CONVERT["json"]({}) is None and rows.CONVERT["json"]({"b": 1, "a": "é"}) == '{"a": "é", "b": 1}'
+    assert rows.CONVERT["str"](None) is None
