@@ -155,6 +155,53 @@ def check(html: str) -> DomShape:
     return dom_shape(html)
 
 
+def _end_tag(st: _Stack, name: str) -> None:
+    """Pop the elements an end tag closes, as the parser's end-tag rules do."""
+    if name in SPECIAL:
+        i = st.nearest(name, "list" if name == "li" else "button" if name == "p" else "scope")
+    else:  # "any other end tag": its element, with no special element above it
+        i = st.nearest(name, "special")
+    if i >= 0:
+        st.pop_to(i, name)
+    elif name in FORMATTING:
+        st.end_formatting(name)
+
+
+def _close_implied(st: _Stack, name: str) -> None:
+    """Before a start tag ``name`` (outside foreign content): close what it implicitly ends (an open
+    ``<p>``, a sibling ``<li>``, a table cell) and open what it implies (``<tbody>``, ``<tr>``)."""
+    if name in CLOSES_P:
+        i = st.nearest("p", "button")
+        if i >= 0:
+            st.pop_to(i)
+        if name in _HEADINGS and st.names and st.names[-1] in _HEADINGS:
+            st.pop_to(len(st.names) - 1)
+    elif name in ("li", "dd", "dt"):
+        for same in (("li",) if name == "li" else ("dd", "dt")):
+            i = st.nearest(same, "li_stop")
+            if i >= 0:
+                st.pop_to(i)
+    elif name in ("option", "optgroup") and st.names and st.names[-1] == "option":
+        st.pop_to(len(st.names) - 1)
+    elif name == "button":
+        i = st.nearest("button", "scope")
+        if i >= 0:
+            st.pop_to(i)
+    elif name in ("td", "th", "tr"):
+        t = st.top_of("table")
+        cell = max(st.at["td"][-1] if st.at.get("td") else -1, st.at["th"][-1] if st.at.get("th") else -1)
+        if cell > t:
+            st.pop_to(cell)
+        if name == "tr":
+            row = st.at["tr"][-1] if st.at.get("tr") else -1
+            if row > st.top_of("table"):
+                st.pop_to(row)
+        if st.names and st.names[-1] == "table":
+            st.push("tbody")  # implied by the parser
+        if name in ("td", "th") and st.names and st.names[-1] in ("table", "tbody", "thead", "tfoot"):
+            st.push("tr")
+
+
 def dom_shape(html: str, max_elements: int = MAX_DOM_ELEMENTS, max_depth: int = MAX_DOM_DEPTH) -> DomShape:
     """Elements and nesting depth of ``html`` as an HTML5 parser builds them (see the module doc),
     stopping as soon as one passes its limit. Linear in the size of ``html``."""
@@ -181,16 +228,8 @@ def dom_shape(html: str, max_elements: int = MAX_DOM_ELEMENTS, max_depth: int = 
             continue
         name = name.lower()
         if m.group(1):  # an end tag
-            if name in _NO_POP:
-                continue
-            if name in SPECIAL:
-                i = st.nearest(name, "list" if name == "li" else "button" if name == "p" else "scope")
-            else:  # "any other end tag": its element, with no special element above it
-                i = st.nearest(name, "special")
-            if i >= 0:
-                st.pop_to(i, name)
-            elif name in FORMATTING:
-                st.end_formatting(name)
+            if name not in _NO_POP:
+                _end_tag(st, name)
             continue
         elements += 1
         if elements > max_elements:
@@ -203,36 +242,7 @@ def dom_shape(html: str, max_elements: int = MAX_DOM_ELEMENTS, max_depth: int = 
         if name in ("html", "head", "body"):
             continue  # merged into the implied ones; <head>'s children are void or raw text
         if not foreign:
-            if name in CLOSES_P:
-                i = st.nearest("p", "button")
-                if i >= 0:
-                    st.pop_to(i)
-                if name in _HEADINGS and st.names and st.names[-1] in _HEADINGS:
-                    st.pop_to(len(st.names) - 1)
-            elif name in ("li", "dd", "dt"):
-                for same in (("li",) if name == "li" else ("dd", "dt")):
-                    i = st.nearest(same, "li_stop")
-                    if i >= 0:
-                        st.pop_to(i)
-            elif name in ("option", "optgroup") and st.names and st.names[-1] == "option":
-                st.pop_to(len(st.names) - 1)
-            elif name == "button":
-                i = st.nearest("button", "scope")
-                if i >= 0:
-                    st.pop_to(i)
-            elif name in ("td", "th", "tr"):
-                t = st.top_of("table")
-                cell = max(st.at["td"][-1] if st.at.get("td") else -1, st.at["th"][-1] if st.at.get("th") else -1)
-                if cell > t:
-                    st.pop_to(cell)
-                if name == "tr":
-                    row = st.at["tr"][-1] if st.at.get("tr") else -1
-                    if row > st.top_of("table"):
-                        st.pop_to(row)
-                if st.names and st.names[-1] == "table":
-                    st.push("tbody")  # implied by the parser
-                if name in ("td", "th") and st.names and st.names[-1] in ("table", "tbody", "thead", "tfoot"):
-                    st.push("tr")
+            _close_implied(st, name)
         st.push(name)
         if st.depth > depth:
             depth = st.depth
