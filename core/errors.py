@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .problems import ProblemKind
 
 
 class TrajcheckError(Exception):
     """Base class of every error trajcheck raises on purpose."""
 
 
+def _kind(slug: object) -> ProblemKind:
+    # Imported on first use, not with the package: ``python -m trajcheck.problems`` must find the module
+    # not yet imported (runpy warns otherwise), and the package import stays as light as it was.
+    from .problems import lookup
+
+    return lookup(slug if isinstance(slug, str) else repr(slug))
+
+
 @dataclass
 class Problem:
     """One thing wrong with a run, located as precisely as the evidence allows.
 
-    ``slug`` is stable (documented in the README); ``message`` is for people;
-    ``hint`` says what to do about it.
+    ``slug`` names an entry of the catalogue :mod:`trajcheck.problems` (listed in docs/problems.md); an
+    undeclared slug raises ValueError, when the problem is made and when its slug is changed.
+    ``message`` is for people and says what was found; ``hint`` says what to do about it, and is the
+    catalogue's default hint when the call site gives none.
     """
 
     slug: str
@@ -26,7 +40,20 @@ class Problem:
     hint: str = ""
     severity: str = "error"  # "error" makes the run invalid; "warning" is reported, the run is still scored
 
+    def __post_init__(self) -> None:
+        if self.severity not in ("error", "warning"):  # anything else would silently count as a warning
+            raise ValueError(f"problem severity {self.severity!r} is neither 'error' nor 'warning'")
+        kind = _kind(self.slug)
+        if not self.hint and kind.fills_hint:
+            self.hint = kind.hint
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "slug":  # call sites re-label a problem (contracts.py): the new slug must be declared too
+            _kind(value)
+        super().__setattr__(name, value)
+
     def location(self) -> str:
+        """Where the problem is: run, file[:line] and field, those that are known."""
         parts = []
         if self.run:
             parts.append(f"run {self.run}")
@@ -37,6 +64,7 @@ class Problem:
         return ", ".join(parts)
 
     def __str__(self) -> str:
+        """The one line ``validate`` prints and the ledger stores: location, message, hint, slug."""
         loc = self.location()
         text = f"{loc}: {self.message}" if loc else self.message
         if self.hint:
@@ -44,6 +72,7 @@ class Problem:
         return f"{text} [{self.slug}]" if self.slug else text
 
     def to_dict(self) -> dict[str, object]:
+        """The problem as plain data (``validate --format json``)."""
         return {
             "severity": self.severity,
             "slug": self.slug,
