@@ -39,7 +39,8 @@ import numpy as np
 
 from trajcheck.schemas.records import Step
 
-from .pixeldiff import CELL, Box, ChangeMap
+from . import components
+from .pixeldiff import CELL, Box, ChangeMap, grow
 
 if TYPE_CHECKING:  # perceptual imports this module
     from .perceptual import ImageEvidence
@@ -71,10 +72,8 @@ class Transition:
 
 def _patches(cells: np.ndarray) -> tuple[np.ndarray, list[tuple[slice, slice] | None]]:
     """Connected groups (8-neighbour) of changed cells: their labels and boxes."""
-    from scipy import ndimage  # imported on first use: keeps the CLI's start-up light
-
-    labels, _ = ndimage.label(cells, structure=np.ones((3, 3), dtype=bool))
-    return labels, ndimage.find_objects(labels)
+    labels, n = components.label(cells)
+    return labels, list(components.boxes(labels, n))
 
 
 def _small_patches(labels: np.ndarray, boxes: list[tuple[slice, slice] | None]) -> np.ndarray:
@@ -140,9 +139,7 @@ def learn_ambient(transitions: list[Transition]) -> np.ndarray | None:
     if not ambient.any():
         return None
     # Digits of a clock do not all change every time: widen by one cell.
-    from scipy import ndimage  # imported on first use: keeps the CLI's start-up light
-
-    return ndimage.binary_dilation(ambient, structure=np.ones((3, 3), dtype=bool))
+    return grow(ambient, 1)
 
 
 def is_ambient(box: Box, change: ChangeMap, ambient: np.ndarray | None) -> bool:

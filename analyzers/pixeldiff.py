@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import components
+
 #: Changed pixels are grouped on a grid of CELL x CELL pixel cells; blobs are 8-connected groups of cells.
 CELL = 8
 #: Width of the border band in which a focus outline must lie (focus rings and box-shadows are 1-5 px).
@@ -122,7 +124,7 @@ def _edges(rgb: np.ndarray) -> np.ndarray:
     return e
 
 
-def _grow(e: np.ndarray, r: int) -> np.ndarray:
+def grow(e: np.ndarray, r: int) -> np.ndarray:
     """Binary dilation by a (2r+1) x (2r+1) square, zero outside: rows then columns, by shifted ORs (the
     square is separable; same result as scipy.ndimage.binary_dilation with that structure)."""
     out = e.copy()
@@ -143,8 +145,8 @@ def is_restyle(pre: np.ndarray, post: np.ndarray) -> bool:
     total = int(ea.sum() + eb.sum())
     if total == 0:
         return True  # a flat recolour
-    new = int((eb & ~_grow(ea, EDGE_SLACK)).sum())
-    lost = int((ea & ~_grow(eb, EDGE_SLACK)).sum())
+    new = int((eb & ~grow(ea, EDGE_SLACK)).sum())
+    lost = int((ea & ~grow(eb, EDGE_SLACK)).sum())
     return (new + lost) <= RESTYLE_EDGE_CHANGE_MAX * total
 
 
@@ -217,16 +219,12 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
     # CELL bools side by side are one CELL-byte word: a cell row-segment changed when its word is non-zero
     words = padded.view(np.uint64) != 0 if CELL == 8 else padded.reshape(padded.shape[0], -1, CELL).any(axis=2)
     cells[cy0:cy1, cx0:cx1] = words.reshape(cy1 - cy0, CELL, cx1 - cx0).any(axis=1)
-    from scipy import ndimage
-
-    labels, n = ndimage.label(cells, structure=np.ones((3, 3), dtype=bool))
+    labels, n = components.label(cells)
     rows = np.flatnonzero(sub.any(axis=1))
     cols = np.flatnonzero(sub.any(axis=0))
     bbox = (x0 + int(cols[0]), y0 + int(rows[0]), x0 + int(cols[-1]) + 1, y0 + int(rows[-1]) + 1)
     blobs: list[Blob] = []
-    for i, sl in enumerate(ndimage.find_objects(labels), start=1):
-        if sl is None:
-            continue
+    for i, sl in enumerate(components.boxes(labels, n), start=1):
         y0, y1 = sl[0].start * CELL, min(sl[0].stop * CELL, h)
         x0, x1 = sl[1].start * CELL, min(sl[1].stop * CELL, w)
         own = np.repeat(np.repeat(labels[sl] == i, CELL, axis=0), CELL, axis=1)[: y1 - y0, : x1 - x0]

@@ -153,11 +153,11 @@ def test_rgba_and_rgb_arrays_give_the_same_change_map():
 def test_square_dilation_matches_scipy():
     from scipy import ndimage
 
-    from trajcheck.analyzers.pixeldiff import _grow
+    from trajcheck.analyzers.pixeldiff import grow
 
     rng = np.random.default_rng(0)
     for shape in [(1, 1), (3, 7), (40, 33), (5, 200)]:
         for density in (0.01, 0.2):
             e = rng.random(shape) < density
             want = ndimage.binary_dilation(e, structure=np.ones((5, 5), dtype=bool))
-            assert np.array_equal(_grow(e, 2), want), (shape, density)
+            assert np.array_equal(grow(e, 2), want), (shape, density)
