@@ -9,16 +9,17 @@ from typing import Annotated
 
 import typer
 
-from trajcheck.errors import LedgerError, UsageError
-
-from .common import Exit, Format, emit, fail
+from .common import emit, err
 from .compare import pct
+from .exits import exit_on_error
+from .options import Format, FormatOpt, LedgerArg
 
 
+@exit_on_error()
 def agree(
-    ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
+    ledger_dir: LedgerArg,
     labels: Annotated[Path, typer.Option("--labels", help="Labels: JSON {run_id: {...}} or CSV.")],
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Check every verdict source (contract, judge, final verdict, self-report, per-step
     verifier) against labels: precision, recall, F1, NPV, TNR with Wilson intervals;
@@ -28,14 +29,9 @@ def agree(
 
     Exit codes: 0 ok; 2 unreadable labels; 3 the ledger cannot be read.
     """
-    try:
-        from trajcheck.agree import agree as run_agree  # scipy.stats: imported only when used
+    from trajcheck.agree import agree as run_agree  # scipy.stats: imported only when used
 
-        data = run_agree(ledger_dir, labels)
-    except LedgerError as exc:
-        fail(str(exc), Exit.INPUT)
-    except UsageError as exc:
-        fail(str(exc), Exit.USAGE)
+    data = run_agree(ledger_dir, labels)
     if fmt is Format.json:
         sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
         return
@@ -59,5 +55,4 @@ def agree(
              [[r["task_id"], r["trials"], r["passed"], r["pass@1"], r[f"pass@{k}"], r[f"pass^{k}"], r["flaky"]]
               for r in t["tasks"]], fmt, title="repeated trials")
     if data["unmatched_labels"]:
-        from .common import err
         err.print(f"{len(data['unmatched_labels'])} labelled runs are not in the ledger", highlight=False)

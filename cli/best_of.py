@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from trajcheck.errors import LedgerError, UsageError
+from .common import emit
+from .exits import exit_on_error
+from .options import Format, FormatOpt, LedgerArg
 
-from .common import Exit, Format, emit, fail
 
-
+@exit_on_error()
 def best_of(
-    ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
+    ledger_dir: LedgerArg,
     by: Annotated[str, typer.Option(help="Group rollouts by this runs column (or config.KEY).")] = "task_id",
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Pick the best of several rollouts of each task: verdict (pass > unknown > uncertain > fail),
     then higher total reward, then fewer steps, then run_id; and say why.
@@ -26,12 +26,7 @@ def best_of(
     """
     from trajcheck.views import best_of as choose  # DuckDB loads when the command runs
 
-    try:
-        rows = choose(ledger_dir, by)
-    except LedgerError as exc:
-        fail(str(exc), Exit.INPUT)
-    except UsageError as exc:
-        fail(str(exc), Exit.USAGE)
+    rows = choose(ledger_dir, by)
     emit([by, "best_run", "verdict", "source", "reward_total", "steps", "rollouts", "why"],
          [(r.group, r.best, r.verdict, r.source, r.reward_total, r.n_steps, r.candidates, r.why) for r in rows], fmt,
          title="best of N")

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import enum
 import sys
 from typing import Annotated, Optional
 
 import typer
 
-from .common import Format, emit
-
-
-class ColumnsFormat(str, enum.Enum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-    md = "md"
+from .common import Exit, emit, fail
+from .exits import exit_on_error
+from .options import ColumnsFormat, ColumnsFormatOpt, Format
 
 
 def markdown(table: str) -> str:
@@ -28,9 +22,10 @@ def markdown(table: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+@exit_on_error()
 def columns(
     table: Annotated[Optional[str], typer.Option(help="Only this table: runs or steps.")] = None,
-    fmt: Annotated[ColumnsFormat, typer.Option("--format", "-f", help="table, json, csv or md.")] = ColumnsFormat.table,
+    fmt: ColumnsFormatOpt = ColumnsFormat.table,
 ) -> None:
     """List the ledger's tables and columns with their types and meaning.
 
@@ -41,7 +36,6 @@ def columns(
     names = [table] if table else list(TABLES)
     for n in names:
         if n not in TABLES:
-            from .common import Exit, fail
             fail(f"no table {n!r}", Exit.USAGE, f"tables: {', '.join(TABLES)}")
     if fmt is ColumnsFormat.md:
         for n in names:

@@ -1,4 +1,4 @@
-"""What every command shares: consoles, exit codes, output formats."""
+"""What every command shares: consoles, exit codes, printing rows, errors and problems."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from .options import Format
+
 if TYPE_CHECKING:
+    from trajcheck.errors import Problem
     from trajcheck.lock import LockWait
 
 #: stdout is data; progress and diagnostics go to stderr.
@@ -39,12 +42,6 @@ def wait_line(w: "LockWait") -> str:
         return f"took over the lock of {w.ledger} left by {w.took_over} (the process is gone)"
     who = str(w.holder) if w.holder is not None else "another writer"
     return f"waiting for {w.ledger}: locked by {who}; waited {w.waited:.0f}s of {w.limit:g}s (--wait)"
-
-
-class Format(str, enum.Enum):
-    table = "table"
-    json = "json"
-    csv = "csv"
 
 
 def _plain(v: Any) -> Any:
@@ -121,6 +118,12 @@ def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, tit
         for r in cells:
             t.add_row(*(Text(v) for v in r))  # Text: cell values are data, never rich markup
         out.print(t)
+
+
+def print_problems(problems: Iterable["Problem"]) -> None:
+    """One stderr line per problem of the input: its severity, location, message, hint and slug."""
+    for p in problems:
+        err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
 
 
 def fail(message: str, code: Exit, hint: str | None = None) -> None:

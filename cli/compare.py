@@ -9,9 +9,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from trajcheck.errors import LedgerError, UsageError
-
-from .common import Exit, Format, emit, err, fail
+from .common import emit, err
+from .exits import exit_on_error
+from .options import Format, FormatOpt, SuccessScoreOpt
 
 
 def pct(rate: dict[str, Any]) -> str:
@@ -47,13 +47,13 @@ def pair_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     return cols, rows
 
 
+@exit_on_error()
 def compare(
     ledgers: Annotated[list[Path], typer.Argument(metavar="LEDGER [LEDGER_B]", help="One ledger (with --by) or "
                                                   "two ledgers to compare as two arms.")],
     by: Annotated[Optional[str], typer.Option(help="Split one ledger into arms by this runs column or config.KEY.")]
     = None,
-    success_score: Annotated[float, typer.Option(help="For runs without a verdict: an outcome.score at or above "
-                                                 "this counts as success.")] = 1.0,
+    success_score: SuccessScoreOpt = 1.0,
     baseline: Annotated[Optional[str], typer.Option(help="The arm the others are paired against, as shown in the "
                                                     "arms table (e.g. false); default: the first by name.")] = None,
     where: Annotated[Optional[str], typer.Option(help="SQL condition on `runs` selecting the runs to compare, "
@@ -61,7 +61,7 @@ def compare(
     include_missing: Annotated[bool, typer.Option("--include-missing", help="Make the runs without a value of --by "
                                                   "an arm of their own, (null); by default they are only "
                                                   "counted.")] = False,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Compare ablation arms: success with 95% Wilson intervals, paired difference with an
     interval that holds for its number of pairs (Newcombe's score interval below 30 pairs, a
@@ -72,15 +72,9 @@ def compare(
 
     Exit codes: 0 ok; 2 bad --by or arguments; 3 a ledger cannot be read.
     """
-    try:
-        from trajcheck.compare import compare as run_compare  # scipy.stats: imported only when used
+    from trajcheck.compare import compare as run_compare  # scipy.stats: imported only when used
 
-        result = run_compare(ledgers, by, success_score, baseline=baseline, where=where,
-                             include_missing=include_missing)
-    except LedgerError as exc:
-        fail(str(exc), Exit.INPUT)
-    except UsageError as exc:
-        fail(str(exc), Exit.USAGE)
+    result = run_compare(ledgers, by, success_score, baseline=baseline, where=where, include_missing=include_missing)
     data = result.to_json()
     if fmt is Format.json:
         sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")

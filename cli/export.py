@@ -11,9 +11,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from trajcheck.errors import LedgerError, UsageError
-
-from .common import Exit, fail
+from .common import Exit
+from .exits import Rule, exit_on_error
+from .options import ExportFormat, ExportFormatOpt, LedgerArg, SuccessScoreOpt
 
 
 class ExportTable(str, enum.Enum):
@@ -23,22 +23,14 @@ class ExportTable(str, enum.Enum):
     compare = "compare"
 
 
-class ExportFormat(str, enum.Enum):
-    md = "md"
-    csv = "csv"
-    latex = "latex"
-    html = "html"
-    json = "json"
-
-
+# the file is named, not its temporary sibling the OSError names
+@exit_on_error(Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out'] or 'stdout'}: {exc}"))
 def export(
-    ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
+    ledger_dir: LedgerArg,
     table: Annotated[ExportTable, typer.Option(help="Which table.")] = ExportTable.summary,
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="md, csv, latex, html or json.")]
-    = ExportFormat.md,
+    fmt: ExportFormatOpt = ExportFormat.md,
     by: Annotated[Optional[str], typer.Option(help="Group runs by this column or config.KEY (arms).")] = None,
-    success_score: Annotated[float, typer.Option(help="For runs without a verdict: outcome.score at or above "
-                                                 "this is a success.")] = 1.0,
+    success_score: SuccessScoreOpt = 1.0,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write here (default: stdout).")] = None,
 ) -> None:
     """Export a table for a paper or a PR: same ledger, byte-identical output.
@@ -47,20 +39,12 @@ def export(
 
     Exit codes: 0 ok; 2 bad options; 3 the ledger cannot be read or the file written.
     """
-    try:
-        from trajcheck.tables import RENDERERS, build  # scipy.stats: imported only when used
+    from trajcheck.tables import RENDERERS, build  # scipy.stats: imported only when used
 
-        text = RENDERERS[fmt.value](build(ledger_dir, table.value, by, success_score))
-    except LedgerError as exc:
-        fail(str(exc), Exit.INPUT)
-    except UsageError as exc:
-        fail(str(exc), Exit.USAGE)
+    text = RENDERERS[fmt.value](build(ledger_dir, table.value, by, success_score))
     if out is None:
         sys.stdout.write(text)
         return
-    try:
-        tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")
-        tmp.write_text(text, "utf-8")
-        os.replace(tmp, out)
-    except OSError as exc:
-        fail(f"cannot write {out}: {exc}", Exit.INPUT)
+    tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")  # readers never see half a file
+    tmp.write_text(text, "utf-8")
+    os.replace(tmp, out)

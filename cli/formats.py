@@ -6,13 +6,15 @@ from typing import Annotated, Optional
 
 import typer
 
+from .common import Exit, emit, fail
+from .exits import exit_on_error
+from .options import Format, FormatOpt
 
-from .common import Exit, Format, emit, fail
 
-
+@exit_on_error()
 def formats(
     name: Annotated[Optional[str], typer.Argument(help="Show the field mapping of this format.")] = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """List the run formats `score --input-format` accepts, or one format's field mapping.
 

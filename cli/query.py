@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from trajcheck.errors import LedgerError, QueryError
+from .common import emit
+from .exits import exit_on_error
+from .options import Format, FormatOpt, LedgerArg
 
-from .common import Exit, Format, emit, fail
 
-
+@exit_on_error()
 def query(
-    ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
+    ledger_dir: LedgerArg,
     sql: Annotated[str, typer.Argument(help="SQL over the views `runs` and `steps`.")],
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Run SQL against a ledger (DuckDB, views `runs` and `steps`).
 
@@ -25,10 +25,5 @@ def query(
     """
     from trajcheck import ledger  # DuckDB loads when the command runs
 
-    try:
-        result = ledger.query(ledger_dir, sql)
-    except LedgerError as exc:
-        fail(str(exc), Exit.INPUT)
-    except QueryError as exc:
-        fail(f"query failed: {exc}", Exit.INPUT, "the views are `runs` and `steps`; `trajcheck columns` lists them")
+    result = ledger.query(ledger_dir, sql)
     emit(result.columns, result.rows, fmt)

@@ -7,13 +7,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from trajcheck.errors import LedgerError, UsageError
+from .common import Exit, err
+from .exits import Rule, exit_on_error
+from .options import LedgerArg
 
-from .common import Exit, err, fail
 
-
+@exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the report: {error}"))
 def report(
-    ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
+    ledger_dir: LedgerArg,
     out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (index.html, runs/, assets/).")]
     = Path("report"),
     by: Annotated[Optional[str], typer.Option(help="Arms for the comparison (default: config.perceptual_verifier "
@@ -30,14 +31,7 @@ def report(
 
     Exit codes: 0 ok; 2 bad --by; 3 the ledger cannot be read or the report written.
     """
-    try:
-        from trajcheck.report import write_report  # Pillow and the frame decoder: when the command runs
+    from trajcheck.report import write_report  # Pillow and the frame decoder: when the command runs
 
-        index = write_report(ledger_dir, out, by, max_runs)
-    except LedgerError as exc:
-        fail(str(exc), Exit.INPUT)
-    except UsageError as exc:
-        fail(str(exc), Exit.USAGE)
-    except OSError as exc:
-        fail(f"cannot write the report: {exc}", Exit.INPUT)
+    index = write_report(ledger_dir, out, by, max_runs)
     err.print(f"report written: {index}", highlight=False)

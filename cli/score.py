@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-from rich.markup import escape
-
 import enum
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
+from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD
+from trajcheck.errors import LedgerError
 from trajcheck.lock import DEFAULT_WAIT
-from trajcheck.errors import LedgerError, UsageError
 
-from .common import Exit, Format, emit, err, fail, out, wait_line
+from .common import Exit, emit, err, out, print_problems, wait_line
+from .exits import Rule, exit_on_error
+from .options import Format, FormatOpt, MappingOpt, QuietOpt, WaitOpt
+
+if TYPE_CHECKING:
+    from trajcheck.api import ScoreResult
+    from trajcheck.lock import LockWait
+    from trajcheck.pipeline import RunResult
 
 class _NoPandas:
     """A meta path finder that makes ``import pandas`` fail in this process."""
@@ -51,9 +57,10 @@ class Engine(str, enum.Enum):
 MAX_LISTED = 60
 
 
+@exit_on_error(Rule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}"))
 def score(
-    runs: Annotated[list[str], typer.Argument(help="Run directories, folders searched recursively for runs, or fsspec URLs (s3://bucket/prefix).",
-                                               show_default=False)],
+    runs: Annotated[list[str], typer.Argument(help="Run directories, folders searched recursively for runs, or "
+                                              "fsspec URLs (s3://bucket/prefix).", show_default=False)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Ledger directory to write (created, or updated: "
                                       "rescored runs replace their rows).")] = Path("ledger"),
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
@@ -69,8 +76,7 @@ def score(
                                                  "channel differs by more than this.")] = 0,
     contracts: Annotated[Optional[Path], typer.Option("--contracts", help="Folder of outcome contracts named "
                                                       "<task_id>.json (a run's own contract.json wins).")] = None,
-    mapping: Annotated[Optional[Path], typer.Option("--mapping", help="A mapping file (TOML, JMESPath) that reads "
-                                                    "logs of another shape; see docs/mappings/.")] = None,
+    mapping: MappingOpt = None,
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
                                                         "instead of detecting it (see `trajcheck formats`).")] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="Where runs are scored: local worker processes, "
@@ -85,10 +91,9 @@ def score(
     force: Annotated[bool, typer.Option("--force", help="Score every run again, even those whose files, "
                                         "options and trajcheck version are unchanged since the ledger scored "
                                         "them.")] = False,
-    wait: Annotated[float, typer.Option("--wait", min=0, help="Seconds to wait for another writer of the same "
-                                        "ledger to finish (one writer at a time); then exit 4.")] = DEFAULT_WAIT,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    wait: WaitOpt = DEFAULT_WAIT,
+    fmt: FormatOpt = Format.table,
+    quiet: QuietOpt = False,
 ) -> None:
     """Score recorded runs and write the Parquet ledger.
 
@@ -102,58 +107,72 @@ def score(
     2 bad options; 3 nothing could be read or the ledger cannot be written;
     4 another writer held the ledger for longer than --wait.
     """
-    from trajcheck.api import NoRunsFound, score as run_score
-    from trajcheck.lock import LedgerBusy
+    from trajcheck.api import score as run_score
 
     if engine is Engine.local and OWN_PROCESS:
         _no_pandas()
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err, transient=True, disable=quiet)
-    with progress:
-        t_runs = progress.add_task("runs", total=None)
-        t_frames = progress.add_task("frames", total=None)
-        try:
-            result = run_score(runs, out, jobs=jobs, threshold=threshold, verifier=verifier, ambient=ambient,
-                               pixel_tolerance=pixel_tolerance, contracts=contracts, input_format=input_format,
-                               engine=engine.value, scheduler=scheduler, force=force,
-                               evaluator_pass=evaluator_pass,
-                               on_found=lambda n: progress.update(t_runs, total=n),
-                               on_result=lambda r: (progress.advance(t_runs), progress.advance(t_frames, r.frames)),
-                               wait=wait, on_wait=lambda w: err.print(wait_line(w), highlight=False, markup=False),
-                               mapping=mapping)
-        except UsageError as exc:
-            fail(str(exc), Exit.USAGE)
-        except NoRunsFound as exc:
-            for p in exc.problems:
-                err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
-            fail(str(exc), Exit.INPUT, "pass run directories (holding run.json) or folders that contain them")
-        except LedgerBusy as exc:
-            fail(str(exc), Exit.LOCKED, "nothing was written; score again when it is done, or raise --wait")
-        except LedgerError as exc:
-            fail(f"cannot write the ledger: {exc}", Exit.INPUT)
-    for p in result.problems:
-        err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
+    with _Bar(quiet) as bar:
+        result = run_score(runs, out, jobs=jobs, threshold=threshold, verifier=verifier, ambient=ambient,
+                           pixel_tolerance=pixel_tolerance, contracts=contracts, input_format=input_format,
+                           engine=engine.value, scheduler=scheduler, force=force, evaluator_pass=evaluator_pass,
+                           on_found=bar.found, on_result=bar.scored, wait=wait, on_wait=_waiting, mapping=mapping)
+    print_problems(result.problems)
     _render(result.summaries, fmt)
-    n_inv = len(result.invalid)
-    rate = result.frames / result.elapsed if result.elapsed > 0 else 0.0
+    _summary(result)
+    raise typer.Exit(int(Exit.FINDINGS if result.invalid else Exit.OK))
+
+
+class _Bar:
+    """The progress bar on stderr, fed by the library's callbacks: runs found and scored, frames decoded."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=err, transient=True, disable=quiet)
+
+    def __enter__(self) -> "_Bar":
+        self.progress.__enter__()
+        self.runs = self.progress.add_task("runs", total=None)
+        self.frames = self.progress.add_task("frames", total=None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()  # transient: the bar is cleared, before an error or the results are printed
+
+    def found(self, n: int) -> None:
+        """``on_found``: the number of runs to score is known."""
+        self.progress.update(self.runs, total=n)
+
+    def scored(self, r: "RunResult") -> None:
+        """``on_result``: one more run scored, with its frames."""
+        self.progress.advance(self.runs)
+        self.progress.advance(self.frames, r.frames)
+
+
+def _waiting(w: "LockWait") -> None:
+    err.print(wait_line(w), highlight=False, markup=False)
+
+
+def _summary(result: "ScoreResult") -> None:
+    """The closing lines on stderr: what was scored, skipped and removed, and each invalid run."""
     extra = ""
     if result.skipped:
         extra += f", {len(result.skipped)} unchanged runs skipped (--force rescores them)"
     if result.removed:
         extra += f", {len(result.removed)} runs whose directory is gone removed"
-    where = f"{out} (generation {result.generation})" if result.generation is not None else f"{out} (unchanged)"
-    err.print(f"scored {result.scored} runs ({n_inv} invalid), {result.frames} frames in {result.elapsed:.2f}s "
-              f"({rate:.1f} frames/s){extra} -> {where}", highlight=False)
+    state = "unchanged" if result.generation is None else f"generation {result.generation}"
+    err.print(f"scored {result.scored} runs ({len(result.invalid)} invalid), {result.frames} frames in "
+              f"{result.elapsed:.2f}s ({result.frames_per_second:.1f} frames/s){extra} -> {result.ledger} ({state})",
+              highlight=False)
     for r in result.invalid:
         err.print(f"[red]invalid:[/] {escape(r['error'])}", highlight=False)
-    raise typer.Exit(int(Exit.FINDINGS if n_inv else Exit.OK))
 
 
 #: Below this many columns the summary table leaves out no_effect_seed and warnings (--format json has all).
 WIDE = 100
 
 
-def _render(rows: list[dict], fmt: Format) -> None:
+def _render(rows: list[dict[str, Any]], fmt: Format) -> None:
+    """The scored runs' summaries on stdout: one row per run, or totals past MAX_LISTED runs in a table."""
     cols = ["run_id", "status", "steps", "checked", "no_effect", "no_effect_seed", "warnings", "outcome"]
     table = [(r["run_id"], r["status"], r.get("n_steps"), r.get("effect_checked"), r.get("effect_no_effect"),
               r.get("effect_no_effect_seed"), len(r.get("warnings") or []), r.get("outcome_status")) for r in rows]

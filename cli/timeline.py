@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import enum
 import json
 import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -13,14 +11,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from trajcheck.errors import LedgerError, UsageError
-
-from .common import Exit, fail, out
-
-
-class TimelineFormat(str, enum.Enum):
-    text = "text"
-    json = "json"
+from .common import out
+from .exits import exit_on_error
+from .options import LedgerArg, TimelineFormat, TimelineFormatOpt
 
 
 def _action(s: dict[str, Any]) -> str:
@@ -116,10 +109,11 @@ def _brief(ev: dict[str, Any]) -> str:
     return ", ".join(f"{k}={ev[k]}" for k in keys if k in ev)
 
 
+@exit_on_error()
 def timeline(
-    ledger_dir: Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.")],
+    ledger_dir: LedgerArg,
     run_id: Annotated[str, typer.Argument(help="The run to show.")],
-    fmt: Annotated[TimelineFormat, typer.Option("--format", "-f", help="text or json.")] = TimelineFormat.text,
+    fmt: TimelineFormatOpt = TimelineFormat.text,
 ) -> None:
     """Show one run step by step: action, state, hint, reward, then the referee's verdicts.
 
@@ -129,12 +123,7 @@ def timeline(
     """
     from trajcheck.views import timeline as build  # DuckDB loads when the command runs
 
-    try:
-        data = build(ledger_dir, run_id)
-    except LedgerError as exc:
-        fail(str(exc), Exit.INPUT)
-    except UsageError as exc:
-        fail(str(exc), Exit.USAGE)
+    data = build(ledger_dir, run_id)
     if fmt is TimelineFormat.json:
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
         return

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
+from .common import Exit, emit, err
+from .exits import exit_on_error
+from .options import Format, FormatOpt, MappingOpt
 
-from .common import Exit, Format, emit, err, fail
 
-
+@exit_on_error()
 def validate(
     runs: Annotated[list[Path], typer.Argument(help="Run directories, or folders searched recursively.",
                                                show_default=False)],
     strict: Annotated[bool, typer.Option(help="Exit 1 on warnings too.")] = False,
-    mapping: Annotated[Optional[Path], typer.Option("--mapping", help="A mapping file (TOML, JMESPath) that reads "
-                                                    "logs of another shape; see docs/mappings/.")] = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output: table, json or csv.")] = Format.table,
+    mapping: MappingOpt = None,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Check run directories: JSON, schema, step indices, paths, frame files and coordinates.
 
@@ -28,19 +29,14 @@ def validate(
     """
     from trajcheck.validate import validate_paths  # loaded when the command runs
 
-    from trajcheck.errors import UsageError
-
-    try:
-        report = validate_paths(runs, mapping=mapping)
-    except UsageError as exc:
-        fail(str(exc), Exit.USAGE)
+    report = validate_paths(runs, mapping=mapping)
     cols = ["severity", "slug", "run", "file", "line", "field", "message", "hint"]
     if fmt is not Format.table or report.problems:
         emit(cols, [[p.to_dict()[c] for c in cols] for p in report.problems], fmt, title="trajcheck validate")
     n_err = len(report.errors)
     n_warn = len(report.problems) - n_err
     err.print(f"checked {report.runs} runs: {n_err} errors, {n_warn} warnings", highlight=False)
-    if any(p.slug == "path_not_found" for p in report.problems) or (
-            not report.runs and any(p.slug in ("no_reader_claims", "mapping_matches_nothing") for p in report.problems)):
+    slugs = {p.slug for p in report.problems}
+    if "path_not_found" in slugs or (not report.runs and slugs & {"no_reader_claims", "mapping_matches_nothing"}):
         raise typer.Exit(int(Exit.INPUT))  # nothing to check: a missing path, or files no reader reads
     raise typer.Exit(int(Exit.FINDINGS if n_err or (strict and n_warn) else Exit.OK))

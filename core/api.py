@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     import pandas
 
     from .lock import LockWait
-    from .pipeline import RunResult
+    from .options import ScoreOptions
+    from .pipeline import RunResult, ScoreReport
 
 
 class NoRunsFound(TrajcheckError):
@@ -53,7 +54,13 @@ class ScoreResult:
 
     @property
     def ok(self) -> bool:
+        """True when no run is invalid."""
         return not self.invalid
+
+    @property
+    def frames_per_second(self) -> float:
+        """Frames scored per second of the call (0.0 for a call that took no time)."""
+        return self.frames / self.elapsed if self.elapsed > 0 else 0.0
 
 
 def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] = "ledger", *,
@@ -66,7 +73,10 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
           mapping: str | os.PathLike[str] | None = None) -> ScoreResult:
     """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
 
-    ``mapping``: a mapping file (:mod:`trajcheck.mapping`) that reads logs of any other shape.
+    The options are the ``trajcheck score`` command's, by the same names (``--no-verifier`` is
+    ``verifier=False``, ``--input-format`` is ``input_format``); ``mapping`` is a mapping file
+    (:mod:`trajcheck.mapping`) that reads logs of any other shape. ``on_found`` hears how many runs
+    will be scored, ``on_result`` each scored run, ``on_wait`` who holds the ledger's lock.
 
     Runs already in the ledger whose files, reader, options and trajcheck version are unchanged are
     skipped (``force=True`` rescores them); runs whose directory is gone from a folder scored again are
@@ -79,14 +89,34 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     when the ledger cannot be read or written, :class:`~trajcheck.lock.LedgerBusy` (a LedgerError) when
     the wait ran out, :class:`NoRunsFound` when no path holds a run.
     """
-    from .digest import options_fingerprint  # json and hashlib only
-    from .discovery import reader_names
-    from .options import ScoreOptions
-    from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
-
     start = time.perf_counter()
     paths = [os.fspath(p) for p in paths]
     root = Path(out)
+    opts = _options(threshold=threshold, verifier=verifier, ambient=ambient, pixel_tolerance=pixel_tolerance,
+                    contracts=contracts, input_format=input_format, engine=engine, scheduler=scheduler,
+                    evaluator_pass=evaluator_pass, mapping=mapping)
+    if not force:
+        unchanged = _unchanged(root, paths, input_format, opts)
+        if unchanged is not None:
+            return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged)
+    report, generation, refused = _score_into(root, paths, opts, force=force, wait=wait, on_wait=on_wait,
+                                              mapping=mapping, jobs=jobs, on_found=on_found, on_result=on_result,
+                                              input_format=input_format, engine=engine, scheduler=scheduler)
+    invalid = [r.run for r in report.invalid] + refused
+    return ScoreResult(root, generation, report.scored, report.frames, time.perf_counter() - start,
+                       report.summaries, invalid, report.skipped, report.removed, report.problems)
+
+
+def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tolerance: int,
+             contracts: str | os.PathLike[str] | None, input_format: str | None, engine: str,
+             scheduler: str | None, evaluator_pass: float, mapping: str | os.PathLike[str] | None) -> "ScoreOptions":
+    """The scoring options of a :func:`score` call, checked before anything is read or written (a bad
+    option raises UsageError, and leaves no ledger behind). Registers the call's mapping."""
+    from .discovery import reader_names
+    from .mapping import register
+    from .options import ScoreOptions
+    from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
+
     if engine not in ("local", "dask"):
         raise UsageError(f"unknown engine {engine!r}: local or dask")
     if scheduler and engine != "dask":
@@ -100,28 +130,46 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
         raise UsageError(f"contracts {contracts}: no such folder")
     if mapping is not None and engine == "dask":
         raise UsageError("--mapping works with the local engine (Dask workers do not load the mapping)")
-    from .mapping import register
-
     register(mapping)  # this call's mapping, or none: a previous call's does not linger
+    # after register: the mapping's reader is one of the names
     if input_format is not None and input_format not in reader_names():
         raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
-    opts = ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,
+    return ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,
                                           threshold=DEFAULT_THRESHOLD if threshold is None else threshold),
                         pixel_tolerance=pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
                         evaluator_pass=evaluator_pass)
-    previous = None if force else _previous(root)
-    if previous:
-        unchanged = _all_unchanged(paths, input_format, previous, options_fingerprint(opts, input_format))
-        if unchanged is not None:
-            return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged)
 
+
+def _unchanged(root: Path, paths: list[str], input_format: str | None, opts: "ScoreOptions") -> list[str] | None:
+    """The run ids when the ledger at ``root`` holds every run under ``paths`` unchanged and none of them
+    is gone (nothing to score: the analyzers and pyarrow are never loaded), else None."""
+    from .digest import options_fingerprint  # json and hashlib only
+    from .discovery import discover
+    from .incremental import plan
+
+    previous = _previous(root)
+    if not previous:
+        return None
+    refs, problems = discover(paths, input_format)
+    p = plan(paths, refs, previous, options_fingerprint(opts, input_format))
+    if p.todo or p.removed or problems or not p.skipped:
+        return None
+    return list(p.skipped)
+
+
+def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bool, wait: float | None,
+                on_wait: Callable[["LockWait"], None] | None, mapping: str | os.PathLike[str] | None,
+                **how: Any) -> tuple["ScoreReport", int | None, list[dict[str, Any]]]:
+    """Score ``paths`` into the ledger at ``root`` under its lock: the pipeline's report, the generation
+    committed (None when nothing changed) and the run rows the ledger refused. ``how``: the rest of
+    :func:`~trajcheck.pipeline.score_paths`'s options."""
     from . import ledger  # pyarrow: only when something is written
     from .lock import DEFAULT_WAIT
     from .pipeline import SUMMARY_KEYS, score_paths  # the analyzers: only when something is scored
 
     lock = ledger.lock(root, DEFAULT_WAIT if wait is None else wait, on_wait)  # LedgerBusy when the wait runs out
     try:
-        previous = None if force else _previous(root)  # again: a writer we waited for may have committed
+        previous = None if force else _previous(root)  # again, now locked: a writer we waited for may have committed
         writer = ledger.Writer(root, lock)  # releases the lock when its ``with`` ends
     except BaseException as exc:
         lock.release()
@@ -130,9 +178,7 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
         raise
     with writer:
         try:
-            report = score_paths(paths, opts, jobs=jobs, on_found=on_found, on_result=on_result,
-                                 input_format=input_format, previous=previous,
-                                 sink=lambda r: writer.add(r.run, r.steps), engine=engine, scheduler=scheduler)
+            report = score_paths(paths, opts, previous=previous, sink=lambda r: writer.add(r.run, r.steps), **how)
         except (OSError, *ledger.WRITE_ERRORS) as exc:
             raise LedgerError(f"{type(exc).__name__}: {exc}; nothing was committed") from None
         if writer.refused:  # rows the ledger could not store: the runs are invalid, as the writer recorded
@@ -154,9 +200,7 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
                 raise LedgerError(str(exc)) from None
         else:
             writer.abort()
-    invalid = [r.run for r in report.invalid] + writer.refused
-    return ScoreResult(root, generation, report.scored, report.frames, time.perf_counter() - start,
-                       report.summaries, invalid, report.skipped, report.removed, report.problems)
+    return report, generation, writer.refused
 
 
 def _previous(root: Path) -> list[Any]:
@@ -170,20 +214,6 @@ def _previous(root: Path) -> list[Any]:
 
         previous = ledger.previous(root)
     return previous
-
-
-def _all_unchanged(paths: list[str], input_format: str | None, previous: list[Any],
-                   fingerprint: str) -> list[str] | None:
-    """The run ids when every run under ``paths`` is unchanged and none is gone (nothing to score, so
-    the analyzers and pyarrow are never loaded), else None."""
-    from .discovery import discover
-    from .incremental import plan
-
-    refs, problems = discover(paths, input_format)
-    p = plan(paths, refs, previous, fingerprint)
-    if p.todo or p.removed or problems or not p.skipped:
-        return None
-    return list(p.skipped)
 
 
 def connect(ledger: str | os.PathLike[str]) -> "duckdb.DuckDBPyConnection":

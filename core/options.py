@@ -15,6 +15,8 @@ from trajcheck.analyzers.effect_options import PerceptualOptions
 
 @dataclass(frozen=True)
 class ScoreOptions:
+    """What every analyzer of a :func:`trajcheck.score` call is told; part of every run's digest."""
+
     perceptual: PerceptualOptions = field(default_factory=PerceptualOptions)
     pixel_tolerance: int = 0  # a pixel changed when a channel differs by more than this
     observation: ObservationOptions = field(default_factory=ObservationOptions)

@@ -1,0 +1,84 @@
+"""The options and arguments several commands share, declared once.
+
+A command names them as parameter types::
+
+    def query(ledger_dir: LedgerArg, sql: ..., fmt: FormatOpt = Format.table) -> None: ...
+
+Each ``--format`` variant's help text is made from its choices, so adding a choice is one line here.
+"""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from typer.models import OptionInfo
+
+
+class Format(str, enum.Enum):
+    """Rows for people (a table) or for scripts (JSON, CSV): what :func:`trajcheck.cli.common.emit` prints."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class ColumnsFormat(str, enum.Enum):
+    """`columns` also prints the README's Markdown tables."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+    md = "md"
+
+
+class TimelineFormat(str, enum.Enum):
+    """`timeline` is a story, not a table: text for people, JSON for scripts."""
+
+    text = "text"
+    json = "json"
+
+
+class ExportFormat(str, enum.Enum):
+    """`export` writes documents for papers and PRs."""
+
+    md = "md"
+    csv = "csv"
+    latex = "latex"
+    html = "html"
+    json = "json"
+
+
+def format_help(choices: type[enum.Enum]) -> str:
+    """The help text of a ``--format`` option: 'Output: table, json or csv.'"""
+    names = [str(c.value) for c in choices]
+    return "Output: " + (f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]) + "."
+
+
+def _format_option(choices: type[enum.Enum]) -> OptionInfo:
+    # typer copies an Annotated OptionInfo per command, so one instance can serve every command
+    return typer.Option("--format", "-f", help=format_help(choices))
+
+
+FormatOpt = Annotated[Format, _format_option(Format)]
+ColumnsFormatOpt = Annotated[ColumnsFormat, _format_option(ColumnsFormat)]
+TimelineFormatOpt = Annotated[TimelineFormat, _format_option(TimelineFormat)]
+ExportFormatOpt = Annotated[ExportFormat, _format_option(ExportFormat)]
+
+#: The ledger a command reads (or compacts): the directory `score --out` wrote.
+LedgerArg = Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.",
+                                           show_default=False)]
+
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+#: Writers of a ledger (`score`, `compact`) take its lock; this is how long they wait for another one.
+WaitOpt = Annotated[float, typer.Option("--wait", min=0, help="Seconds to wait for another writer of the same "
+                                        "ledger to finish (one writer at a time); then exit 4.")]
+
+MappingOpt = Annotated[Optional[Path], typer.Option("--mapping", help="A mapping file (TOML, JMESPath) that reads "
+                                                    "logs of another shape; see docs/mappings/.")]
+
+SuccessScoreOpt = Annotated[float, typer.Option(help="For runs without a verdict: an outcome.score at or above "
+                                                "this counts as success.")]

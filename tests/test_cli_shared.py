@@ -1,0 +1,202 @@
+"""What every command shares: the options declared once (cli/options.py) and the one path from an error
+to a message and an exit code (cli/exits.py)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.main import get_command
+from typer.testing import CliRunner
+
+import trajcheck
+from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD
+from trajcheck.api import NoRunsFound, ScoreResult
+from trajcheck.cli.common import Exit
+from trajcheck.cli.exits import RULES, Rule, exit_on_error
+from trajcheck.cli.main import app
+from trajcheck.errors import LedgerError, Problem, QueryError, RunFormatError, UsageError
+from trajcheck.lock import DEFAULT_WAIT, LedgerBusy
+
+from conftest import SAMPLES
+
+runner = CliRunner()
+CLICK = get_command(app)
+
+#: Each command's --format choices, in the order its help lists them; report and compact have none.
+FORMATS = {
+    "score": ["table", "json", "csv"], "validate": ["table", "json", "csv"], "query": ["table", "json", "csv"],
+    "formats": ["table", "json", "csv"], "best-of": ["table", "json", "csv"], "compare": ["table", "json", "csv"],
+    "agree": ["table", "json", "csv"], "columns": ["table", "json", "csv", "md"], "timeline": ["text", "json"],
+    "export": ["md", "csv", "latex", "html", "json"],
+}
+#: Arguments that make each command valid apart from its --format (a missing ledger is only seen later).
+ARGS = {
+    "score": ["nowhere"], "validate": ["nowhere"], "query": ["L", "select 1"], "formats": [], "best-of": ["L"],
+    "compare": ["L"], "agree": ["L", "--labels", "x.json"], "columns": [], "timeline": ["L", "run"], "export": ["L"],
+}
+LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact"]
+
+
+def _param(command: str, name: str):
+    return next(p for p in CLICK.commands[command].params if p.name == name)
+
+
+def test_every_command_is_listed_here():
+    assert sorted(CLICK.commands) == sorted([*FORMATS, "report", "compact"])
+
+
+@pytest.mark.parametrize("command", sorted(FORMATS))
+def test_format_choices_and_help_come_from_one_declaration(command):
+    opt = _param(command, "fmt")
+    assert sorted(opt.opts) == ["--format", "-f"]
+    choices = FORMATS[command]
+    assert list(opt.type.choices) == choices
+    assert opt.help == "Output: " + ", ".join(choices[:-1]) + " or " + choices[-1] + "."
+
+
+@pytest.mark.parametrize("command", sorted(FORMATS))
+def test_a_bad_format_is_exit_2_naming_the_choices(command):
+    res = runner.invoke(app, [command, *ARGS[command], "--format", "xml"])
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.stderr.replace("│", " ").split())
+    assert "Invalid value for '--format' / '-f': 'xml' is not one of " in text
+    assert ", ".join(f"'{c}'" for c in FORMATS[command]) + "." in text
+
+
+def test_every_format_is_accepted_by_the_ledger_commands(sample_ledger):
+    calls = {"query": [str(sample_ledger), "select count(*) as n from runs"],
+             "best-of": [str(sample_ledger)], "compare": [str(sample_ledger), "--by", "config.perceptual_verifier"],
+             "agree": [str(sample_ledger), "--labels", str(SAMPLES / "labels.json")],
+             "timeline": [str(sample_ledger), "drift-loop-off"], "export": [str(sample_ledger)],
+             "columns": ["--table", "runs"], "formats": []}
+    for command, args in calls.items():
+        for fmt in FORMATS[command]:
+            res = runner.invoke(app, [command, *args, "-f", fmt])
+            assert res.exit_code == 0 and res.stdout, (command, fmt, res.output)
+            if fmt == "json":
+                json.loads(res.stdout)
+
+
+def test_the_ledger_argument_is_declared_once():
+    for command in [c for c in LEDGER_COMMANDS if c != "compare"]:  # compare takes one or two ledgers
+        arg = next(p for p in CLICK.commands[command].params if p.name == "ledger_dir")
+        assert (arg.metavar, arg.help, arg.required) == ("LEDGER", "Ledger directory written by `score`.", True)
+    assert _param("score", "quiet").opts == ["--quiet", "-q"]
+    assert _param("score", "wait").help == _param("compact", "wait").help
+    assert _param("score", "mapping").help == _param("validate", "mapping").help
+
+
+def test_every_command_runs_under_the_one_error_path():
+    for info in app.registered_commands:
+        rules = info.callback.exit_rules
+        assert rules[len(rules) - len(RULES):] == RULES, info.callback.__name__
+
+
+def test_an_unreadable_ledger_is_exit_3_and_one_line_in_every_command(tmp_path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "manifest.json").write_text("{garbage")
+    with pytest.raises(LedgerError) as info:
+        trajcheck.connect(bad)
+    why = str(info.value)
+    assert why.startswith(f"{bad}/manifest.json: unreadable ledger manifest (")
+    calls = {"query": ["select 1"], "timeline": ["run"], "best-of": [], "compare": ["--by", "task_id"],
+             "agree": ["--labels", str(SAMPLES / "labels.json")], "export": [],
+             "report": ["--out", str(tmp_path / "report")], "compact": []}
+    prefix = {"compact": "cannot compact the ledger: "}
+    for command, args in calls.items():
+        res = runner.invoke(app, [command, str(bad), *args])
+        assert (res.exit_code, res.stdout, res.stderr.splitlines()) == \
+               (3, "", [f"error: {prefix.get(command, '')}{why}"]), command
+    res = runner.invoke(app, ["score", str(SAMPLES / "captcha-blocked"), "--out", str(bad), "-q"])
+    assert (res.exit_code, res.stdout, res.stderr.splitlines()) == (3, "", [f"error: cannot write the ledger: {why}"])
+
+
+def _run(exc: BaseException, *own: Rule) -> "typer.testing.Result":
+    """Invoke a one-command app, named boom, whose command raises ``exc``."""
+    one = typer.Typer()
+
+    @one.command()
+    @exit_on_error(*own)
+    def boom(target: str = "out.txt") -> None:
+        """Raise."""
+        raise exc
+
+    @one.callback()
+    def _root() -> None:  # a group, so that the command is invoked by its name
+        pass
+
+    return runner.invoke(one, ["boom"])
+
+
+def test_each_domain_error_has_its_exit_code_message_and_hint():
+    gone = Problem("path_not_found", "nowhere does not exist", run="nowhere")
+    cases = [
+        (UsageError("unknown engine 'spark'"), Exit.USAGE, ["error: unknown engine 'spark'"]),
+        (LedgerError("L: no such ledger directory"), Exit.INPUT, ["error: L: no such ledger directory"]),
+        (LedgerBusy(Path("L"), None, 3.2), Exit.LOCKED,
+         ["error: L is being written by another writer; gave up after 3s",
+          "hint: nothing was written; boom again when it is done, or raise --wait"]),
+        (QueryError("Catalog Error"), Exit.INPUT,
+         ["error: query failed: Catalog Error", "hint: the views are `runs` and `steps`; `trajcheck columns` lists them"]),
+        (NoRunsFound("no runs found", [gone]), Exit.INPUT,
+         [f"error: {gone}", "error: no runs found",
+          "hint: pass run directories (holding run.json) or folders that contain them"]),
+        (RunFormatError([gone]), Exit.INPUT, [f"error: {gone}"]),
+    ]
+    for exc, code, lines in cases:
+        res = _run(exc)
+        assert (res.exit_code, res.stdout, res.stderr.splitlines()) == (int(code), "", lines), type(exc).__name__
+
+
+def test_an_error_no_rule_names_is_a_bug_and_keeps_its_traceback():
+    res = _run(ValueError("a bug"))
+    assert res.exit_code == 1 and isinstance(res.exception, ValueError)
+    res = _run(OSError("disk full"))
+    assert isinstance(res.exception, OSError)
+
+
+def test_a_command_rule_rewords_its_class_and_the_subclass_rules_still_win():
+    own = (Rule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}"),
+           Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['target']}: {exc}"))
+    res = _run(LedgerError("L: unreadable"), *own)
+    assert (res.exit_code, res.stderr) == (3, "error: cannot write the ledger: L: unreadable\n")
+    res = _run(LedgerBusy(Path("L"), None, 1), *own)  # LedgerBusy's own shared rule is more specific
+    assert res.exit_code == 4 and res.stderr.startswith("error: L is being written by another writer;")
+    res = _run(FileNotFoundError(2, "No such file or directory"), *own)  # a subclass of OSError
+    assert (res.exit_code, res.stderr) == (3, "error: cannot write out.txt: [Errno 2] No such file or directory\n")
+
+
+def test_the_score_command_is_one_library_call_then_rendering(monkeypatch, tmp_path):
+    """The command passes every option of trajcheck.score through, by name, and prints its result."""
+    calls: list[tuple[tuple, dict]] = []
+    rows = [{"run_id": "a", "status": "ok", "n_steps": 3, "effect_checked": 1, "effect_no_effect": 0,
+             "effect_no_effect_seed": 0, "warnings": [], "outcome_status": "done"},
+            {"run_id": "b", "status": "invalid", "n_steps": None, "effect_checked": None, "effect_no_effect": None,
+             "effect_no_effect_seed": None, "warnings": None, "outcome_status": None}]
+
+    def fake(*args, **options):
+        calls.append((args, options))
+        return ScoreResult(Path("L"), 3, 2, 10, 4.0, rows, [{"error": "run b: broken [run_json_invalid]"}], ["c"])
+
+    monkeypatch.setattr(trajcheck.api, "score", fake)
+    res = runner.invoke(app, ["score", "runs/", "--out", "L", "--format", "json", "-q"])
+    assert res.exit_code == 1
+    [(args, options)] = calls
+    assert args == (["runs/"], Path("L"))
+    library = set(inspect.signature(trajcheck.score).parameters) - {"paths", "out"}
+    assert set(options) == library
+    assert (options["engine"], options["threshold"], options["wait"], options["mapping"], options["jobs"]) == \
+           ("local", DEFAULT_THRESHOLD, DEFAULT_WAIT, None, None)
+    assert [r["run_id"] for r in json.loads(res.stdout)] == ["a", "b"]
+    assert json.loads(res.stdout)[0] == {"run_id": "a", "status": "ok", "steps": 3, "checked": 1, "no_effect": 0,
+                                         "no_effect_seed": 0, "warnings": 0, "outcome": "done"}
+    assert res.stderr.splitlines() == [
+        "scored 2 runs (1 invalid), 10 frames in 4.00s (2.5 frames/s), 1 unchanged runs skipped "
+        "(--force rescores them) -> L (generation 3)",
+        "invalid: run b: broken [run_json_invalid]",
+    ]
