@@ -6,8 +6,9 @@ and for DuckDB alike), and the next ``score`` into the ledger commits it at ``SC
 run digests include the schema version, so that ``score`` also rescores the runs it finds again,
 filling the new columns; runs it does not see keep nulls there until they are rescored.
 
-To add a column: declare it in ``schemas/ledger.py``, bump ``SCHEMA_VERSION`` in
-``schemas/version.py``, and add one ``Migration`` here naming it. ``tests/test_migrations.py``
+To add a column: declare it in ``schemas/ledger.py`` and, once a ledger with the current schema may
+exist (a release, or a commit on main), add one ``Migration`` here naming it: ``SCHEMA_VERSION``
+(``schemas/version.py``) is the last migration's version. ``tests/test_migrations.py``
 checks that every column a version added is named here, against a ledger written by version 2.
 A renamed or removed column, or one whose meaning changed, needs a ``rewrite`` step, which no
 migration has needed yet.
@@ -16,8 +17,6 @@ migration has needed yet.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from .version import SCHEMA_VERSION
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """The ledger schema version, apart from the Arrow schemas so that reading a manifest needs no pyarrow."""
 
-#: Bumped whenever a column is added, renamed, removed or changes meaning; each bump has a migration
-#: in schemas/migrations.py.
-SCHEMA_VERSION = 4
+from .migrations import MIGRATIONS
+
+#: The last migration's version: a column added, renamed, removed or changed in meaning is a new entry in
+#: schemas/migrations.py, which is the one place the version moves.
+SCHEMA_VERSION = MIGRATIONS[-1].version
 
 #: The ledger's tables, in the order they are written.
 TABLE_NAMES = ("runs", "steps")

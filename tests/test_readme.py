@@ -1,21 +1,30 @@
-"""The README stays true: its first commands, its column tables, its exit codes."""
+"""The README and docs/ stay true: the first commands, the generated tables, the exit codes, the links."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from typer.testing import CliRunner
 
-from trajcheck.cli.columns import markdown
 from trajcheck.cli.common import Exit
-from trajcheck.schemas.ledger import TABLES
 
 from conftest import ROOT
 
 README = (ROOT / "README.md").read_text()
+DOCS = ROOT / "docs"
+COLUMNS = (DOCS / "columns.md").read_text()
+REFEREE = (DOCS / "referee.md").read_text()
+
+#: The docs this guide owns: each that speaks of "the seed" must point at the one place defining it.
+REFERENCE_DOCS = ("perceptual.md", "reward.md", "referee.md", "columns.md", "ledger.md", "run-format.md",
+                  "analysis.md", "performance.md")
+
+#: How to rebuild docs/columns.md's generated half (its tables start at the `runs` heading).
+REGENERATE_COLUMNS = "sed -i '/^### `runs`/,$d' docs/columns.md && trajcheck columns --format md >> docs/columns.md"
 
 
-def test_first_lines_give_install_and_run_then_the_test_command():
+def test_first_lines_give_install_and_run_then_the_test_command() -> None:
     blocks = re.findall(r"```(?:sh|bash|console)?\n(.*?)```", README, re.S)
     assert "pip install" in blocks[0] and "trajcheck score sample_runs/" in blocks[0]
     assert "pytest" in blocks[1]
@@ -23,34 +32,85 @@ def test_first_lines_give_install_and_run_then_the_test_command():
     assert blocks[1].strip().splitlines()[-1] in ci
 
 
-def test_column_tables_match_the_declarations():
-    for table in TABLES:
-        assert markdown(table) in README, f"README's `{table}` table is stale: run `trajcheck columns --format md`"
-
-
-def test_exit_codes_are_documented():
+def test_exit_codes_are_documented() -> None:
     for code in Exit:
         assert re.search(rf"^\| {int(code)} \|", README, re.M), code
 
 
-def test_every_command_is_documented():
+def test_every_command_is_documented() -> None:
     from trajcheck.cli.main import app
     names = [c.name or c.callback.__name__ for c in app.registered_commands]
     for n in names:
-        assert f"trajcheck {n}" in README, n
+        assert f"| `trajcheck {n}" in README, f"README's command table has no row for `trajcheck {n}`"
 
 
-def test_evidence_referee_table_matches_its_rules():
+def test_column_reference_is_the_generated_text() -> None:
+    from trajcheck.cli.main import app
+
+    result = CliRunner().invoke(app, ["columns", "--format", "md"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("### `runs`\n\n| column | type | description |\n")
+    generated = COLUMNS[COLUMNS.index("### `runs`\n"):]
+    assert generated == result.output, f"docs/columns.md is stale: {REGENERATE_COLUMNS}"
+
+
+def test_evidence_referee_table_matches_its_rules() -> None:
     from trajcheck.analyzers import evidence
 
     rows = "".join(f"| `{c}` | {evidence.WEIGHTS[c]:+.1f} | {evidence.MEANINGS[c]} |\n" for c in evidence.WEIGHTS)
-    assert "| code | weight | holds when |\n|---|---|---|\n" + rows in README, \
-        "README's evidence referee table is stale: regenerate it from analyzers/evidence.py"
+    assert "| code | weight | holds when |\n|---|---|---|\n" + rows in REFEREE, \
+        "docs/referee.md's evidence referee table is stale: regenerate it from analyzers/evidence.py"
 
 
-def test_claim_table_matches_its_rules():
+def test_claim_table_matches_its_rules() -> None:
     from trajcheck.analyzers.claims import CLAIM_RULES
 
     rows = "".join(f"| `{c}` | {'yes' if claimed else 'no'} | {m} |\n" for c, claimed, m in CLAIM_RULES)
-    assert "| claim_reason | claimed | when |\n|---|---|---|\n" + rows in README, \
-        "README's claim table is stale: regenerate it from analyzers/claims.py"
+    assert "| claim_reason | claimed | when |\n|---|---|---|\n" + rows in REFEREE, \
+        "docs/referee.md's claim table is stale: regenerate it from analyzers/claims.py"
+
+
+def _slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    text = re.sub(r"```.*?```", "", path.read_text(), flags=re.S)  # a '#' comment in a code block is no heading
+    return {_slug(h) for h in re.findall(r"^#{1,6} (.+)$", text, re.M)}
+
+
+def test_slug_follows_github() -> None:
+    assert _slug("Beyond one machine: Dask and object storage") == "beyond-one-machine-dask-and-object-storage"
+    assert _slug("The run directory, format `trajcheck.run/1`") == "the-run-directory-format-trajcheckrun1"
+    assert _slug("Live, in a runner's loop") == "live-in-a-runners-loop"
+
+
+def test_every_relative_link_resolves() -> None:
+    sources = [ROOT / "README.md"] + [DOCS / n for n in REFERENCE_DOCS]
+    broken = []
+    for src in sources:
+        for target in re.findall(r"\]\(([^)\s]+)\)", src.read_text()):
+            if re.match(r"[a-z]+://", target):
+                continue
+            file, _, anchor = target.partition("#")
+            path = (src.parent / file).resolve() if file else src
+            if not path.exists():
+                broken.append(f"{src.name}: {target} (no such file)")
+            elif anchor and path.is_file() and anchor not in _anchors(path):
+                broken.append(f"{src.name}: {target} (no such heading)")
+    assert not broken, broken
+
+
+def test_the_readme_links_every_reference_doc() -> None:
+    reference = README.split("## Reference\n", 1)[1]
+    for name in REFERENCE_DOCS + ("formats.md", "problems.md", "architecture.md"):
+        assert f"](docs/{name})" in reference, name
+
+
+def test_the_seed_is_defined_once_and_pointed_at() -> None:
+    assert README.count("## Where the rules come from\n") == 1
+    for name in REFERENCE_DOCS:
+        text = (DOCS / name).read_text()
+        if re.search(r"\bseed\b", text, re.I):
+            assert "README.md#where-the-rules-come-from" in text, f"docs/{name} says 'seed' without the definition"
