@@ -7,7 +7,7 @@ the site asks me to sign in"), harnesses record a success flag beside the final 
 ``semantic.task_completed`` is the agent's own verdict. None of this is evidence that the task
 succeeded: it is the claim the referee checks (:mod:`trajcheck.analyzers.referee`).
 
-Rules, first that applies (``CLAIM_RULES`` is the table the README prints):
+Rules, first that applies (``CLAIM_RULES`` is the table docs/referee.md prints):
 
 1. no DONE step and no outcome status ``done``: no claim (``no_done``);
 2. a recorded flag on the final DONE: ``extra.infeasible`` (the harness's "gave up" or success false)

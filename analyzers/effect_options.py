@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: Default pHash threshold of the seed rule: a distance above it counts as "changed".
-#: Measured on sample_runs/ (README, "Choosing the threshold").
+#: Measured on sample_runs/ (docs/perceptual.md, "Choosing the threshold").
 DEFAULT_THRESHOLD = 2
 
 

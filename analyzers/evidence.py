@@ -46,7 +46,7 @@ WEIGHTS: dict[str, float] = {
     "effect_without_outcome": 0.0,
 }
 
-#: What each reason code means, for `trajcheck columns` and the README.
+#: What each reason code means, for `trajcheck columns` and docs/referee.md.
 MEANINGS: dict[str, str] = {
     "ends_blocked": "the run ends on a blocking page, a CAPTCHA, or the login page an auth redirect led to",
     "error_after_last_high_risk": "an error message or a field marked invalid appeared after the last high-risk "

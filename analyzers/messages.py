@@ -15,7 +15,7 @@ A message is found two ways:
 2. **Page text**: a sentence of the body text that matches ``ERROR_SENTENCE`` or ``SUCCESS_SENTENCE``
    (pages that print "This field is required." or "Thank you for your order" in plain markup).
 
-Class names and words are data here, in one place; the README's evidence table lists them.
+Class names and words are data here, in one place; docs/referee.md's evidence table lists them.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ and prints:
     region) scored against the labels: errors, precision and recall of "effect";
   * trajcheck's verdict (pixel blobs, outline/caret/restyle/noise/ambient discounted)
     on the same steps, which does not depend on T.
-The README's threshold paragraph quotes this output.
+docs/perceptual.md's threshold paragraph quotes this output.
 """
 
 from __future__ import annotations

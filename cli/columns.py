@@ -13,7 +13,7 @@ from .options import ColumnsFormat, ColumnsFormatOpt, Format
 
 
 def markdown(table: str) -> str:
-    """The README's table of one ledger table's columns."""
+    """The Markdown table of one ledger table's columns (docs/columns.md)."""
     from trajcheck.schemas.ledger import TABLES  # pyarrow: loaded when the command runs
 
     lines = ["| column | type | description |", "|---|---|---|"]

@@ -26,7 +26,7 @@ class Format(str, enum.Enum):
 
 
 class ColumnsFormat(str, enum.Enum):
-    """`columns` also prints the README's Markdown tables."""
+    """`columns` also prints docs/columns.md's Markdown tables."""
 
     table = "table"
     json = "json"

@@ -62,7 +62,7 @@ def find_contract(run_dir: Path, task_id: str | None, contracts_dir: Path | None
         for err in Draft202012Validator(load_json_schema("contract")).iter_errors(data):
             field = ".".join(str(x) for x in err.absolute_path) or "(contract)"
             problems.append(Problem("contract_invalid", err.message[:160], run=run, file=label, field=field,
-                                    severity="warning", hint="see the contract format in the README; "
+                                    severity="warning", hint="see the contract format in docs/referee.md; "
                                     "the run is scored without a contract"))
         if problems:
             return None, problems

@@ -198,7 +198,7 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
     )),
     ("Contracts", (
         _K("contract_invalid", "warning", "A contract cannot be read or does not match the contract schema; "
-           "the run is scored without it.", "see the contract format in the README"),
+           "the run is scored without it.", "see the contract format in docs/referee.md"),
     )),
     ("Scoring", (
         _K("internal_error", "error", "trajcheck failed on this run (a bug); the run is invalid and the batch "

@@ -1,7 +1,7 @@
 """Ledger tables, declared once as data.
 
 Every column has a name, an Arrow type and a description. The Parquet writer,
-the README's column tables (``trajcheck columns --format md``) and the tests all
+docs/columns.md (``trajcheck columns --format md``) and the tests all
 read these declarations, so they cannot drift apart.
 """
 
@@ -104,10 +104,10 @@ RUNS: tuple[Column, ...] = (
     _c("verdict_source", S, "verdict.source", "Which sources decided the final verdict, joined by +: contract, evaluator, judge (e.g. contract+judge); or evidence, or none."),
     _c("disagreement_reason", S, "fn:disagreement_reason", "judge_disagreement or evaluator_disagreement when the final verdict is uncertain, else null."),
     _c("evidence_verdict", S, "ev_verdict.verdict", "The evidence referee's verdict from the run's own evidence (pass, fail or unknown), computed for every run whatever the other sources say."),
-    _c("evidence_reasons", LS, "ev_verdict.reasons|list", "The evidence referee's reasons, `code@step: evidence` (codes in the README's evidence table)."),
+    _c("evidence_reasons", LS, "ev_verdict.reasons|list", "The evidence referee's reasons, `code@step: evidence` (codes in docs/referee.md, the evidence referee)."),
     _c("evidence_confidence", F64, "ev_verdict.confidence", "Confidence of the evidence verdict in [0, 1] (0 when unknown)."),
     _c("claimed_success", B, "verdict.claimed_success", "The agent claimed success: its final DONE (or outcome status done) read for what it says; a failure flag or a final message that admits failure is no claim (see claim_reason)."),
-    _c("claim_reason", S, "claim.reason", "Why claimed_success is what it is: no_done, agent_reported_failure, agent_reported_success, message_admits_failure, done, outcome_done (README, \"What the agent claimed\")."),
+    _c("claim_reason", S, "claim.reason", "Why claimed_success is what it is: no_done, agent_reported_failure, agent_reported_success, message_admits_failure, done, outcome_done (docs/referee.md, \"What the agent claimed\")."),
     _c("claim_evidence", S, "claim.evidence", "The words or flag claim_reason rests on (e.g. 'unable to: unable to proceed'); null for a plain DONE."),
     _c("false_claim", B, "verdict.false_claim", "Claimed success while the final verdict is fail or uncertain."),
     _c("false_claim_basis", S, "verdict.false_claim_basis", "What a false claim rests on: evaluator (the benchmark's evaluator alone), evidence (the evidence referee), or referee (a contract or judge took part); null when not a false claim."),
