@@ -129,6 +129,8 @@ def test_timeline_referee_block(four):
     lines = [l.rstrip() for l in text[text.index("referee"):].splitlines()]
     assert lines == [
         "referee",
+        # nothing after the colon: the check's evidence keys are not among those the timeline names (see the
+        # xfail test_a_failed_check_says_why in tests/test_cmd_timeline.py)
         "contract  fail  newsletter subscribed  element_text#1:",
         "judge     none",
         "evidence  fail  confidence 0.6  last_high_risk_no_effect@1: CLICK changed nothing, nor did any later",

@@ -1,0 +1,383 @@
+"""`trajcheck agree`: every verdict source against sample_runs/labels.json, with exact figures.
+
+The confusion counts were counted by hand from labels.json and the sample runs' verdicts (listed in the
+comments); precision, recall, NPV and TNR are their Wilson intervals from the closed form, and F1 is
+2tp / (2tp + fp + fn); none of it is copied from the command's output.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from trajcheck import ledger
+from trajcheck.cli.main import app
+
+from conftest import SAMPLES
+
+LABELS = SAMPLES / "labels.json"
+#: The 97.5% quantile of the standard normal: the z of every 95% interval.
+Z = 1.959963984540054
+
+
+def rate(k: int, n: int) -> dict[str, Any]:
+    """k of n with Wilson's 95% score interval from its closed form, rounded as the JSON output rounds."""
+    if n == 0:
+        return {"k": 0, "n": 0, "rate": None, "low": None, "high": None}
+    p = k / n
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    return {"k": k, "n": n, "rate": round(p, 6), "low": round(centre - half, 6), "high": round(centre + half, 6)}
+
+
+def scores(source: str, level: str, labelled: int, covered: int, tp: int, fp: int, tn: int, fn: int
+           ) -> dict[str, Any]:
+    """The expected JSON of one verdict source from its confusion counts."""
+    return {"source": source, "level": level, "labelled": labelled, "covered": covered,
+            "tp": tp, "fp": fp, "tn": tn, "fn": fn, "precision": rate(tp, tp + fp), "recall": rate(tp, tp + fn),
+            "f1": round(2 * tp / (2 * tp + fp + fn), 6) if tp else None,
+            "npv": rate(tn, tn + fn), "tnr": rate(tn, tn + fp)}
+
+
+def run_json(*args: str) -> Any:
+    """The parsed stdout of a command run with --format json (which must succeed)."""
+    res = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+@pytest.fixture
+def width(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int], None]]:
+    """Call with a width: tables rendered that wide whatever the terminal (see tests/test_cmd_compare.py)."""
+    from trajcheck.cli import common
+
+    def fix(columns: int) -> None:
+        fixed = Console(width=columns, color_system=None, soft_wrap=True)
+        original = common.out  # before the loop replaces common's own
+        for name, module in list(sys.modules.items()):
+            if name.startswith("trajcheck.cli") and getattr(module, "out", None) is original:
+                monkeypatch.setattr(module, "out", fixed)
+
+    yield fix
+
+
+# labels.json labels all 26 sample runs: 14 pass, 12 fail. Per source, over the runs it gives a verdict on:
+#   contract: pass on the 10 *-on/auth/dark/sequencer-correct/shop/stale runs, all labelled pass; fail on the
+#     5 *-off runs, sequencer-near-miss and ticker-dead-send, all labelled fail; not_applicable (no verdict) on
+#     captcha-blocked and the 8 nc-* runs.
+#   judge: only the sequencer runs have one; it says pass on both, and sequencer-near-miss is labelled fail.
+#   evaluator: the contract's 17 plus captcha-blocked (fail, labelled fail).
+#   evidence: pass on 13 runs, one of them sequencer-near-miss (labelled fail); fail on 10, all labelled fail;
+#     unknown on drift-loop-on, nc-inbox-read and ticker-dead-send.
+#   final_verdict: pass on 13, all labelled pass; fail or uncertain on 12, all labelled fail; nc-inbox-read
+#     (labelled pass) has no verdict.
+#   self_reported: captcha-blocked, drift-loop-off and nc-signin-gave-up do not claim success (all labelled
+#     fail); the other 23 do, 14 of them labelled pass.
+# Steps: 85 steps carry an effect label; trajcheck's rule gives a verdict on the 42 high-risk ones and agrees
+# with every label (20 with an effect, 22 without). The seed's literal rule differs on four: it sees an effect
+# in offscreen-modal-off 1, offscreen-modal-on 1 and ticker-dead-send 3 (labelled none) and none in
+# validation-flash-on 2 (labelled an effect).
+SAMPLE_SOURCES = [
+    scores("contract", "run", 26, 17, 10, 0, 7, 0),
+    scores("judge", "run", 26, 2, 1, 1, 0, 0),
+    scores("evaluator", "run", 26, 18, 10, 0, 8, 0),
+    scores("evidence", "run", 26, 23, 12, 1, 10, 0),
+    scores("final_verdict", "run", 26, 25, 13, 0, 12, 0),
+    scores("self_reported", "run", 26, 26, 14, 9, 3, 0),
+    scores("perceptual_verifier", "step", 85, 42, 20, 0, 22, 0),
+    scores("perceptual_verifier_seed", "step", 85, 42, 19, 3, 19, 1),
+]
+
+# Over every scored run, labelled or not: contract verdict -> judge verdict (only the sequencer runs have one).
+CONTRACT_VS_JUDGE = {"fail": {"none": 6, "pass": 1}, "not_applicable": {"none": 9}, "pass": {"none": 9, "pass": 1}}
+
+# Cohen's kappa of each pair of run sources over the runs both give a verdict on. Two worked by hand:
+#   contract vs evidence: 15 runs (drift-loop-on and ticker-dead-send have no evidence verdict); they differ
+#     on sequencer-near-miss only: p_o = 14/15, contract 9 pass 6 fail, evidence 10 pass 5 fail,
+#     p_e = (9*10 + 6*5)/225 = 120/225, kappa = (14/15 - 120/225)/(1 - 120/225) = 0.857143.
+#   final_verdict vs self_reported: 25 runs; agree on 13 passes and 3 non-claims: p_o = 16/25,
+#     p_e = (13*22 + 12*3)/625 = 322/625, kappa = 0.257426.
+# The others were computed the same way, by a separate script over the ledger's verdict columns.
+KAPPA = [
+    {"a": "contract", "b": "judge", "items": 2, "kappa": 0.0},
+    {"a": "contract", "b": "evaluator", "items": 17, "kappa": 1.0},
+    {"a": "contract", "b": "evidence", "items": 15, "kappa": 0.857143},
+    {"a": "contract", "b": "final_verdict", "items": 17, "kappa": 1.0},
+    {"a": "contract", "b": "self_reported", "items": 17, "kappa": 0.163934},
+    {"a": "judge", "b": "evaluator", "items": 2, "kappa": 0.0},
+    {"a": "judge", "b": "evidence", "items": 2, "kappa": 1.0},
+    {"a": "judge", "b": "final_verdict", "items": 2, "kappa": 0.0},
+    {"a": "judge", "b": "self_reported", "items": 2, "kappa": 1.0},
+    {"a": "evaluator", "b": "evidence", "items": 16, "kappa": 0.870968},
+    {"a": "evaluator", "b": "final_verdict", "items": 18, "kappa": 1.0},
+    {"a": "evaluator", "b": "self_reported", "items": 18, "kappa": 0.27027},
+    {"a": "evidence", "b": "final_verdict", "items": 23, "kappa": 0.912548},
+    {"a": "evidence", "b": "self_reported", "items": 23, "kappa": 0.32636},
+    {"a": "final_verdict", "b": "self_reported", "items": 25, "kappa": 0.257426},
+]
+
+
+def trial(task: str, n: int, c: int) -> dict[str, Any]:
+    """A task's row when every task has at least one trial (k = 1): pass@1 = 1 - C(n-c, 1)/C(n, 1) and
+    pass^1 = C(c, 1)/C(n, 1), both c/n, computed the two ways the formulas compute them."""
+    return {"task_id": task, "trials": n, "passed": c, "pass@1": 1.0 if n - c < 1 else 1 - (n - c) / n,
+            "pass^1": c / n, "flaky": 0 < c < n}
+
+
+# Per task (verdict pass = passed; nc-inbox-read has no verdict and no evaluator score, so it did not pass).
+SAMPLE_TRIALS = {"k": 1, "tasks": [
+    trial("create-workspace", 2, 1), trial("deals-search", 1, 0), trial("delete-account", 2, 1),
+    trial("editor-settings", 1, 1), trial("forge-register", 2, 1), trial("inbox-senders", 1, 0),
+    trial("incident-report", 1, 0), trial("newsletter-subscribe", 3, 2), trial("open-invoice", 1, 1),
+    trial("pay-invoice", 1, 0), trial("portal-orders", 2, 1), trial("profile-name", 1, 1),
+    trial("send-feedback", 1, 0), trial("sequencer-kick", 2, 1), trial("shop-checkout", 1, 1),
+    trial("signup", 2, 1), trial("support-message", 2, 1)],
+    "flaky": ["create-workspace", "delete-account", "forge-register", "newsletter-subscribe", "portal-orders",
+              "sequencer-kick", "signup", "support-message"]}
+
+
+def test_labels_file_counts() -> None:
+    """The premise of the figures above, read from labels.json itself."""
+    labels = json.loads(LABELS.read_text())
+    outcomes = [v["outcome"] for v in labels.values()]
+    effects = [s["effect"] for v in labels.values() for s in v["steps"].values()]
+    assert (len(labels), outcomes.count("pass"), outcomes.count("fail")) == (26, 14, 12)
+    assert (len(effects) - effects.count(None), effects.count(True), effects.count(False)) == (85, 61, 24)
+
+
+def test_agree_json_against_the_sample_labels(sample_ledger: Path) -> None:
+    got = run_json("agree", str(sample_ledger), "--labels", str(LABELS))
+    assert got == {"labels": 26, "matched_runs": 26, "unmatched_labels": [], "sources": SAMPLE_SOURCES,
+                   "contract_vs_judge": CONTRACT_VS_JUDGE, "kappa": KAPPA, "trials": SAMPLE_TRIALS}
+
+
+def test_agree_table_at_120_columns(sample_ledger: Path, width: Callable[[int], None]) -> None:
+    width(120)
+    res = CliRunner().invoke(app, ["agree", str(sample_ledger), "--labels", str(LABELS)])
+    assert res.exit_code == 0, res.output
+    assert [line.rstrip() for line in res.stdout.splitlines()] == EXPECTED_TABLE
+    assert res.stderr == ""  # every label matched a run
+
+
+# The figures above as percentages with one decimal; each row's string is split where its last column starts.
+EXPECTED_TABLE = [
+    "agreement with 26 labelled runs",
+    "",
+    " source                    level   covered   precision        recall           f1      npv              tnr",
+    " " + "─" * 118,
+    " contract                  run     17/26     100.0% [72.2,    100.0% [72.2,    1.000   100.0% [64.6,    "
+    "100.0% [64.6,",
+    "                                             100.0] (10/10)   100.0] (10/10)           100.0] (7/7)     "
+    "100.0] (7/7)",
+    " judge                     run     2/26      50.0% [9.5,      100.0% [20.7,    0.667   -                "
+    "0.0% [0.0,",
+    "                                             90.5] (1/2)      100.0] (1/1)                              "
+    "79.3] (0/1)",
+    " evaluator                 run     18/26     100.0% [72.2,    100.0% [72.2,    1.000   100.0% [67.6,    "
+    "100.0% [67.6,",
+    "                                             100.0] (10/10)   100.0] (10/10)           100.0] (8/8)     "
+    "100.0] (8/8)",
+    " evidence                  run     23/26     92.3% [66.7,     100.0% [75.8,    0.960   100.0% [72.2,    "
+    "90.9% [62.3,",
+    "                                             98.6] (12/13)    100.0] (12/12)           100.0] (10/10)   "
+    "98.4] (10/11)",
+    " final_verdict             run     25/26     100.0% [77.2,    100.0% [77.2,    1.000   100.0% [75.8,    "
+    "100.0% [75.8,",
+    "                                             100.0] (13/13)   100.0] (13/13)           100.0] (12/12)   "
+    "100.0] (12/12)",
+    " self_reported             run     26/26     60.9% [40.8,     100.0% [78.5,    0.757   100.0% [43.9,    "
+    "25.0% [8.9,",
+    "                                             77.8] (14/23)    100.0] (14/14)           100.0] (3/3)     "
+    "53.2] (3/12)",
+    " perceptual_verifier       step    42/85     100.0% [83.9,    100.0% [83.9,    1.000   100.0% [85.1,    "
+    "100.0% [85.1,",
+    "                                             100.0] (20/20)   100.0] (20/20)           100.0] (22/22)   "
+    "100.0] (22/22)",
+    " perceptual_verifier_se…   step    42/85     86.4% [66.7,     95.0% [76.4,     0.905   95.0% [76.4,     "
+    "86.4% [66.7,",
+    "                                             95.3] (19/22)    99.1] (19/20)            99.1] (19/20)    "
+    "95.3] (19/22)",
+    "",
+    "contract vs judge",
+    "",
+    " contract \\ judge   none   pass",
+    " " + "─" * 30,
+    " fail               6      1",
+    " not_applicable     9      0",
+    " pass               9      1",
+    "",
+    "Cohen's kappa",
+    "",
+    " a               b               items   kappa",
+    " " + "─" * 46,
+    " contract        judge           2       0",
+    " contract        evaluator       17      1",
+    " contract        evidence        15      0.8571",
+    " contract        final_verdict   17      1",
+    " contract        self_reported   17      0.1639",
+    " judge           evaluator       2       0",
+    " judge           evidence        2       1",
+    " judge           final_verdict   2       0",
+    " judge           self_reported   2       1",
+    " evaluator       evidence        16      0.871",
+    " evaluator       final_verdict   18      1",
+    " evaluator       self_reported   18      0.2703",
+    " evidence        final_verdict   23      0.9125",
+    " evidence        self_reported   23      0.3264",
+    " final_verdict   self_reported   25      0.2574",
+    "",
+]
+
+
+@pytest.mark.xfail(strict=True, reason="at 100 columns cli/common.py emit cuts the identifier column to 12 "
+                   "characters: perceptual_verifier and perceptual_verifier_seed both print as 'perceptual_…', "
+                   "two rows one cannot tell apart")
+def test_every_source_is_told_apart_at_100_columns(sample_ledger: Path, width: Callable[[int], None]) -> None:
+    width(100)
+    res = CliRunner().invoke(app, ["agree", str(sample_ledger), "--labels", str(LABELS)])
+    assert res.exit_code == 0, res.output
+    # a source's row is the line whose second cell is its level; wrapped cells continue on lines without one
+    cells = [line.split() for line in res.stdout.split("contract vs judge")[0].splitlines()]
+    names = [c[0] for c in cells if len(c) > 1 and c[1] in ("run", "step")]
+    assert len(names) == 8 and len(set(names)) == 8, names
+
+
+# Four sample runs' labels, one without an outcome, and two runs the ledger does not have.
+PARTIAL = {
+    "consent-overlay-on": {"outcome": "pass", "steps": {"1": {"effect": False}, "2": {"effect": True},
+                                                        "3": {"effect": True}, "4": {"effect": None}}},
+    "consent-overlay-off": {"outcome": "fail", "steps": {"1": {"effect": False}, "2": {"effect": None}}},
+    "sequencer-near-miss": {"outcome": "fail"},
+    "nc-inbox-read": {"task_id": "inbox-senders", "claims_success": True},
+    "ghost-run": {"outcome": "pass"},
+    "another-ghost": {"outcome": "fail", "steps": {"1": {"effect": True}}},
+}
+# Three matched runs with an outcome: consent-overlay-on pass (every source says pass), consent-overlay-off
+# fail (every source says fail, but the agent claimed success), sequencer-near-miss fail (contract and
+# evaluator fail, final verdict uncertain, judge and evidence pass, the agent claimed success).
+# Steps: consent-overlay-on 1 (no effect, both rules agree), 2 (effect, not a high-risk step: no verdict),
+# 3 (effect, seen); consent-overlay-off 1 (no effect, seen as none). Steps labelled null are not labelled.
+PARTIAL_SOURCES = [
+    scores("contract", "run", 3, 3, 1, 0, 2, 0),
+    scores("judge", "run", 3, 1, 0, 1, 0, 0),
+    scores("evaluator", "run", 3, 3, 1, 0, 2, 0),
+    scores("evidence", "run", 3, 3, 1, 1, 1, 0),
+    scores("final_verdict", "run", 3, 3, 1, 0, 2, 0),
+    scores("self_reported", "run", 3, 3, 1, 2, 0, 0),
+    scores("perceptual_verifier", "step", 4, 3, 1, 0, 2, 0),
+    scores("perceptual_verifier_seed", "step", 4, 3, 1, 0, 2, 0),
+]
+
+
+def test_labels_that_miss_runs_or_name_unknown_ones(sample_ledger: Path, tmp_path: Path) -> None:
+    path = tmp_path / "labels.json"
+    path.write_text(json.dumps(PARTIAL))
+    got = run_json("agree", str(sample_ledger), "--labels", str(path))
+    # the confusion, the kappas and the trials are over every scored run, labelled or not
+    assert got == {"labels": 6, "matched_runs": 4, "unmatched_labels": ["another-ghost", "ghost-run"],
+                   "sources": PARTIAL_SOURCES, "contract_vs_judge": CONTRACT_VS_JUDGE, "kappa": KAPPA,
+                   "trials": SAMPLE_TRIALS}
+    res = CliRunner().invoke(app, ["agree", str(sample_ledger), "--labels", str(path)])
+    assert res.exit_code == 0, res.output
+    assert res.stderr == "2 labelled runs are not in the ledger\n"
+    assert "agreement with 4 labelled runs" in res.stdout
+
+
+def test_csv_output_of_the_partial_labels(sample_ledger: Path, tmp_path: Path) -> None:
+    path = tmp_path / "labels.json"
+    path.write_text(json.dumps(PARTIAL))
+    res = CliRunner().invoke(app, ["agree", str(sample_ledger), "--labels", str(path), "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    # PARTIAL_SOURCES as percentages: 1/1 is [20.7, 100.0], 2/2 [34.2, 100.0], 0/1 [0.0, 79.3], 1/2 [9.5, 90.5],
+    # 1/3 [6.1, 79.2], 0/2 [0.0, 65.8]; "-" where there is nothing to divide by (the judge's recall: no run it
+    # judged was labelled pass) or no F1 (no true positive)
+    one, two = '"100.0% [20.7, 100.0] (1/1)"', '"100.0% [34.2, 100.0] (2/2)"'
+    assert res.stdout.splitlines() == [
+        "source,level,covered,precision,recall,f1,npv,tnr",
+        f"contract,run,3/3,{one},{one},1.000,{two},{two}",
+        'judge,run,1/3,"0.0% [0.0, 79.3] (0/1)",-,-,-,"0.0% [0.0, 79.3] (0/1)"',
+        f'evaluator,run,3/3,{one},{one},1.000,{two},{two}',
+        f'evidence,run,3/3,"50.0% [9.5, 90.5] (1/2)",{one},0.667,{one},"50.0% [9.5, 90.5] (1/2)"',
+        f"final_verdict,run,3/3,{one},{one},1.000,{two},{two}",
+        f'self_reported,run,3/3,"33.3% [6.1, 79.2] (1/3)",{one},0.500,-,"0.0% [0.0, 65.8] (0/2)"',
+        f"perceptual_verifier,step,3/4,{one},{one},1.000,{two},{two}",
+        f"perceptual_verifier_seed,step,3/4,{one},{one},1.000,{two},{two}",
+    ]
+
+
+def test_csv_labels_say_the_same(sample_ledger: Path, tmp_path: Path) -> None:
+    path = tmp_path / "labels.csv"
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["run_id", "task_id", "outcome", "claims_success", "step_index", "effect", "kind"])
+        for rid, lab in PARTIAL.items():
+            # run-level fields on a row of their own (empty step_index), then one row per step
+            w.writerow([rid, lab.get("task_id", ""), lab.get("outcome", ""), lab.get("claims_success", ""), "", "",
+                        ""])
+            for idx, step in lab.get("steps", {}).items():
+                w.writerow([rid, "", "", "", idx, "" if step["effect"] is None else str(step["effect"]).lower(), ""])
+    got = run_json("agree", str(sample_ledger), "--labels", str(path))
+    assert (got["labels"], got["matched_runs"], got["unmatched_labels"], got["sources"]) == (
+        6, 4, ["another-ghost", "ghost-run"], PARTIAL_SOURCES)
+
+
+def test_repeated_trials_pass_at_k(tmp_path: Path, width: Callable[[int], None]) -> None:
+    # t1: pass, pass, fail; t2: fail, fail; t3: pass, and a run without a verdict whose evaluator score (1.0)
+    # counts as a pass. Every task has two trials or more: k = 2.
+    rows = [("t1", "pass", None), ("t1", "pass", None), ("t1", "fail", None), ("t2", "fail", None),
+            ("t2", "fail", None), ("t3", "pass", None), ("t3", "unknown", 1.0)]
+    ledger.write(tmp_path / "L", [{"run_id": f"r{i}", "task_id": t, "status": "ok", "eval_final_verdict": v,
+                                   "outcome_score": score} for i, (t, v, score) in enumerate(rows)], [])
+    labels = tmp_path / "labels.json"
+    labels.write_text("{}")
+    got = run_json("agree", str(tmp_path / "L"), "--labels", str(labels))
+    # t1 (n=3, c=2): pass@1 = 1 - 1/3, pass@2 = 1 (n - c < 2), pass^2 = C(2,2)/C(3,2) = 1/3.
+    # t2 (n=2, c=0): 0 each. t3 (n=2, c=2): 1 each.
+    assert got["trials"] == {"k": 2, "flaky": ["t1"], "tasks": [
+        {"task_id": "t1", "trials": 3, "passed": 2, "pass@1": 1 - 1 / 3, "pass@2": 1.0, "pass^2": 1 / 3,
+         "flaky": True},
+        {"task_id": "t2", "trials": 2, "passed": 0, "pass@1": 0.0, "pass@2": 0.0, "pass^2": 0.0, "flaky": False},
+        {"task_id": "t3", "trials": 2, "passed": 2, "pass@1": 1.0, "pass@2": 1.0, "pass^2": 1.0, "flaky": False}]}
+    assert got["matched_runs"] == 0 and all(s["labelled"] == 0 for s in got["sources"])
+    width(100)
+    res = CliRunner().invoke(app, ["agree", str(tmp_path / "L"), "--labels", str(labels)])
+    assert res.exit_code == 0, res.output
+    text = res.stdout[res.stdout.index("repeated trials"):]
+    assert [line.rstrip() for line in text.splitlines()] == [
+        "repeated trials",
+        "",
+        " task   trials   passed   pass@1   pass@2   pass^2   flaky",
+        " " + "─" * 57,
+        " t1     3        2        0.6667   1        0.3333   True",
+        " t2     2        0        0        0        0        False",
+        " t3     2        2        1        1        1        False",
+        "",
+    ]
+
+
+@pytest.mark.parametrize(("content", "suffix", "message"), [
+    (None, ".json", "cannot read labels"),
+    ("[1, 2]", ".json", "expected an object {run_id: label}"),
+    ('{"a": {"outcome": "maybe"}}', ".json", "a: outcome must be pass or fail, not 'maybe'"),
+    ('{"a": {"steps": {"one": {"effect": true}}}}', ".json", "a: bad steps"),
+    ("{not json", ".json", "not valid JSON"),
+    ("run_id,outcome\nx,pass\n,fail\n", ".csv", "labels.csv:3: run_id is empty"),
+    ("run_id,step_index,effect\nx,1,perhaps\n", ".csv", "labels.csv:2: not a boolean: 'perhaps'"),
+])
+def test_unreadable_labels_are_exit_2(sample_ledger: Path, tmp_path: Path, content: str | None, suffix: str,
+                                      message: str) -> None:
+    path = tmp_path / f"labels{suffix}"
+    if content is not None:
+        path.write_text(content)
+    res = CliRunner().invoke(app, ["agree", str(sample_ledger), "--labels", str(path)])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith("error: ") and message in res.stderr and res.stderr.count("\n") == 1, res.stderr
+    assert res.stdout == ""

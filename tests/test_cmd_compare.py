@@ -1,0 +1,324 @@
+"""`trajcheck compare`: exact output on the sample runs and on small ledgers written row by row.
+
+Every expected count below was read off the runs (which run is in which arm, which passed) and every
+interval is computed here from its closed form (Wilson's score interval; Newcombe's method 10 where the
+pairs' correlation term is 0), not copied from the command's output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from trajcheck import ledger
+from trajcheck.cli.main import app
+
+#: The 97.5% quantile of the standard normal: the z of every 95% interval.
+Z = 1.959963984540054
+PV = "config.perceptual_verifier"
+
+
+def wilson_bounds(k: int, n: int) -> tuple[float, float]:
+    """Wilson's 95% score interval of k successes in n, from its closed form."""
+    p = k / n
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    return centre - half, centre + half
+
+
+def rate(k: int, n: int) -> dict[str, Any]:
+    """A rate as the JSON output writes it: k, n, the rate and its Wilson bounds, rounded to 6 places."""
+    low, high = wilson_bounds(k, n)
+    return {"k": k, "n": n, "rate": round(k / n, 6), "low": round(low, 6), "high": round(high, 6)}
+
+
+def run_json(*args: str) -> Any:
+    """The parsed stdout of a command run with --format json (which must succeed)."""
+    res = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+@pytest.fixture
+def width100(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tables rendered 100 columns wide whatever the terminal: every cli module's stdout console replaced by
+    one of fixed width (it writes to sys.stdout when it prints, so CliRunner still captures it)."""
+    from trajcheck.cli import common
+
+    fixed = Console(width=100, color_system=None, soft_wrap=True)
+    original = common.out  # before the loop replaces common's own
+    for name, module in list(sys.modules.items()):
+        if name.startswith("trajcheck.cli") and getattr(module, "out", None) is original:
+            monkeypatch.setattr(module, "out", fixed)
+    yield
+
+
+def lines(text: str) -> list[str]:
+    """Output lines without the padding rich adds on their right."""
+    return [line.rstrip() for line in text.splitlines()]
+
+
+def write_ledger(path: Path, runs: list[dict[str, Any]]) -> Path:
+    """A ledger of run rows only (no steps): the columns compare reads, with defaults, every other one null."""
+    defaults = {"status": "ok", "verdict_source": "contract", "claimed_success": True, "false_claim": False,
+                "n_steps": 2, "effect_no_effect": 0, "loops": 0, "reward_total": 0.0}
+    ledger.write(path, [{**defaults, **r} for r in runs], [])
+    return path
+
+
+def paired_ledger(path: Path, outcomes: list[tuple[bool, bool]]) -> Path:
+    """One task per pair of outcomes (baseline arm a, arm b), split by config.arm."""
+    runs = []
+    for i, pair in enumerate(outcomes):
+        for arm, ok in zip("ab", pair):
+            runs.append({"run_id": f"{arm}-{i:02d}", "task_id": f"t{i:02d}", "config": json.dumps({"arm": arm}),
+                         "eval_final_verdict": "pass" if ok else "fail"})
+    return write_ledger(path, runs)
+
+
+# The sample runs recorded with config.perceptual_verifier (the 8 nc-* runs do not set it):
+#   false: consent-overlay-off, drift-loop-off, offscreen-modal-off, terms-checkbox-off, validation-flash-off,
+#          all verdict fail; all but drift-loop-off claim success (4 false claims); each 2 steps when it
+#          claims; no-effect steps 1 + 5 + 1 + 1 + 1 = 9; drift-loop-off has the one loop; rewards
+#          -1.5, -4.05, -1.8, -1.5, -1.5.
+#   true:  13 runs of 12 tasks (sequencer-kick twice). pass: auth-redirect-hidpi, consent-overlay-on,
+#          dark-faint-and-toast, drift-loop-on, offscreen-modal-on, sequencer-correct, shop-checkout-1080p-jpeg,
+#          stale-element-recovery, terms-checkbox-on, validation-flash-on (10); fail: captcha-blocked,
+#          ticker-dead-send; uncertain: sequencer-near-miss. False claims: sequencer-near-miss and
+#          ticker-dead-send. Every run but captcha-blocked claims success: 7+4+4+4+4+6+6+6+5+4+6+6 = 62 steps
+#          over 12 runs. One no-effect step each in consent-overlay-on, drift-loop-on, offscreen-modal-on,
+#          terms-checkbox-on, ticker-dead-send and validation-flash-on (6). Rewards sum to 17.9.
+FALSE_ARM = {"arm": "false", "runs": 5, "invalid": 0, "tasks": 5, "success": rate(0, 5), "uncertain": rate(0, 5),
+             "unknown": rate(0, 5), "false_claim": rate(4, 5), "mean_steps_to_done": 2.0, "no_effect_per_run": 1.8,
+             "loops_per_run": 0.2, "mean_reward": -2.07, "success_from_score": 0, "verdict_from_evidence": 0}
+TRUE_ARM = {"arm": "true", "runs": 13, "invalid": 0, "tasks": 12, "success": rate(10, 13), "uncertain": rate(1, 13),
+            "unknown": rate(0, 13), "false_claim": rate(2, 13), "mean_steps_to_done": round(62 / 12, 6),
+            "no_effect_per_run": round(6 / 13, 6), "loops_per_run": 0.0, "mean_reward": round(17.9 / 13, 6),
+            "success_from_score": 0, "verdict_from_evidence": 0}
+# The five tasks recorded both ways all went fail -> pass. Newcombe: the baseline's rate is 0/5 and the arm's
+# 5/5, the correlation term is 0 (no pair succeeded or failed in both), so
+# low = 1 - sqrt((1 - wilson(5,5).low)^2 + wilson(0,5).high^2). Exact McNemar: 2 * 0.5^5.
+PAIR_FALSE_TRUE = {"baseline": "false", "arm": "true", "pairs": 5, "difference": 1.0,
+                   "low": round(1 - math.hypot(1 - wilson_bounds(5, 5)[0], wilson_bounds(0, 5)[1]), 6),
+                   "high": 1.0, "ci_method": "newcombe", "baseline_only": 0, "arm_only": 5, "mcnemar_p": 0.0625,
+                   "task_wins": 5, "task_losses": 0, "task_ties": 0}
+COUNTERFACTUAL_FALSE = {"arm": "false", "runs_recorded_verifier_off": 5, "unwarned_no_effect_steps": 9,
+                        "runs_with_unwarned_steps": 5, "their_verdicts": {"fail": 5}}
+
+
+def test_compare_json_of_the_sample_runs_by_verifier(sample_ledger: Path) -> None:
+    got = run_json("compare", str(sample_ledger), "--by", PV)
+    assert got == {"by": PV, "success_score": 1.0, "where": None, "runs_without_value": 8,
+                   "arms": [FALSE_ARM, TRUE_ARM], "paired": [PAIR_FALSE_TRUE],
+                   "counterfactual": [COUNTERFACTUAL_FALSE]}
+
+
+def test_compare_table_of_the_sample_runs_at_100_columns(sample_ledger: Path, width100: None) -> None:
+    res = CliRunner().invoke(app, ["compare", str(sample_ledger), "--by", PV])
+    assert res.exit_code == 0, res.output
+    # the same figures as the JSON above, as percentages with one decimal
+    assert lines(res.stdout) == EXPECTED_TABLE
+    assert res.stderr == (f"8 runs have no value of {PV} and are not compared (--include-missing makes them "
+                          "an arm)\n")
+
+
+EXPECTED_TABLE = [
+    "arms (success: verdict pass, else score >= 1)",
+    "",
+    " config.perceptual_verifier   false                      true",
+    " " + "─" * 82,
+    " runs                         5                          13",
+    " tasks                        5                          12",
+    " success                      0.0% [0.0, 43.4] (0/5)     76.9% [49.7, 91.8] (10/13)",
+    " uncertain                    0.0% [0.0, 43.4] (0/5)     7.7% [1.4, 33.3] (1/13)",
+    " unknown                      0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 22.8] (0/13)",
+    " false_claim                  80.0% [37.6, 96.4] (4/5)   15.4% [4.3, 42.2] (2/13)",
+    " by_evidence                  0                          0",
+    " steps_to_done                2.0                        5.2",
+    " no_effect/run                1.80                       0.46",
+    " loops/run                    0.20                       0.00",
+    " mean_reward                  -2.07                      1.38",
+    "",
+    "paired by task_id and trial",
+    "",
+    # wider than 100: a table keeps its values whole rather than fold them (issue 15)
+    "                                                         ci_        only_      only_   mcnemar_   wins/losses/ti",
+    " baseline   arm    pairs   difference   95% CI           method     baseline   arm     p          es",
+    " " + "─" * 111,
+    " false      true   5       +100.0 pp    [+38.6,          newcombe   0          5       0.0625     5/0/0",
+    "                                        +100.0] pp",
+    "",
+    "counterfactual: what the verifier would have flagged",
+    "",
+    " arm     runs recorded verifier-off   unwarned no-effect steps   runs with them   their verdicts",
+    " " + "─" * 95,
+    " false   5                            9                          5                {\"fail\": 5}",
+    "",
+]
+
+
+@pytest.mark.xfail(strict=True, reason="cli/common.py emit: a header longer than MAX_HEADER_WIDTH (14) without an "
+                   "underscore is folded inside a word ('wins/losses/ti' + 'es'), though emit breaks long "
+                   "headers only after underscores")
+def test_no_header_is_broken_inside_a_word(sample_ledger: Path, width100: None) -> None:
+    res = CliRunner().invoke(app, ["compare", str(sample_ledger), "--by", PV])
+    assert res.exit_code == 0, res.output
+    assert "wins/losses/ties" in res.stdout
+
+
+def test_include_missing_makes_the_runs_without_a_value_the_first_arm(sample_ledger: Path) -> None:
+    got = run_json("compare", str(sample_ledger), "--by", PV, "--include-missing")
+    # The 8 nc-* runs of 7 tasks (forge-register twice). pass: nc-consent-recovered, nc-profile-toast,
+    # nc-register-navigation; unknown (no verdict, no evaluator score): nc-inbox-read; the other 4 fail.
+    # All but nc-inbox-read have their verdict from the evidence referee alone. False claims: nc-pay-loop,
+    # nc-server-validation, nc-swallowed-send. All but nc-signin-gave-up claim: 5+2+5+5+8+8+2 = 35 steps over
+    # 7. No-effect steps 2 + 4 + 1 = 7, loops in nc-consent-recovered and nc-pay-loop, rewards sum to -2.1.
+    null_arm = {"arm": "(null)", "runs": 8, "invalid": 0, "tasks": 7, "success": rate(3, 8),
+                "uncertain": rate(0, 8), "unknown": rate(1, 8), "false_claim": rate(3, 8),
+                "mean_steps_to_done": 5.0, "no_effect_per_run": 0.875, "loops_per_run": 0.25,
+                "mean_reward": -0.2625, "success_from_score": 0, "verdict_from_evidence": 7}
+    # "(null)" sorts before "false": it is the baseline. Against false it shares one task, newsletter-subscribe
+    # (nc-consent-recovered passed, consent-overlay-off failed): rates 1/1 and 0/1, so low = -1 and
+    # high = -1 + sqrt(wilson(0,1).high^2 + (1 - wilson(1,1).low)^2).
+    vs_false = {"baseline": "(null)", "arm": "false", "pairs": 1, "difference": -1.0, "low": -1.0,
+                "high": round(-1 + math.hypot(wilson_bounds(0, 1)[1], 1 - wilson_bounds(1, 1)[0]), 6),
+                "ci_method": "newcombe", "baseline_only": 1, "arm_only": 0, "mcnemar_p": 1.0,
+                "task_wins": 0, "task_losses": 1, "task_ties": 0}
+    # Against true: newsletter-subscribe (both passed) and portal-orders (nc-signin-gave-up failed,
+    # auth-redirect-hidpi passed): baseline 1/2, arm 2/2; no pair failed in both, so the correlation term is 0.
+    vs_true = {"baseline": "(null)", "arm": "true", "pairs": 2, "difference": 0.5,
+               "low": round(0.5 - math.hypot(1 - wilson_bounds(2, 2)[0], wilson_bounds(1, 2)[1] - 0.5), 6),
+               "high": round(1 - wilson_bounds(1, 2)[0], 6), "ci_method": "newcombe", "baseline_only": 0,
+               "arm_only": 1, "mcnemar_p": 1.0, "task_wins": 1, "task_losses": 0, "task_ties": 1}
+    assert got == {"by": PV, "success_score": 1.0, "where": None, "runs_without_value": 0,
+                   "arms": [null_arm, FALSE_ARM, TRUE_ARM], "paired": [vs_false, vs_true],
+                   "counterfactual": [COUNTERFACTUAL_FALSE]}
+
+
+def test_baseline_and_where(sample_ledger: Path) -> None:
+    where = "task_id in ('signup', 'support-message')"
+    got = run_json("compare", str(sample_ledger), "--by", PV, "--where", where, "--baseline", "true")
+    # validation-flash-on/off and drift-loop-on/off: the named baseline comes first, and both pairs went
+    # pass -> fail seen from it. Rates 2/2 and 0/2: low = -1, high = -1 + sqrt(2) * wilson(0,2).high.
+    assert [(a["arm"], a["runs"], a["success"]["k"], a["false_claim"]["k"]) for a in got["arms"]] == [
+        ("true", 2, 2, 0), ("false", 2, 0, 1)]
+    assert got["paired"] == [{
+        "baseline": "true", "arm": "false", "pairs": 2, "difference": -1.0, "low": -1.0,
+        "high": round(-1 + math.sqrt(2) * wilson_bounds(0, 2)[1], 6), "ci_method": "newcombe",
+        "baseline_only": 2, "arm_only": 0, "mcnemar_p": 0.5, "task_wins": 0, "task_losses": 2, "task_ties": 0}]
+    # the nc-* runs are not selected, so none is counted as missing a value
+    assert (got["where"], got["runs_without_value"]) == (where, 0)
+    # drift-loop-off's 5 no-effect steps and validation-flash-off's 1
+    assert got["counterfactual"] == [{"arm": "false", "runs_recorded_verifier_off": 2, "unwarned_no_effect_steps": 6,
+                                      "runs_with_unwarned_steps": 2, "their_verdicts": {"fail": 2}}]
+
+
+@pytest.mark.parametrize(("args", "code", "message"), [
+    (["--by", PV, "--baseline", "maybe"], 2, "error: --baseline 'maybe' is not an arm; the arms are: false, true"),
+    (["--by", PV, "--where", "no such"], 2, "error: --where: "),
+    (["--by", "nope"], 2, "error: --by: "),
+    (["--by", "config.not-a-key"], 2, "error: --by config.not-a-key: config keys are letters, digits and underscores"),
+    ([], 2, "error: one ledger needs --by COLUMN"),
+])
+def test_bad_arguments_are_one_line_and_exit_2(sample_ledger: Path, args: list[str], code: int, message: str) -> None:
+    res = CliRunner().invoke(app, ["compare", str(sample_ledger), *args])
+    assert res.exit_code == code, res.output
+    assert res.stderr.startswith(message), res.stderr
+    assert res.stdout == "" and "Traceback" not in res.output
+
+
+def test_three_ledgers_or_a_missing_one(sample_ledger: Path, tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["compare", *[str(sample_ledger)] * 3])
+    assert (res.exit_code, res.stderr) == (2, "error: give one ledger with --by, or two ledgers\n")
+    res = CliRunner().invoke(app, ["compare", str(tmp_path / "nowhere"), "--by", PV])
+    assert res.exit_code == 3 and res.stderr.startswith(f"error: {tmp_path / 'nowhere'}: no such ledger"), res.stderr
+
+
+def test_two_ledgers_are_two_arms_named_by_their_folders(tmp_path: Path) -> None:
+    def one(path: Path, verdicts: list[str]) -> Path:
+        return write_ledger(path, [{"run_id": f"r{i}", "task_id": f"t{i}", "eval_final_verdict": v}
+                                   for i, v in enumerate(verdicts)])
+
+    before = one(tmp_path / "before", ["fail", "fail", "pass"])
+    after = one(tmp_path / "after", ["pass", "fail", "pass"])
+    got = run_json("compare", str(before), str(after), "--baseline", "before")
+    assert got["by"] == "ledger"
+    assert [(a["arm"], a["success"]) for a in got["arms"]] == [("before", rate(1, 3)), ("after", rate(2, 3))]
+    # t0 fail -> pass, t1 failed in both, t2 passed in both: rates 1/3 and 2/3 and, with one pair of each kind
+    # and none pass -> fail, the correlation phi = (1 * 1 - 0 * 1) / sqrt(1 * 2 * 2 * 1) = 0.5, which narrows
+    # Newcombe's interval: d_low = p_b - wilson_b.low, d_high = wilson_a.high - p_a enter as
+    # sqrt(d_low^2 - 2 phi d_low d_high + d_high^2), and the mirror image for the upper bound
+    a_low, a_high = wilson_bounds(1, 3)
+    b_low, b_high = wilson_bounds(2, 3)
+    lo_b, hi_a, hi_b, lo_a = 2 / 3 - b_low, a_high - 1 / 3, b_high - 2 / 3, 1 / 3 - a_low
+    [pair] = got["paired"]
+    assert pair == {"baseline": "before", "arm": "after", "pairs": 3, "difference": round(1 / 3, 6),
+                    "low": round(1 / 3 - math.sqrt(lo_b ** 2 - 2 * 0.5 * lo_b * hi_a + hi_a ** 2), 6),
+                    "high": round(1 / 3 + math.sqrt(hi_b ** 2 - 2 * 0.5 * hi_b * lo_a + lo_a ** 2), 6),
+                    "ci_method": "newcombe", "baseline_only": 0, "arm_only": 1, "mcnemar_p": 1.0,
+                    "task_wins": 1, "task_losses": 0, "task_ties": 2}
+    # two folders of one name are arms A and B
+    same_a = one(tmp_path / "x" / "L", ["fail"])
+    same_b = one(tmp_path / "y" / "L", ["pass"])
+    assert [a["arm"] for a in run_json("compare", str(same_a), str(same_b))["arms"]] == ["A", "B"]
+
+
+def test_29_pairs_get_newcombes_interval(tmp_path: Path) -> None:
+    # 15 tasks went fail -> pass, 14 passed in both: rates 14/29 and 29/29; nothing failed in both arms, so the
+    # correlation term is 0 and the interval is the two Wilson intervals' distances combined
+    got = run_json("compare", str(paired_ledger(tmp_path / "L", [(False, True)] * 15 + [(True, True)] * 14)),
+                   "--by", "config.arm")
+    [pair] = got["paired"]
+    p_a = 14 / 29
+    a_low, a_high = wilson_bounds(14, 29)
+    b_low, _ = wilson_bounds(29, 29)
+    assert pair == {"baseline": "a", "arm": "b", "pairs": 29, "difference": round(15 / 29, 6),
+                    "low": round(15 / 29 - math.hypot(1 - b_low, a_high - p_a), 6),
+                    "high": round(15 / 29 + (p_a - a_low), 6), "ci_method": "newcombe",
+                    "baseline_only": 0, "arm_only": 15, "mcnemar_p": round(2 * 0.5 ** 15, 6),
+                    "task_wins": 15, "task_losses": 0, "task_ties": 14}
+
+
+def test_30_pairs_get_the_seeded_bootstrap(tmp_path: Path) -> None:
+    # 15 of 30 pairs went fail -> pass: the differences are 15 ones and 15 zeros, mean 0.5. A percentile
+    # bootstrap of that mean lies close to the normal interval 0.5 +- 1.96 * sqrt(0.25 / 30) = [0.321, 0.679].
+    path = paired_ledger(tmp_path / "L", [(False, True)] * 15 + [(True, True)] * 15)
+    [pair] = run_json("compare", str(path), "--by", "config.arm")["paired"]
+    assert (pair["ci_method"], pair["pairs"], pair["difference"], pair["arm_only"]) == ("bootstrap", 30, 0.5, 15)
+    half = Z * math.sqrt(0.25 / 30)
+    assert pair["low"] == pytest.approx(0.5 - half, abs=0.04) and pair["high"] == pytest.approx(0.5 + half, abs=0.04)
+    # seeded: the same ledger gives the same interval
+    [again] = run_json("compare", str(path), "--by", "config.arm")["paired"]
+    assert again == pair
+
+
+@pytest.mark.xfail(strict=True, reason="a percentile bootstrap of 30 identical differences collapses onto the "
+                   "sample ([+100, +100] pp), the very failure Newcombe's interval is used for below 30 pairs; "
+                   "30 pairs cannot exclude a true difference of, say, 95 pp")
+def test_30_pairs_that_all_moved_one_way_do_not_get_a_zero_width_interval(tmp_path: Path) -> None:
+    path = paired_ledger(tmp_path / "L", [(False, True)] * 30)
+    [pair] = run_json("compare", str(path), "--by", "config.arm")["paired"]
+    assert pair["difference"] == 1.0 and pair["high"] == 1.0
+    assert pair["low"] < 0.95
+
+
+def test_csv_is_the_arms_table(tmp_path: Path) -> None:
+    path = paired_ledger(tmp_path / "L", [(False, True), (True, True)])
+    res = CliRunner().invoke(app, ["compare", str(path), "--by", "config.arm", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    # a: 1/2, Wilson [9.5, 90.5]; b: 2/2, [34.2, 100.0]; 0/2 is [0.0, 65.8]
+    assert res.stdout.splitlines() == [
+        "arm,runs,tasks,success,uncertain,unknown,false_claim,by_evidence,steps_to_done,no_effect/run,loops/run,"
+        "mean_reward",
+        "a,2,2,\"50.0% [9.5, 90.5] (1/2)\",\"0.0% [0.0, 65.8] (0/2)\",\"0.0% [0.0, 65.8] (0/2)\","
+        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00",
+        "b,2,2,\"100.0% [34.2, 100.0] (2/2)\",\"0.0% [0.0, 65.8] (0/2)\",\"0.0% [0.0, 65.8] (0/2)\","
+        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00",
+    ]
