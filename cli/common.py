@@ -72,16 +72,36 @@ MAX_HEADER_WIDTH = 14
 
 
 def _header(name: str, width: int) -> str:
-    """``name`` in lines of at most ``width`` characters, broken after underscores where it must break."""
+    """``name`` in lines of at most ``width`` characters, broken after an underscore or a slash where it must
+    break (never inside a word; a header of several words keeps them on one line)."""
     if len(name) <= width:
         return name
     lines, line = [], ""
-    for part in re.findall(r"[^_]*_|[^_]+", name):
+    for part in re.findall(r"[^_/]*[_/]|[^_/]+", name):
         if line and len(line) + len(part) > width:
             lines.append(line)
             line = ""
         line += part
     return "\n".join([*lines, line])
+
+
+def _cut_middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: its start and its end, with an ellipsis between (names
+    that share a prefix, such as ``perceptual_verifier`` and ``perceptual_verifier_seed``, differ at the
+    end)."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+def _distinct_width(values: list[str], width: int) -> int:
+    """The smallest width from ``width`` up at which the values, cut in the middle, are still told apart."""
+    distinct = len(set(values))
+    longest = max(map(len, values), default=0)
+    while width < longest and len({_cut_middle(v, width) for v in values}) < distinct:
+        width += 1
+    return width
 
 
 def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, title: str | None = None) -> None:
@@ -106,12 +126,17 @@ def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, tit
         for i, c in enumerate(columns):
             if i not in ids:  # a long header breaks after its underscores, not inside a word
                 heads[i] = _header(c, max([4, *(len(r[i]) for r in cells)]))
-                nat[i] = min(MAX_HEADER_WIDTH, max([*(len(r[i]) for r in cells), *map(len, heads[i].split("\n"))]))
+                head = max(map(len, heads[i].split("\n")))  # a header line that cannot break stays whole
+                nat[i] = max(head, min(MAX_HEADER_WIDTH, max([head, *(len(r[i]) for r in cells)])))
         # each column takes 3 more: its padding and the space between columns
         room = max(12, (out.width - sum(w + 3 for w in nat.values())) // max(1, len(ids)) - 3)
         for i, c in enumerate(columns):
-            if i in ids:  # one line each, cut with an ellipsis only past the room there is
-                w = min(max([len(c), *(len(r[i]) for r in cells)]), MAX_ID_WIDTH, room)
+            if i in ids:  # one line each, cut in the middle only past the room there is, and never so far
+                # that two names read the same
+                w = _distinct_width([r[i] for r in cells], min(max([len(c), *(len(r[i]) for r in cells)]),
+                                                               MAX_ID_WIDTH, room))
+                for r in cells:
+                    r[i] = _cut_middle(r[i], w)
                 t.add_column(c, no_wrap=True, overflow="ellipsis", min_width=w, max_width=w)
             else:
                 t.add_column(heads[i], overflow="fold", min_width=nat[i])

@@ -84,7 +84,7 @@ def render(data: dict[str, Any]) -> Group:
     checks = r.get("contract_checks") or []
     failed = [c for c in checks if not c["passed"]]
     detail = "; ".join(f"{c['name']}: {_brief(c['evidence'])}" for c in failed) if failed else \
-        (f"{len(checks)} checks passed" if checks else "")
+        (f"{len(checks)} check{'s' if len(checks) != 1 else ''} passed" if checks else "")
     rows = [("contract", f"{r['det_verdict']}  {r['contract_name'] or ''}  {detail}".rstrip())]
     rows.append(("judge", f"{r['judge_verdict']}  {r['judge_model']} ({r['judge_source']})  score {r['judge_score']}"
                           f"  confidence {r['judge_confidence']}" if r["judge_model"] else "none"))
@@ -104,9 +104,21 @@ def render(data: dict[str, Any]) -> Group:
     return Group(*parts)
 
 
+#: The evidence a failed check is summarised by, when it has it; a check with none of these (text_present,
+#: element_text) shows all of its evidence, each value cut short.
+_BRIEF_KEYS = ("error", "active_steps", "missing_required", "forbidden_active", "margin", "distance", "url", "matches")
+
+
+def _short(v: Any, limit: int = 60) -> str:
+    text = repr(v) if isinstance(v, str) else str(v)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _brief(ev: dict[str, Any]) -> str:
-    keys = ("error", "active_steps", "missing_required", "forbidden_active", "margin", "distance", "url", "matches")
-    return ", ".join(f"{k}={ev[k]}" for k in keys if k in ev)
+    keys = [k for k in _BRIEF_KEYS if k in ev]
+    if not keys:
+        return ", ".join(f"{k}={_short(v)}" for k, v in ev.items())
+    return ", ".join(f"{k}={ev[k]}" for k in keys)
 
 
 @exit_on_error()

@@ -126,7 +126,7 @@ class Pairing:
     wins: int  # tasks where the arm succeeded more often
     losses: int
     ties: int
-    ci_method: str | None = None  # newcombe (fewer than stats.BOOTSTRAP_MIN_PAIRS pairs) | bootstrap
+    ci_method: str | None = None  # newcombe (few pairs, or all differ alike) | bootstrap: stats.paired_interval
 
     def to_json(self) -> dict[str, Any]:
         return {"baseline": self.baseline, "arm": self.arm, "pairs": self.pairs,

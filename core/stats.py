@@ -94,9 +94,14 @@ def newcombe_paired(a: np.ndarray, b: np.ndarray, confidence: float = 0.95) -> t
 
 def paired_interval(a: np.ndarray, b: np.ndarray, confidence: float = 0.95
                     ) -> tuple[float, float | None, float | None, str]:
-    """The paired difference b - a with the interval that holds at this many pairs, and its method's
-    name: ``newcombe`` below :data:`BOOTSTRAP_MIN_PAIRS` pairs, else ``bootstrap`` (percentile)."""
-    if len(a) < BOOTSTRAP_MIN_PAIRS:
+    """The paired difference b - a with the interval that holds for these pairs, and its method's name:
+    ``bootstrap`` (percentile) from :data:`BOOTSTRAP_MIN_PAIRS` pairs on, ``newcombe`` below that and
+    whenever every pair differs by the same amount (all moved one way, or none moved): a resample of
+    identical differences is the sample again, so the percentile bootstrap collapses onto it (30 pairs
+    that all improved give [+100, +100] pp) whatever the number of pairs, while Newcombe's interval
+    still says how far a true difference could be."""
+    d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    if len(d) < BOOTSTRAP_MIN_PAIRS or bool(np.all(d == d[0])):
         return (*newcombe_paired(a, b, confidence), "newcombe")
     return (*paired_difference(a, b, confidence), "bootstrap")
 

@@ -112,6 +112,11 @@ def best_of(ledger_dir: str | os.PathLike[str], by: str = "task_id") -> list[Bes
     return out
 
 
+def _reward(total: float | None) -> str:
+    """A reward total for the choice's reason; a run without one (no steps scored) says so."""
+    return "none" if total is None else f"{total:.2f}"
+
+
 def _why(best: tuple[Any, ...], rest: list[tuple[Any, ...]]) -> str:
     if not rest:
         return "only rollout"
@@ -119,7 +124,7 @@ def _why(best: tuple[Any, ...], rest: list[tuple[Any, ...]]) -> str:
     if best[2] != nxt[2]:
         return f"verdict {best[2]} beats {nxt[2]} ({nxt[1]})"
     if best[3] != nxt[3]:
-        return f"same verdict {best[2]}; reward {best[3]:.2f} > {nxt[3]:.2f} ({nxt[1]})"
+        return f"same verdict {best[2]}; reward {_reward(best[3])} > {_reward(nxt[3])} ({nxt[1]})"
     if best[4] != nxt[4]:
         return f"same verdict and reward; {best[4]} steps < {nxt[4]} ({nxt[1]})"
     return f"tied with {nxt[1]}; first by run_id"

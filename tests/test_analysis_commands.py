@@ -129,9 +129,7 @@ def test_timeline_referee_block(four):
     lines = [l.rstrip() for l in text[text.index("referee"):].splitlines()]
     assert lines == [
         "referee",
-        # nothing after the colon: the check's evidence keys are not among those the timeline names (see the
-        # xfail test_a_failed_check_says_why in tests/test_cmd_timeline.py)
-        "contract  fail  newsletter subscribed  element_text#1:",
+        "contract  fail  newsletter subscribed  element_text#1: pattern='Subscribed', selector='', texts=[]",
         "judge     none",
         "evidence  fail  confidence 0.6  last_high_risk_no_effect@1: CLICK changed nothing, nor did any later",
         "          step",

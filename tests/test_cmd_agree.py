@@ -201,7 +201,7 @@ EXPECTED_TABLE = [
     "100.0% [85.1,",
     "                                             100.0] (20/20)   100.0] (20/20)           100.0] (22/22)   "
     "100.0] (22/22)",
-    " perceptual_verifier_se…   step    42/85     86.4% [66.7,     95.0% [76.4,     0.905   95.0% [76.4,     "
+    " perceptual_…rifier_seed   step    42/85     86.4% [66.7,     95.0% [76.4,     0.905   95.0% [76.4,     "
     "86.4% [66.7,",
     "                                             95.3] (19/22)    99.1] (19/20)            99.1] (19/20)    "
     "95.3] (19/22)",
@@ -237,9 +237,6 @@ EXPECTED_TABLE = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="at 100 columns cli/common.py emit cuts the identifier column to 12 "
-                   "characters: perceptual_verifier and perceptual_verifier_seed both print as 'perceptual_…', "
-                   "two rows one cannot tell apart")
 def test_every_source_is_told_apart_at_100_columns(sample_ledger: Path, width: Callable[[int], None]) -> None:
     width(100)
     res = CliRunner().invoke(app, ["agree", str(sample_ledger), "--labels", str(LABELS)])

@@ -173,7 +173,7 @@ def test_timeline_text_of_the_swallowed_click(sample_ledger: Path, width100: Non
         "reward    +1.00 strong_positive  contract_passed: newsletter subscribed (confidence 0.95)",
         "",
         "referee",
-        "contract  pass  newsletter subscribed  1 checks passed",
+        "contract  pass  newsletter subscribed  1 check passed",
         "judge     none",
         "evidence  pass  confidence 0.7  success_after_last_high_risk@3: subscribed! check your inbox to",
         "          confirm.",
@@ -234,9 +234,6 @@ def test_a_drift_loop_and_an_executor_error(sample_ledger: Path, width100: None)
     assert 'step 5    DONE "$412.50"' in lines
 
 
-@pytest.mark.xfail(strict=True, reason="cli/timeline.py _brief names only some evidence keys (error, "
-                   "active_steps, ...): a failed text_present or element_text check prints its name and a colon "
-                   "with nothing after it ('text_present#1:'), so the timeline does not say why it failed")
 def test_a_failed_check_says_why(sample_ledger: Path, width100: None) -> None:
     lines = text_of(sample_ledger, "drift-loop-off")
     [contract] = [line for line in lines if line.startswith("contract  ")]
