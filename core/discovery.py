@@ -10,7 +10,7 @@ user forces one with ``--input-format``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -25,12 +25,55 @@ _SKIP_DIRS = {"node_modules", "__pycache__"}
 
 
 @dataclass(frozen=True)
+class Table:
+    """One field-mapping table of a format: rows of (the format's field or path, what it becomes in trajcheck's
+    records). Cells are markdown (`code` spans); ``head`` names the two columns."""
+
+    rows: tuple[tuple[str, str], ...]
+    head: tuple[str, str] = ("source", "trajcheck")
+
+
+@dataclass(frozen=True)
+class FormatDoc:
+    """How a reader maps its format, declared as data beside the reader's code: ``docs/formats.md``, the
+    README's format table and ``trajcheck formats NAME`` are generated from it (``trajcheck.adapters.docs``).
+    Text is markdown, one string per paragraph or list item (the generator wraps it)."""
+
+    title: str  # the format's name for people: "WebVoyager", "Playwright traces"
+    claims: str  # what a run is, and what makes the reader claim a directory
+    example: str = ""  # shell lines
+    about: tuple[str, ...] = ()  # how the harness records a run (before the tables); "- " starts a list item
+    tables: tuple[Table, ...] = ()
+    notes: tuple[str, ...] = ()  # rules the tables only name (after them); "- " starts a list item
+    lost: tuple[str, ...] = ()  # what the format records that trajcheck does not keep, or cannot know
+    bad_input: str = ""  # what a damaged run becomes
+    fixtures: str = ""  # where the test inputs of this format come from
+    brief: tuple[str, str, str] = ("", "", "")  # the README row: a run is, actions and coordinates, lost (main)
+
+    def pairs(self) -> tuple[tuple[str, str], ...]:
+        """Every mapping row of every table, without markdown's code marks (for a terminal)."""
+        return tuple((_plain(a), _plain(b)) for t in self.tables for a, b in t.rows)
+
+
+def _plain(text: str) -> str:
+    return text.replace("`", "")
+
+
+@dataclass(frozen=True)
 class Reader:
+    """A run format trajcheck reads: how it claims a directory, how it reads one, and (``doc``) how its fields
+    map and what it loses."""
+
     name: str  # what --input-format takes, and the runs table's source_format
     claims: Callable[[Path], bool]  # cheap test on a directory: is it a run of this format
     read: Callable[[Path, str], tuple[Run, list[Problem]]]  # (dir, display) -> run, warnings; raises RunFormatError
     summary: str = ""
-    mapping: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (format's field, trajcheck field)
+    doc: FormatDoc | None = None  # the field mapping and what is lost (None: a --mapping file's reader)
+
+    @property
+    def mapping(self) -> tuple[tuple[str, str], ...]:
+        """(format's field, trajcheck field) rows, from the reader's :class:`FormatDoc`."""
+        return self.doc.pairs() if self.doc is not None else ()
 
 
 NATIVE = Reader(
@@ -40,7 +83,36 @@ NATIVE = Reader(
     claims=lambda p: exists_not_dir(p / "run.json") or exists_not_dir(p / "steps.jsonl"),
     read=read_native_run,
     summary="trajcheck's own format: run.json, steps.jsonl (or steps/<n>.json), frames/, dom/",
-    mapping=(("run.json outcome.score (an external evaluator's result)", "outcome.score: the evaluator verdict source"),),
+    doc=FormatDoc(
+        title="trajcheck's own format",
+        claims=("A run is a directory holding `run.json` (the run's metadata) and `steps.jsonl` (one JSON object "
+                "per step; or `steps/<n>.json`, one file per step), with the screenshots and DOM snapshots the "
+                "steps name by relative path inside it. The README's \"The run directory\" section is the "
+                "format; `schemas/run.schema.json` and `schemas/step.schema.json` check every record. A "
+                "directory holding `run.json` is always a native run (no other reader claims it); one with "
+                "`steps.jsonl` but no `run.json` is an invalid run that says so."),
+        example="trajcheck score runs/ --out LEDGER --input-format trajcheck.run/1",
+        tables=(Table(head=("run.json", "trajcheck"), rows=(
+            ("`run_id`, `task_id`, `trial`, `goal`, `started_at`", "the same run fields"),
+            ("`agent` {name, model}, `config`, `screen` {width, height}", "`agent.name`, `agent.model`, "
+                                                                            "`config`, `screen`"),
+            ("`outcome` {status, score, judge}", "`outcome.status` (what the runner reported), `outcome.score` "
+                                                 "(an external evaluator's result: the evaluator verdict "
+                                                 "source), `outcome.judge` (a recorded judge)"),
+            ("`reference_answer` (a string or a list)", "`reference_answers`"),
+            ("any other property", "`runs.extra`"),
+        )), Table(head=("step", "trajcheck"), rows=(
+            ("`index`, `action` {type, x, y, keys, text, url, element}, `reasoning`", "the same step fields"),
+            ("`frames` {pre, post}, `page` {url, dom, focus, title before and after}", "frames and page state, "
+                                                                                         "paths inside the run"),
+            ("`executor`, `client`, `recorded`, `semantic`, `contract`, `predict`, `expected`",
+             "the same step fields"),
+            ("any other property", "`steps.extra`"),
+        ))),
+        lost=("Nothing: the format is trajcheck's own. Paths that leave the run directory are refused "
+              "(`path_escapes_run`), and an action type outside the v1 list is scored as unknown "
+              "(`unknown_action_type`).",),
+    ),
 )
 
 #: Every reader, in the order they are asked to claim a directory.
@@ -48,10 +120,12 @@ READERS: list[Reader] = [NATIVE]
 
 
 def reader_names() -> list[str]:
+    """The names ``--input-format`` takes, in claiming order."""
     return [r.name for r in READERS]
 
 
 def get_reader(name: str) -> Reader:
+    """The reader called ``name``; KeyError when there is none."""
     for r in READERS:
         if r.name == name:
             return r
@@ -166,8 +240,15 @@ def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, int, int]], read
     return out
 
 
-def _register_adapters() -> None:
-    """Add the format adapters' readers (imported here so worker processes have them too)."""
+def register_adapters() -> None:
+    """Add the format adapters' readers (imported here so worker processes have them too). When the adapters
+    package is what is being imported (``import trajcheck.adapters`` first: its readers import this module
+    before its ``ALL`` exists), it calls this again once ``ALL`` is defined."""
+    import sys
+
+    package = sys.modules.get(f"{__package__}.adapters")
+    if package is not None and not hasattr(package, "ALL"):
+        return
     from .adapters import ALL
 
     for r in ALL:
@@ -175,4 +256,4 @@ def _register_adapters() -> None:
             READERS.append(r)
 
 
-_register_adapters()
+register_adapters()

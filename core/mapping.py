@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from . import discovery
+from .adapters.kit import Frames, load_json_or_jsonl, num, raise_errors, read_text_file
 from .discovery import Reader
 from .errors import Problem, RunFormatError, UsageError
 from .inputs import exists_not_dir
-from .jsonio import iter_jsonl, parse_json_text
 from .schemas.records import Action, Page, Run, Step
 
 #: The step fields a mapping may name, and the run fields.
@@ -51,6 +51,8 @@ MAX_LOG_BYTES = 512 * 1024 * 1024
 
 
 class Mapping:
+    """A mapping file, compiled: its JMESPath expressions, action-type map, screen and coordinate space."""
+
     def __init__(self, path: Path):
         import jmespath
 
@@ -96,6 +98,7 @@ class Mapping:
             return None
 
     def log_of(self, path: Path) -> Path | None:
+        """The log file of a run directory: the first name matching ``[run] files``."""
         try:
             names = sorted(p for p in path.iterdir() if fnmatch.fnmatch(p.name, self.files) and exists_not_dir(p))
         except OSError:
@@ -103,6 +106,7 @@ class Mapping:
         return names[0] if names else None
 
     def claims(self, path: Path) -> bool:
+        """A reader's ``claims``: not a native run, and the log's ``steps`` expression gives a non-empty list."""
         if (path / "run.json").exists():
             return False
         log = self.log_of(path)
@@ -117,22 +121,7 @@ class Mapping:
 
 
 def _load(text: str, rel: str, run: str, problems: list[Problem]) -> Any:
-    if rel.endswith(".jsonl"):
-        out = []
-        for _n, v, p in iter_jsonl(text, run=run, file=rel):
-            if p:
-                problems.append(p)
-            else:
-                out.append(v)
-        return out
-    value, p = parse_json_text(text, run=run, file=rel)
-    if p:
-        problems.append(p)
-    return value
-
-
-def _num(v: Any) -> float | None:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    return load_json_or_jsonl(text, run=run, rel=rel, problems=problems)
 
 
 def _str(v: Any) -> str | None:
@@ -140,9 +129,7 @@ def _str(v: Any) -> str | None:
 
 
 def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
-    from .adapters.sparse import Frames
-    from .adapters.webvoyager import raise_errors, read_text_file
-
+    """Read one run directory through mapping ``m`` (a reader's ``read``)."""
     run_name = run_dir.resolve().name or display
     problems: list[Problem] = []
     log = m.log_of(run_dir)
@@ -156,18 +143,13 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
                                       "steps here", run=run_name, file=rel, field="run.steps",
                                       hint="check the expression against the log (jmespath.org)")])
     frames = Frames(run_dir, run_name, rel, problems)
-    width = _num(m.get("run.screen_width", value)) or (m.screen[0] if m.screen else None)
-    height = _num(m.get("run.screen_height", value)) or (m.screen[1] if m.screen else None)
+    width = num(m.get("run.screen_width", value)) or (m.screen[0] if m.screen else None)
+    height = num(m.get("run.screen_height", value)) or (m.screen[1] if m.screen else None)
     scale = (width / 1000, height / 1000) if m.relative and width and height else (1.0, 1.0)
     shots: list[str | None] = []
     for i, s in enumerate(raw):
         shot = _str(m.get("step.screenshot", s))
-        name = None
-        if shot:
-            field = f"steps[{i}].screenshot"
-            b64 = shot.startswith("data:") or (len(shot) > 200 and "/" not in shot[:64] and "." not in shot[-8:])
-            name = frames.from_base64(shot, field) if b64 else frames.from_path(shot, field)
-        shots.append(name)
+        shots.append(frames.from_any(shot, f"steps[{i}].screenshot") if shot else None)
     unmatched = [k for k in m.expr if k.startswith("step.") and all(m.get(k, s) is None for s in raw)]
     for k in unmatched:
         problems.append(Problem("mapping_matches_nothing", f"{k} matches nothing in any of the {len(raw)} steps",
@@ -177,7 +159,7 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
     for i, s in enumerate(raw):
         kind = _str(m.get("step.type", s)) or "UNKNOWN"
         t = m.types.get(kind, kind.upper())
-        x, y = _num(m.get("step.x", s)), _num(m.get("step.y", s))
+        x, y = num(m.get("step.x", s)), num(m.get("step.y", s))
         if x is not None and y is not None:
             x, y = round(x * scale[0], 1), round(y * scale[1], 1)
         err = _str(m.get("step.error", s))

@@ -27,6 +27,19 @@ MAX_JSON_BYTES = 64 * 1024 * 1024
 #: At most this many problems are reported per run; the rest are counted.
 MAX_PROBLEMS = 20
 
+
+def raise_errors(problems: list[Problem], run: str) -> None:
+    """Raise :class:`RunFormatError` with the errors among ``problems`` (the first MAX_PROBLEMS, then a count).
+    Shared by the native reader and the format adapters (``trajcheck.adapters.kit``)."""
+    errors = [p for p in problems if p.severity == "error"]
+    if not errors:
+        return
+    if len(errors) > MAX_PROBLEMS:
+        more = len(errors) - MAX_PROBLEMS
+        errors = errors[:MAX_PROBLEMS] + [Problem("more_problems", f"{more} more errors not shown", run=run)]
+    raise RunFormatError(errors)
+
+
 @lru_cache(maxsize=256)
 def _real(path: str) -> str:
     """realpath of a run directory, once per directory (a run's frames and snapshots are joined to it)."""
@@ -165,13 +178,9 @@ def _step_files(run_dir: Path) -> list[tuple[int, Path]]:
     return sorted(out)
 
 
-def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
-    """Read and check a trajcheck.run/1 directory.
-
-    Returns the run and its warnings; raises :class:`RunFormatError` carrying
-    every error when the run cannot be scored.
-    """
-    problems: list[Problem] = []
+def _read_meta(run_dir: Path, display: str, problems: list[Problem]) -> tuple[Any, str]:
+    """run.json, checked against its schema, and the run's label: its run_id when it has one (the problems
+    found so far are relabelled), else ``display``."""
     label = display
     text = read_text_file(run_dir / "run.json", run=label, rel="run.json", problems=problems)
     meta: Any = None
@@ -186,7 +195,11 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
         label = meta["run_id"]
         for p in problems:
             p.run = label
+    return meta, label
 
+
+def _read_step_records(run_dir: Path, label: str, problems: list[Problem]) -> list[tuple[Any, str, int | None]]:
+    """Every step record as (value, file, line): the lines of steps.jsonl, else the files of steps/."""
     raw_steps: list[tuple[Any, str, int | None]] = []
     jsonl = run_dir / "steps.jsonl"
     step_dir = run_dir / "steps"
@@ -216,7 +229,12 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     else:
         problems.append(Problem("steps_missing", "no steps.jsonl and no steps/ folder", run=label,
                                 file="steps.jsonl", hint="write one JSON object per step to steps.jsonl"))
+    return raw_steps
 
+
+def _steps(raw_steps: list[tuple[Any, str, int | None]], run_dir: Path, label: str,
+           problems: list[Problem]) -> list[Step]:
+    """The records that pass the step schema, as steps, each index once; with the checks beyond the schema."""
     validator = _step_validator()
     steps: list[Step] = []
     seen: dict[int, tuple[str, int | None]] = {}
@@ -236,19 +254,25 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
         seen[step.index] = (rel, line)
         steps.append(step)
         problems += _check_step(step, run_dir, label)
+    return steps
 
+
+def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    """Read and check a trajcheck.run/1 directory.
+
+    Returns the run and its warnings; raises :class:`RunFormatError` carrying
+    every error when the run cannot be scored.
+    """
+    problems: list[Problem] = []
+    meta, label = _read_meta(run_dir, display, problems)
+    raw_steps = _read_step_records(run_dir, label, problems)
+    steps = _steps(raw_steps, run_dir, label, problems)
     if not raw_steps and not any(p.severity == "error" for p in problems):
         problems.append(Problem("steps_empty", "the run has no steps", run=label,
-                                file="steps.jsonl" if exists_not_dir(jsonl) else "steps/",
+                                file="steps.jsonl" if exists_not_dir(run_dir / "steps.jsonl") else "steps/",
                                 hint="a run needs at least one step record"))
 
-    errors = [p for p in problems if p.severity == "error"]
-    if errors:
-        if len(errors) > MAX_PROBLEMS:
-            extra = len(errors) - MAX_PROBLEMS
-            errors = errors[:MAX_PROBLEMS] + [Problem("more_problems", f"{extra} more errors not shown", run=label)]
-        raise RunFormatError(errors)
-
+    raise_errors(problems, label)
     if [s.index for s in steps] != sorted(s.index for s in steps):
         problems.append(Problem("steps_out_of_order", "step indices are not in increasing order; sorted by index",
                                 run=label, file=steps[0].source, severity="warning",

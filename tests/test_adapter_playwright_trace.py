@@ -11,6 +11,7 @@ import pytest
 
 from trajcheck import discovery, ledger  # noqa: F401  (discovery first: it registers the adapters)
 from trajcheck.adapters import playwright_trace as pt
+from trajcheck.adapters import playwright_zip as pz
 from trajcheck.errors import RunFormatError
 from trajcheck.pipeline import score_paths
 
@@ -96,7 +97,7 @@ def test_a_member_escaping_the_archive_is_refused(tmp_path):
 
 
 def test_too_many_members_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(pt, "MAX_MEMBERS", 3)
+    monkeypatch.setattr(pz, "MAX_MEMBERS", 3)
     with pytest.raises(RunFormatError) as exc:
         pt.READER.read(FIXTURE, "notes-trace")
     assert exc.value.problems[0].slug == "trace_too_large"
@@ -277,12 +278,12 @@ def test_absolute_and_escaping_member_names_are_refused(tmp_path, member):
 
 
 def test_a_member_over_the_size_limit_is_refused(monkeypatch):
-    monkeypatch.setattr(pt, "MAX_MEMBER_BYTES", 10_000)
+    monkeypatch.setattr(pz, "MAX_MEMBER_BYTES", 10_000)
     with pytest.raises(RunFormatError) as exc:
         pt.READER.read(FIXTURE, "notes-trace")
     assert exc.value.problems[0].slug == "trace_too_large" and "trace.trace" in exc.value.problems[0].message
-    monkeypatch.setattr(pt, "MAX_MEMBER_BYTES", 256 * 1024 * 1024)
-    monkeypatch.setattr(pt, "MAX_TOTAL_BYTES", 20_000)
+    monkeypatch.setattr(pz, "MAX_MEMBER_BYTES", 256 * 1024 * 1024)
+    monkeypatch.setattr(pz, "MAX_TOTAL_BYTES", 20_000)
     with pytest.raises(RunFormatError) as exc:
         pt.READER.read(FIXTURE, "notes-trace")
     assert exc.value.problems[0].slug == "trace_too_large" and "unpacks to" in exc.value.problems[0].message

@@ -369,9 +369,9 @@ def test_a_folder_holding_only_trajcheck_leftovers_is_a_new_ledger(tmp_path):
     assert res.returncode == 0, res.stderr
     assert took < 60
     assert ledger.read_manifest(out).generation == 1
-    assert _assert_scored(out, {"good"})
-    assert not (out / "runs" / "part-000001.parquet").exists() or \
-        ledger.read_manifest(out).parts["runs"] == ["runs/part-000001.parquet"]
+    _assert_scored(out, {"good"})
+    assert (out / "runs" / "part-000001.parquet").is_file()
+    assert ledger.read_manifest(out).parts["runs"] == ["runs/part-000001.parquet"]
     assert not list(out.glob("**/*.tmp"))
 
 

@@ -1,8 +1,12 @@
 """Format adapters: readers that map runs recorded by other harnesses into trajcheck's records.
 
-Each module exposes ``READER`` (a :class:`trajcheck.discovery.Reader`); :data:`ALL`
-lists them in the order they are asked to claim a directory, after the native
-reader. See docs/formats.md for each format's field mapping and what is lost.
+Each reader module (``webvoyager``, ``browsergym``, ...) exposes ``READER`` (a
+:class:`trajcheck.discovery.Reader`) and ``DOC``, its field mapping and what it loses as data
+(:class:`trajcheck.discovery.FormatDoc`); it reads its format in three stages, parse, align and outcome,
+with the shared parts from :mod:`~trajcheck.adapters.kit`, and keeps its action grammar (or, for Playwright,
+its archive and event reading) in helper modules beside it (``*_actions``, ``playwright_zip``,
+``playwright_events``). :data:`ALL` lists the readers in the order they are asked to claim a directory,
+after the native reader. docs/formats.md is generated from the ``DOC`` s by :mod:`~trajcheck.adapters.docs`.
 """
 
 from __future__ import annotations
@@ -14,3 +18,9 @@ ALL = [webvoyager.READER, browsergym.READER, browser_use.READER, playwright_trac
        anthropic_messages.READER, openai_responses.READER, ui_tars.READER]
 
 __all__ = ["ALL"]
+
+# Imported first (before trajcheck.discovery), this package defines ALL only after discovery has run its
+# registration; register now (a no-op when discovery already did).
+from trajcheck import discovery as _discovery  # noqa: E402
+
+_discovery.register_adapters()

@@ -1,34 +1,34 @@
 """BrowserGym / AgentLab experiment directories.
 
-One directory per episode: ``summary_info.json``, ``exp_args.pkl``,
-``goal_object.pkl.gz``, ``step_N.pkl.gz`` (a pickled ``StepInfo``) and
-``screenshot_step_N.png``. The pickles are untrusted and are read only with
+One directory per episode: ``summary_info.json``, ``exp_args.pkl``, ``goal_object.pkl.gz``, ``step_N.pkl.gz``
+(a pickled ``StepInfo``) and ``screenshot_step_N.png``. The pickles are untrusted and are read only with
 :mod:`trajcheck.adapters.safe_pickle` (nothing they name is imported or run).
 
-BrowserGym's loop saves ``StepInfo`` N holding observation N and the action the
-agent chose on it; the environment's answer to that action (next observation,
-``last_action_error``, reward, terminated, truncated) is in ``StepInfo`` N+1. The
-last ``StepInfo`` holds the final observation and no action. So trajcheck step N
-is: action of ``step_N``, pre frame ``screenshot_step_N.png``, post frame
-``screenshot_step_{N+1}.png``, URL before from ``step_N``'s observation and URL
-after, error, reward from ``step_{N+1}``.
+BrowserGym's loop saves ``StepInfo`` N holding observation N and the action the agent chose on it; the
+environment's answer to that action (next observation, ``last_action_error``, reward, terminated, truncated)
+is in ``StepInfo`` N+1. The last ``StepInfo`` holds the final observation and no action. So trajcheck step N
+is: action of ``step_N``, pre frame ``screenshot_step_N.png``, post frame ``screenshot_step_{N+1}.png``, URL
+before from ``step_N``'s observation and URL after, error, reward from ``step_{N+1}``.
 """
 
 from __future__ import annotations
 
-import ast
 import re
-import struct
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trajcheck.discovery import Reader
+from trajcheck.discovery import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
-from trajcheck.inputs import open_regular
-from trajcheck.schemas.records import Action, Page, Run, Step
+from trajcheck.schemas.records import Page, Run, Step
 
 from . import safe_pickle
-from .webvoyager import raise_errors, read_json_file
+from .browsergym_actions import (ACTION_ROWS, DONE_CALLS, PARAMS, ActionParseError, class_of, map_call, parse_calls,
+                                 read_action, split_action)
+from .kit import Problems, first_file, png_size, read_json_file, run_id_of
+
+__all__ = ["DOC", "DONE_CALLS", "NAME", "PARAMS", "READER", "ActionParseError", "map_call", "parse_calls",
+           "read_browsergym", "split_action"]
 
 NAME = "browsergym"
 SUMMARY = "summary_info.json"
@@ -38,136 +38,9 @@ _STEP_RE = re.compile(r"step_(\d+)\.pkl\.gz")
 _FRAME_EXTS = (".png", ".jpg", ".jpeg", ".webp")
 _DIR_RE = re.compile(r"^\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_(?P<agent>.+?)_on_(?P<task>.+)_(?P<seed>\d+)$")
 
-#: Positional parameters of BrowserGym's high-level action set (browsergym/core/action/functions.py).
-PARAMS: dict[str, tuple[str, ...]] = {
-    "noop": ("wait_ms",), "send_msg_to_user": ("text",), "report_infeasible": ("reason",),
-    "scroll": ("delta_x", "delta_y"), "fill": ("bid", "value"), "select_option": ("bid", "options"),
-    "click": ("bid", "button", "modifiers"), "dblclick": ("bid", "button", "modifiers"), "hover": ("bid",),
-    "press": ("bid", "key_comb"), "focus": ("bid",), "clear": ("bid",), "drag_and_drop": ("from_bid", "to_bid"),
-    "upload_file": ("bid", "file"), "mouse_move": ("x", "y"), "mouse_up": ("x", "y", "button"),
-    "mouse_down": ("x", "y", "button"), "mouse_click": ("x", "y", "button"), "mouse_dblclick": ("x", "y", "button"),
-    "mouse_drag_and_drop": ("from_x", "from_y", "to_x", "to_y"), "mouse_upload_file": ("x", "y", "file"),
-    "keyboard_down": ("key",), "keyboard_up": ("key",), "keyboard_press": ("key",), "keyboard_type": ("text",),
-    "keyboard_insert_text": ("text",), "goto": ("url",), "go_back": (), "go_forward": (), "new_tab": (),
-    "tab_close": (), "tab_focus": ("index",),
-}
-DONE_CALLS = ("send_msg_to_user", "report_infeasible")
-
-
-class ActionParseError(ValueError):
-    pass
-
-
-def split_action(text: str) -> tuple[str, str | None]:
-    """(code, reasoning): the last fenced block of ``text`` and the text around it; a text
-    without a fence is taken as code (AgentLab keeps the reasoning in agent_info.think)."""
-    fences = list(re.finditer(r"```(?:[A-Za-z0-9_+-]*[ \t]*\n)?(.*?)```", text, re.S))
-    if not fences:
-        return text.strip(), None
-    m = fences[-1]
-    reasoning = (text[:m.start()] + text[m.end():]).strip()
-    return m.group(1).strip(), reasoning or None
-
-
-def parse_calls(code: str) -> list[tuple[str, dict[str, Any]]]:
-    """Parse BrowserGym action code with :mod:`ast` (never eval): a sequence of calls of plain
-    functions on literal arguments. Returns [(function, {param: value})]."""
-    try:
-        tree = ast.parse(code, mode="exec")
-    except SyntaxError as exc:
-        raise ActionParseError(f"not Python: {exc.msg}") from None
-    out = []
-    for stmt in tree.body:
-        if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call) \
-                or not isinstance(stmt.value.func, ast.Name):
-            raise ActionParseError(f"not a call of an action function: {ast.unparse(stmt)[:80]!r}")
-        call = stmt.value
-        name = call.func.id  # type: ignore[attr-defined]
-        try:
-            args = [ast.literal_eval(a) for a in call.args]
-            kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
-        except (ValueError, SyntaxError, TypeError):
-            raise ActionParseError(f"{name}(...) has an argument that is not a literal") from None
-        if any(k.arg is None for k in call.keywords):
-            raise ActionParseError(f"{name}(**...) is not a literal call")
-        names = PARAMS.get(name, ())
-        bound: dict[str, Any] = {}
-        for i, v in enumerate(args):
-            bound[names[i] if i < len(names) else f"arg{i}"] = v
-        bound.update(kwargs)
-        out.append((name, bound))
-    if not out:
-        raise ActionParseError("no action call")
-    return out
-
-
-def map_call(name: str, a: dict[str, Any]) -> Action:
-    """One BrowserGym call as a trajcheck action."""
-    bid = a.get("bid")
-    el = None if bid is None else str(bid)
-    extra: dict[str, Any] = {"function": name, "args": a}
-    if el is not None:
-        extra["element"] = el
-
-    def s(v: Any) -> str | None:
-        return None if v is None else str(v)
-
-    if name == "click":
-        return Action("CLICK", element=el, extra=extra)
-    if name == "dblclick":
-        return Action("DOUBLE_CLICK", element=el, extra=extra)
-    if name == "fill":
-        return Action("TYPE", text=s(a.get("value")), element=el, extra=extra)
-    if name in ("keyboard_type", "keyboard_insert_text"):
-        return Action("TYPE", text=s(a.get("text")), extra=extra)
-    if name == "press":
-        return Action("KEY_PRESS", keys=s(a.get("key_comb")), element=el, extra=extra)
-    if name == "keyboard_press":
-        return Action("KEY_PRESS", keys=s(a.get("key")), extra=extra)
-    if name == "scroll":
-        dy = a.get("delta_y")
-        if isinstance(dy, (int, float)) and dy:
-            extra["direction"] = "down" if dy > 0 else "up"
-        return Action("SCROLL", extra=extra)
-    if name == "goto":
-        return Action("NAVIGATE", url=s(a.get("url")), extra=extra)
-    if name == "go_back":
-        return Action("NAVIGATE", extra={**extra, "navigation": "back"})
-    if name == "go_forward":
-        return Action("NAVIGATE", extra={**extra, "navigation": "forward"})
-    if name == "new_tab":
-        return Action("NAVIGATE", url="about:blank", extra={**extra, "navigation": "new_tab"})
-    if name == "send_msg_to_user":
-        return Action("DONE", text=s(a.get("text")), extra=extra)
-    if name == "report_infeasible":
-        return Action("DONE", text=s(a.get("reason")), extra={**extra, "infeasible": True})
-    if name == "noop":
-        return Action("WAIT", extra=extra)
-    if name in ("mouse_click", "mouse_dblclick"):
-        x, y = a.get("x"), a.get("y")
-        ok = isinstance(x, (int, float)) and isinstance(y, (int, float))
-        return Action("CLICK" if name == "mouse_click" else "DOUBLE_CLICK",
-                      x=float(x) if ok else None, y=float(y) if ok else None, extra=extra)  # type: ignore[arg-type]
-    return Action(name.upper(), element=el, extra=extra)
-
-
-def _png_size(path: Path) -> tuple[int, int] | None:
-    try:
-        with open(open_regular(path), "rb", closefd=True) as f:  # never a FIFO
-            head = f.read(24)
-    except OSError:
-        return None
-    if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
-        return struct.unpack(">II", head[16:24])
-    return None
-
 
 def _frame_name(run_dir: Path, n: int) -> str | None:
-    for ext in _FRAME_EXTS:
-        name = f"screenshot_step_{n}{ext}"
-        if (run_dir / name).is_file():
-            return name
-    return None
+    return first_file(run_dir, (f"screenshot_step_{n}{ext}" for ext in _FRAME_EXTS))
 
 
 def _obs_page(obs: Any) -> tuple[str | None, str | None]:
@@ -203,12 +76,6 @@ def _load(run_dir: Path, rel: str, run: str, problems: list[Problem], *, require
         return None
 
 
-def _class_of(v: Any) -> str:
-    if isinstance(v, dict) and isinstance(v.get("__class__"), str):
-        return v["__class__"]
-    return type(v).__name__
-
-
 def _goal_text(goal: Any) -> str | None:
     if isinstance(goal, str):
         return goal
@@ -219,200 +86,190 @@ def _goal_text(goal: Any) -> str | None:
     return None
 
 
-def read_browsergym(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
-    run_id = run_dir.resolve().name or display
-    problems: list[Problem] = []
-    loc = {"run": run_id}
+# --- parse ------------------------------------------------------------------------------------------------
 
+@dataclass
+class _Episode:
+    """What an experiment directory holds, read as plain data."""
+
+    summary: dict[str, Any] | None
+    exp: dict[str, Any] | None
+    goal_obj: Any
+    step_files: dict[int, str] = field(default_factory=dict)  # step number -> file name
+    records: dict[int, dict[str, Any]] = field(default_factory=dict)  # step number -> StepInfo
+    unfinished: bool = False
+
+
+def _parse(run_dir: Path, problems: Problems) -> _Episode:
+    """summary_info.json, exp_args.pkl, goal_object.pkl.gz and every step_N.pkl.gz; raises when one of them
+    cannot be read or is not what BrowserGym writes."""
     summary = None
     if (run_dir / SUMMARY).is_file():
-        summary = read_json_file(run_dir / SUMMARY, run=run_id, rel=SUMMARY, problems=problems)
+        summary = read_json_file(run_dir / SUMMARY, run=problems.run, rel=SUMMARY, problems=problems)
         if summary is not None and not isinstance(summary, dict):
-            problems.append(Problem("schema", f"expected a JSON object, got {type(summary).__name__}",
-                                    file=SUMMARY, line=1, field="(record)",
-                                    hint="summary_info.json is BrowserGym's episode summary", **loc))
+            problems.error("schema", f"expected a JSON object, got {type(summary).__name__}", file=SUMMARY, line=1,
+                           field="(record)", hint="summary_info.json is BrowserGym's episode summary")
             summary = None
-
-    exp = _load(run_dir, EXP_ARGS, run_id, problems, required=False)
+    exp = _load(run_dir, EXP_ARGS, problems.run, problems, required=False)
     if exp is not None and not (isinstance(exp, dict) and isinstance(exp.get("env_args"), dict)):
-        problems.append(Problem("pickle_unexpected", f"expected an ExpArgs object with env_args, found "
-                                f"{_class_of(exp)}", file=EXP_ARGS, field="env_args",
-                                hint="this does not look like BrowserGym's exp_args.pkl", **loc))
+        problems.error("pickle_unexpected", f"expected an ExpArgs object with env_args, found {class_of(exp)}",
+                       file=EXP_ARGS, field="env_args", hint="this does not look like BrowserGym's exp_args.pkl")
         exp = None
-    goal_obj = _load(run_dir, GOAL, run_id, problems, required=False)
-
-    step_files: dict[int, str] = {}
+    ep = _Episode(summary, exp, _load(run_dir, GOAL, problems.run, problems, required=False))
     for p in run_dir.iterdir():
         m = _STEP_RE.fullmatch(p.name)
         if m and p.is_file():
-            step_files[int(m.group(1))] = p.name
-    if not step_files:
-        problems.append(Problem("steps_missing", "no step_N.pkl.gz files", file="step_0.pkl.gz",
-                                hint="the episode saved no steps (did it fail at reset?)", **loc))
-    records: dict[int, dict[str, Any]] = {}
-    for n in sorted(step_files):
-        rel = step_files[n]
-        v = _load(run_dir, rel, run_id, problems, required=True)
+            ep.step_files[int(m.group(1))] = p.name
+    if not ep.step_files:
+        problems.error("steps_missing", "no step_N.pkl.gz files", file="step_0.pkl.gz",
+                       hint="the episode saved no steps (did it fail at reset?)")
+    for n in sorted(ep.step_files):
+        rel = ep.step_files[n]
+        v = _load(run_dir, rel, problems.run, problems, required=True)
         if v is None:
             continue
         if not isinstance(v, dict) or "action" not in v or "obs" not in v:
-            problems.append(Problem("pickle_unexpected", f"expected a StepInfo with obs and action, found "
-                                    f"{_class_of(v)}", file=rel, field="(record)",
-                                    hint="this does not look like a BrowserGym step file", **loc))
+            problems.error("pickle_unexpected", f"expected a StepInfo with obs and action, found {class_of(v)}",
+                           file=rel, field="(record)", hint="this does not look like a BrowserGym step file")
             continue
         if isinstance(v.get("step"), int) and v["step"] != n:
-            problems.append(Problem("step_number_mismatch", f"the file says step {v['step']}; its name says {n}",
-                                    file=rel, field="step", severity="warning",
-                                    hint="the file name is used", **loc))
-        records[n] = v
-    raise_errors(problems, run_id)
+            problems.warn("step_number_mismatch", f"the file says step {v['step']}; its name says {n}", file=rel,
+                          field="step", hint="the file name is used")
+        ep.records[n] = v
+    problems.raise_errors()
+    _check_complete(ep, problems)
+    return ep
 
-    numbers = sorted(records)
-    last_n = numbers[-1]
-    missing = [n for n in range(last_n + 1) if n not in records]
+
+def _check_complete(ep: _Episode, problems: Problems) -> None:
+    """Warn about missing step files and an episode that did not finish (``ep.unfinished``)."""
+    last_n = max(ep.records)
+    missing = [n for n in range(last_n + 1) if n not in ep.records]
     if missing:
-        problems.append(Problem("steps_gap", f"step files missing for step(s) {missing}", file=f"step_{missing[0]}.pkl.gz",
-                                severity="warning", hint="the steps around the gap have no before/after state",
-                                **loc))
-    final_has_action = records[last_n].get("action") is not None
-    unfinished = summary is None or final_has_action
-    if unfinished:
+        problems.warn("steps_gap", f"step files missing for step(s) {missing}", file=f"step_{missing[0]}.pkl.gz",
+                      hint="the steps around the gap have no before/after state")
+    final_has_action = ep.records[last_n].get("action") is not None
+    ep.unfinished = ep.summary is None or final_has_action
+    if ep.unfinished:
         why = []
-        if summary is None:
+        if ep.summary is None:
             why.append(f"{SUMMARY} is missing")
         if final_has_action:
             why.append(f"the last step file (step_{last_n}.pkl.gz) still has an action, so step_{last_n + 1}.pkl.gz "
                        "(the episode's final observation) is missing")
-        problems.append(Problem("run_unfinished", "the episode did not finish: " + "; ".join(why),
-                                file=SUMMARY if summary is None else f"step_{last_n + 1}.pkl.gz", severity="warning",
-                                hint="scored as far as it goes; outcome.status is null", **loc))
+        problems.warn("run_unfinished", "the episode did not finish: " + "; ".join(why),
+                      file=SUMMARY if ep.summary is None else f"step_{last_n + 1}.pkl.gz",
+                      hint="scored as far as it goes; outcome.status is null")
 
-    steps: list[Step] = []
-    for n in numbers:
-        rec = records[n]
-        rel = step_files[n]
-        raw = rec.get("action")
-        if raw is None:
-            if n != last_n:
-                problems.append(Problem("action_missing", "a step in the middle of the run has no action",
-                                        file=rel, field="action", severity="warning",
-                                        hint="the step is skipped", **loc))
-            continue
-        nxt = records.get(n + 1)
-        obs, nobs = rec.get("obs"), (nxt or {}).get("obs")
-        extra: dict[str, Any] = {}
-        reasoning = None
-        agent_info = rec.get("agent_info")
-        think = agent_info.get("think") if isinstance(agent_info, dict) else None
-        if not isinstance(raw, str):
-            problems.append(Problem("action_unparsed", f"the action is a {_class_of(raw)}, not text", file=rel,
-                                    field="action", severity="warning",
-                                    hint="the step is scored as an UNKNOWN action", **loc))
-            action = Action("UNKNOWN", extra={"raw": str(raw)[:2000]})
-        else:
-            code, reasoning = split_action(raw)
-            try:
-                calls = parse_calls(code)
-                fn, args = calls[0]
-                action = map_call(fn, args)
-                action = Action(action.type, action.x, action.y, action.keys, action.text, action.url,
-                                action.element, {**action.extra, "call": code})
-                if len(calls) > 1:
-                    extra["calls"] = [{"function": f, "args": a} for f, a in calls]
-                    problems.append(Problem("multi_action", f"{len(calls)} action calls in one step; the first "
-                                            f"({fn}) is the step's action, all are kept in extra.calls",
-                                            file=rel, field="action", severity="warning",
-                                            hint="trajcheck scores one action per step", **loc))
-            except ActionParseError as exc:
-                problems.append(Problem("action_unparsed", f"cannot read the action {code[:100]!r}: {exc}",
-                                        file=rel, field="action", severity="warning",
-                                        hint="the step is scored as an UNKNOWN action", **loc))
-                action = Action("UNKNOWN", extra={"raw": raw})
-        if isinstance(think, str) and think.strip():
-            reasoning = think.strip() + ("\n\n" + reasoning if reasoning else "")
 
-        url_b, title_b = _obs_page(obs)
-        url_a, title_a = _obs_page(nobs)
-        ok = error = None
-        if isinstance(nobs, dict) and "last_action_error" in nobs:
-            err = nobs.get("last_action_error")
-            ok = not (isinstance(err, str) and err.strip())
-            error = err.strip() if not ok else None
-            last = nobs.get("last_action")
-            if isinstance(last, str) and isinstance(raw, str) and last.strip() != raw.strip():
-                problems.append(Problem("step_alignment", f"step_{n + 1}.pkl.gz obs.last_action is not the action of "
-                                        f"step {n}; its last_action_error may belong to another action",
-                                        file=f"step_{n + 1}.pkl.gz", field="obs.last_action", severity="warning",
-                                        hint="check that the step files belong to one episode", **loc))
-        pre = _frame_name(run_dir, n) or f"screenshot_step_{n}.png"
-        post = _frame_name(run_dir, n + 1)
-        if post is None and nxt is not None:
-            post = f"screenshot_step_{n + 1}.png"
-        for name, field_name, owner in ((pre, "frames.pre", rel), (post, "frames.post", f"step_{n + 1}.pkl.gz")):
-            if name is not None and not (run_dir / name).is_file():
-                problems.append(Problem("screenshot_missing", f"{name} is missing", file=owner, field=field_name,
-                                        severity="warning", hint="copy the experiment's screenshots with it; the "
-                                        "step's frames are not checked (frames_missing)", **loc))
-        if nxt is not None:
-            for k in ("reward", "raw_reward", "terminated", "truncated", "task_info"):
-                if nxt.get(k) not in (None, {}, ""):
-                    extra[k] = nxt[k]
-        stats = rec.get("stats")
-        if isinstance(stats, dict):
-            extra["agent_stats"] = stats
-        if isinstance(nobs, dict) and isinstance(nobs.get("open_pages_urls"), list):
-            extra["open_pages_after"] = len(nobs["open_pages_urls"])
-        steps.append(Step(
-            index=n, action=action, reasoning=reasoning, frame_pre=pre, frame_post=post, executor_ok=ok,
-            executor_error=error, page=Page(url_before=url_b, url_after=url_a, title_before=title_b,
-                                            title_after=title_a),
-            extra=extra, source=rel, line=None))
+# --- align ------------------------------------------------------------------------------------------------
+
+def _executor(n: int, raw: Any, nobs: Any, problems: Problems) -> tuple[bool | None, str | None]:
+    """Whether step N's action ran, from step N+1's ``last_action_error`` (which must be about that action)."""
+    if not (isinstance(nobs, dict) and "last_action_error" in nobs):
+        return None, None
+    err = nobs.get("last_action_error")
+    ok = not (isinstance(err, str) and err.strip())
+    last = nobs.get("last_action")
+    if isinstance(last, str) and isinstance(raw, str) and last.strip() != raw.strip():
+        problems.warn("step_alignment", f"step_{n + 1}.pkl.gz obs.last_action is not the action of step {n}; its "
+                      "last_action_error may belong to another action", file=f"step_{n + 1}.pkl.gz",
+                      field="obs.last_action", hint="check that the step files belong to one episode")
+    return ok, (err.strip() if not ok else None)  # type: ignore[union-attr]  (not ok: err is a string)
+
+
+def _frames(run_dir: Path, n: int, has_next: bool, rel: str, problems: Problems) -> tuple[str, str | None]:
+    """Step N's frames: the screenshot saved with observation N, and with observation N+1."""
+    pre = _frame_name(run_dir, n) or f"screenshot_step_{n}.png"
+    post = _frame_name(run_dir, n + 1)
+    if post is None and has_next:
+        post = f"screenshot_step_{n + 1}.png"
+    for name, field_name, owner in ((pre, "frames.pre", rel), (post, "frames.post", f"step_{n + 1}.pkl.gz")):
+        if name is not None and not (run_dir / name).is_file():
+            problems.warn("screenshot_missing", f"{name} is missing", file=owner, field=field_name,
+                          hint="copy the experiment's screenshots with it; the step's frames are not checked "
+                               "(frames_missing)")
+    return pre, post
+
+
+def _step(run_dir: Path, ep: _Episode, n: int, problems: Problems) -> Step | None:
+    """Trajcheck step N: the action of step_N, the environment's answer to it in step_{N+1}."""
+    rec, rel = ep.records[n], ep.step_files[n]
+    raw = rec.get("action")
+    if raw is None:
+        if n != max(ep.records):
+            problems.warn("action_missing", "a step in the middle of the run has no action", file=rel, field="action",
+                          hint="the step is skipped")
+        return None
+    nxt = ep.records.get(n + 1)
+    obs, nobs = rec.get("obs"), (nxt or {}).get("obs")
+    extra: dict[str, Any] = {}
+    action, reasoning = read_action(raw, rel, extra, problems)
+    agent_info = rec.get("agent_info")
+    think = agent_info.get("think") if isinstance(agent_info, dict) else None
+    if isinstance(think, str) and think.strip():
+        reasoning = think.strip() + ("\n\n" + reasoning if reasoning else "")
+    url_b, title_b = _obs_page(obs)
+    url_a, title_a = _obs_page(nobs)
+    ok, error = _executor(n, raw, nobs, problems)
+    pre, post = _frames(run_dir, n, nxt is not None, rel, problems)
+    if nxt is not None:
+        for k in ("reward", "raw_reward", "terminated", "truncated", "task_info"):
+            if nxt.get(k) not in (None, {}, ""):
+                extra[k] = nxt[k]
+    stats = rec.get("stats")
+    if isinstance(stats, dict):
+        extra["agent_stats"] = stats
+    if isinstance(nobs, dict) and isinstance(nobs.get("open_pages_urls"), list):
+        extra["open_pages_after"] = len(nobs["open_pages_urls"])
+    return Step(index=n, action=action, reasoning=reasoning, frame_pre=pre, frame_post=post, executor_ok=ok,
+                executor_error=error, page=Page(url_before=url_b, url_after=url_a, title_before=title_b,
+                                                title_after=title_a),
+                extra=extra, source=rel, line=None)
+
+
+def _align(run_dir: Path, ep: _Episode, problems: Problems) -> list[Step]:
+    steps = [s for n in sorted(ep.records) if (s := _step(run_dir, ep, n, problems)) is not None]
     if not steps:
-        problems.append(Problem("steps_empty", "no step holds an action", file=step_files[last_n],
-                                hint="the agent never acted (see err_msg in summary_info.json)", **loc))
-    raise_errors(problems, run_id)
+        problems.error("steps_empty", "no step holds an action", file=ep.step_files[max(ep.records)],
+                       hint="the agent never acted (see err_msg in summary_info.json)")
+    problems.raise_errors()
+    return steps
 
-    # identity
-    env = (exp or {}).get("env_args") or {}
-    agent = (exp or {}).get("agent_args") or {}
-    dm = _DIR_RE.match(run_id)
-    task_id = env.get("task_name") if isinstance(env.get("task_name"), str) else (dm.group("task") if dm else None)
-    seed = env.get("task_seed")
-    trial = seed if isinstance(seed, int) and not isinstance(seed, bool) else (int(dm.group("seed")) if dm else None)
-    goal = _goal_text(goal_obj)
-    if goal is None:
-        first_obs = records[numbers[0]].get("obs") or {}
-        goal = _goal_text(first_obs.get("goal_object")) or (first_obs.get("goal") if isinstance(
-            first_obs.get("goal"), str) else None)
 
-    # outcome
-    s = summary or {}
-    last_step = steps[-1]
-    final = records[last_n]
-    status: str | None
-    fn = last_step.action.extra.get("function")
-    if unfinished:
-        status = None
-    elif fn in DONE_CALLS:
-        status = "done"
-    elif s.get("err_msg"):
-        status = "error"
-    elif s.get("truncated") or final.get("truncated"):
-        status = "max_steps"
-    elif s.get("terminated") or final.get("terminated"):
-        status = "failed"  # the environment ended the episode without the agent answering
-    else:
-        max_steps = env.get("max_steps")
-        status = "max_steps" if isinstance(max_steps, int) and len(steps) >= max_steps else None
-    score = s.get("cum_reward")
-    score = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+# --- outcome ----------------------------------------------------------------------------------------------
 
-    config = {k: agent[k] for k in ("use_html", "use_axtree", "use_screenshot", "chat_mode", "demo_mode")
-              if k in agent}
-    if isinstance(env.get("max_steps"), int):
-        config["max_steps"] = env["max_steps"]
+def _status(ep: _Episode, steps: list[Step], env: dict[str, Any]) -> str | None:
+    """How the episode ended: the agent's answer, the environment's error, truncation (the step limit),
+    termination without an answer; null for an unfinished episode."""
+    s = ep.summary or {}
+    final = ep.records[max(ep.records)]
+    if ep.unfinished:
+        return None
+    if steps[-1].action.extra.get("function") in DONE_CALLS:
+        return "done"
+    if s.get("err_msg"):
+        return "error"
+    if s.get("truncated") or final.get("truncated"):
+        return "max_steps"
+    if s.get("terminated") or final.get("terminated"):
+        return "failed"  # the environment ended the episode without the agent answering
+    max_steps = env.get("max_steps")
+    return "max_steps" if isinstance(max_steps, int) and len(steps) >= max_steps else None
+
+
+def _score(ep: _Episode) -> float | None:
+    """The task validator's reward (summary_info.json cum_reward)."""
+    score = (ep.summary or {}).get("cum_reward")
+    return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+
+
+def _run_extra(run_dir: Path, ep: _Episode) -> dict[str, Any]:
+    """What the summary and the experiment say beyond trajcheck's run fields, and the frames' sizes (the
+    device scale is recorded nowhere)."""
+    s, exp = ep.summary or {}, ep.exp or {}
     extra_run: dict[str, Any] = {}
-    if unfinished:
+    if ep.unfinished:
         extra_run["unfinished"] = True
     for k in ("err_msg", "n_steps", "cum_raw_reward", "terminated", "truncated"):
         if s.get(k) is not None:
@@ -423,23 +280,47 @@ def read_browsergym(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     if stats:
         extra_run["stats"] = stats
     for k in ("exp_id", "exp_name"):
-        if isinstance((exp or {}).get(k), str):
-            extra_run[k] = exp[k]  # type: ignore[index]
-    sizes = sorted({sz for n in range(last_n + 2) if (f := _frame_name(run_dir, n)) and (sz := _png_size(run_dir / f))})
+        if isinstance(exp.get(k), str):
+            extra_run[k] = exp[k]
+    last_n = max(ep.records)
+    sizes = sorted({sz for n in range(last_n + 2) if (f := _frame_name(run_dir, n)) and (sz := png_size(run_dir / f))})
     if sizes:
         extra_run["frame_sizes"] = [list(sz) for sz in sizes]
-    width = height = None
+    return extra_run
+
+
+def read_browsergym(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    """Read one BrowserGym / AgentLab experiment directory (see the module's docstring and :data:`DOC`)."""
+    run_id = run_id_of(run_dir, display)
+    problems = Problems(run_id)
+    ep = _parse(run_dir, problems)
+    steps = _align(run_dir, ep, problems)
+    env = (ep.exp or {}).get("env_args") or {}
+    agent = (ep.exp or {}).get("agent_args") or {}
+    dm = _DIR_RE.match(run_id)  # without exp_args.pkl, the directory name says the task and the seed
+    task_id = env.get("task_name") if isinstance(env.get("task_name"), str) else (dm.group("task") if dm else None)
+    seed = env.get("task_seed")
+    trial = seed if isinstance(seed, int) and not isinstance(seed, bool) else (int(dm.group("seed")) if dm else None)
+    goal = _goal_text(ep.goal_obj)
+    if goal is None:
+        first_obs = ep.records[min(ep.records)].get("obs") or {}
+        goal = _goal_text(first_obs.get("goal_object")) or (first_obs.get("goal") if isinstance(
+            first_obs.get("goal"), str) else None)
+    config = {k: agent[k] for k in ("use_html", "use_axtree", "use_screenshot", "chat_mode", "demo_mode")
+              if k in agent}
+    if isinstance(env.get("max_steps"), int):
+        config["max_steps"] = env["max_steps"]
     vp = env.get("viewport")
-    if isinstance(vp, dict) and isinstance(vp.get("width"), int) and isinstance(vp.get("height"), int):
-        width, height = vp["width"], vp["height"]
-    started = (exp or {}).get("exp_date")
+    has_vp = isinstance(vp, dict) and isinstance(vp.get("width"), int) and isinstance(vp.get("height"), int)
+    started = (ep.exp or {}).get("exp_date")
     run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), task_id=task_id, trial=trial,
               goal=goal, agent_name=agent.get("agent_name") if isinstance(agent.get("agent_name"), str) else None,
               agent_model=agent.get("model_name") if isinstance(agent.get("model_name"), str) else None,
-              config=config, screen_width=width, screen_height=height,
-              started_at=started if isinstance(started, str) else None, outcome_status=status,
-              outcome_score=score, extra=extra_run)
-    return run, [p for p in problems if p.severity != "error"]
+              config=config, screen_width=vp["width"] if has_vp else None,
+              screen_height=vp["height"] if has_vp else None,
+              started_at=started if isinstance(started, str) else None, outcome_status=_status(ep, steps, env),
+              outcome_score=_score(ep), extra=_run_extra(run_dir, ep))
+    return run, problems.warnings()
 
 
 def _claims(p: Path) -> bool:
@@ -448,42 +329,90 @@ def _claims(p: Path) -> bool:
     return (p / EXP_ARGS).is_file() or ((p / SUMMARY).is_file() and (p / "step_0.pkl.gz").is_file())
 
 
+DOC = FormatDoc(
+    title="BrowserGym / AgentLab",
+    claims=("Claims a directory holding `exp_args.pkl`, or `summary_info.json` and `step_0.pkl.gz` (one "
+            "experiment = one episode)."),
+    example="trajcheck score results/ --out ledger --input-format browsergym",
+    about=(
+        ("**The pickles are untrusted and are never unpickled.** They are read by "
+         "`trajcheck.adapters.safe_pickle`, whose `find_class` imports nothing and hands back inert "
+         "stand-ins: a class or function named by the pickle only records the arguments and state it is "
+         "given. Names that can only mean code (`os`, `posix`, `subprocess`, `builtins.eval`, ...) are "
+         "refused outright with a clear message. Known data shapes are decoded from their bytes, without "
+         "their libraries: `pathlib` paths to strings, `datetime` to ISO strings, numpy scalars to numbers, "
+         "small 1-d numeric numpy arrays (e.g. `active_page_index`) to lists; larger arrays become "
+         '`{"__ndarray__": true, "shape", "dtype"}`. A pickle that cannot be read this way (truncated, '
+         "persistent ids, refused names) makes the run invalid with a `pickle_unreadable` problem naming "
+         "the file."),
+        ("BrowserGym saves `StepInfo` N with observation N and the action chosen on it; the environment's "
+         "answer to that action (next observation, `last_action_error`, reward, terminated, truncated) is "
+         "in `StepInfo` N+1, whose `obs.last_action` is step N's action (checked; a mismatch is a "
+         "`step_alignment` warning). The last `StepInfo` holds the final observation and no action."),
+    ),
+    tables=(
+        Table(head=("BrowserGym", "trajcheck"), rows=(
+            ("experiment directory name", "`run_id`"),
+            ("`exp_args.pkl` `env_args.task_name`, `env_args.task_seed`",
+             "`task_id`, `trial` (from the directory name `..._on_<task>_<seed>` without `exp_args.pkl`)"),
+            ("`exp_args.pkl` `agent_args.agent_name`, `model_name`", "`agent.name`, `agent.model`"),
+            (("`exp_args.pkl` `agent_args.use_html/use_axtree/use_screenshot/chat_mode/demo_mode`, "
+              "`env_args.max_steps`"),
+             "`config`"),
+            ("`exp_args.pkl` `exp_date`, `exp_id`, `exp_name`", "`started_at`, `extra.exp_id`, `extra.exp_name`"),
+            ("`goal_object.pkl.gz` `[{type: text, text}]` (else `obs.goal_object`)", "`goal`"),
+            ("`env_args.viewport {width, height}` when recorded", "`screen` (else omitted: see below)"),
+            (("`step_N.pkl.gz` `action`: the last fenced block, parsed with `ast` (literals only, never "
+              "evaluated)"),
+             "`steps[N].action`"),
+            ("text around the fenced block; `agent_info.think` (AgentLab)", "`steps[N].reasoning`"),
+            *ACTION_ROWS,
+            ("`screenshot_step_N.png`, `screenshot_step_{N+1}.png`", "`steps[N].frames.pre`, `frames.post`"),
+            ("`step_N` `obs.open_pages_urls[obs.active_page_index]` (and titles)",
+             "`steps[N].page.url_before` (`title_before`)"),
+            ("`step_{N+1}` `obs.open_pages_urls[obs.active_page_index]`",
+             "`steps[N].page.url_after` (`title_after`)"),
+            ("`step_{N+1}` `obs.last_action_error`", "`steps[N].executor.ok` (false when set), `executor.error`"),
+            ("`step_{N+1}` `reward`, `raw_reward`, `terminated`, `truncated`, `task_info`; `step_N` `stats`",
+             "`steps[N].extra`"),
+            ("`summary_info.json` `cum_reward` (the WebArena/WorkArena evaluator's reward)",
+             "`outcome.score`: the evaluator verdict source"),
+            ("last action `send_msg_to_user` / `report_infeasible`", "`outcome.status = done`"),
+            ("`err_msg` set", "`outcome.status = error`; `extra.err_msg`, `extra.stack_trace` (tail)"),
+            ("truncated / terminated without an answer", "`outcome.status = max_steps` / `failed`"),
+            ("no `summary_info.json`, or the last step file still has an action (final observation missing)",
+             "valid run, warning `run_unfinished`, `outcome.status = null`, `extra.unfinished = true`"),
+            ("`summary_info.json` `n_steps`, `cum_raw_reward`, `stats.*`", "`extra`"),
+            ("sizes of the screenshots", "`extra.frame_sizes`"),
+        )),
+    ),
+    lost=(
+        ("Screen size. Frames may be at device scale 2 (e.g. 2564x1426 for a 1282x713 viewport) and nothing "
+         "in the experiment records the scale; since the actions have no coordinates, `screen` is only set "
+         "when `env_args.viewport` is recorded, and the frame sizes are kept in `extra.frame_sizes`."),
+        ("`obs.axtree_txt`, `obs.pruned_html`, `obs.chat_messages`, the element properties and any "
+         "screenshot arrays inside the pickles are not kept (no DOM files; the bids are only meaningful "
+         "against them). `package_versions.txt` and `profiling` timestamps are not kept."),
+        ("A step with several action calls keeps the first as its action and lists all in `extra.calls` "
+         "(warning `multi_action`)."),
+        ("`cum_reward` is the task validator's score; it is kept as `outcome.score`, not as a judge "
+         "verdict. A run can end with `report_infeasible` and still get reward 1 (one WorkArena run in the "
+         "sample data does)."),
+        ("`send_msg_to_user` always maps to `DONE`; in chat-mode tasks a message in the middle of an "
+         "episode is not an end."),
+    ),
+    brief=("an AgentLab experiment folder (`summary_info.json`, `step_N.pkl.gz`, `screenshot_step_N.png`), "
+           "pickles read by a restricted unpickler that imports nothing",
+           "`click(\"bid\")`, `fill(...)`, `send_msg_to_user(...)`, ...; element ids, no coordinates",
+           "axtree/HTML not kept; device scale unknown; a missing last step is `unfinished`"),
+)
+
+
 READER = Reader(
     name=NAME,
     claims=_claims,
     read=read_browsergym,
     summary="BrowserGym / AgentLab experiment dir: summary_info.json, exp_args.pkl, step_N.pkl.gz "
             "(read as plain data, never unpickled), screenshot_step_N.png",
-    mapping=(
-        ("experiment directory name", "run_id"),
-        ("exp_args.pkl env_args.task_name / task_seed", "task_id / trial"),
-        ("exp_args.pkl agent_args.agent_name / model_name", "agent.name / agent.model"),
-        ("exp_args.pkl agent_args.use_* , env_args.max_steps", "config"),
-        ("exp_args.pkl exp_date", "started_at"),
-        ("goal_object.pkl.gz [{type: text, text}]", "goal"),
-        ("env_args.viewport {width, height} (when set)", "screen"),
-        ("step_N.pkl.gz action: ```call(...)``` (parsed with ast)", "steps[N].action"),
-        ("step_N.pkl.gz action: text around the call; agent_info.think", "steps[N].reasoning"),
-        ("click(bid) / dblclick(bid)", "CLICK / DOUBLE_CLICK, element bid"),
-        ("fill(bid, value), keyboard_type(text)", "TYPE, text"),
-        ("press(bid, key_comb), keyboard_press(key)", "KEY_PRESS, keys"),
-        ("scroll(dx, dy)", "SCROLL, extra.args"),
-        ("goto(url) / go_back() / go_forward() / new_tab()", "NAVIGATE url / extra.navigation"),
-        ("send_msg_to_user(text)", "DONE, text"),
-        ("report_infeasible(reason)", "DONE, text, extra.infeasible = true"),
-        ("noop()", "WAIT"),
-        ("mouse_click(x, y)", "CLICK, x, y"),
-        ("other calls (select_option, focus, hover, ...)", "their name upper-cased, extra.args"),
-        ("screenshot_step_N.png / screenshot_step_{N+1}.png", "steps[N].frames.pre / frames.post"),
-        ("step_N obs.open_pages_urls[active_page_index]", "steps[N].page.url_before (title_before)"),
-        ("step_{N+1} obs.open_pages_urls[active_page_index]", "steps[N].page.url_after (title_after)"),
-        ("step_{N+1} obs.last_action_error", "steps[N].executor.ok / error"),
-        ("step_{N+1} reward, terminated, truncated, task_info", "steps[N].extra"),
-        ("summary_info.json cum_reward (the WebArena/WorkArena evaluator's reward)",
-         "outcome.score: the evaluator verdict source"),
-        ("last action send_msg_to_user / report_infeasible", "outcome.status done"),
-        ("summary_info.json err_msg", "outcome.status error; extra.err_msg"),
-        ("truncated / terminated without an answer", "outcome.status max_steps / failed"),
-        ("no summary_info.json or no final step file", "outcome.status null, extra.unfinished (warning)"),
-    ),
+    doc=DOC,
 )

@@ -19,17 +19,17 @@ Anthropic reader.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trajcheck.discovery import Reader
+from trajcheck.discovery import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
-from trajcheck.jsonio import iter_jsonl, parse_json_text
+from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Page, Run, Step
 
-from .browser_use import MAX_HISTORY_BYTES
-from .sparse import Frames, last_frame, steps_of, Sniffer
-from .webvoyager import raise_errors, read_text_file
+from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, num, read_text_file, run_id_of
+from .sparse import Results, Timeline, last_frame, steps_of
 
 NAME = "openai-responses"
 _LOOKS = frozenset({"screenshot"})
@@ -72,11 +72,8 @@ def _items_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple[l
     req: dict[str, Any] = {}
     if rel.endswith(".jsonl"):
         items: list[Any] = []
-        for _n, value, p in iter_jsonl(text, run=run, file=rel):
-            if p:
-                problems.append(p)
-            else:
-                items += _flatten([value], req)
+        for value in jsonl_values(text, run=run, rel=rel, problems=problems):
+            items += _flatten([value], req)
         return items, req
     data, p = parse_json_text(text, run=run, file=rel)
     if p:
@@ -91,15 +88,11 @@ def _keys(keys: Any) -> str | None:
     return "+".join(_KEY_NAMES.get(str(k).upper(), str(k).lower() if len(str(k)) == 1 else str(k)) for k in keys)
 
 
-def _num(v: Any) -> float | None:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
 def map_action(a: dict[str, Any]) -> Action:
     """One ``computer_call`` action as a trajcheck action."""
     kind = str(a.get("type", ""))
     extra: dict[str, Any] = {"tool_action": kind, "input": a}
-    x, y = _num(a.get("x")), _num(a.get("y"))
+    x, y = num(a.get("x")), num(a.get("y"))
     if kind == "click":
         return Action(_BUTTONS.get(str(a.get("button", "left")), "CLICK"), x=x, y=y, extra=extra)
     if kind == "double_click":
@@ -118,7 +111,7 @@ def map_action(a: dict[str, Any]) -> Action:
         end = path[-1] if path else {}
         if path:
             extra["start"] = [path[0].get("x"), path[0].get("y")]
-        return Action("DRAG", x=_num(end.get("x")), y=_num(end.get("y")), extra=extra)
+        return Action("DRAG", x=num(end.get("x")), y=num(end.get("y")), extra=extra)
     if kind in ("wait", "screenshot"):
         return Action("WAIT", extra=extra)
     return Action(kind.upper() or "UNKNOWN", x=x, y=y, extra=extra)
@@ -143,80 +136,105 @@ def _image_of(frames: Frames, url: Any, field: str) -> str | None:
     return frames.from_path(url.removeprefix("file://"), field)
 
 
-def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
-    run_id = run_dir.resolve().name or display
-    problems: list[Problem] = []
-    rel = SNIFF.pick(run_dir, run_id, problems)
-    text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
-    items, req = _items_of(text, rel, run_id, problems) if text is not None else ([], {})
-    raise_errors(problems, run_id)
-    del text
-    frames = Frames(run_dir, run_id, rel, problems)
-    timeline: list[tuple[Any, ...]] = []
-    results: dict[str, tuple[bool, str | None]] = {}
-    urls: dict[str, str] = {}
-    safety: dict[str, Any] = {}
-    goal = reasoning = final_text = None
+@dataclass
+class _Transcript:
+    """What the items say, in order: actions and screenshots (the timeline), each call's result, URL and
+    acknowledged safety checks, the goal, and the final answer after the last call."""
+
+    timeline: Timeline = field(default_factory=list)
+    results: Results = field(default_factory=dict)
+    urls: dict[str, str] = field(default_factory=dict)
+    safety: dict[str, Any] = field(default_factory=dict)
+    goal: str | None = None
+    final_text: str | None = None
+
+
+def _read_items(items: list[Any], frames: Frames) -> _Transcript:
+    t = _Transcript()
+    reasoning = None
     for i, it in enumerate(items):
         if not isinstance(it, dict):
             continue
         kind = it.get("type") or ("message" if "role" in it else None)
         if kind == "message" and it.get("role") == "user":
-            if goal is None:
-                goal = _text_of(it.get("content"))
+            if t.goal is None:
+                t.goal = _text_of(it.get("content"))
             for j, c in enumerate(it.get("content") if isinstance(it.get("content"), list) else []):
                 if isinstance(c, dict) and c.get("type") == "input_image":
                     name = _image_of(frames, c.get("image_url"), f"items[{i}].content[{j}].image_url")
                     if name:
-                        timeline.append(("frame", name))
+                        t.timeline.append(("frame", name))
         elif kind == "reasoning":
             summary = it.get("summary") if isinstance(it.get("summary"), list) else []
             reasoning = _text_of(summary) or reasoning
         elif kind == "message" and it.get("role") == "assistant":
-            final_text = _text_of(it.get("content"))
-            reasoning = final_text or reasoning
+            t.final_text = _text_of(it.get("content"))
+            reasoning = t.final_text or reasoning
         elif kind == "computer_call" and isinstance(it.get("action"), dict):
-            call = str(it.get("call_id") or it.get("id"))
             action = map_action(it["action"])
             if it.get("pending_safety_checks"):
                 action.extra["pending_safety_checks"] = it["pending_safety_checks"]
-            timeline.append(("act", action, reasoning, call, i))
-            final_text = None
+            t.timeline.append(("act", action, reasoning, str(it.get("call_id") or it.get("id")), i))
+            t.final_text = None
             reasoning = None
         elif kind == "computer_call_output":
-            call = str(it.get("call_id"))
-            out = it.get("output") if isinstance(it.get("output"), dict) else {}
-            name = _image_of(frames, out.get("image_url"), f"items[{i}].output.image_url")
-            if name:
-                timeline.append(("frame", name))
-            if isinstance(out.get("current_url") or it.get("current_url"), str):
-                urls[call] = out.get("current_url") or it.get("current_url")
-            if it.get("acknowledged_safety_checks"):
-                safety[call] = it["acknowledged_safety_checks"]
-            err = out.get("error") or it.get("error")
-            results[call] = (bool(err), str(err) if err else None)
-    steps = steps_of(timeline, results, rel, _LOOKS)
-    steps = [_with_url(s, urls, safety) for s in steps]
-    steps = _urls_before(steps)
-    if final_text is not None:
-        last = last_frame(timeline)
-        steps.append(Step(index=len(steps), action=Action("DONE", text=final_text), reasoning=final_text,
-                          source=rel, frame_pre=last, frame_post=last))
-    if not any(s.action.type != "DONE" for s in steps):
-        problems.append(Problem("steps_empty", "the transcript has no computer_call", run=run_id, file=rel,
-                                hint="a run needs at least one action of the computer-use tool"))
-    raise_errors(problems, run_id)
+            _call_output(it, i, frames, t)
+    return t
+
+
+def _call_output(it: dict[str, Any], i: int, frames: Frames, t: _Transcript) -> None:
+    """A call's output: its screenshot, the page's URL, the acknowledged safety checks, an error."""
+    call = str(it.get("call_id"))
+    out = it.get("output") if isinstance(it.get("output"), dict) else {}
+    name = _image_of(frames, out.get("image_url"), f"items[{i}].output.image_url")
+    if name:
+        t.timeline.append(("frame", name))
+    if isinstance(out.get("current_url") or it.get("current_url"), str):
+        t.urls[call] = out.get("current_url") or it.get("current_url")
+    if it.get("acknowledged_safety_checks"):
+        t.safety[call] = it["acknowledged_safety_checks"]
+    err = out.get("error") or it.get("error")
+    t.results[call] = (bool(err), str(err) if err else None)
+
+
+def _screen(req: dict[str, Any]) -> tuple[int | None, int | None]:
     w = h = None
     for tool in req.get("tools") or []:
         if isinstance(tool, dict) and str(tool.get("type", "")).startswith("computer"):
             tw, th = tool.get("display_width"), tool.get("display_height")
             if isinstance(tw, int) and isinstance(th, int) and tw > 0 and th > 0:
                 w, h = tw, th
-    run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), goal=goal,
+    return w, h
+
+
+def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    """Read one OpenAI computer-use transcript (see the module's docstring and :data:`DOC`)."""
+    run_id = run_id_of(run_dir, display)
+    problems = Problems(run_id)
+    rel = problems.file = SNIFF.pick(run_dir, run_id, problems)
+    text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
+    items, req = _items_of(text, rel, run_id, problems) if text is not None else ([], {})
+    problems.raise_errors()
+    del text
+    frames = Frames(run_dir, run_id, rel, problems)
+    t = _read_items(items, frames)
+    steps = steps_of(t.timeline, t.results, rel, _LOOKS)
+    steps = [_with_url(s, t.urls, t.safety) for s in steps]
+    steps = _urls_before(steps)
+    if t.final_text is not None:  # the outcome: an answer after the last call is the DONE
+        last = last_frame(t.timeline)
+        steps.append(Step(index=len(steps), action=Action("DONE", text=t.final_text), reasoning=t.final_text,
+                          source=rel, frame_pre=last, frame_post=last))
+    if not any(s.action.type != "DONE" for s in steps):
+        problems.error("steps_empty", "the transcript has no computer_call",
+                       hint="a run needs at least one action of the computer-use tool")
+    problems.raise_errors()
+    w, h = _screen(req)
+    run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), goal=t.goal,
               agent_name="openai computer use", agent_model=req.get("model") if isinstance(req.get("model"), str)
-              else None, screen_width=w, screen_height=h, outcome_status="done" if final_text is not None else None,
+              else None, screen_width=w, screen_height=h, outcome_status="done" if t.final_text is not None else None,
               extra={k: req[k] for k in ("task_id", "metadata") if k in req}, inline_frames=frames.inline)
-    return run, [p for p in problems if p.severity != "error"]
+    return run, problems.warnings()
 
 
 def _with_url(s: Step, urls: dict[str, str], safety: dict[str, Any]) -> Step:
@@ -246,30 +264,71 @@ def _urls_before(steps: list[Step]) -> list[Step]:
     return out
 
 
+DOC = FormatDoc(
+    title="OpenAI computer-use transcripts",
+    claims=("A run is a directory holding one transcript of a loop driving the Responses API's "
+            "`computer_use_preview` tool: a JSON list of items, an object with `items` (or the request's "
+            "`input` and the response's `output`) and the `tools`, a list of responses (each with its "
+            "`output`), or JSONL with one item or one response per line. Claimed by content: a "
+            "`computer_call` item in the first 256 KiB of one of the folder's first 8 JSON files."),
+    example=("trajcheck score transcripts/ --out LEDGER          # one folder per transcript\n"
+             "trajcheck formats openai-responses"),
+    about=(
+        ("Shapes as the Responses API documents them and as OpenAI's reference loop writes them "
+         "(openai-cua-sample-app, `agent/agent.py`: each call's output is a screenshot, with `current_url` in "
+         "a browser environment)."),
+    ),
+    tables=(
+        Table(head=("transcript", "trajcheck"), rows=(
+            ("`tools[type=computer_use_preview]` `display_width`, `display_height`", "`screen`"),
+            ("first user message's text; its `input_image`", "`goal`; the first frame"),
+            ("`reasoning` `summary[].text` (or an assistant message before a call)", "`reasoning` of the next call"),
+            ("`computer_call` `action` `click` {button, x, y}",
+             ("`CLICK` (`right`: `RIGHT_CLICK`, `wheel`: `MIDDLE_CLICK`, `back`/`forward`: "
+              "`BACK_CLICK`/`FORWARD_CLICK`)")),
+            ("`double_click`, `scroll` {scroll_x, scroll_y}, `type`, `move`, `drag` {path}",
+             "`DOUBLE_CLICK`, `SCROLL` (`extra.scroll_x`, `scroll_y`), `TYPE`, `MOUSE_MOVE`, `DRAG` to the "
+             "path's last point (`extra.start`)"),
+            ("`move` then a click without a point", "one click at the moved-to point"),
+            ('`keypress` {keys: ["CTRL", "A"]}',
+             "`KEY_PRESS` `ctrl+a` (`ENTER`: `Return`, a submit; `CTRL`+`S`: a save shortcut)"),
+            ("`wait`, `screenshot`", "`WAIT`"),
+            ("`pending_safety_checks`, `acknowledged_safety_checks`", "`steps.extra`"),
+            ("`computer_call_output` `output.image_url` (data URL, or a path inside the run)",
+             "the frames around each call"),
+            ("`output.current_url`", "`page.url_after`, and the next step's `url_before`"),
+            ("the last assistant `message` after the last call", "a `DONE` step with its text "
+                                                                 "(`outcome.status = done`)"),
+        )),
+    ),
+    notes=("Several calls between two screenshots share them as for `anthropic-messages` (`shared_frames`).",),
+    lost=(
+        "No DOM and no page titles.",
+        ("A screenshot given only as a remote URL (nothing to read offline) leaves its steps without "
+         "frames."),
+    ),
+    bad_input=("a transcript that is not JSON (or a JSONL line that is not) makes the run invalid with its "
+               "file and line (`json_invalid`); a transcript without a `computer_call`, `steps_empty`; an "
+               "inline screenshot that is not base64 or not an image is a warning (`frame_unreadable`)."),
+    fixtures=("The fixture `tests/fixtures/openai/cua-newsletter` is recorded in Chromium by "
+              "`tests/fixtures/anthropic/make_fixtures.py`."),
+    brief=("a folder holding one transcript of a CUA loop (a JSON list of Responses items, `{items}` or "
+           "`{input, output}` with the `tools`, a list of responses, or JSONL), claimed by content: "
+           "`computer_call` items",
+           "`computer_call` actions click (button), double_click, scroll (scroll_x/y), type, keypress (`[CTRL, "
+           "A]` becomes `ctrl+a`, `ENTER` a submit), move, drag (path), wait, screenshot, in the declared "
+           "`display_width`/`display_height`; frames are the `computer_call_output` screenshots (data URL or "
+           "path) and a user message's `input_image`; `current_url` gives the pages; safety checks kept in "
+           "`extra`",
+           "no DOM; the final assistant message is the DONE"),
+)
+
+
 READER = Reader(
     name=NAME,
     claims=claims,
     read=read_openai_responses,
     summary="OpenAI Responses transcript of a computer-use (CUA) loop: computer_call and computer_call_output "
             "items (a JSON list, {items} or {input, output}, responses, or JSONL)",
-    mapping=(
-        ("directory name", "run_id"),
-        ("tools[type=computer_use_preview].display_width / display_height", "screen (the coordinate space)"),
-        ("first user message text", "goal"),
-        ("reasoning.summary[].text, or an assistant message before a call", "steps.reasoning of the next call"),
-        ("computer_call action click {button, x, y}", "CLICK (right: RIGHT_CLICK, wheel: MIDDLE_CLICK) at x, y"),
-        ("double_click {x, y}", "DOUBLE_CLICK"),
-        ("scroll {x, y, scroll_x, scroll_y}", "SCROLL at x, y; extra.scroll_x / scroll_y"),
-        ("type {text}", "TYPE, text"),
-        ("keypress {keys: [CTRL, A]}", "KEY_PRESS, keys ctrl+a (ENTER: Return, a submit)"),
-        ("move {x, y} then a click without a point", "one CLICK at the moved-to point"),
-        ("drag {path}", "DRAG to the last point; extra.start"),
-        ("wait, screenshot", "WAIT"),
-        ("pending_safety_checks / acknowledged_safety_checks", "steps.extra"),
-        ("computer_call_output.output.image_url (data URL or a path), input_image in a user message",
-         "frames: each call's pre and post are the nearest screenshots around it"),
-        ("computer_call_output.output.current_url", "page.url_after (and the next step's url_before)"),
-        ("several calls between two screenshots", "shared_frames, as for anthropic-messages"),
-        ("the last assistant message after the last call", "DONE, text (a claim only if it says so)"),
-    ),
+    doc=DOC,
 )

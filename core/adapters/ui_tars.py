@@ -26,14 +26,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from trajcheck.discovery import Reader
+from trajcheck.discovery import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
-from trajcheck.jsonio import iter_jsonl, parse_json_text
 from trajcheck.schemas.records import Action, Run, Step
 
-from .browser_use import MAX_HISTORY_BYTES
-from .sparse import Frames, Sniffer
-from .webvoyager import raise_errors, read_text_file
+from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, load_json_or_jsonl, read_text_file, run_id_of
 
 NAME = "ui-tars"
 _MARKS = re.compile(rb"start_box|action_type|Action:\s*(?:click|type|hotkey|scroll|drag|finished|wait)\(")
@@ -119,86 +116,155 @@ def _steps_of(value: Any) -> tuple[list[Any], dict[str, Any]]:
     return [], {}
 
 
-def read_ui_tars(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
-    run_id = run_dir.resolve().name or display
-    problems: list[Problem] = []
-    rel = SNIFF.pick(run_dir, run_id, problems)
-    text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
+def _parse(run_dir: Path, problems: Problems) -> tuple[str, list[Any], dict[str, Any]]:
+    """The session log's file, its steps and the session's fields; raises on an unreadable log."""
+    rel = problems.file = SNIFF.pick(run_dir, problems.run, problems)
+    text = read_text_file(run_dir / rel, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
     raw: list[Any] = []
     meta: dict[str, Any] = {}
     if text is not None:
-        if rel.endswith(".jsonl"):
-            for _n, v, p in iter_jsonl(text, run=run_id, file=rel):
-                if p:
-                    problems.append(p)
-                else:
-                    raw.append(v)
-        else:
-            data, p = parse_json_text(text, run=run_id, file=rel)
-            if p:
-                problems.append(p)
-            else:
-                raw, meta = _steps_of(data)
-    raise_errors(problems, run_id)
+        value = load_json_or_jsonl(text, run=problems.run, rel=rel, problems=problems)
+        raw, meta = (value, {}) if rel.endswith(".jsonl") else _steps_of(value)
+    problems.raise_errors()
+    return rel, raw, meta
+
+
+def _screen(meta: dict[str, Any], problems: Problems) -> tuple[int | None, int | None, str, tuple[float, float]]:
+    """The session's screen size, its coordinate space, and the scale from model coordinates to pixels."""
     screen = meta.get("screen") if isinstance(meta.get("screen"), dict) else {}
     w, h = screen.get("width"), screen.get("height")
     w, h = (w, h) if isinstance(w, int) and isinstance(h, int) and w > 0 and h > 0 else (None, None)
     space = str(meta.get("coordinate_space") or "relative-1000")
     if space == "relative-1000" and w is None:
-        problems.append(Problem("screen_unknown", "coordinates are relative (0-999) but the session records no "
-                                "screen {width, height}", run=run_id, file=rel, field="screen", severity="warning",
-                                hint="add screen to the session log, or coordinate_space: pixels; points are "
-                                "left out"))
+        problems.warn("screen_unknown", "coordinates are relative (0-999) but the session records no screen "
+                      "{width, height}", field="screen", hint="add screen to the session log, or coordinate_space: "
+                      "pixels; points are left out")
     scale = (w / 1000, h / 1000) if space == "relative-1000" and w else (1.0, 1.0)
-    frames = Frames(run_dir, run_id, rel, problems)
+    return w, h, space, scale
+
+
+def _shots(raw: list[Any], frames: Frames) -> list[str | None]:
+    """Each step's screenshot as a frame name (None when it has none or it cannot be read)."""
     shots: list[str | None] = []
     for i, s in enumerate(raw):
         shot = s.get("screenshot") or s.get("screenshot_path") or s.get("image") if isinstance(s, dict) else None
-        name = None
-        if isinstance(shot, str) and shot:
-            field = f"steps[{i}].screenshot"
-            looks_b64 = shot.startswith("data:") or (len(shot) > 200 and "/" not in shot[:64] and "." not in shot[-8:])
-            name = frames.from_base64(shot, field) if looks_b64 else frames.from_path(shot, field)
-        shots.append(name)
+        shots.append(frames.from_any(shot, f"steps[{i}].screenshot") if isinstance(shot, str) and shot else None)
+    return shots
+
+
+def _action(i: int, s: dict[str, Any], scale: tuple[float, float], drop_points: bool,
+            problems: Problems) -> tuple[Action, str | None, str | None]:
+    """A step's action (the parsed one, else the reply's), the thought, and the raw reply."""
+    reply = next((s[k] for k in ("response", "prediction", "raw_response", "model_output")
+                  if isinstance(s.get(k), str)), None)
+    thought, call = parse_reply(reply) if reply else (None, None)
+    parsed = s.get("parsed_action") or s.get("action")
+    if isinstance(parsed, list) and parsed:
+        parsed = parsed[0]
+    if isinstance(parsed, dict) and parsed.get("action_type"):
+        action = map_action(str(parsed["action_type"]), dict(parsed.get("action_inputs") or {}), scale)
+    elif call is not None:
+        action = map_action(call[0], call[1], scale)
+    else:
+        problems.warn("action_unparsed", "no parsed action and no Action: call in the reply", field=f"steps[{i}]",
+                      hint="the step is scored as an UNKNOWN action")
+        action = Action("UNKNOWN", extra={"raw": reply})
+    if drop_points and action.x is not None:
+        action = Action(action.type, None, None, action.keys, action.text, action.url, action.element,
+                        {**action.extra, "point_dropped": "relative coordinates without a screen size"})
+    return action, thought, reply
+
+
+def _align(raw: list[Any], shots: list[str | None], scale: tuple[float, float], drop_points: bool, rel: str,
+           problems: Problems) -> list[Step]:
+    """One step per log entry: its screenshot is its pre frame and the previous step's post frame."""
     steps: list[Step] = []
     for i, s in enumerate(raw):
         if not isinstance(s, dict):
-            problems.append(Problem("schema", f"step is a {type(s).__name__}, not an object", run=run_id, file=rel,
-                                    field=f"steps[{i}]", hint="each step is {screenshot, response, parsed_action}"))
+            problems.error("schema", f"step is a {type(s).__name__}, not an object", field=f"steps[{i}]",
+                           hint="each step is {screenshot, response, parsed_action}")
             continue
-        reply = next((s[k] for k in ("response", "prediction", "raw_response", "model_output")
-                      if isinstance(s.get(k), str)), None)
-        thought, call = parse_reply(reply) if reply else (None, None)
-        parsed = s.get("parsed_action") or s.get("action")
-        if isinstance(parsed, list) and parsed:
-            parsed = parsed[0]
-        if isinstance(parsed, dict) and parsed.get("action_type"):
-            action = map_action(str(parsed["action_type"]), dict(parsed.get("action_inputs") or {}), scale)
-        elif call is not None:
-            action = map_action(call[0], call[1], scale)
-        else:
-            problems.append(Problem("action_unparsed", "no parsed action and no Action: call in the reply",
-                                    run=run_id, file=rel, field=f"steps[{i}]", severity="warning",
-                                    hint="the step is scored as an UNKNOWN action"))
-            action = Action("UNKNOWN", extra={"raw": reply})
-        if space == "relative-1000" and w is None and action.x is not None:
-            action = Action(action.type, None, None, action.keys, action.text, action.url, action.element,
-                            {**action.extra, "point_dropped": "relative coordinates without a screen size"})
+        action, thought, reply = _action(i, s, scale, drop_points, problems)
         steps.append(Step(index=len(steps), action=action, reasoning=s.get("thought") or thought,
                           frame_pre=shots[i], frame_post=shots[i + 1] if i + 1 < len(shots) else None,
                           extra={"raw_reply": reply[:4000]} if reply else {}, source=rel))
+    return steps
+
+
+def read_ui_tars(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    """Read one UI-TARS session log (see the module's docstring and :data:`DOC`)."""
+    run_id = run_id_of(run_dir, display)
+    problems = Problems(run_id)
+    rel, raw, meta = _parse(run_dir, problems)
+    w, h, space, scale = _screen(meta, problems)
+    frames = Frames(run_dir, run_id, rel, problems)
+    steps = _align(raw, _shots(raw, frames), scale, space == "relative-1000" and w is None, rel, problems)
     if not steps:
-        problems.append(Problem("steps_empty", "the session log has no steps", run=run_id, file=rel,
-                                hint="a run needs at least one step"))
-    raise_errors(problems, run_id)
-    done = steps[-1].action.type == "DONE"
+        problems.error("steps_empty", "the session log has no steps", hint="a run needs at least one step")
+    problems.raise_errors()
+    done = steps[-1].action.type == "DONE"  # the outcome: the session ended on finished()
+    goal = meta.get("instruction") or meta.get("task")
     run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps),
-              goal=meta.get("instruction") or meta.get("task") if isinstance(meta.get("instruction") or meta.get("task"),
-                                                                             str) else None,
+              goal=goal if isinstance(goal, str) else None,
               agent_name="ui-tars", agent_model=meta.get("model") if isinstance(meta.get("model"), str) else None,
               screen_width=w if space == "pixels" or w else None, screen_height=h if space == "pixels" or h else None,
               outcome_status="done" if done else None, inline_frames=frames.inline)
-    return run, [p for p in problems if p.severity != "error"]
+    return run, problems.warnings()
+
+
+DOC = FormatDoc(
+    title="UI-TARS session logs",
+    claims=("A run is a directory holding one session log, JSON (an object with `steps`, or `trajectory`, "
+            "and the session's `instruction`, `model`, `screen` {width, height} and `coordinate_space`) or "
+            "JSONL (one step per line). Claimed by content: one of its first 8 JSON files holds `start_box`, "
+            "`action_type` or an `Action: click(`-style call in its first 256 KiB (and is no Anthropic or "
+            "OpenAI transcript)."),
+    example=("trajcheck score sessions/ --out LEDGER          # one folder per session log\n"
+             "trajcheck formats ui-tars"),
+    tables=(
+        Table(head=("session log", "trajcheck"), rows=(
+            ("`instruction` (or `task`), `model`, `screen` {width, height}", "`goal`, `agent.model`, `screen`"),
+            ("`screenshot` / `screenshot_path` / `image` (a path in the run, or base64)",
+             "the step's pre frame and the previous step's post frame (the model saw it before acting)"),
+            ("`response` / `prediction` / `raw_response` (`Thought: ...` then `Action: ...`)",
+             "`reasoning` (the thought); the action when none is parsed; `extra.raw_reply`"),
+            ("`parsed_action` / `action` {action_type, action_inputs} (UI-TARS's own parser output)", "the action"),
+            ("`click` / `left_single` (start_box), `left_double`, `right_single`",
+             ("`CLICK`, `DOUBLE_CLICK`, `RIGHT_CLICK` at the box (special tokens allowed; a 4-number box: "
+              "its centre)")),
+            ("`drag` / `select` (start_box, end_box), `scroll` (direction)",
+             "`DRAG` to end_box (`extra.start`), `SCROLL` (`extra.direction`)"),
+            ("`hotkey(key='ctrl c')`, `type(content=...)`",
+             "`KEY_PRESS ctrl+c`; `TYPE` (a trailing newline: `extra.then_enter`, a submit)"),
+            ("`wait()`, `finished(content=...)`, `call_user()`", "`WAIT`, `DONE` with its text, `CALL_USER`"),
+            ("the last step is `finished`", "`outcome.status = done`"),
+        )),
+    ),
+    notes=(
+        ("Coordinates: `coordinate_space: relative-1000` (the default, UI-TARS's published convention: 0-999 "
+         "across the screen, scaled to `screen`) or `pixels`. Relative points without a `screen` are left out "
+         "with a `screen_unknown` warning (only the global hash then decides). The reply is parsed with "
+         "Python's `ast`, never run."),
+    ),
+    lost=(
+        "No URLs, titles or DOM: the observation check has frames only.",
+        ("A relative point without a screen size is left out (`screen_unknown`, `extra.point_dropped`): only "
+         "the global frame hash compares that step's frames."),
+        "Only the first of several parsed actions of one step is read.",
+    ),
+    bad_input=("a session log that is not JSON (or a JSONL line that is not) makes the run invalid with its "
+               "file and line (`json_invalid`); a step that is not an object is a `schema` error; a step with "
+               "neither a parsed action nor an `Action:` call is `UNKNOWN` (warning `action_unparsed`)."),
+    fixtures=("The fixture `tests/fixtures/ui_tars/workspace` is recorded in Chromium by "
+              "`tests/fixtures/anthropic/make_fixtures.py`."),
+    brief=("a folder holding a UI-TARS style session log (JSON or JSONL; `steps` with `screenshot`, the raw "
+           "`response` and an optional `parsed_action`), claimed by content",
+           "UI-TARS's grammar (`click(start_box='(x,y)')`, `left_double`, `right_single`, `drag`, "
+           "`hotkey(key='ctrl c')`, `type(content=...)` (a trailing newline submits), `scroll`, `wait`, "
+           "`finished`), parsed with `ast`, never run; coordinates relative 0-999 (the default, scaled to the "
+           "session's `screen`) or `coordinate_space: pixels`",
+           "no URLs or DOM; a relative point without a screen size is left out (`screen_unknown`)"),
+)
 
 
 READER = Reader(
@@ -207,20 +273,5 @@ READER = Reader(
     read=read_ui_tars,
     summary="UI-TARS style session log: per-step screenshots, the raw reply (Thought/Action grammar) and a "
             "parsed action; coordinates relative (0-999, the default) or in pixels",
-    mapping=(
-        ("directory name", "run_id"),
-        ("instruction / task, model, screen {width, height}", "goal, agent.model, screen"),
-        ("coordinate_space: relative-1000 (default) | pixels", "points scaled to the screen (relative needs screen)"),
-        ("steps[i].screenshot / screenshot_path / image (path or base64)", "frames.pre of step i, frames.post of "
-                                                                             "step i-1"),
-        ("steps[i].response (Thought: ... Action: ...)", "reasoning (the thought), and the action when no parsed one"),
-        ("parsed_action {action_type, action_inputs}", "the action"),
-        ("click / left_single (start_box)", "CLICK at the box (a 4-number box: its centre)"),
-        ("left_double, right_single", "DOUBLE_CLICK, RIGHT_CLICK"),
-        ("drag / select (start_box, end_box)", "DRAG to end_box; extra.start"),
-        ("hotkey (key='ctrl c')", "KEY_PRESS ctrl+c"),
-        ("type (content; a trailing newline submits)", "TYPE, text; extra.then_enter"),
-        ("scroll (start_box, direction)", "SCROLL; extra.direction"),
-        ("wait, finished (content), call_user", "WAIT, DONE (text), CALL_USER"),
-    ),
+    doc=DOC,
 )

@@ -17,122 +17,34 @@ coordinates (actions name Set-of-Mark labels), no URLs per step and no reward.
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trajcheck.discovery import Reader
-from trajcheck.errors import Problem, RunFormatError
-from trajcheck.inputs import exists_not_dir
+from trajcheck.discovery import FormatDoc, Reader, Table
+from trajcheck.errors import Problem
 from trajcheck.jsonio import parse_json_text
-from trajcheck.rundir import MAX_JSON_BYTES, MAX_PROBLEMS, read_text_file, safe_join
 from trajcheck.schemas.records import Action, Run, Step
+
+from .kit import (Problems, array_item_lines, claims_plain_dir, load_json, read_json_file, read_text_file, run_id_of,
+                  safe_join)
+from .webvoyager_actions import ACTION_ROWS, GOOGLE_URL, parse_reply
+
+__all__ = ["DOC", "GOOGLE_URL", "MESSAGES", "NAME", "READER", "parse_reply", "read_webvoyager"]
 
 NAME = "webvoyager"
 MESSAGES = "interact_messages.json"
 METADATA_DIR = "_metadata"
-GOOGLE_URL = "https://www.google.com/"
 
 #: WebVoyager's own texts (run.py) that a user message carries instead of an observation.
 FAIL_OBS = "The action you have chosen cannot be exected"
 FORMAT_ERROR = "Format ERROR"
 PDF_OBS = "You downloaded a PDF file"
 
-# --- helpers shared by the adapters ------------------------------------------------------------
-
-_WS = re.compile(r"[ \t\n\r]*")
-
-
-def read_json_file(path: Path, *, run: str, rel: str, problems: list[Problem],
-                   limit: int = MAX_JSON_BYTES) -> Any:
-    """Read ``path`` as strict JSON; on failure append a located problem and return None."""
-    text = read_text_file(path, run=run, rel=rel, problems=problems, limit=limit)
-    if text is None:
-        return None
-    value, p = parse_json_text(text, run=run, file=rel)
-    if p:
-        problems.append(p)
-        return None
-    return value
-
-
-def array_item_lines(text: str, key: str | None = None) -> list[int]:
-    """1-based line where each element of a JSON array starts: the top-level array, or the
-    array under top-level ``key``. Best effort (``[]`` when the text has another shape);
-    call it on text that already parsed."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    dec = json.JSONDecoder()
-    try:
-        i = _WS.match(text, 0).end()  # type: ignore[union-attr]
-        if key is not None:
-            if text[i] != "{":
-                return []
-            i += 1
-            while True:
-                i = _WS.match(text, i).end()  # type: ignore[union-attr]
-                if text[i] == "}":
-                    return []
-                k, i = dec.raw_decode(text, i)
-                i = _WS.match(text, i).end()  # type: ignore[union-attr]
-                if text[i] != ":":
-                    return []
-                i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
-                if k == key:
-                    break
-                _, i = dec.raw_decode(text, i)
-                i = _WS.match(text, i).end()  # type: ignore[union-attr]
-                if text[i] == ",":
-                    i += 1
-        if text[i] != "[":
-            return []
-        i += 1
-        lines: list[int] = []
-        line, pos = 1, 0
-        while True:
-            i = _WS.match(text, i).end()  # type: ignore[union-attr]
-            if text[i] == "]":
-                return lines
-            line += text.count("\n", pos, i)
-            pos = i
-            lines.append(line)
-            _, i = dec.raw_decode(text, i)
-            i = _WS.match(text, i).end()  # type: ignore[union-attr]
-            if text[i] == ",":
-                i += 1
-    except (ValueError, IndexError, AttributeError):
-        return []
-
-
-def raise_errors(problems: list[Problem], run: str) -> None:
-    errors = [p for p in problems if p.severity == "error"]
-    if not errors:
-        return
-    if len(errors) > MAX_PROBLEMS:
-        more = len(errors) - MAX_PROBLEMS
-        errors = errors[:MAX_PROBLEMS] + [Problem("more_problems", f"{more} more errors not shown", run=run)]
-    raise RunFormatError(errors)
-
-
-def claims_plain_dir(path: Path, *names: str) -> bool:
-    """Any of ``names`` is a file in ``path`` (a FIFO or a device too: the reader reports it as
-    not_a_regular_file and never opens it), and ``path`` is not a native run."""
-    if (path / "run.json").exists():
-        return False
-    return any(exists_not_dir(path / n) for n in names)
-
-
-# --- WebVoyager ----------------------------------------------------------------------------------
-
 _TASK_RE = re.compile(r"Now given a task:\s*(?P<goal>.*?)\s*Please interact with\s+(?P<url>\S+?)\s+and get the answer",
                       re.S)
-# The grammar of WebVoyager's system prompt (and of extract_information in its utils.py).
-_CLICK = re.compile(r"^Click\s*\[?\s*(\d+)\s*\]?\s*$", re.I)
-_TYPE = re.compile(r"^Type\s*\[?\s*(\d+)\s*\]?\s*[;:]?\s*(.*)$", re.I | re.S)
-_SCROLL = re.compile(r"^Scroll\s*\[?\s*(\d+|WINDOW)\s*\]?\s*[;:]?\s*\[?\s*(up|down)\s*\]?\s*$", re.I)
-_ANSWER = re.compile(r"^ANSWER\s*[;:]?\s*(.*)$", re.S)
-_THOUGHT = re.compile(r"Thought:\s*(.*?)\s*(?=Action:|$)", re.S)
 
 
 def _text_of(content: Any) -> str | None:
@@ -148,46 +60,160 @@ def _has_image(content: Any) -> bool:
     return isinstance(content, list) and any(isinstance(p, dict) and p.get("type") == "image_url" for p in content)
 
 
-def _strip_brackets(s: str) -> str:
-    s = s.strip()
-    if len(s) >= 2 and s[0] == "[" and s[-1] == "]" and "[" not in s[1:-1]:
-        s = s[1:-1].strip()
-    return s
+# --- parse ------------------------------------------------------------------------------------------------
+
+def _parse(run_dir: Path, problems: Problems) -> tuple[list[Any], list[int]]:
+    """The chat messages and the line each starts on; raises when the log cannot be read or is no list."""
+    got = load_json(run_dir / MESSAGES, run=problems.run, rel=MESSAGES, problems=problems)
+    if got is not None and not isinstance(got[0], list):
+        problems.error("schema", f"expected a JSON array of chat messages, got {type(got[0]).__name__}", line=1,
+                       field="(record)", hint="interact_messages.json is WebVoyager's list of {role, content}")
+    problems.raise_errors()
+    assert got is not None
+    return got[0], array_item_lines(got[1])
 
 
-def parse_reply(reply: str) -> tuple[str | None, str | None, Action | None]:
-    """(thought, raw action text, action) of one assistant reply; action None when it does not parse."""
-    thought_m = _THOUGHT.search(reply)
-    thought = thought_m.group(1).strip() if thought_m else None
-    if "Action:" not in reply:
-        return thought, None, None
-    raw = reply.split("Action:", 1)[1]
-    raw = re.split(r"Observation:|Thought:", raw, maxsplit=1)[0].strip()
-    first = raw.splitlines()[0].strip() if raw else ""
-    if m := _CLICK.match(first):
-        n = int(m.group(1))
-        return thought, raw, Action("CLICK", element=str(n), extra={"element": n})
-    if m := _TYPE.match(raw):
-        n = int(m.group(1))
-        text = _strip_brackets(m.group(2))
-        return thought, raw, Action("TYPE", text=text, element=str(n), extra={"element": n, "then_enter": True})
-    if m := _SCROLL.match(first):
-        target = m.group(1).upper()
-        extra: dict[str, Any] = {"direction": m.group(2).lower(), "target": target}
-        element = None
-        if target != "WINDOW":
-            extra["element"] = int(target)
-            element = target
-        return thought, raw, Action("SCROLL", element=element, extra=extra)
-    if re.fullmatch(r"Wait\.?", first, re.I):
-        return thought, raw, Action("WAIT")
-    if re.fullmatch(r"Go\s*Back\.?", first, re.I):
-        return thought, raw, Action("NAVIGATE", extra={"navigation": "back"})
-    if re.fullmatch(r"Google\.?", first, re.I):
-        return thought, raw, Action("NAVIGATE", url=GOOGLE_URL, extra={"navigation": "google"})
-    if m := _ANSWER.match(raw):
-        return thought, raw, Action("DONE", text=_strip_brackets(m.group(1)))
-    return thought, raw, None
+@dataclass
+class _Iteration:
+    """One iteration of run.py: its user message (an observation, or the error text of a failed action) and
+    the model's reply."""
+
+    iteration: int
+    user: int | None  # index of the user message
+    observation: bool
+    user_text: str
+    reply: int | None = None  # index of the assistant reply
+
+
+LineOf = Callable[[int], int | None]  # a message's index -> the line it starts on
+
+
+def _iterations(messages: list[Any], line_of: LineOf,
+                problems: Problems) -> tuple[list[_Iteration], str | None, str | None]:
+    """The iterations in order, and the goal and start URL of the first user message."""
+    its: list[_Iteration] = []
+    goal = start_url = None
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict) or msg.get("role") not in ("system", "user", "assistant"):
+            problems.error("schema", "a message must be an object with role system, user or assistant",
+                           line=line_of(i), field=f"[{i}].role", hint="keep WebVoyager's {role, content} messages")
+            continue
+        if msg["role"] == "system":
+            continue
+        if msg["role"] == "user":
+            content = msg.get("content")
+            body = _text_of(content) or ""
+            n = len(its) + 1
+            its.append(_Iteration(n, i, n == 1 or _has_image(content) or "Observation:" in body, body))
+            if n == 1 and (m := _TASK_RE.search(body)):
+                goal, start_url = m.group("goal").strip(), m.group("url")
+            continue
+        if not its or its[-1].reply is not None:
+            problems.warn("reply_without_observation", "an assistant reply follows no user message; it is read as "
+                          "its own step", line=line_of(i), field=f"[{i}]",
+                          hint="WebVoyager alternates user observations and assistant replies")
+            its.append(_Iteration(len(its) + 1, None, False, ""))
+        its[-1].reply = i
+    return its, goal, start_url
+
+
+def _action(messages: list[Any], i: int, line: int | None, problems: Problems) -> tuple[Action, str | None]:
+    """Reply ``i``'s action (UNKNOWN with the raw text when it does not parse) and its thought."""
+    reply = _text_of(messages[i].get("content"))
+    thought = raw = action = None
+    if reply is None:
+        problems.warn("action_unparsed", "the assistant reply has no text", line=line, field=f"[{i}].content",
+                      hint="scored as an UNKNOWN action")
+    else:
+        thought, raw, action = parse_reply(reply)
+        if action is None:
+            shown = (raw if raw is not None else reply)[:120]
+            problems.warn("action_unparsed", f"cannot read the action {shown!r}: expected Click [N], Type [N]; text, "
+                          "Scroll [N|WINDOW]; up|down, Wait, GoBack, Google or ANSWER; text", line=line,
+                          field=f"[{i}].content", hint="the step is scored as an UNKNOWN action")
+    if action is None:
+        return Action("UNKNOWN", extra={"raw": raw if raw is not None else reply}), thought
+    return Action(action.type, action.x, action.y, action.keys, action.text, action.url, action.element,
+                  {**action.extra, "raw": raw}), thought
+
+
+# --- align ------------------------------------------------------------------------------------------------
+
+def _frame(it: _Iteration) -> str | None:
+    """The screenshot an iteration saved: only an observation has one."""
+    return f"screenshot{it.iteration}.png" if it.observation else None
+
+
+def _executor(nxt: _Iteration | None, extra: dict[str, Any]) -> tuple[bool | None, str | None]:
+    """Whether the action ran, from the next user message: an observation, or WebVoyager's failure text."""
+    if nxt is None:
+        return None, None
+    body = nxt.user_text
+    if not nxt.observation:
+        if body.startswith(FORMAT_ERROR):
+            extra["format_error"] = True
+        return False, body.strip()
+    note = re.match(r"Observation:\s*(.*?)\s*(?:please analyze|Please analyze)", body, re.S)
+    if note and note.group(1):
+        if note.group(1).startswith(PDF_OBS):
+            extra["pdf_observation"] = note.group(1)
+        else:
+            extra["harness_note"] = note.group(1)  # e.g. typing into something not a textbox
+    return True, None
+
+
+def _align(run_dir: Path, messages: list[Any], its: list[_Iteration], line_of: LineOf,
+           problems: Problems) -> list[Step]:
+    """One step per reply: the pre frame is the screenshot the model saw, the post frame the next
+    iteration's (none when that action failed and no screenshot was saved)."""
+    steps: list[Step] = []
+    last_seen: str | None = None
+    for k, it in enumerate(its):
+        if it.reply is None:
+            continue  # a last observation with no reply: the post frame of the step before
+        i = it.reply
+        extra: dict[str, Any] = {"iteration": it.iteration}
+        action, thought = _action(messages, i, line_of(i), problems)
+        # the frame the model saw: this iteration's screenshot, or (after a failed action, when the
+        # harness re-asks without a new screenshot) the last one it saw
+        pre = _frame(it)
+        if pre is None and last_seen is not None:
+            pre = last_seen
+            extra["frame_pre_reused"] = True
+        if _frame(it):
+            last_seen = _frame(it)
+        nxt = its[k + 1] if k + 1 < len(its) else None
+        ok, error = _executor(nxt, extra)
+        no_box = f"screenshot{it.iteration}_no_box.png"
+        if it.observation and (run_dir / no_box).is_file():
+            extra["frame_pre_no_box"] = no_box  # the same frame without Set-of-Mark overlays
+        steps.append(Step(index=len(steps), action=action, reasoning=thought if thought else None,
+                          frame_pre=pre, frame_post=_frame(nxt) if nxt else None, executor_ok=ok,
+                          executor_error=error, extra=extra, source=MESSAGES, line=line_of(i)))
+    # screenshots the log promises must be on disk
+    for it in its:
+        name = _frame(it)
+        if name and not (run_dir / name).is_file():
+            problems.warn("screenshot_missing", f"{name} is missing (the observation of iteration {it.iteration})",
+                          line=line_of(it.user) if it.user is not None else None,
+                          field=f"[{it.user}].content" if it.user is not None else "",
+                          hint="copy the run's screenshots with it; the steps that use it are not checked "
+                               "(frames_missing)")
+    if not steps:
+        problems.error("steps_empty", "the chat log has no assistant reply, so the run has no steps",
+                       hint="a run needs at least one Thought/Action reply")
+    problems.raise_errors()
+    return steps
+
+
+# --- outcome ----------------------------------------------------------------------------------------------
+
+def _status(steps: list[Step], messages: list[Any]) -> str:
+    if steps[-1].action.type == "DONE":
+        return "done"
+    if messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "user":
+        return "error"  # an observation the model never answered: the API call failed
+    return "max_steps"  # run.py stops at --max_iter (or a driver error it only logs)
 
 
 def _load_metadata(run_dir: Path, task_id: str, run: str, problems: list[Problem]) -> dict[str, Any]:
@@ -225,158 +251,11 @@ def _load_metadata(run_dir: Path, task_id: str, run: str, problems: list[Problem
     return out
 
 
-def read_webvoyager(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
-    run_id = run_dir.resolve().name or display
-    problems: list[Problem] = []
-    path = run_dir / MESSAGES
-    text = read_text_file(path, run=run_id, rel=MESSAGES, problems=problems)
-    messages = None
-    if text is not None:
-        messages, p = parse_json_text(text, run=run_id, file=MESSAGES)
-        if p:
-            problems.append(p)
-        elif not isinstance(messages, list):
-            problems.append(Problem("schema", f"expected a JSON array of chat messages, got {type(messages).__name__}",
-                                    run=run_id, file=MESSAGES, line=1, field="(record)",
-                                    hint="interact_messages.json is WebVoyager's list of {role, content}"))
-            messages = None
-    raise_errors(problems, run_id)
-    assert messages is not None and text is not None
-    lines = array_item_lines(text)
-
-    def line_of(i: int) -> int | None:
-        return lines[i] if i < len(lines) else None
-
-    steps_raw: list[dict[str, Any]] = []  # one per iteration
-    goal = start_url = None
-    it = 0
-    for i, msg in enumerate(messages):
-        loc = {"run": run_id, "file": MESSAGES, "line": line_of(i)}
-        if not isinstance(msg, dict) or msg.get("role") not in ("system", "user", "assistant"):
-            problems.append(Problem("schema", "a message must be an object with role system, user or assistant",
-                                    field=f"[{i}].role", hint="keep WebVoyager's {role, content} messages", **loc))
-            continue
-        role = msg["role"]
-        content = msg.get("content")
-        if role == "system":
-            continue
-        if role == "user":
-            it += 1
-            body = _text_of(content) or ""
-            observation = it == 1 or _has_image(content) or "Observation:" in body
-            rec: dict[str, Any] = {"iteration": it, "user": i, "observation": observation, "reply": None,
-                                   "user_text": body}
-            if it == 1 and (m := _TASK_RE.search(body)):
-                goal, start_url = m.group("goal").strip(), m.group("url")
-            steps_raw.append(rec)
-            continue
-        # assistant
-        if not steps_raw or steps_raw[-1]["reply"] is not None:
-            problems.append(Problem("reply_without_observation",
-                                    "an assistant reply follows no user message; it is read as its own step",
-                                    field=f"[{i}]", severity="warning",
-                                    hint="WebVoyager alternates user observations and assistant replies", **loc))
-            it += 1
-            steps_raw.append({"iteration": it, "user": None, "observation": False, "reply": None, "user_text": ""})
-        steps_raw[-1]["reply"] = i
-
-    screenshot_names = {it_: f"screenshot{it_}.png" for it_ in range(1, it + 1)}
-
-    def frame(rec: dict[str, Any]) -> str | None:
-        if not rec["observation"]:
-            return None
-        return screenshot_names[rec["iteration"]]
-
-    steps: list[Step] = []
-    last_seen: str | None = None
-    for k, rec in enumerate(steps_raw):
-        if rec["reply"] is None:
-            continue  # a last observation with no reply: the post frame of the step before
-        i = rec["reply"]
-        loc = {"run": run_id, "file": MESSAGES, "line": line_of(i)}
-        content = messages[i].get("content")
-        reply = _text_of(content)
-        extra: dict[str, Any] = {"iteration": rec["iteration"]}
-        thought = raw = None
-        action = None
-        if reply is None:
-            problems.append(Problem("action_unparsed", "the assistant reply has no text", field=f"[{i}].content",
-                                    severity="warning", hint="scored as an UNKNOWN action", **loc))
-        else:
-            thought, raw, action = parse_reply(reply)
-            if action is None:
-                shown = (raw if raw is not None else reply)[:120]
-                problems.append(Problem(
-                    "action_unparsed", f"cannot read the action {shown!r}: expected Click [N], Type [N]; text, "
-                    "Scroll [N|WINDOW]; up|down, Wait, GoBack, Google or ANSWER; text",
-                    field=f"[{i}].content", severity="warning", hint="the step is scored as an UNKNOWN action", **loc))
-        if action is None:
-            action = Action("UNKNOWN", extra={"raw": raw if raw is not None else reply})
-        else:
-            action = Action(action.type, action.x, action.y, action.keys, action.text, action.url, action.element,
-                            {**action.extra, "raw": raw})
-
-        # the frame the model saw: this iteration's screenshot, or (after a failed action, when the
-        # harness re-asks without a new screenshot) the last one it saw
-        pre = frame(rec)
-        if pre is None and last_seen is not None:
-            pre = last_seen
-            extra["frame_pre_reused"] = True
-        if frame(rec):
-            last_seen = frame(rec)
-        nxt = steps_raw[k + 1] if k + 1 < len(steps_raw) else None
-        post = frame(nxt) if nxt else None
-
-        ok: bool | None = None
-        error = None
-        if nxt is not None:
-            body = nxt["user_text"]
-            if not nxt["observation"]:
-                ok = False
-                error = body.strip()
-                if body.startswith(FORMAT_ERROR):
-                    extra["format_error"] = True
-            else:
-                ok = True
-                note = re.match(r"Observation:\s*(.*?)\s*(?:please analyze|Please analyze)", body, re.S)
-                if note and note.group(1):
-                    if note.group(1).startswith(PDF_OBS):
-                        extra["pdf_observation"] = note.group(1)
-                    else:
-                        extra["harness_note"] = note.group(1)  # e.g. typing into something not a textbox
-        no_box = f"screenshot{rec['iteration']}_no_box.png"
-        if rec["observation"] and (run_dir / no_box).is_file():
-            extra["frame_pre_no_box"] = no_box  # the same frame without Set-of-Mark overlays
-        steps.append(Step(index=len(steps), action=action, reasoning=thought if thought else None,
-                          frame_pre=pre, frame_post=post, executor_ok=ok, executor_error=error,
-                          extra=extra, source=MESSAGES, line=line_of(i)))
-
-    # screenshots the log promises must be on disk
-    for rec in steps_raw:
-        name = frame(rec)
-        if name and not (run_dir / name).is_file():
-            problems.append(Problem("screenshot_missing", f"{name} is missing (the observation of iteration "
-                                    f"{rec['iteration']})", run=run_id, file=MESSAGES,
-                                    line=line_of(rec["user"]) if rec["user"] is not None else None,
-                                    field=f"[{rec['user']}].content" if rec["user"] is not None else "",
-                                    severity="warning", hint="copy the run's screenshots with it; the steps that "
-                                    "use it are not checked (frames_missing)"))
-    if not steps:
-        problems.append(Problem("steps_empty", "the chat log has no assistant reply, so the run has no steps",
-                                run=run_id, file=MESSAGES, hint="a run needs at least one Thought/Action reply"))
-    raise_errors(problems, run_id)
-
-    last = steps[-1]
-    if last.action.type == "DONE":
-        status = "done"
-    elif messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "user":
-        status = "error"  # an observation the model never answered: the API call failed
-    else:
-        status = "max_steps"  # run.py stops at --max_iter (or a driver error it only logs)
-
-    task_id = run_id[4:] if run_id.startswith("task") else run_id
+def _task(run_dir: Path, task_id: str, problems: Problems, goal: str | None,
+          start_url: str | None) -> tuple[str | None, tuple[str, ...], dict[str, Any]]:
+    """The goal, the reference answers and the run's extra, with what ``_metadata/`` says of the task."""
     extra_run: dict[str, Any] = {"start_url": start_url}
-    meta = _load_metadata(run_dir, task_id, run_id, problems)
+    meta = _load_metadata(run_dir, task_id, problems.run, problems)
     refs: tuple[str, ...] = ()
     if meta:
         extra_run["metadata_source"] = meta.get("source")
@@ -393,11 +272,89 @@ def read_webvoyager(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
             # "golden" answers are the answer; "possible" ones describe a moving target (live sites)
             if ref.get("type") == "golden" and isinstance(ref.get("ans"), str) and ref["ans"].strip():
                 refs = (ref["ans"].strip(),)
-    extra_run = {k: v for k, v in extra_run.items() if v is not None}
+    return goal, refs, {k: v for k, v in extra_run.items() if v is not None}
+
+
+def read_webvoyager(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    """Read one WebVoyager task folder (see the module's docstring and :data:`DOC`)."""
+    run_id = run_id_of(run_dir, display)
+    problems = Problems(run_id, MESSAGES)
+    messages, lines = _parse(run_dir, problems)
+
+    def line_of(i: int) -> int | None:
+        return lines[i] if i < len(lines) else None
+
+    its, goal, start_url = _iterations(messages, line_of, problems)
+    steps = _align(run_dir, messages, its, line_of, problems)
+    task_id = run_id[4:] if run_id.startswith("task") else run_id
+    goal, refs, extra_run = _task(run_dir, task_id, problems, goal, start_url)
     run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), task_id=task_id,
-              goal=goal, agent_name="WebVoyager", outcome_status=status, reference_answers=refs,
+              goal=goal, agent_name="WebVoyager", outcome_status=_status(steps, messages), reference_answers=refs,
               extra=extra_run)
-    return run, [p for p in problems if p.severity != "error"]
+    return run, problems.warnings()
+
+
+DOC = FormatDoc(
+    title="WebVoyager",
+    claims=("Claims a directory holding `interact_messages.json` (WebVoyager's "
+            "`results/<time>/task<Website>--<n>/`)."),
+    example="trajcheck score results/20240301_12_00_00/ --out ledger --input-format webvoyager",
+    about=(
+        ("How `run.py` records a run: iteration `it = 1, 2, ...` appends a user message then the model's "
+         "reply. If the previous action ran, the user message is an observation and `screenshot{it}.png` is "
+         "saved first (Set-of-Mark boxes and labels drawn on it). If it failed, or the reply had no "
+         "`Thought:`/`Action:`, the user message is the bare error text and **no screenshot is saved**, so "
+         "screenshot numbers skip that iteration. The reader follows the same numbering."),
+    ),
+    tables=(
+        Table(head=("WebVoyager", "trajcheck"), rows=(
+            ("directory name `task<id>`", "`run_id`; `task_id = <id>`"),
+            ("first user message `Now given a task: G  Please interact with URL and get the answer`",
+             "`goal = G`, `extra.start_url = URL`"),
+            (('`_metadata/*.jsonl` line with `"id": <id>` (`ques`, `web`, `web_name`), in the run or beside '
+              "it"),
+             "`goal`, `extra.start_url`, `extra.web_name`"),
+            ("`_metadata/*.json` `{<id>: {type, ans}}`",
+             "`reference_answer` when `type` is `golden`; always `extra.reference`"),
+            *ACTION_ROWS,
+            ("`screenshot{K}.png`", "`steps[K-1].frames.pre`, `steps[K-2].frames.post`"),
+            ("iteration without a screenshot (failed action)",
+             ("`frames.pre` = the last screenshot the model saw (`extra.frame_pre_reused`); the failed "
+              "step's `frames.post` is null")),
+            ("`screenshot{K}_no_box.png`", "`steps[K-1].extra.frame_pre_no_box` (not scored)"),
+            ("next user message is WebVoyager's failure text",
+             "`executor.ok = false`, `executor.error` (`extra.format_error` for a format error)"),
+            ("next user message is an observation",
+             ("`executor.ok = true`; `Observation:note: ...` in `extra.harness_note`, a PDF answer in "
+              "`extra.pdf_observation`")),
+            ("last assistant action is `ANSWER`", "`outcome.status = done`"),
+            ("last message is an unanswered user observation (the model call failed)", "`outcome.status = error`"),
+            ("otherwise", "`outcome.status = max_steps`"),
+        )),
+    ),
+    lost=(
+        ("Frames carry the Set-of-Mark overlay; labels are redrawn on every frame, so a pre/post difference "
+         "includes label changes. The overlay-free `_no_box` frames exist for one run only and are listed, "
+         "not scored."),
+        ("No URLs, titles or DOM per step; no reward or evaluator verdict (the reference answers of "
+         '`_metadata/` are the only ground truth; "possible" answers describe live pages and are not used '
+         "as references)."),
+        ('The element list sent with each observation (`[N]: <tag> "text"`) and old observations, which '
+         "WebVoyager clips in the log, are not kept. WebVoyager's type-into-non-textbox note survives only "
+         "in unclipped messages."),
+        ('A click that failed with "element click intercepted" is silently retried by the harness; it looks '
+         "like a success in the log."),
+        "No agent model, token counts or timing (they are only in `agent.log`).",
+        ("A run that stopped at `--max_iter` and one whose driver failed before the next screenshot look "
+         "the same (`max_steps`)."),
+        ("Text-only runs (`accessibility_tree{K}.txt`, no screenshots) are read, with a "
+         "`screenshot_missing` warning per step."),
+    ),
+    brief=("a task folder with `interact_messages.json` and `screenshot{K}.png`",
+           "`Click [N]`, `Type [N]; text`, `Scroll`, `GoBack`, `Google`, `ANSWER; ...`; Set-of-Mark labels, no "
+           "pixel coordinates: the global hash decides",
+           "no URLs or DOM; labels redrawn on every frame; silent harness retries look like successes"),
+)
 
 
 READER = Reader(
@@ -406,24 +363,5 @@ READER = Reader(
     read=read_webvoyager,
     summary="WebVoyager: interact_messages.json chat log + screenshot{K}.png Set-of-Mark frames "
             "(element labels, no coordinates)",
-    mapping=(
-        ("directory name task<id>", "run_id; task_id = <id>"),
-        ("first user message 'Now given a task: ... Please interact with URL'", "goal; extra.start_url"),
-        ("_metadata/*.jsonl {id, ques, web}", "goal, extra.start_url (when present)"),
-        ("_metadata/*.json {<id>: {type, ans}}", "reference_answer (type golden); extra.reference"),
-        ("K-th assistant reply 'Thought: ...'", "steps[K-1].reasoning"),
-        ("Action: Click [N]", "action CLICK, element N, extra.element"),
-        ("Action: Type [N]; text", "action TYPE, text, element N (WebVoyager then presses Enter)"),
-        ("Action: Scroll [N|WINDOW]; up|down", "action SCROLL, extra.direction, extra.target"),
-        ("Action: Wait", "action WAIT"),
-        ("Action: GoBack", "action NAVIGATE, extra.navigation = back"),
-        ("Action: Google", "action NAVIGATE, url https://www.google.com/"),
-        ("Action: ANSWER; text", "action DONE, text; outcome.status done"),
-        ("unreadable action", "action UNKNOWN, extra.raw (warning action_unparsed)"),
-        ("screenshot{K}.png", "steps[K-1].frames.pre; steps[K-2].frames.post"),
-        ("next user message = error text (no screenshot)", "executor.ok false, executor.error"),
-        ("next user message 'Observation:note: ...'", "executor.ok true, extra.harness_note"),
-        ("last message a user observation", "outcome.status error"),
-        ("no ANSWER at the end", "outcome.status max_steps"),
-    ),
+    doc=DOC,
 )
