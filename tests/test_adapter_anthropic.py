@@ -82,6 +82,23 @@ def test_jsonl_transcripts_read_the_same(tmp_path):
     assert r.steps[1]["effect_reason"] == "no_pixel_change"
 
 
+def test_jsonl_of_whole_requests_reads_the_last_one(tmp_path):
+    """A loop that logs each API request whole writes one growing request per line: the last line holds
+    the whole run (the first holds only its opening turn)."""
+    data = json.loads((FIX / "feedback-2x" / "messages.json").read_text())
+    d = tmp_path / "feedback-requests"
+    shutil.copytree(FIX / "feedback-2x", d)
+    (d / "messages.json").unlink()
+    lines = [{**data, "messages": data["messages"][:k]} for k in (1, len(data["messages"]) // 2, len(data["messages"]))]
+    (d / "requests.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    r = _score(d)["feedback-requests"]
+    want = _score(FIX / "feedback-2x")["feedback-2x"]
+    assert r.run["status"] == "ok", r.run["error"]
+    assert len(want.steps) >= 3
+    assert [s["action_type"] for s in r.steps] == [s["action_type"] for s in want.steps]
+    assert (r.run["screen_width"], r.run["false_claim"]) == (1280, True)  # the request's tools were read
+
+
 def test_what_the_reader_claims(tmp_path):
     assert claims(FIX / "feedback-2x") and claims(FIX / "profile-sparse")
     assert not claims(SAMPLES / "consent-overlay-on")  # a native run

@@ -54,11 +54,13 @@ def _messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tupl
     """The messages and the request around them (tools, model...) of a transcript file."""
     if rel.endswith(".jsonl"):
         msgs: list[Any] = []
+        request: dict[str, Any] | None = None
         for value in jsonl_values(text, run=run, rel=rel, problems=problems):
             if isinstance(value, dict) and isinstance(value.get("messages"), list):
-                return value["messages"], value  # one request per line: the last one holds the whole run
-            msgs.append(value)
-        return msgs, {}
+                request = value  # one request per line: the last one holds the whole run
+            else:
+                msgs.append(value)
+        return (request["messages"], request) if request is not None else (msgs, {})
     data, p = parse_json_text(text, run=run, file=rel)
     if p:
         problems.append(p)
