@@ -6,13 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
-from trajcheck.schemas import load_json_schema
-
 from .errors import Problem, RunFormatError
 from .inputs import NotRegularFile, exists_not_dir, read_regular
 from .jsonio import decode_utf8, parse_json_text
-from .rundir import safe_join
+from .rundir import safe_join, valid_fast, validator
 
 
 @dataclass(frozen=True)
@@ -27,9 +24,9 @@ def find_contract(run_dir: Path, task_id: str | None, contracts_dir: Path | None
     """The run's ``contract.json``, else ``contracts_dir/<task_id>.json``; None when neither exists."""
     candidates = [(run_dir / "contract.json", run_dir, "contract.json")]
     if contracts_dir is not None and task_id:
-        p = safe_join(contracts_dir, f"{task_id}.json")
-        if p is not None:
-            candidates.append((p, contracts_dir, str(p)))
+        by_task = safe_join(contracts_dir, f"{task_id}.json")
+        if by_task is not None:
+            candidates.append((by_task, contracts_dir, str(by_task)))
     for path, base, label in candidates:
         if not exists_not_dir(path):
             continue
@@ -57,9 +54,8 @@ def find_contract(run_dir: Path, task_id: str | None, contracts_dir: Path | None
         if p:
             p.slug, p.severity = "contract_invalid", "warning"
             return None, [p]
-        from jsonschema import Draft202012Validator  # loaded when a contract is read (0.04 s at start-up)
-
-        for err in Draft202012Validator(load_json_schema("contract")).iter_errors(data):
+        errors = [] if valid_fast("contract", data) else validator("contract").iter_errors(data)
+        for err in errors:
             field = ".".join(str(x) for x in err.absolute_path) or "(contract)"
             problems.append(Problem("contract_invalid", err.message[:160], run=run, file=label, field=field,
                                     severity="warning", hint="see the contract format in docs/referee.md; "
