@@ -18,6 +18,31 @@ _DCT8 = 2.0 * np.cos(np.pi * np.arange(8)[:, None] * (2 * np.arange(32)[None, :]
 _NEAR = 1e-9
 
 
+def _flat_bits(pixels: np.ndarray, low: np.ndarray, tol: float) -> np.ndarray | None:
+    """The bits of a block whose coefficients sit at the median because the 32x32 pixels are flat along an
+    axis (a blank area, a horizontal rule, a column of the same colour), decided without scipy; None when
+    the structure does not decide them.
+
+    scipy's DCT-II (pocketfft) of a vector of equal values gives exactly 0.0 for every coefficient but the
+    first (its first butterflies subtract equal numbers): when every row of the pixels is one value, every
+    coefficient past the first column is exactly 0.0; when every column is, every one past the first row.
+    Those are then exact, and when they are the middle of the 64 (the median is 0.0 exactly) and every other
+    coefficient is clearly away from 0, each bit is known: ``0.0 > 0.0`` is False, the others by their sign.
+    tests/test_phash_identity.py checks this against imagehash on flat, striped and stepped images."""
+    exact = np.zeros(low.shape, dtype=bool)
+    if bool(np.all(pixels == pixels[:, :1])):  # every row one value
+        exact[:, 1:] = True
+    if bool(np.all(pixels == pixels[:1, :])):  # every column one value
+        exact[1:, :] = True
+    rest = low[~exact]
+    if not exact.any() or (rest.size and float(np.abs(rest).min()) <= tol):
+        return None
+    below = int((rest < 0).sum())
+    if below >= 32 or below + int(exact.sum()) < 33:  # the median is not two of the exact zeros
+        return None
+    return np.where(exact, False, low > 0)
+
+
 @dataclass(frozen=True, order=True)
 class Hash64:
     """A 64-bit pHash. Prints as 16 hex digits; ``a - b`` is the Hamming distance.
@@ -50,15 +75,18 @@ class Hash64:
         pixels = resize_gray(gray, order=order)
         low = _DCT8 @ pixels @ _DCT8.T  # the 8x8 low-frequency block of the 2-D DCT-II, as two products
         med = np.median(low)
-        scale = 1.0 + float(np.abs(low).max())
-        if float(np.abs(low - med).min()) <= _NEAR * scale:
-            # a coefficient within rounding of the median: its bit depends on the last digits, so take them
-            # from imagehash's own DCT (scipy.fftpack), as imagehash.phash would
-            import scipy.fftpack
+        tol = _NEAR * (1.0 + float(np.abs(low).max()))
+        if float(np.abs(low - med).min()) > tol:
+            return cls.from_bits(low > med)
+        bits = _flat_bits(pixels, low, tol)
+        if bits is not None:
+            return cls.from_bits(bits)
+        # a coefficient within rounding of the median: its bit depends on the last digits, so take them
+        # from imagehash's own DCT (scipy.fftpack), as imagehash.phash would
+        import scipy.fftpack
 
-            low = scipy.fftpack.dct(scipy.fftpack.dct(pixels, axis=0), axis=1)[:8, :8]
-            med = np.median(low)
-        return cls.from_bits(low > med)
+        low = scipy.fftpack.dct(scipy.fftpack.dct(pixels, axis=0), axis=1)[:8, :8]
+        return cls.from_bits(low > np.median(low))
 
     @classmethod
     def from_bits(cls, bits: np.ndarray) -> "Hash64":

@@ -52,6 +52,15 @@ def _images():
     out.append(np.tile(np.arange(256, dtype=np.uint8), (40, 1)))
     out += [rng.integers(0, 256, (h, w), dtype=np.uint8) for h, w in ((32, 32), (100, 37), (240, 320))]
     out += [(rng.random((90, 160)) < 0.02).astype(np.uint8) * 255 for _ in range(20)]  # sparse dots on white
+    # flat along one axis (decided without scipy, see hashing._flat_bits): blank areas of many greys,
+    # horizontal rules and bands, vertical bands, of the sizes the 200x200 region crop and whole frames have
+    out += [np.full((200, 200), v, dtype=np.uint8) for v in (1, 17, 64, 127, 200, 254)]
+    for h, w in ((200, 200), (800, 1280), (37, 91)):
+        for _ in range(4):
+            profile = np.sort(rng.integers(0, 256, 1 + int(rng.integers(1, 6))))[rng.integers(0, 2, h).cumsum() % 2]
+            out.append(np.tile(profile.astype(np.uint8)[:, None], (1, w)))  # every row one value
+            cols = rng.choice(np.array([255, 240, 30], dtype=np.uint8), w)
+            out.append(np.tile(cols[None, :], (h, 1)))  # every column one value
     return out
 
 
