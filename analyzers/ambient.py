@@ -37,10 +37,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from trajcheck.box import Box
 from trajcheck.schemas.records import Step
 
 from . import components
-from .pixeldiff import CELL, Box, ChangeMap, grow
+from .pixeldiff import CELL, ChangeMap, grow
 
 if TYPE_CHECKING:  # perceptual imports this module
     from .perceptual import ImageEvidence

@@ -142,7 +142,8 @@ def _grid(chk: dict[str, Any], name: str, st: ContractState) -> CheckResult:
     active = [c + 1 for c in active0]  # 1-based, like the steps
     required = sorted(set(chk["required_steps"]))
     forbidden = chk.get("forbidden_steps")
-    forbidden = sorted(set(forbidden)) if forbidden is not None else [s for s in range(1, cols + 1) if s not in required]
+    forbidden = (sorted(set(forbidden)) if forbidden is not None
+                 else [s for s in range(1, cols + 1) if s not in required])
     missing = [s for s in required if s not in active]
     wrong = [s for s in active if s in forbidden]
     min_margin = chk.get("min_margin", GRID_MIN_MARGIN)
@@ -204,7 +205,8 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
     if kind in ("region_changed", "region_unchanged"):
         then = st.frames_after.get(chk["since_step"])
         if st.frame is None or then is None:
-            return _missing(kind, name, f"no frame after step {chk['since_step']}" if then is None else "no final frame")
+            return _missing(kind, name,
+                            f"no frame after step {chk['since_step']}" if then is None else "no final frame")
         box = chk["region"]
         if not _box_ok(box, st.frame) or not _box_ok(box, then):
             return CheckResult(kind, name, False, {"error": f"region {box} is outside the frame"})

@@ -24,7 +24,7 @@ An error after the last high-risk action vetoes the pass-leaning rules (they are
 weight 0): a page that moved on to show a validation error did not succeed. The verdict is ``fail``
 when the weights sum to at most ``-DECIDE_AT``, ``pass`` at ``+DECIDE_AT`` or more, otherwise
 ``unknown``; the confidence is the sum's magnitude, capped at ``MAX_CONFIDENCE`` (0 for unknown).
-"""
+"""  # noqa: E501  (the tables above are Markdown: one row a line)
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ space in a multi-word keyword matches any run of spaces, hyphens or underscores
 
 A submit by keyboard shows its effect where a submit does (a new page, the form's message),
 not at a click point: such steps have no point, so the verifier's global test decides.
-"""
+"""  # noqa: E501  (the tables above are Markdown: one row a line)
 
 from __future__ import annotations
 

@@ -73,6 +73,13 @@ def _stable(s: StepSignal, threshold: int) -> bool:
     return s.pre_hash is not None and s.post_hash is not None and (s.post_hash - s.pre_hash) <= threshold
 
 
+def _continues(prev: StepSignal, nxt: StepSignal, threshold: int) -> bool:
+    """Does ``nxt`` start on the screen ``prev`` ended on? (Unknown when a frame is missing: it does.)"""
+    if prev.post_hash is None or nxt.pre_hash is None:
+        return True
+    return nxt.pre_hash - prev.post_hash <= threshold
+
+
 @dataclass(frozen=True)
 class LoopFinding:
     loop_id: int | None
@@ -90,8 +97,7 @@ def find_loops(steps: list[StepSignal], threshold: int) -> list[LoopFinding]:
         if steps[i].action_type not in ("WAIT", "DONE") and _stable(steps[i], threshold):
             while (j + 1 < len(steps) and steps[j + 1].key.same(steps[i].key)
                    and _stable(steps[j + 1], threshold)
-                   and (steps[j].post_hash is None or steps[j + 1].pre_hash is None
-                        or steps[j + 1].pre_hash - steps[j].post_hash <= threshold)):
+                   and _continues(steps[j], steps[j + 1], threshold)):
                 j += 1
         n = j - i + 1
         if n >= MIN_LOOP:
@@ -115,6 +121,7 @@ def no_observed_delta_after_waits(steps: list[StepSignal], threshold: int) -> li
             k -= 1
         if waits and all(_stable(w, threshold) for w in waits):
             first, last = waits[-1], waits[0]
-            if first.pre_hash is not None and last.post_hash is not None and last.post_hash - first.pre_hash <= threshold:
+            if (first.pre_hash is not None and last.post_hash is not None
+                    and last.post_hash - first.pre_hash <= threshold):
                 out[i] = True
     return out

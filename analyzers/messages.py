@@ -68,7 +68,8 @@ SUCCESS_SENTENCE = re.compile(
 #: An error stated as a sentence in plain page text (stricter than ERROR_TEXT: instructions such as
 #: "Please enter your email" are on many pages before anything went wrong).
 ERROR_SENTENCE = re.compile(
-    r"\b(?:is|are) required\b|\bfield is required|\brequired field|\b(?:is|are|was|were) (?:invalid|not valid|incorrect)\b|"
+    r"\b(?:is|are) required\b|\bfield is required|\brequired field|"
+    r"\b(?:is|are|was|were) (?:invalid|not valid|incorrect)\b|"
     r"\bnot a valid\b|\bdo(?:es)?(?:n't| not) match\b|\bplease try again\b|\ban? (?:unexpected )?error (?:occurred|has "
     r"occurred)\b|\bsomething went wrong\b|\bcould not be (?:saved|sent|submitted|processed|completed)\b|"
     r"\b(?:cannot|can't) be (?:empty|blank)\b", re.I)

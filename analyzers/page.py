@@ -62,8 +62,9 @@ def page_facts(s: Step, before: SnapshotLike | None, after: SnapshotLike | None,
     a = s.action
     obs = observation.verify(page_evidence(s, before, after), options)
     node = None
-    if before is not None and before.tree is not None and a.has_point:
-        node = predictions.element_at(before.tree, float(a.x), float(a.y))  # type: ignore[arg-type]
+    at = a.point
+    if before is not None and before.tree is not None and at is not None:
+        node = predictions.element_at(before.tree, float(at[0]), float(at[1]))
     facts = PageFacts(obs, after.hash if after else None,
                       (p.title_after if p and p.title_after else after.text.title if after else None),
                       after.text.text if after else None, kind=predictions.action_kind(a.type, a.url, node),

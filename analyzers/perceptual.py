@@ -22,12 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trajcheck.box import Box
 from trajcheck.hashing import Hash64
 
 from .ambient import is_ambient
-from .effect_options import DEFAULT_THRESHOLD, PerceptualOptions  # noqa: F401  (re-exported)
+# re-exported (`X as X`): the perceptual verifier's options, where its callers look for them
+from .effect_options import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD, PerceptualOptions as PerceptualOptions
 from .highrisk import HighRisk
-from .pixeldiff import Box, ChangeMap, boxes_intersect
+from .pixeldiff import ChangeMap, boxes_intersect
 
 #: Reasons for a None verdict.
 SKIP_REASONS = ("verifier_off", "not_high_risk", "frames_missing", "frame_unreadable", "frame_too_large")
@@ -82,7 +84,8 @@ def feedback_line(action_type: str, keys: str | None, reason: str) -> str:
     return f"{verb} (no visible change); WARNING: high-risk action had no observed effect ({reason})"
 
 
-def content_change(ev: ImageEvidence, ambient: np.ndarray | None, use_ambient: bool = True) -> tuple[bool, int, tuple[str, ...], bool]:
+def content_change(ev: ImageEvidence, ambient: np.ndarray | None,
+                   use_ambient: bool = True) -> tuple[bool, int, tuple[str, ...], bool]:
     """(content changed, content pixels, kinds discounted, any content in the region)."""
     cm = ev.change
     assert cm is not None

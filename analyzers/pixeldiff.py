@@ -194,7 +194,7 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
         h, w = b.shape[:2]
         gh, gw = _grid(h, w)
         rpx = None if region is None else (region[2] - region[0]) * (region[3] - region[1])
-        return ChangeMap(w, h, h * w, (0, 0, w, h), (Blob((0, 0, w, h), h * w, "content"),),
+        return ChangeMap(w, h, h * w, Box(0, 0, w, h), (Blob(Box(0, 0, w, h), h * w, "content"),),
                          np.ones((gh, gw), dtype=bool), size_changed=True, region_px=rpx)
     h, w = a.shape[:2]
     gh, gw = _grid(h, w)
@@ -222,7 +222,7 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
     labels, n = components.label(cells)
     rows = np.flatnonzero(sub.any(axis=1))
     cols = np.flatnonzero(sub.any(axis=0))
-    bbox = (x0 + int(cols[0]), y0 + int(rows[0]), x0 + int(cols[-1]) + 1, y0 + int(rows[-1]) + 1)
+    bbox = Box(x0 + int(cols[0]), y0 + int(rows[0]), x0 + int(cols[-1]) + 1, y0 + int(rows[-1]) + 1)
     blobs: list[Blob] = []
     for i, sl in enumerate(components.boxes(labels, n), start=1):
         y0, y1 = sl[0].start * CELL, min(sl[0].stop * CELL, h)
@@ -233,10 +233,10 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
         c = np.flatnonzero(sub.any(axis=0))
         tight = sub[r[0]: r[-1] + 1, c[0]: c[-1] + 1]
         kind = _classify(tight) if n <= MAX_BLOBS else "content"
-        box = (x0 + int(c[0]), y0 + int(r[0]), x0 + int(c[-1]) + 1, y0 + int(r[-1]) + 1)
+        box = Box(x0 + int(c[0]), y0 + int(r[0]), x0 + int(c[-1]) + 1, y0 + int(r[-1]) + 1)
         if kind == "content" and n <= MAX_BLOBS:
-            l, t, rr, bb = box
-            strong = _exceeds(full_a[t:bb, l:rr], full_b[t:bb, l:rr], NOISE_MAX_DELTA) & tight
+            left, t, rr, bb = box
+            strong = _exceeds(full_a[t:bb, left:rr], full_b[t:bb, left:rr], NOISE_MAX_DELTA) & tight
             if not strong.any():
                 kind = "noise"
             elif strong.sum() < tight.sum():
@@ -247,9 +247,9 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
                 kind = _classify(strong[sr[0]: sr[-1] + 1, sc[0]: sc[-1] + 1])
         if kind == "content" and point is not None and _covers(box, point) \
                 and (box[2] - box[0]) * (box[3] - box[1]) <= RESTYLE_MAX_AREA * w * h:
-            l, t = max(box[0] - 1, 0), max(box[1] - 1, 0)
+            left, t = max(box[0] - 1, 0), max(box[1] - 1, 0)
             rr, bb = min(box[2] + 1, w), min(box[3] + 1, h)
-            if is_restyle(a[t:bb, l:rr], b[t:bb, l:rr]):
+            if is_restyle(a[t:bb, left:rr], b[t:bb, left:rr]):
                 kind = "restyle"
         blobs.append(Blob(box, int(np.count_nonzero(tight)), kind))
     return ChangeMap(w, h, changed, bbox, tuple(blobs), cells, region_px=rpx)

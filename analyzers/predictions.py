@@ -89,10 +89,10 @@ def check_expected(expected: dict[str, Any], before: LexborHTMLParser | None, af
         found = _select(after, str(item["selector"]))
         if found is None:
             continue
-        want = item.get("value")
+        value = item.get("value")
         attr = str(item["attribute"])
-        ok = any((n.attributes.get(attr) == (None if want is None else str(want).lower() if isinstance(want, bool)
-                                              else str(want))) for n in found) if found else False
+        ok = any((n.attributes.get(attr) == (None if value is None else str(value).lower() if isinstance(value, bool)
+                                              else str(value))) for n in found) if found else False
         check(f"attribute_changes:{item['selector']}[{attr}]", ok)
     for sel in _as_list(expected.get("elements_to_appear")):
         now = _select(after, str(sel))
@@ -141,7 +141,8 @@ def element_at(tree: LexborHTMLParser | None, x: float, y: float) -> Any | None:
     return best
 
 
-def action_kind(action_type: str, url: str | None, node: Any | None, element_attrs: dict[str, Any] | None = None) -> str:
+def action_kind(action_type: str, url: str | None, node: Any | None,
+                element_attrs: dict[str, Any] | None = None) -> str:
     """The seed's action-type classification."""
     t = action_type.upper()
     if t in ("NAVIGATE", "GO_BACK", "BACK"):

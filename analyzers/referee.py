@@ -30,6 +30,7 @@ not say pass; never on evidence alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from trajcheck.box import Box
 from trajcheck.hashing import Hash64
@@ -186,7 +187,7 @@ def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, c
                    promotable, lesson)
 
 
-def _short(evidence: dict) -> str:
+def _short(evidence: dict[str, Any]) -> str:
     keys = ("error", "missing_required", "forbidden_active", "active_steps", "distance", "url", "matches", "found")
     parts = [f"{k}={evidence[k]}" for k in keys if k in evidence]
     return ", ".join(parts)[:200]

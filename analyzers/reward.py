@@ -38,7 +38,7 @@ Classes: strong_positive >= 0.6 > weak_positive >= 0.2 > neutral > -0.2 >= negat
 hard_negative only by rule 1. Confidence starts at 0.35 and each kind of
 evidence present (frames, page/DOM, executor result, a semantic verdict) adds to
 it; missing evidence never raises it.
-"""
+"""  # noqa: E501  (the tables above are Markdown: one row a line)
 
 from __future__ import annotations
 
@@ -78,7 +78,8 @@ _AUTH_AREA = re.compile(r"auth|oauth2?|sso|saml2?|cas|openid|identity|idp|accoun
 #: Pages with a password field that are not a wall: the agent went there to register or change a password.
 _OWN_PASSWORD_PAGE = re.compile(r"regist|sign[-_]?up|join|password|reset|settings|preferences|profile|new[-_]?account",
                                 re.I)
-_REDIRECT_PARAMS = ("next", "return_to", "returnto", "redirect", "redirect_uri", "redirect_url", "continue", "returnurl")
+_REDIRECT_PARAMS = ("next", "return_to", "returnto", "redirect", "redirect_uri", "redirect_url", "continue",
+                    "returnurl")
 _DESTRUCTIVE = re.compile(r"\b(?:delet|remov|purchas|buy|place[\s_-]+(?:the\s+|my\s+|your\s+)?order|checkout|"
                           r"check[\s_-]+out|pay|transfer|wire|cancel[\s_-]+(?:subscription|account|order)|"
                           r"unsubscrib|destroy|drop|wipe|erase|submit[\s_-]+payment)\w*", re.I)

@@ -74,7 +74,9 @@ def compare(
     """
     from trajcheck.compare import compare as run_compare  # scipy.stats: imported only when used
 
-    result = run_compare(ledgers, by, success_score, baseline=baseline, where=where, include_missing=include_missing)
+    # a new list typed as compare() takes it (a list[Path] is not a list[str | PathLike]: lists are invariant)
+    result = run_compare(list(ledgers), by, success_score, baseline=baseline, where=where,
+                         include_missing=include_missing)
     data = result.to_json()
     if fmt is Format.json:
         sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")

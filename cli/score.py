@@ -174,8 +174,9 @@ WIDE = 100
 def _render(rows: list[dict[str, Any]], fmt: Format) -> None:
     """The scored runs' summaries on stdout: one row per run, or totals past MAX_LISTED runs in a table."""
     cols = ["run_id", "status", "steps", "checked", "no_effect", "no_effect_seed", "warnings", "outcome"]
-    table = [(r["run_id"], r["status"], r.get("n_steps"), r.get("effect_checked"), r.get("effect_no_effect"),
-              r.get("effect_no_effect_seed"), len(r.get("warnings") or []), r.get("outcome_status")) for r in rows]
+    table: list[tuple[Any, ...]] = [
+        (r["run_id"], r["status"], r.get("n_steps"), r.get("effect_checked"), r.get("effect_no_effect"),
+         r.get("effect_no_effect_seed"), len(r.get("warnings") or []), r.get("outcome_status")) for r in rows]
     if fmt is Format.table and len(table) > MAX_LISTED:
         ok = [r for r in rows if r["status"] == "ok"]
         emit(["runs", "invalid", "steps", "checked", "no_effect", "no_effect_seed"],

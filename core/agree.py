@@ -17,7 +17,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import ledger, stats
 from .compare import outcome_of
@@ -70,7 +70,7 @@ def read_labels(path: str | os.PathLike[str]) -> dict[str, Label]:
                     r["steps"][int(row["step_index"])] = _bool(row.get("effect"))
             except ValueError as exc:
                 raise UsageError(f"{p}:{n}: {exc}") from None
-        items = runs.items()
+        items = list(runs.items())
     else:
         try:
             data = json.loads(text)
@@ -127,7 +127,8 @@ def _score(source: str, level: str, pairs: list[tuple[bool | None, bool | None]]
                   sum(1 for p, t in covered if not p and not t), sum(1 for p, t in covered if not p and t))
 
 
-RUN_SOURCES = {
+#: Each run-level verdict source as True (pass), False (fail) or None (no verdict), from a runs row.
+RUN_SOURCES: dict[str, Callable[[dict[str, Any]], bool | None]] = {
     "contract": lambda r: {"pass": True, "fail": False}.get(r["det_verdict"]),
     "judge": lambda r: {"pass": True, "fail": False}.get(r["judge_verdict"]),
     "evaluator": lambda r: {"pass": True, "fail": False}.get(r["evaluator_verdict"]),
@@ -141,8 +142,8 @@ def agree(ledger_dir: str | os.PathLike[str], labels_path: str | os.PathLike[str
     labels = read_labels(labels_path)
     con = ledger.connect(ledger_dir)
     try:
-        cur = con.execute("select run_id, task_id, trial, status, det_verdict, judge_verdict, evaluator_verdict, evidence_verdict, "
-                          "eval_final_verdict, "
+        cur = con.execute("select run_id, task_id, trial, status, det_verdict, judge_verdict, evaluator_verdict, "
+                          "evidence_verdict, eval_final_verdict, "
                           "claimed_success, outcome_score from runs where status = 'ok' order by run_id")
         cols = [d[0] for d in cur.description]
         runs = [dict(zip(cols, r)) for r in cur.fetchall()]

@@ -90,16 +90,16 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     the wait ran out, :class:`NoRunsFound` when no path holds a run.
     """
     start = time.perf_counter()
-    paths = [os.fspath(p) for p in paths]
+    run_paths = [os.fspath(p) for p in paths]
     root = Path(out)
     opts = _options(threshold=threshold, verifier=verifier, ambient=ambient, pixel_tolerance=pixel_tolerance,
                     contracts=contracts, input_format=input_format, engine=engine, scheduler=scheduler,
                     evaluator_pass=evaluator_pass, mapping=mapping)
     if not force:
-        unchanged = _unchanged(root, paths, input_format, opts)
+        unchanged = _unchanged(root, run_paths, input_format, opts)
         if unchanged is not None:
             return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged)
-    report, generation, refused = _score_into(root, paths, opts, force=force, wait=wait, on_wait=on_wait,
+    report, generation, refused = _score_into(root, run_paths, opts, force=force, wait=wait, on_wait=on_wait,
                                               mapping=mapping, jobs=jobs, on_found=on_found, on_result=on_result,
                                               input_format=input_format, engine=engine, scheduler=scheduler)
     invalid = [r.run for r in report.invalid] + refused
@@ -130,7 +130,7 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
         raise UsageError(f"contracts {contracts}: no such folder")
     if mapping is not None and engine == "dask":
         raise UsageError("--mapping works with the local engine (Dask workers do not load the mapping)")
-    register(mapping)  # this call's mapping, or none: a previous call's does not linger
+    register(None if mapping is None else Path(mapping))  # this call's mapping, or none: not a previous call's
     # after register: the mapping's reader is one of the names
     if input_format is not None and input_format not in reader_names():
         raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
@@ -190,7 +190,7 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
             if mapping is not None:
                 from .mapping import explain
 
-                report.problems += explain(mapping, paths)
+                report.problems += explain(Path(mapping), paths)
             raise NoRunsFound("no runs found", report.problems)
         generation = None
         if report.scored or report.removed:

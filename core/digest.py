@@ -20,7 +20,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from trajcheck.schemas.version import SCHEMA_VERSION
 
@@ -32,7 +32,7 @@ CHUNK = 1 << 20
 #: Directories never part of a run's input.
 SKIP_DIRS = frozenset({"__pycache__", ".git", "node_modules"})
 
-FileEntry = list  # [size, mtime_ns, blake2b hex]
+FileEntry = list[Any]  # [size, mtime_ns, blake2b hex]
 
 
 def _hash_file(path: str, st: os.stat_result | None = None) -> str:
@@ -55,7 +55,10 @@ def file_manifest(root: Path, prior: dict[str, FileEntry] | None = None) -> dict
     out: dict[str, FileEntry] = {}
     base = str(root)
     if os.path.isfile(base):  # a reader that takes a single file as the run
-        return {os.path.basename(base): _entry(base, prior.get(os.path.basename(base)))}
+        name = os.path.basename(base)
+        entry = _entry(base, prior.get(name))
+        # gone or unreadable since isfile(): left out, as _scan leaves out such a file of a folder
+        return {} if entry is None else {name: entry}
     _scan(base, "", prior, out)
     return out
 
@@ -85,7 +88,7 @@ def _scan(folder: str, prefix: str, prior: dict[str, FileEntry], out: dict[str, 
             out[rel] = entry
 
 
-def _dir_entry(e: os.DirEntry, old: FileEntry | None) -> FileEntry | None:
+def _dir_entry(e: os.DirEntry[str], old: FileEntry | None) -> FileEntry | None:
     try:
         return _record(e.path, e.stat(follow_symlinks=False), e.is_symlink(), old)
     except OSError:
@@ -117,7 +120,7 @@ def _record(full: str, st: os.stat_result, link: bool, old: FileEntry | None) ->
     return [st.st_size, st.st_mtime_ns, digest]
 
 
-def special_files(files: dict[str, FileEntry], run: str, warnings: list[str] = ()) -> list[str]:  # type: ignore[assignment]
+def special_files(files: dict[str, FileEntry], run: str, warnings: Sequence[str] = ()) -> list[str]:
     """A warning (as the runs table's ``warnings`` hold them) for each FIFO, socket or device in a run's
     manifest (recorded by its kind, never opened) that none of ``warnings`` names already."""
     from .errors import Problem

@@ -27,7 +27,7 @@ class Snapshot:
     hash: str
     skeleton: sk.Skeleton
     text: sk.PageText
-    tree: LexborHTMLParser
+    tree: LexborHTMLParser | None  # None once released (DomCache._drop): the small parts are kept
     messages: PageMessages  # errors and successes the page shows (kept after the tree is released)
 
 
@@ -69,4 +69,4 @@ class DomCache(RefCountedCache["Snapshot | None"]):
     def _drop(self, rel: str) -> None:
         snap = self.cache.get(rel)
         if snap is not None:
-            snap.tree = None  # type: ignore[assignment]  # keep the small parts, drop the parse tree
+            snap.tree = None  # keep the small parts, drop the parse tree

@@ -249,6 +249,6 @@ def dom_shape(html: str, max_elements: int = MAX_DOM_ELEMENTS, max_depth: int = 
             if depth > max_depth:
                 break
         if name in RAW_TEXT and not foreign:  # its text is not markup: skip to its end tag
-            end = _RAW_END[name].search(html, pos)
-            pos = n if end is None else end.start()
+            raw_end = _RAW_END[name].search(html, pos)
+            pos = n if raw_end is None else raw_end.start()
     return DomShape(elements, depth)

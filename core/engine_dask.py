@@ -26,7 +26,7 @@ def _score(ref: RunRef, opts: ScoreOptions, fingerprint: str) -> RunResult:
 
 def _collect(fut: Any) -> RunResult:
     try:
-        return fut.result()  # type: ignore[no-any-return]
+        return fut.result()
     finally:
         fut.release()
 

@@ -261,7 +261,8 @@ def region_box(x: float, y: float, width: int, height: int, size: int = REGION_S
     return Box(left, top, left + w, top + h)
 
 
-def to_frame(x: float, y: float, screen: tuple[int | None, int | None], frame: tuple[int, int]) -> tuple[float, float, float, float]:
+def to_frame(x: float, y: float, screen: tuple[int | None, int | None],
+             frame: tuple[int, int]) -> tuple[float, float, float, float]:
     """Map a point from screen coordinates to frame pixels: (fx, fy, scale_x, scale_y).
 
     Frames larger than the screen (a 2x device scale) scale the point up; with no

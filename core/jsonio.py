@@ -14,12 +14,20 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Iterator
+from typing import Any, Iterator, TypedDict
 
 from .errors import Problem
 
 #: Deeper nesting than this is refused (real step records nest a few levels).
 MAX_DEPTH = 64
+
+
+class _Where(TypedDict):
+    """Where a document came from: the location fields of every :class:`Problem` made here."""
+
+    run: str
+    file: str
+    line: int | None
 
 
 class _BadConstant(ValueError):
@@ -102,7 +110,7 @@ def short_number(v: Any) -> str:
     return str(v)
 
 
-def _out_of_range(text: str, where: dict[str, Any]) -> Problem:
+def _out_of_range(text: str, where: _Where) -> Problem:
     """The ``value_out_of_range`` problem of a document that holds NaN, Infinity, a number that overflows
     a float, or an integer too long to convert: parsed again with markers to name the field."""
     try:
@@ -142,7 +150,7 @@ def _depth(value: Any, limit: int) -> int:
 
 def parse_json_text(text: str, *, run: str, file: str, line: int | None = None) -> tuple[Any, Problem | None]:
     """Parse one JSON document; return (value, None) or (None, problem)."""
-    where = {"run": run, "file": file, "line": line}
+    where: _Where = {"run": run, "file": file, "line": line}
     try:
         value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
     except _BadConstant:

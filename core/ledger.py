@@ -30,16 +30,22 @@ from typing import Any, Callable, Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from trajcheck.schemas.ledger import SCHEMA_VERSION, TABLES, arrow_schema
+from trajcheck.schemas.ledger import TABLES, arrow_schema
+from trajcheck.schemas.version import SCHEMA_VERSION
 
 from . import __version__
 from .errors import LedgerError
-from .lock import DEFAULT_WAIT, LedgerLock, LockWait
-from .lock import acquire as lock  # noqa: F401  (ledger.lock(root, wait, on_wait): the writer lock)
+# the ledger's read side, re-exported (`X as X`): ledger.connect, ledger.query
+from .ledgerquery import QueryResult as QueryResult, connect as connect, query as query
+from .lock import DEFAULT_WAIT, LedgerLock, LockWait, acquire
 from .rowcheck import find_bad_value, printable
 
-from .manifest import (DIGESTS, LEDGER_FORMAT, MANIFEST, Manifest, fsync_dir, fsync_file,  # noqa: F401
-                       previous_from_index, read_manifest, write_digest_index)
+# `X as X`: re-exported, callers read the manifest as ledger.read_manifest
+from .manifest import (DIGESTS, LEDGER_FORMAT as LEDGER_FORMAT, MANIFEST, Manifest, fsync_dir, fsync_file,
+                       previous_from_index, read_manifest as read_manifest, write_digest_index)
+
+#: ledger.lock(root, wait, on_wait): the writer lock, under the name callers know it by.
+lock = acquire
 
 #: What writing a part can raise besides OSError when a value slips past the row check (a bug): the commit
 #: then aborts with a LedgerError and the previous generation stays whole.
@@ -394,5 +400,3 @@ def _sweep(root: Path, manifest: Manifest) -> None:
             if p not in keep and (p.suffix in (".parquet", ".tmp")):
                 p.unlink(missing_ok=True)
 
-
-from .ledgerquery import QueryResult, connect, query  # noqa: E402,F401  (the ledger's read side)

@@ -82,9 +82,9 @@ class FrameCache(RefCountedCache["Frame | FrameError"]):
             got = self._read(rel, path, None)
         if isinstance(got, FrameError) and rel not in self._reported:
             self._reported.add(rel)
+            hint = _FRAME_HINTS.get(got.slug, "re-export the screenshot as PNG, JPEG or WebP")
             self.problems.append(Problem(got.slug, f"frame {rel!r}: {got}", run=self.run.run_id, file=step.source,
-                                         line=step.line, field=field_name, severity="warning",
-                                         hint=_FRAME_HINTS.get(got.slug, "re-export the screenshot as PNG, JPEG or WebP")))
+                                         line=step.line, field=field_name, severity="warning", hint=hint))
         return got
 
     def _drop(self, rel: str) -> None:
@@ -119,7 +119,8 @@ def _outside_frame(run: Run, step: Step, post: Frame, sx: float, sy: float) -> P
     return Problem("coords_outside_frame",
                    f"action point ({a.x:g}, {a.y:g}) is outside the {post.width}x{post.height} frame{scale}; "
                    "only the global hash decides", run=run.run_id, file=step.source, line=step.line,
-                   field="action.x", severity="warning", hint="check run.json screen {width, height} against the frame size")
+                   field="action.x", severity="warning",
+                   hint="check run.json screen {width, height} against the frame size")
 
 
 def step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: Frame | FrameError | None,
@@ -138,9 +139,8 @@ def step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: Fr
     point = "none"
     at: tuple[float, float] | None = None
     a = step.action
-    if a.has_point:
-        fx, fy, sx, sy = to_frame(a.x, a.y, (run.screen_width, run.screen_height),  # type: ignore[arg-type]
-                                  (post.width, post.height))
+    if a.point is not None:
+        fx, fy, sx, sy = to_frame(*a.point, (run.screen_width, run.screen_height), (post.width, post.height))
         region = region_box(fx, fy, post.width, post.height)
         point = "in_frame" if region else "outside_frame"
         at = (fx, fy) if region else None
@@ -243,8 +243,8 @@ def load_referee(run: Run, run_dir: Path, plan: RefereePlan, frames: FrameCache,
         p = _load_reference(run_dir, rel, run, "run.json", problems)
         if p is not None:
             ev.references.append((rel, p))
-    for rel in [plan.frame_rel, *plan.since.values()]:
-        frames.release(rel)
+    for used in [plan.frame_rel, *plan.since.values()]:
+        frames.release(used)
     if plan.dom_rel:
         doms.release(plan.dom_rel)
     return ev

@@ -115,6 +115,7 @@ def _try_lock(fd: int) -> bool:
 
         os.lseek(fd, 1 << 30, os.SEEK_SET)
         try:
+            # typeshed declares msvcrt's functions on Windows only, and the type check runs for Linux
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
             return True
         except OSError:

@@ -19,7 +19,7 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from .errors import Problem
 
@@ -37,7 +37,7 @@ def local_path(url: str) -> str | None:
     return url[len("file://"):] if url.startswith("file://") else None
 
 
-def _fs(url: str):  # noqa: ANN202  (fsspec has no public protocol type)
+def _fs(url: str) -> tuple[Any, str]:  # Any: fsspec ships no types (an AbstractFileSystem)
     try:
         import fsspec
     except ImportError as exc:  # pragma: no cover - fsspec ships with the dask extra

@@ -23,6 +23,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from . import __version__
+from .box import Box
 from .frames import FrameError, decode
 from .rundir import safe_join
 
@@ -90,7 +91,7 @@ def _thumb(src: Path, dst: Path, box: list[int] | None = None, highlight: list[i
         return False
     img = Image.fromarray(frame.rgb)
     if crop:
-        img = img.crop(tuple(crop))
+        img = img.crop(Box(*crop))
     draw = ImageDraw.Draw(img)
     scale = 1.0 if crop else max(1.0, img.width / THUMB_WIDTH)  # frame pixels per thumbnail pixel
     ox, oy = (crop[0], crop[1]) if crop else (0, 0)
@@ -169,12 +170,13 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
             "select * from runs order by (false_claim is true) desc, "
             "case eval_final_verdict when 'uncertain' then 0 when 'fail' then 1 when 'unknown' then 2 else 3 end, "
             "run_id")] for r in cur.fetchall()]
-        has_arms = con.execute("select count(distinct config_perceptual_verifier) from runs").fetchone()[0] > 1
+        arm_count = con.execute("select count(distinct config_perceptual_verifier) from runs").fetchone()
+        has_arms = arm_count is not None and arm_count[0] > 1
         steps_by_run: dict[str, list[dict[str, Any]]] = {}
         cur = con.execute("select * from steps order by run_id, step_index")
         cols = [d[0] for d in cur.description]
-        for r in cur.fetchall():
-            d = dict(zip(cols, r))
+        for row in cur.fetchall():
+            d = dict(zip(cols, row))
             steps_by_run.setdefault(d["run_id"], []).append(d)
     finally:
         con.close()
@@ -230,12 +232,14 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
         arm = r.get("config_perceptual_verifier")
         cells = [f'<td><a href="runs/{i}.html">{_e(r["run_id"])}</a></td>',
                  f'<td data-sort="{_RANK.get(v, 4)}">{_badges(r)}</td>',
-                 f'<td>{"yes (" + _e(r.get("false_claim_basis") or "referee") + ")" if r.get("false_claim") else ""}</td>',
+                 f'<td>{"yes (" + _e(r.get("false_claim_basis") or "referee") + ")" if r.get("false_claim") else ""}'
+                 '</td>',
                  f'<td>{_e(r.get("source_format"))}</td>', f'<td>{_e("" if arm is None else arm)}</td>',
                  f'<td>{_e(r.get("task_id") or "")}</td>', f'<td>{_e(r.get("n_steps") or 0)}</td>',
                  f'<td>{_e(r.get("effect_no_effect") or 0)}</td>', f'<td>{_e(r.get("loops") or 0)}</td>',
                  f'<td>{"" if r.get("reward_total") is None else format(r["reward_total"], ".2f")}</td>',
-                 f'<td>{_e("" if r.get("reward_first_blocking_step") is None else r["reward_first_blocking_step"])}</td>']
+                 f'<td>{_e("" if r.get("reward_first_blocking_step") is None else r["reward_first_blocking_step"])}'
+                 '</td>']
         rows.append(f'<tr data-verdict="{_e(v)}" data-claim="{1 if r.get("false_claim") else 0}">{"".join(cells)}</tr>')
     options = "".join(f"<option>{v}</option>" for v in ("pass", "fail", "uncertain", "unknown", "invalid"))
     return ("<h2>Runs</h2><p>"
@@ -262,7 +266,8 @@ def _story(r: dict[str, Any]) -> str:
     claim = "claimed success" if r.get("claimed_success") else "did not claim success"
     says = f"The agent {claim}; the final verdict is <b>{_e(v)}</b> (from {_e(r.get('verdict_source') or 'none')})."
     if r.get("false_claim"):
-        says += f" <span class=neg>That claim is false (on the {_e(r.get('false_claim_basis') or 'referee')}'s word).</span>"
+        says += (f" <span class=neg>That claim is false (on the {_e(r.get('false_claim_basis') or 'referee')}'s word)."
+                 "</span>")
     if r.get("disagreement_reason"):
         says += f" The sources disagree: {_e(r['disagreement_reason'])}."
     if r.get("claim_reason") and not r.get("claimed_success") and r.get("claim_evidence"):

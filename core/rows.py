@@ -16,7 +16,8 @@ from operator import attrgetter
 from typing import Any, Callable
 
 from trajcheck.analyzers import perceptual, reward
-from trajcheck.schemas.ledger import RUNS, SCHEMA_VERSION, STEPS, Column
+from trajcheck.schemas.ledger import RUNS, STEPS, Column
+from trajcheck.schemas.version import SCHEMA_VERSION
 from trajcheck.schemas.records import Run
 
 from . import __version__

@@ -38,9 +38,10 @@ class ReportTable:
 
 
 def _rate_cell(r: stats.Rate) -> Cell:
-    if not r.n:
+    value, low, high = r.value, r.low, r.high
+    if value is None or low is None or high is None:  # no runs (stats.wilson gives all three when n > 0)
         return Cell(None, "-")
-    return Cell(r.to_json(), f"{100 * r.value:.1f}% [{100 * r.low:.1f}, {100 * r.high:.1f}]")  # type: ignore[operator]
+    return Cell(r.to_json(), f"{100 * value:.1f}% [{100 * low:.1f}, {100 * high:.1f}]")
 
 
 def _num(v: float | None, digits: int = 2) -> Cell:
@@ -174,7 +175,9 @@ def _caption(t: ReportTable) -> str:
 
 
 def to_markdown(t: ReportTable) -> str:
-    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
+    def esc(s: str) -> str:
+        return s.replace("|", "\\|")
+
     lines = [f"Table: {esc(_caption(t))}", "", "| " + " | ".join(map(esc, t.columns)) + " |",
              "|" + "|".join("---" for _ in t.columns) + "|"]
     lines += ["| " + " | ".join(esc(c.text) for c in r) + " |" for r in t.rows]

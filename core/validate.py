@@ -6,6 +6,7 @@ import io
 import os
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable
 
 from PIL import Image, UnidentifiedImageError
@@ -54,15 +55,15 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
                    mapping: str | os.PathLike[str] | None = None) -> ValidationReport:
     """Every problem of every run under ``paths``, with run, file, line, field and hint; ``mapping``: a
     mapping file (:mod:`trajcheck.mapping`) that reads logs of another shape."""
-    paths = [os.fspath(p) for p in paths]
+    run_paths = [os.fspath(p) for p in paths]
     from .mapping import register
 
-    register(mapping)  # this call's mapping, or none: a previous call's does not linger
-    refs, problems = discover(paths)
+    register(None if mapping is None else Path(mapping))  # this call's mapping, or none: not a previous call's
+    refs, problems = discover(run_paths)
     if mapping is not None and not refs:
         from .mapping import explain
 
-        problems += explain(mapping, paths)
+        problems += explain(Path(mapping), run_paths)
     for ref in refs:
         try:
             run, warns = get_reader(ref.reader).read(ref.path, ref.display)
@@ -95,8 +96,8 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
                                                 hint="the step is scored without it (verdict null)"))
             post = seen.get(step.frame_post or "", (None, None))[1]
             a = step.action
-            if post and a.has_point:
-                fx, fy, _, _ = to_frame(a.x, a.y, (run.screen_width, run.screen_height), post)  # type: ignore[arg-type]
+            if post and a.point is not None:
+                fx, fy, _, _ = to_frame(*a.point, (run.screen_width, run.screen_height), post)
                 if not in_frame(fx, fy, post):
                     problems.append(Problem("coords_outside_frame",
                                             f"action point ({a.x:g}, {a.y:g}) is outside the {post[0]}x{post[1]} frame",

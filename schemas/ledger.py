@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from .version import SCHEMA_VERSION, TABLE_NAMES  # noqa: F401  (re-exported)
+from .version import SCHEMA_VERSION as SCHEMA_VERSION, TABLE_NAMES as TABLE_NAMES  # re-exported
 
 
 @dataclass(frozen=True)

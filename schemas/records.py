@@ -41,6 +41,11 @@ class Action:
     def has_point(self) -> bool:
         return self.x is not None and self.y is not None
 
+    @property
+    def point(self) -> tuple[float, float] | None:
+        """(x, y) where the action aims, None without one: ``has_point`` that a type checker can follow."""
+        return None if self.x is None or self.y is None else (self.x, self.y)
+
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "Action":
         known = {"type", "x", "y", "keys", "text", "url", "element"}
