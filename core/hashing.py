@@ -18,22 +18,48 @@ _DCT8 = 2.0 * np.cos(np.pi * np.arange(8)[:, None] * (2 * np.arange(32)[None, :]
 _NEAR = 1e-9
 
 
-def _flat_bits(pixels: np.ndarray, low: np.ndarray, tol: float) -> np.ndarray | None:
-    """The bits of a block whose coefficients sit at the median because the 32x32 pixels are flat along an
-    axis (a blank area, a horizontal rule, a column of the same colour), decided without scipy; None when
-    the structure does not decide them.
+def _column_zeros(pixels: np.ndarray) -> np.ndarray:
+    """(8, width) mask: coefficient k (< 8) of column j's DCT-II is exactly 0.0 in scipy's DCT (pocketfft).
 
-    scipy's DCT-II (pocketfft) of a vector of equal values gives exactly 0.0 for every coefficient but the
-    first (its first butterflies subtract equal numbers): when every row of the pixels is one value, every
-    coefficient past the first column is exactly 0.0; when every column is, every one past the first row.
-    Those are then exact, and when they are the middle of the 64 (the median is 0.0 exactly) and every other
-    coefficient is clearly away from 0, each bit is known: ``0.0 > 0.0`` is False, the others by their sign.
-    tests/test_phash_identity.py checks this against imagehash on flat, striped and stepped images."""
-    exact = np.zeros(low.shape, dtype=bool)
-    if bool(np.all(pixels == pixels[:, :1])):  # every row one value
-        exact[:, 1:] = True
-    if bool(np.all(pixels == pixels[:1, :])):  # every column one value
-        exact[1:, :] = True
+    pocketfft's DCT-II pairs x[n] with x[N-1-n] before anything else, so it gives exactly 0.0 where the exact
+    transform is 0 by symmetry: past the first coefficient of a constant vector; at odd k of a mirror-
+    symmetric vector; at even k >= 2 of a vector whose mirrored pairs have one sum."""
+    const = np.all(pixels == pixels[:1, :], axis=0)
+    mirror = pixels[::-1, :]
+    sym = np.all(pixels == mirror, axis=0)
+    pair_sum = pixels.astype(np.int32) + mirror.astype(np.int32)
+    anti = np.all(pair_sum == pair_sum[:1, :], axis=0)
+    k = np.arange(8)[:, None]
+    return ((k >= 1) & const) | ((k % 2 == 1) & sym) | ((k >= 2) & (k % 2 == 0) & anti)
+
+
+def _exact_zeros(pixels: np.ndarray) -> np.ndarray:
+    """(8, 8) mask of the coefficients that imagehash's DCT (columns first, then rows) gives as exactly 0.0.
+
+    A coefficient of the first pass is exactly 0.0 by :func:`_column_zeros`, and two columns with the same
+    pixels give bitwise the same coefficients; a row of the first pass is then constant, or mirror-symmetric,
+    when its entries are, and the second pass gives exactly 0.0 by the same rules (a row of exact zeros:
+    everywhere)."""
+    zero = _column_zeros(pixels)
+    _, ids = np.unique(pixels.T, axis=0, return_inverse=True)  # columns with the same pixels share an id
+    keys = np.where(zero, -1, ids.reshape(-1)[None, :])
+    col = np.arange(8)[None, :]
+    all_zero = np.all(keys == -1, axis=1)[:, None]
+    const = np.all(keys == keys[:, :1], axis=1)[:, None]
+    sym = np.all(keys == keys[:, ::-1], axis=1)[:, None]
+    return all_zero | (const & (col >= 1)) | (sym & (col % 2 == 1))
+
+
+def _exact_bits(pixels: np.ndarray, low: np.ndarray, tol: float) -> np.ndarray | None:
+    """The bits of a block with coefficients at the median because the 32x32 pixels are flat or mirror-
+    symmetric along an axis (a blank area, a horizontal rule, a centred band), decided without scipy; None
+    when the structure does not decide them.
+
+    The coefficients :func:`_exact_zeros` finds are exactly 0.0 in imagehash's own DCT too. When two of
+    them are the middle of the 64 (the median is exactly 0.0) and every other coefficient is clearly away
+    from 0, each bit is known: ``0.0 > 0.0`` is False, the others by their sign. tests/test_phash_identity.py
+    checks this against imagehash on flat, banded, striped and mirrored images."""
+    exact = _exact_zeros(pixels)
     rest = low[~exact]
     if not exact.any() or (rest.size and float(np.abs(rest).min()) <= tol):
         return None
@@ -78,7 +104,7 @@ class Hash64:
         tol = _NEAR * (1.0 + float(np.abs(low).max()))
         if float(np.abs(low - med).min()) > tol:
             return cls.from_bits(low > med)
-        bits = _flat_bits(pixels, low, tol)
+        bits = _exact_bits(pixels, low, tol)
         if bits is not None:
             return cls.from_bits(bits)
         # a coefficient within rounding of the median: its bit depends on the last digits, so take them

@@ -61,6 +61,15 @@ def _images():
             out.append(np.tile(profile.astype(np.uint8)[:, None], (1, w)))  # every row one value
             cols = rng.choice(np.array([255, 240, 30], dtype=np.uint8), w)
             out.append(np.tile(cols[None, :], (h, 1)))  # every column one value
+    # mirror-symmetric along an axis (a centred rule or button; see hashing._exact_zeros)
+    for h, w in ((200, 200), (64, 64)):
+        for _ in range(4):
+            half = np.where(rng.random(h // 2) < 0.2, 40, 250).astype(np.uint8)
+            out.append(np.tile(np.concatenate([half, half[::-1]])[:, None], (1, w)))  # rows flat, centred
+            left = rng.integers(0, 256, (h, w // 2), dtype=np.uint8)
+            out.append(np.concatenate([left, left[:, ::-1]], axis=1))  # left-right mirror
+            top = (rng.random((h // 2, w)) < 0.1).astype(np.uint8) * 255
+            out.append(np.concatenate([top, top[::-1]], axis=0))  # up-down mirror
     return out
 
 
