@@ -15,7 +15,8 @@ With the coefficient matrices built the way Pillow builds them (same double arit
 same libm ``sin``), the 32x32 result is the same bytes, and the hash the same bits.
 
 :func:`pass_order` checks that claim against the installed Pillow on a
-deterministic noise image of each new frame size, once per process; a size that does
+deterministic noise image of each new frame size, once per machine (the answer is cached on
+disk under Pillow's version); a size that does
 not match in either pass order (Pillow 13 takes the column pass first for some tall
 images) is resized by Pillow.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 from PIL import Image
@@ -190,14 +192,48 @@ def resize_gray(gray: np.ndarray, size: int = HASH_INPUT, order: str = "h") -> n
 
 _orders: dict[tuple[int, int], str | None] = {}
 
+#: The cache file of pass orders (trajcheck.diskcache), and the key of this process's libraries in it.
+_CACHE = "pass-order"
+_cache_key: str | None = None
+
+
+def _library_key() -> str:
+    """What a cached pass order depends on: Pillow's version and this module's code."""
+    global _cache_key
+    if _cache_key is None:
+        import hashlib
+
+        import PIL
+
+        code = hashlib.blake2b(Path(__file__).read_bytes(), digest_size=8).hexdigest()
+        _cache_key = f"pillow {PIL.__version__}, resample {code}"
+    return _cache_key
+
+
+def _probe(width: int, height: int) -> str | None:
+    noise = np.random.default_rng(width * 100003 + height).integers(0, 256, (height, width), dtype=np.uint8)
+    want = np.asarray(Image.fromarray(noise).resize((HASH_INPUT, HASH_INPUT), Image.Resampling.LANCZOS))
+    return next((o for o in ("h", "v") if np.array_equal(resize_gray(noise, order=o), want)), None)
+
 
 def pass_order(width: int, height: int) -> str | None:
     """The pass order in which :func:`resize_gray` gives the installed Pillow's bytes for ``width`` x
-    ``height`` images ("h" or "v"; None: neither, let Pillow resize). Tested once per size and process on
-    a seeded noise image: noise exposes any difference in pass order, coefficients or rounding."""
+    ``height`` images ("h" or "v"; None: neither, let Pillow resize). Tested on a seeded noise image (noise
+    exposes any difference in pass order, coefficients or rounding) once per size on this machine: the
+    answer is kept in the on-disk cache (:mod:`trajcheck.diskcache`) under the Pillow version and this
+    module's code, and in memory for the process."""
     key = (width, height)
     if key not in _orders:
-        noise = np.random.default_rng(width * 100003 + height).integers(0, 256, (height, width), dtype=np.uint8)
-        want = np.asarray(Image.fromarray(noise).resize((HASH_INPUT, HASH_INPUT), Image.Resampling.LANCZOS))
-        _orders[key] = next((o for o in ("h", "v") if np.array_equal(resize_gray(noise, order=o), want)), None)
+        from . import diskcache
+
+        lib, size = _library_key(), f"{width}x{height}"
+        cached = diskcache.read(_CACHE)
+        known = cached.get(lib)
+        if isinstance(known, dict) and known.get(size, "?") in ("h", "v", None):
+            _orders[key] = known[size]
+        else:
+            _orders[key] = _probe(width, height)
+            entry = known if isinstance(known, dict) else {}
+            entry[size] = _orders[key]
+            diskcache.write(_CACHE, {lib: entry})  # other libraries' entries are dropped: they are stale
     return _orders[key]

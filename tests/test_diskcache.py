@@ -1,0 +1,78 @@
+"""The on-disk cache of library facts (trajcheck.diskcache), as the resize pass order uses it: read back
+instead of probed again, and anything wrong with it only means probing again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trajcheck import diskcache, resample
+
+
+@pytest.fixture()
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TRAJCHECK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TRAJCHECK_NO_CACHE", raising=False)
+    monkeypatch.setattr(resample, "_orders", {})
+    return tmp_path / "cache"
+
+
+def _probes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    calls: list[tuple[int, int]] = []
+    real = resample._probe
+    monkeypatch.setattr(resample, "_probe", lambda w, h: calls.append((w, h)) or real(w, h))
+    return calls
+
+
+def test_a_pass_order_is_probed_once_per_machine(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _probes(monkeypatch)
+    first = resample.pass_order(320, 200)
+    assert calls == [(320, 200)] and first in ("h", "v")
+    stored = json.loads((cache / "pass-order.json").read_text())
+    assert stored == {resample._library_key(): {"320x200": first}}
+    monkeypatch.setattr(resample, "_orders", {})  # a new process: nothing in memory
+    assert resample.pass_order(320, 200) == first
+    assert calls == [(320, 200)]  # read back, not probed again
+    resample.pass_order(64, 48)
+    assert calls == [(320, 200), (64, 48)]
+    assert set(json.loads((cache / "pass-order.json").read_text())[resample._library_key()]) == {"320x200", "64x48"}
+
+
+def test_another_pillow_or_resample_code_is_not_read(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache.mkdir()
+    (cache / "pass-order.json").write_text(json.dumps({"pillow 1.0, resample 0": {"320x200": "v"}}))
+    calls = _probes(monkeypatch)
+    resample.pass_order(320, 200)
+    assert calls == [(320, 200)]
+    assert list(json.loads((cache / "pass-order.json").read_text())) == [resample._library_key()]
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b'{"%s": {"320x200": "sideways"}}', b"\xff\xfe"])
+def test_a_corrupt_cache_is_probed_again(cache: Path, monkeypatch: pytest.MonkeyPatch, content: bytes) -> None:
+    cache.mkdir()
+    (cache / "pass-order.json").write_bytes(content.replace(b"%s", resample._library_key().encode()))
+    calls = _probes(monkeypatch)
+    assert resample.pass_order(320, 200) in ("h", "v")
+    assert calls == [(320, 200)]
+
+
+def test_an_unwritable_cache_or_none_at_all_costs_nothing_but_time(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("TRAJCHECK_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(resample, "_orders", {})
+    assert diskcache.write("x", {"a": 1}) is False
+    assert resample.pass_order(320, 200) in ("h", "v")
+    monkeypatch.setenv("TRAJCHECK_NO_CACHE", "1")
+    assert diskcache.cache_dir() is None and diskcache.read("pass-order") == {}
+    assert diskcache.write("x", {"a": 1}) is False
+
+
+def test_the_default_folder_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("TRAJCHECK_CACHE_DIR", raising=False)
+    monkeypatch.delenv("TRAJCHECK_NO_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert diskcache.cache_dir() == tmp_path / "trajcheck"
