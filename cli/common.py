@@ -7,7 +7,7 @@ import enum
 import json
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, NoReturn, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -111,10 +111,11 @@ def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, tit
         sys.stdout.write(json.dumps([dict(zip(columns, map(_plain, r))) for r in rows], ensure_ascii=False,
                                     indent=2) + "\n")
     elif fmt is Format.csv:
-        w = csv.writer(sys.stdout, lineterminator="\n")
-        w.writerow(columns)
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
         for r in rows:
-            w.writerow(["" if v is None else (json.dumps(_plain(v)) if isinstance(v, (list, dict)) else v) for v in r])
+            writer.writerow(["" if v is None else (json.dumps(_plain(v)) if isinstance(v, (list, dict)) else v)
+                             for v in r])
     else:
         cells = [[_cell(v) for v in r] for r in rows]
         # a light box (rules under the title and the header, no vertical lines) leaves the columns the room
@@ -151,7 +152,7 @@ def print_problems(problems: Iterable["Problem"]) -> None:
         err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
 
 
-def fail(message: str, code: Exit, hint: str | None = None) -> None:
+def fail(message: str, code: Exit, hint: str | None = None) -> NoReturn:
     """Print one error line (and a hint) to stderr and exit with ``code``."""
     import typer
 

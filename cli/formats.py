@@ -28,5 +28,4 @@ def formats(
     reader = next((r for r in READERS if r.name == name), None)
     if reader is None:
         fail(f"unknown format {name!r}", Exit.USAGE, "formats: " + ", ".join(r.name for r in READERS))
-    else:  # fail() exits; the else tells the type checker so (fail() is typed as returning None)
-        emit(["source field", "trajcheck field"], list(reader.mapping), fmt, title=f"{reader.name}: {reader.summary}")
+    emit(["source field", "trajcheck field"], list(reader.mapping), fmt, title=f"{reader.name}: {reader.summary}")

@@ -147,7 +147,8 @@ class Counterfactual:
     def to_json(self) -> dict[str, Any]:
         return {"arm": self.arm, "runs_recorded_verifier_off": self.runs_recorded_off,
                 "unwarned_no_effect_steps": self.unwarned_no_effect_steps,
-                "runs_with_unwarned_steps": self.runs_with_unwarned, "their_verdicts": dict(sorted(self.outcomes.items()))}
+                "runs_with_unwarned_steps": self.runs_with_unwarned,
+                "their_verdicts": dict(sorted(self.outcomes.items()))}
 
 
 @dataclass
@@ -235,16 +236,16 @@ def _key(o: RunOutcome) -> tuple[str, int | None]:
 
 
 def _pair(base: str, other: str, outcomes: list[RunOutcome]) -> Pairing:
-    a = {}
-    b = {}
+    a: dict[tuple[str, int | None], RunOutcome] = {}
+    b: dict[tuple[str, int | None], RunOutcome] = {}
     for o in sorted(outcomes, key=lambda o: o.run_id):
         if o.arm == base:
             a.setdefault(_key(o), o)
         elif o.arm == other:
             b.setdefault(_key(o), o)
     keys = sorted(set(a) & set(b), key=lambda k: (k[0], -1 if k[1] is None else k[1]))
-    xa = np.array([a[k].success for k in keys], dtype=float)
-    xb = np.array([b[k].success for k in keys], dtype=float)
+    xa = np.array([a[k].success for k in keys], dtype=np.float64)
+    xb = np.array([b[k].success for k in keys], dtype=np.float64)
     diff, low, high, method = stats.paired_interval(xa, xb) if keys else (None, None, None, None)
     only_a = int(((xa == 1) & (xb == 0)).sum())
     only_b = int(((xb == 1) & (xa == 0)).sum())

@@ -157,7 +157,8 @@ def _claim(path: Path, readers: list[Reader]) -> Reader | None:
     return None
 
 
-def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = None) -> tuple[list[RunRef], list[Problem]]:
+def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = None
+             ) -> tuple[list[RunRef], list[Problem]]:
     """Find runs under each argument: a run directory, or a folder searched recursively.
 
     Directories that no reader claims are walked into (hidden ones and

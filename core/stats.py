@@ -31,12 +31,17 @@ class Rate:
                 "high": None if self.high is None else round(self.high, 6)}
 
 
+def _wilson_bounds(k: int, n: int, confidence: float) -> tuple[float, float]:
+    """The Wilson score interval of k of n, n > 0 (scipy.stats.binomtest)."""
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
 def wilson(k: int, n: int, confidence: float = 0.95) -> Rate:
     """k of n with its Wilson score interval (scipy.stats.binomtest)."""
     if n == 0:
         return Rate(0, 0, None, None)
-    ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return Rate(k, n, float(ci.low), float(ci.high))
+    return Rate(k, n, *_wilson_bounds(k, n, confidence))
 
 
 def mcnemar_exact(b: int, c: int) -> float | None:
@@ -47,7 +52,8 @@ def mcnemar_exact(b: int, c: int) -> float | None:
     return float(stats.binomtest(b, b + c, 0.5).pvalue)
 
 
-def paired_difference(a: np.ndarray, b: np.ndarray, confidence: float = 0.95) -> tuple[float, float | None, float | None]:
+def paired_difference(a: np.ndarray, b: np.ndarray, confidence: float = 0.95
+                      ) -> tuple[float, float | None, float | None]:
     """Mean of b - a over pairs with a seeded percentile bootstrap interval (scipy.stats.bootstrap)."""
     d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     if d.size == 0:
@@ -81,14 +87,16 @@ def newcombe_paired(a: np.ndarray, b: np.ndarray, confidence: float = 0.95) -> t
     only_b = int((~a & b).sum())
     neither = n - both - only_a - only_b
     p_b, p_a = (both + only_b) / n, (both + only_a) / n
-    rb, ra = wilson(both + only_b, n, confidence), wilson(both + only_a, n, confidence)
+    # n > 0 here, so both marginal rates have their two bounds
+    b_low, b_high = _wilson_bounds(both + only_b, n, confidence)
+    a_low, a_high = _wilson_bounds(both + only_a, n, confidence)
     denom = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
     phi = (both * neither - only_a * only_b) / math.sqrt(denom) if denom > 0 else 0.0
     diff = p_b - p_a
-    low = diff - math.sqrt(max(0.0, (p_b - rb.low) ** 2 - 2 * phi * (p_b - rb.low) * (ra.high - p_a)
-                               + (ra.high - p_a) ** 2))
-    high = diff + math.sqrt(max(0.0, (rb.high - p_b) ** 2 - 2 * phi * (rb.high - p_b) * (p_a - ra.low)
-                                + (p_a - ra.low) ** 2))
+    low = diff - math.sqrt(max(0.0, (p_b - b_low) ** 2 - 2 * phi * (p_b - b_low) * (a_high - p_a)
+                               + (a_high - p_a) ** 2))
+    high = diff + math.sqrt(max(0.0, (b_high - p_b) ** 2 - 2 * phi * (b_high - p_b) * (p_a - a_low)
+                                + (p_a - a_low) ** 2))
     return diff, max(-1.0, low), min(1.0, high)
 
 

@@ -42,7 +42,8 @@ def timeline(ledger_dir: str | os.PathLike[str], run_id: str) -> dict[str, Any]:
         if row is None:
             near = [r[0] for r in con.execute("select run_id from runs where run_id ilike ? order by 1 limit 5",
                                               [f"%{run_id}%"]).fetchall()]
-            raise UsageError(f"no run {run_id!r} in the ledger" + (f"; did you mean {', '.join(near)}?" if near else ""))
+            raise UsageError(f"no run {run_id!r} in the ledger"
+                             + (f"; did you mean {', '.join(near)}?" if near else ""))
         run = dict(zip(TIMELINE_RUN_COLUMNS, row))
         for k in ("contract_checks", "judge_other", "perceptual_summary"):
             if run.get(k):

@@ -8,6 +8,7 @@ properties are kept in ``extra`` so nothing a harness wrote is lost.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 RUN_FORMAT = "trajcheck.run/1"
@@ -197,7 +198,7 @@ class Run:
     reference_answers: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
     #: Frames carried inside the run's own files (e.g. base64 screenshots), by the name steps use for them.
-    inline_frames: dict[str, bytes] = field(default_factory=dict, repr=False)
+    inline_frames: Mapping[str, bytes] = field(default_factory=dict, repr=False)
 
     @property
     def perceptual_verifier_recorded(self) -> bool | None:

@@ -88,7 +88,8 @@ def _text(blocks: list[dict[str, Any]]) -> str | None:
 
 def _screen(req: dict[str, Any]) -> tuple[int | None, int | None]:
     for tool in req.get("tools") or []:
-        if isinstance(tool, dict) and (str(tool.get("type", "")).startswith("computer_") or tool.get("name") == "computer"):
+        if isinstance(tool, dict) and (str(tool.get("type", "")).startswith("computer_")
+                                       or tool.get("name") == "computer"):
             w, h = tool.get("display_width_px"), tool.get("display_height_px")
             if isinstance(w, int) and isinstance(h, int) and w > 0 and h > 0:
                 return w, h
@@ -143,7 +144,7 @@ def map_action(inp: dict[str, Any]) -> Action:
 def _frame_of(frames: Frames, block: dict[str, Any], field: str) -> str | None:
     """An ``image`` block's frame: ``source`` {type: base64, data}, or a file path (``source.path``,
     ``source.file``, ``path``) inside the run directory."""
-    src = block.get("source") if isinstance(block.get("source"), dict) else {}
+    src = given if isinstance(given := block.get("source"), dict) else {}
     if src.get("type") == "base64" and isinstance(src.get("data"), str):
         return frames.from_base64(src["data"], field)
     path = src.get("path") or src.get("file") or block.get("path")

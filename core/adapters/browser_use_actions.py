@@ -39,7 +39,7 @@ def bounds_center(el: Any) -> tuple[float, float] | None:
 
 def reasoning_of(mo: dict[str, Any]) -> str | None:
     """The model's thinking, evaluation, memory and next goal, one labelled line each."""
-    brain = mo.get("current_state") if isinstance(mo.get("current_state"), dict) else mo
+    brain = state if isinstance(state := mo.get("current_state"), dict) else mo
     parts = []
     seen = set()
     for key, label in _BRAIN_FIELDS:
@@ -64,10 +64,10 @@ def map_action(name: str, params: dict[str, Any]) -> Action:
 
     if name in ("click_element", "click_element_by_index", "click"):
         x, y = p.get("coordinate_x"), p.get("coordinate_y")
-        has_xy = isinstance(x, (int, float)) and isinstance(y, (int, float)) and not isinstance(x, bool)
+        xy = (float(x), float(y)) if isinstance(x, (int, float)) and isinstance(y, (int, float)) \
+            and not isinstance(x, bool) else (None, None)
         kind = "DOUBLE_CLICK" if p.get("num_clicks") == 2 else "CLICK"
-        return Action(kind, x=float(x) if has_xy else None, y=float(y) if has_xy else None,  # type: ignore[arg-type]
-                      element=el, extra=extra)
+        return Action(kind, x=xy[0], y=xy[1], element=el, extra=extra)
     if name in ("input_text", "input"):
         return Action("TYPE", text=s(p.get("text")), element=el, extra=extra)
     if name in ("go_to_url", "navigate", "open_tab"):

@@ -80,8 +80,8 @@ def _goal_text(goal: Any) -> str | None:
     if isinstance(goal, str):
         return goal
     if isinstance(goal, list):
-        parts = [g.get("text") for g in goal if isinstance(g, dict) and g.get("type") == "text"]
-        parts = [p for p in parts if isinstance(p, str)]
+        texts = [g.get("text") for g in goal if isinstance(g, dict) and g.get("type") == "text"]
+        parts = [p for p in texts if isinstance(p, str)]
         return "\n".join(parts) if parts else None
     return None
 
@@ -169,13 +169,14 @@ def _executor(n: int, raw: Any, nobs: Any, problems: Problems) -> tuple[bool | N
     if not (isinstance(nobs, dict) and "last_action_error" in nobs):
         return None, None
     err = nobs.get("last_action_error")
-    ok = not (isinstance(err, str) and err.strip())
+    message = err.strip() if isinstance(err, str) else ""  # a blank error means the action ran
+    ok = not message
     last = nobs.get("last_action")
     if isinstance(last, str) and isinstance(raw, str) and last.strip() != raw.strip():
         problems.warn("step_alignment", f"step_{n + 1}.pkl.gz obs.last_action is not the action of step {n}; its "
                       "last_action_error may belong to another action", file=f"step_{n + 1}.pkl.gz",
                       field="obs.last_action", hint="check that the step files belong to one episode")
-    return ok, (err.strip() if not ok else None)  # type: ignore[union-attr]  (not ok: err is a string)
+    return ok, (message if not ok else None)
 
 
 def _frames(run_dir: Path, n: int, has_next: bool, rel: str, problems: Problems) -> tuple[str, str | None]:
@@ -311,13 +312,13 @@ def read_browsergym(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     if isinstance(env.get("max_steps"), int):
         config["max_steps"] = env["max_steps"]
     vp = env.get("viewport")
-    has_vp = isinstance(vp, dict) and isinstance(vp.get("width"), int) and isinstance(vp.get("height"), int)
+    width, height = (vp["width"], vp["height"]) if isinstance(vp, dict) and isinstance(vp.get("width"), int) \
+        and isinstance(vp.get("height"), int) else (None, None)
     started = (ep.exp or {}).get("exp_date")
     run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), task_id=task_id, trial=trial,
               goal=goal, agent_name=agent.get("agent_name") if isinstance(agent.get("agent_name"), str) else None,
               agent_model=agent.get("model_name") if isinstance(agent.get("model_name"), str) else None,
-              config=config, screen_width=vp["width"] if has_vp else None,
-              screen_height=vp["height"] if has_vp else None,
+              config=config, screen_width=width, screen_height=height,
               started_at=started if isinstance(started, str) else None, outcome_status=_status(ep, steps, env),
               outcome_score=_score(ep), extra=_run_extra(run_dir, ep))
     return run, problems.warnings()

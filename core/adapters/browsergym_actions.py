@@ -54,11 +54,10 @@ def parse_calls(code: str) -> list[tuple[str, dict[str, Any]]]:
         raise ActionParseError(f"not Python: {exc.msg}") from None
     out = []
     for stmt in tree.body:
-        if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call) \
-                or not isinstance(stmt.value.func, ast.Name):
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
             raise ActionParseError(f"not a call of an action function: {ast.unparse(stmt)[:80]!r}")
-        call = stmt.value
-        name = call.func.id  # type: ignore[attr-defined]
+        name = call.func.id
         try:
             args = [ast.literal_eval(a) for a in call.args]
             kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
@@ -121,9 +120,8 @@ def map_call(name: str, a: dict[str, Any]) -> Action:
         return Action("WAIT", extra=extra)
     if name in ("mouse_click", "mouse_dblclick"):
         x, y = a.get("x"), a.get("y")
-        ok = isinstance(x, (int, float)) and isinstance(y, (int, float))
-        return Action("CLICK" if name == "mouse_click" else "DOUBLE_CLICK",
-                      x=float(x) if ok else None, y=float(y) if ok else None, extra=extra)  # type: ignore[arg-type]
+        xy = (float(x), float(y)) if isinstance(x, (int, float)) and isinstance(y, (int, float)) else (None, None)
+        return Action("CLICK" if name == "mouse_click" else "DOUBLE_CLICK", x=xy[0], y=xy[1], extra=extra)
     return Action(name.upper(), element=el, extra=extra)
 
 

@@ -134,7 +134,8 @@ _WS = re.compile(r"[ \t\n\r]*")
 
 
 def _skip(text: str, i: int) -> int:
-    return _WS.match(text, i).end()  # type: ignore[union-attr]  (the pattern matches the empty string)
+    m = _WS.match(text, i)
+    return m.end() if m is not None else i  # the pattern matches the empty string: m is never None
 
 
 def _find_key(text: str, i: int, key: str, dec: json.JSONDecoder) -> int | None:

@@ -159,7 +159,7 @@ def _read_items(items: list[Any], frames: Frames) -> _Transcript:
         if kind == "message" and it.get("role") == "user":
             if t.goal is None:
                 t.goal = _text_of(it.get("content"))
-            for j, c in enumerate(it.get("content") if isinstance(it.get("content"), list) else []):
+            for j, c in enumerate(content if isinstance(content := it.get("content"), list) else []):
                 if isinstance(c, dict) and c.get("type") == "input_image":
                     name = _image_of(frames, c.get("image_url"), f"items[{i}].content[{j}].image_url")
                     if name:
@@ -185,12 +185,13 @@ def _read_items(items: list[Any], frames: Frames) -> _Transcript:
 def _call_output(it: dict[str, Any], i: int, frames: Frames, t: _Transcript) -> None:
     """A call's output: its screenshot, the page's URL, the acknowledged safety checks, an error."""
     call = str(it.get("call_id"))
-    out = it.get("output") if isinstance(it.get("output"), dict) else {}
+    out = given if isinstance(given := it.get("output"), dict) else {}
     name = _image_of(frames, out.get("image_url"), f"items[{i}].output.image_url")
     if name:
         t.timeline.append(("frame", name))
-    if isinstance(out.get("current_url") or it.get("current_url"), str):
-        t.urls[call] = out.get("current_url") or it.get("current_url")
+    url = out.get("current_url") or it.get("current_url")
+    if isinstance(url, str):
+        t.urls[call] = url
     if it.get("acknowledged_safety_checks"):
         t.safety[call] = it["acknowledged_safety_checks"]
     err = out.get("error") or it.get("error")

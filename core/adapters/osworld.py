@@ -163,8 +163,8 @@ def _align(run_dir: Path, entries: list[tuple[int, dict[str, Any]]],
         reasoning = d.get("response") if isinstance(d.get("response"), str) else None
         if reasoning is None and isinstance(d.get("natural_language_action"), str):
             reasoning = d["natural_language_action"]
-        extra = {k: d[k] for k in ("step_num", "action_timestamp", "reward", "done", "info", "action_index",
-                                   "step_info", "natural_language_action") if k in d}
+        extra: dict[str, Any] = {k: d[k] for k in ("step_num", "action_timestamp", "reward", "done", "info",
+                                                   "action_index", "step_info", "natural_language_action") if k in d}
         steps.append(Step(index=i, action=action, reasoning=reasoning, frame_pre=prev, frame_post=post,
                           extra=extra, source=TRAJ, line=lineno))
         prev = post if post is not None else prev

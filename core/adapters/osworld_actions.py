@@ -162,7 +162,7 @@ def computer13(d: dict[str, Any]) -> Action:
     """A ``computer_13`` action dict ``{action_type, x, y, ...}`` (or with ``parameters``) as an action."""
     t = str(d.get("action_type", "")).upper()
     typ = COMPUTER_13.get(t, t or "UNKNOWN")
-    params = d.get("parameters") if isinstance(d.get("parameters"), dict) else d
+    params = given if isinstance(given := d.get("parameters"), dict) else d
     keys = params.get("keys") if isinstance(params.get("keys"), list) else None
     key = params.get("key")
     return Action(type=typ, x=num(params.get("x")), y=num(params.get("y")),

@@ -171,7 +171,7 @@ def attach(t: Trace) -> None:
             if isinstance(pid, str) and isinstance(opener, str) and at is not None:
                 t.opened_pages.append((at, pid, opener))
         elif kind == "frame-snapshot":
-            snap = ev.get("snapshot") if isinstance(ev.get("snapshot"), dict) else {}
+            snap = given if isinstance(given := ev.get("snapshot"), dict) else {}
             c = t.calls.get((name, str(snap.get("callId"))))
             if c is None or not snap.get("isMainFrame", True):
                 continue

@@ -48,6 +48,13 @@ class PickledObject:
 
     _module = "?"
     _name = "?"
+    # Set in __new__ (a REDUCE/NEWOBJ of a stand-in reaches __new__ with the pickle's arguments); declared
+    # here so that the type checker knows them. Annotations alone create no class attribute.
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    state: Any
+    items: dict[Any, Any]
+    listitems: list[Any]
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "PickledObject":
         self = object.__new__(cls)

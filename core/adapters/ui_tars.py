@@ -66,8 +66,8 @@ def parse_reply(reply: str) -> tuple[str | None, tuple[str, dict[str, str]] | No
     """The thought and the action call of a raw UI-TARS reply (``Thought: ...`` then ``Action: ...``)."""
     m = _REPLY.search(reply)
     cut = m.start() if m else (reply.find("Action:") if "Action:" in reply else len(reply))
-    thought = reply[:cut]
-    thought = re.sub(r"^\s*(?:Thought|Reflection|Action_Summary):\s*", "", thought.strip(), flags=re.I) or None
+    head = reply[:cut]
+    thought = re.sub(r"^\s*(?:Thought|Reflection|Action_Summary):\s*", "", head.strip(), flags=re.I) or None
     return thought, parse_call(m.group("call")) if m else None
 
 
@@ -131,7 +131,7 @@ def _parse(run_dir: Path, problems: Problems) -> tuple[str, list[Any], dict[str,
 
 def _screen(meta: dict[str, Any], problems: Problems) -> tuple[int | None, int | None, str, tuple[float, float]]:
     """The session's screen size, its coordinate space, and the scale from model coordinates to pixels."""
-    screen = meta.get("screen") if isinstance(meta.get("screen"), dict) else {}
+    screen = given if isinstance(given := meta.get("screen"), dict) else {}
     w, h = screen.get("width"), screen.get("height")
     w, h = (w, h) if isinstance(w, int) and isinstance(h, int) and w > 0 and h > 0 else (None, None)
     space = str(meta.get("coordinate_space") or "relative-1000")
@@ -139,7 +139,7 @@ def _screen(meta: dict[str, Any], problems: Problems) -> tuple[int | None, int |
         problems.warn("screen_unknown", "coordinates are relative (0-999) but the session records no screen "
                       "{width, height}", field="screen", hint="add screen to the session log, or coordinate_space: "
                       "pixels; points are left out")
-    scale = (w / 1000, h / 1000) if space == "relative-1000" and w else (1.0, 1.0)
+    scale = (w / 1000, h / 1000) if space == "relative-1000" and w and h else (1.0, 1.0)  # both set or neither
     return w, h, space, scale
 
 
