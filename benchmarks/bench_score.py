@@ -83,7 +83,7 @@ from corpus import build_corpus, distinct_frames, load_runs, sample_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
-TRAJCHECK = shutil.which("trajcheck") or "trajcheck"
+TRAJCHECK = bench_live.TRAJCHECK  # the script installed with this Python, not a version manager's shim
 #: The warm run takes a few tenths of a second, most of it start-up, so one scheduling hiccup of a shared
 #: machine moves it by half: it is always the best of at least this many runs (each a full process).
 WARM_REPEAT = 5
