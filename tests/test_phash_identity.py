@@ -78,3 +78,17 @@ def test_the_dct_by_matrix_products_keeps_every_bit(gray):
     """Hash64.of_gray takes the 8x8 DCT block as two matrix products and falls back to scipy's DCT when a
     coefficient sits within rounding of the median: the bits stay imagehash's."""
     assert str(Hash64.of_gray(gray)) == str(imagehash.phash(Image.fromarray(gray)))
+
+
+def test_the_median_is_numpys():
+    """hashing._median (no numpy.ma import) equals np.median on 8x8 blocks, ties and zeros included."""
+    import numpy as np
+
+    from trajcheck.hashing import _median
+
+    rng = np.random.default_rng(11)
+    blocks = [rng.normal(0, 10.0 ** int(rng.integers(-3, 6)), (8, 8)) for _ in range(2000)]
+    blocks += [np.zeros((8, 8)), np.full((8, 8), 3.5), np.arange(64.0).reshape(8, 8) * -1.0]
+    for b in blocks[:500]:
+        b[rng.random((8, 8)) < 0.5] = 0.0
+    assert all(_median(b) == float(np.median(b)) for b in blocks)
