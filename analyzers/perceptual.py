@@ -19,6 +19,7 @@ Both are None when the check does not apply; ``reason`` says why.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -173,6 +174,13 @@ def assess(action_type: str, keys: str | None, risk: HighRisk, ev: ImageEvidence
         feedback=None if verdict else feedback_line(action_type, keys, reason),
         feedback_seed=None if seed else feedback_line(action_type, keys, seed_reason),
     )
+
+
+def agrees_with_recorded(found: Any) -> bool | None:
+    """Does trajcheck's verdict for a step equal the one its runner recorded (``recorded.action_effect_observed``)?
+    None when either is missing. ``found`` is the step's findings (:class:`trajcheck.analysis.StepFindings`)."""
+    recorded, observed = found.step.recorded_effect, found.effect.action_effect_observed
+    return None if recorded is None or observed is None else bool(recorded == observed)
 
 
 def perceptual_summary(findings: list[EffectFinding], seed: bool = False) -> dict[str, int]:

@@ -1,7 +1,9 @@
 """Ledger rows from findings, built from the column declarations of :mod:`trajcheck.schemas.ledger`.
 
 Every column declares its source: a dotted path into :class:`~trajcheck.analysis.StepFindings` (steps) or
-:class:`RunFacts` (runs), a conversion after ``|``, or ``fn:NAME``, a function below. The getters are
+:class:`RunFacts` (runs), a conversion after ``|``, ``fn:NAME``, a function below, or
+``analyzer:MODULE.FUNCTION``, a pure function in :mod:`trajcheck.analyzers` of those findings (an analyzer
+that derives its value from what the others found needs no other wiring). The getters are
 compiled once per process; a row is then one call per column. Adding a column is one line in the
 declarations (plus a function here when no path reaches its value); ``tests/test_columns.py`` checks that
 every declared column is produced and nothing undeclared is.
@@ -168,15 +170,21 @@ RUN_FUNCTIONS: dict[str, Callable[[RunFacts], Any]] = {
 }
 
 
-def _agrees(sf: StepFindings) -> bool | None:
-    rec, now = sf.step.recorded_effect, sf.effect.action_effect_observed
-    return None if rec is None or now is None else rec == now
-
-
 STEP_FUNCTIONS: dict[str, Callable[[StepFindings], Any]] = {
-    "agrees_recorded": _agrees,
     "shared_frames": lambda sf: sf.step.extra.get("shared_frames") is True,
 }
+
+
+def analyzer_function(ref: str) -> Callable[[Any], Any]:
+    """The function an ``analyzer:MODULE.FUNCTION`` source names in :mod:`trajcheck.analyzers`: a pure function
+    of the step's findings (steps table) or of the run's (runs table)."""
+    import importlib
+
+    module, _, name = ref.rpartition(".")
+    fn = getattr(importlib.import_module(f"trajcheck.analyzers.{module}"), name, None)
+    if not callable(fn):
+        raise ValueError(f"column source analyzer:{ref}: no function {name} in trajcheck.analyzers.{module}")
+    return fn
 
 
 def _path_getter(path: str) -> Callable[[Any], Any]:
@@ -208,6 +216,8 @@ def compile_source(col: Column, functions: dict[str, Callable[[Any], Any]]) -> C
         return None
     if src.startswith("fn:"):
         return functions[src[3:]]
+    if src.startswith("analyzer:"):
+        return analyzer_function(src[len("analyzer:"):])
     path, _, conv = src.partition("|")
     get = _path_getter(path)
     if not conv:

@@ -25,6 +25,8 @@ class Column:
       ``evaluator``, ``n_frames``, ``totals``); a None on the way gives None;
     - optionally ``|str``, ``|list``, ``|box`` or ``|json``, a conversion of the value (see rows.CONVERT);
     - ``fn:NAME``: a named function of :mod:`trajcheck.rows` (rows.RUN_FUNCTIONS / rows.STEP_FUNCTIONS);
+    - ``analyzer:MODULE.FUNCTION``: a pure function in ``trajcheck.analyzers.MODULE`` of the step's (or the
+      run's) findings: a new analyzer that derives from what the others found is its module and its columns;
     - ``late``: set by the scorer after the row is built (the run's input digest).
     """
 
@@ -162,7 +164,7 @@ STEPS: tuple[Column, ...] = (
     _c("effect_feedback_seed", S, "effect.feedback_seed", "The same line under the seed's rule."),
     _c("recorded_action_effect_observed", B, "step.recorded_effect", "The verdict the runner itself recorded (recorded.action_effect_observed)."),
     _c("recorded_feedback", S, "step.recorded_feedback", "The feedback line the runner recorded."),
-    _c("effect_agrees_recorded", B, "fn:agrees_recorded", "Does the recomputed verdict equal the recorded one (null when either is missing)."),
+    _c("effect_agrees_recorded", B, "analyzer:perceptual.agrees_with_recorded", "Does the recomputed verdict equal the recorded one (null when either is missing)."),
     _c("obs_observations", LS, "page.obs.observations|list", "The observation list: URL change, skeleton diff items (\"New message appeared: ...\"), focus, client witness."),
     _c("obs_url_changed", B, "page.obs.url_changed", "URL before differs from URL after (null without both)."),
     _c("obs_dom_changed", B, "page.obs.dom_changed", "The DOM snapshot's hash changed (null without both snapshots)."),

@@ -35,6 +35,9 @@ def test_every_source_names_something_that_exists(table: str, columns: tuple[Col
         assert c.source, f"{table}.{c.name} declares no source"
         if c.source == "late":
             continue
+        if c.source.startswith("analyzer:"):
+            assert callable(rows.analyzer_function(c.source[len("analyzer:"):])), f"{table}.{c.name}"
+            continue
         if c.source.startswith("fn:"):
             assert c.source[3:] in functions, f"{table}.{c.name}: no function {c.source[3:]!r} in trajcheck.rows"
             used.add(c.source[3:])
@@ -80,3 +83,17 @@ def test_conversions() -> None:
     assert rows.CONVERT["box"](None) is None and rows.CONVERT["box"]((1, 2, 3, 4)) == [1, 2, 3, 4]
     assert rows.CONVERT["json"]({}) is None and rows.CONVERT["json"]({"b": 1, "a": "é"}) == '{"a": "é", "b": 1}'
     assert rows.CONVERT["str"](None) is None
+
+
+def test_an_analyzer_source_names_a_function_of_the_findings() -> None:
+    """A column computed by an analyzer from the other findings is declared by naming the function."""
+    from types import SimpleNamespace
+
+    fn = rows.analyzer_function("perceptual.agrees_with_recorded")
+    step = SimpleNamespace(recorded_effect=True)
+    assert fn(SimpleNamespace(step=step, effect=SimpleNamespace(action_effect_observed=True))) is True
+    assert fn(SimpleNamespace(step=step, effect=SimpleNamespace(action_effect_observed=False))) is False
+    assert fn(SimpleNamespace(step=SimpleNamespace(recorded_effect=None),
+                              effect=SimpleNamespace(action_effect_observed=False))) is None
+    with pytest.raises(ValueError, match="no function nope in trajcheck.analyzers.perceptual"):
+        rows.analyzer_function("perceptual.nope")
