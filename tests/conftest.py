@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -57,3 +58,40 @@ def write_steps(run_dir: Path, lines: list[object]) -> None:
 
 def read_steps(run_dir: Path) -> list[dict]:
     return [json.loads(l) for l in (run_dir / "steps.jsonl").read_text().splitlines() if l.strip()]
+
+
+def run_json(*args: str) -> Any:
+    """The parsed stdout of a trajcheck command run with --format json (which must succeed)."""
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    res = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+@pytest.fixture
+def width(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """Call with a width: tables rendered that wide whatever the terminal. Every cli module's stdout console is
+    replaced by one of fixed width (it writes to sys.stdout when it prints, so CliRunner still captures it)."""
+    import sys
+
+    from rich.console import Console
+
+    from trajcheck.cli import common
+
+    def fix(columns: int) -> None:
+        fixed = Console(width=columns, color_system=None, soft_wrap=True)
+        original = common.out  # before the loop replaces common's own
+        for name, module in list(sys.modules.items()):
+            if name.startswith("trajcheck.cli") and getattr(module, "out", None) is original:
+                monkeypatch.setattr(module, "out", fixed)
+
+    return fix
+
+
+@pytest.fixture
+def width100(width: Callable[[int], None]) -> None:
+    """Tables rendered 100 columns wide whatever the terminal."""
+    width(100)

@@ -10,18 +10,16 @@ from __future__ import annotations
 import csv
 import json
 import math
-import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
 from trajcheck import ledger
 from trajcheck.cli.main import app
 
-from conftest import SAMPLES
+from conftest import SAMPLES, run_json
 
 LABELS = SAMPLES / "labels.json"
 #: The 97.5% quantile of the standard normal: the z of every 95% interval.
@@ -45,28 +43,6 @@ def scores(source: str, level: str, labelled: int, covered: int, tp: int, fp: in
             "tp": tp, "fp": fp, "tn": tn, "fn": fn, "precision": rate(tp, tp + fp), "recall": rate(tp, tp + fn),
             "f1": round(2 * tp / (2 * tp + fp + fn), 6) if tp else None,
             "npv": rate(tn, tn + fn), "tnr": rate(tn, tn + fp)}
-
-
-def run_json(*args: str) -> Any:
-    """The parsed stdout of a command run with --format json (which must succeed)."""
-    res = CliRunner().invoke(app, [*args, "--format", "json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
-
-
-@pytest.fixture
-def width(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int], None]]:
-    """Call with a width: tables rendered that wide whatever the terminal (see tests/test_cmd_compare.py)."""
-    from trajcheck.cli import common
-
-    def fix(columns: int) -> None:
-        fixed = Console(width=columns, color_system=None, soft_wrap=True)
-        original = common.out  # before the loop replaces common's own
-        for name, module in list(sys.modules.items()):
-            if name.startswith("trajcheck.cli") and getattr(module, "out", None) is original:
-                monkeypatch.setattr(module, "out", fixed)
-
-    yield fix
 
 
 # labels.json labels all 26 sample runs: 14 pass, 12 fail. Per source, over the runs it gives a verdict on:

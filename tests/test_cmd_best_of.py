@@ -4,36 +4,16 @@ rows are written one by one so that each tie-break decides one group."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
 from trajcheck import ledger
 from trajcheck.cli.main import app
 
-
-def run_json(*args: str) -> Any:
-    """The parsed stdout of a command run with --format json (which must succeed)."""
-    res = CliRunner().invoke(app, [*args, "--format", "json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
-
-
-@pytest.fixture
-def width100(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Tables rendered 100 columns wide whatever the terminal (see tests/test_cmd_compare.py)."""
-    from trajcheck.cli import common
-
-    fixed = Console(width=100, color_system=None, soft_wrap=True)
-    original = common.out  # before the loop replaces common's own
-    for name, module in list(sys.modules.items()):
-        if name.startswith("trajcheck.cli") and getattr(module, "out", None) is original:
-            monkeypatch.setattr(module, "out", fixed)
-    yield
+from conftest import run_json
 
 
 def row(task: str, best: str, verdict: str, source: str, reward: float, steps: int, rollouts: int,

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
 from trajcheck import ledger
 from trajcheck.cli.main import app
+
+from conftest import run_json
 
 #: The 97.5% quantile of the standard normal: the z of every 95% interval.
 Z = 1.959963984540054
@@ -37,27 +37,6 @@ def rate(k: int, n: int) -> dict[str, Any]:
     """A rate as the JSON output writes it: k, n, the rate and its Wilson bounds, rounded to 6 places."""
     low, high = wilson_bounds(k, n)
     return {"k": k, "n": n, "rate": round(k / n, 6), "low": round(low, 6), "high": round(high, 6)}
-
-
-def run_json(*args: str) -> Any:
-    """The parsed stdout of a command run with --format json (which must succeed)."""
-    res = CliRunner().invoke(app, [*args, "--format", "json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
-
-
-@pytest.fixture
-def width100(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Tables rendered 100 columns wide whatever the terminal: every cli module's stdout console replaced by
-    one of fixed width (it writes to sys.stdout when it prints, so CliRunner still captures it)."""
-    from trajcheck.cli import common
-
-    fixed = Console(width=100, color_system=None, soft_wrap=True)
-    original = common.out  # before the loop replaces common's own
-    for name, module in list(sys.modules.items()):
-        if name.startswith("trajcheck.cli") and getattr(module, "out", None) is original:
-            monkeypatch.setattr(module, "out", fixed)
-    yield
 
 
 def lines(text: str) -> list[str]:
