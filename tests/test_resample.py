@@ -44,7 +44,9 @@ def test_real_frames_cover_several_sizes():
     assert len(REAL) >= 20 and len(sizes) >= 3, sizes
 
 
-@pytest.mark.parametrize("path", REAL, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", REAL or [pytest.param(None, marks=pytest.mark.skip(
+    reason="../shared/realruns is absent (a user's clone has none): the real-frame hash checks need the recorded "
+    "third-party runs beside the checkout"))], ids=lambda p: f"{p.parent.name}/{p.name}" if p else "no-real-runs")
 def test_real_frame_hashes_equal_imagehash(path):
     try:
         frame = decode(path)
