@@ -63,8 +63,9 @@ def score(
                                               "fsspec URLs (s3://bucket/prefix).", show_default=False)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Ledger directory to write (created, or updated: "
                                       "rescored runs replace their rows).")] = Path("ledger"),
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1,
-                                                help="Worker processes (default: all cores).")] = None,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", min=1, help="Worker processes (default: all cores). Workers start only for 2 runs or more "
+        "per worker: fewer are scored in this process, which is faster than starting one.")] = None,
     threshold: Annotated[int, typer.Option(min=0, max=64, help="pHash Hamming distance above which the seed "
                                            "rule counts a frame or region as changed.")] = DEFAULT_THRESHOLD,
     verifier: Annotated[bool, typer.Option("--verifier/--no-verifier", help="Run the perceptual verifier "

@@ -116,3 +116,19 @@ def test_a_missing_bucket_prefix_is_a_located_problem(s3_store):
     assert report.scored == 0
     assert [p.slug for p in report.problems] == ["path_not_found"]
     assert "sweep-1-nope" in str(report.problems[0])
+
+
+def test_small_work_starts_no_worker_processes(monkeypatch, tmp_path):
+    """Fewer than 2 runs per worker are scored in this process: no pool is started (issue 16)."""
+    from trajcheck import engines
+
+    assert [engines.workers_for(n, 2) for n in (0, 1, 2, 3, 4, 5, 200)] == [0, 0, 1, 1, 2, 2, 2]
+    assert engines.workers_for(200, 1) == 1 and engines.workers_for(9, 4) == 4
+
+    def no_pool(*a, **k):
+        raise AssertionError("a process pool was started for small work")
+
+    monkeypatch.setattr(engines, "ProcessPoolExecutor", no_pool)
+    runs = [SAMPLES / "consent-overlay-on", SAMPLES / "drift-loop-off", SAMPLES / "terms-checkbox-on"]
+    report = score_paths(runs, jobs=2)
+    assert [r.run["status"] for r in report.results] == ["ok", "ok", "ok"]
