@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -40,6 +40,7 @@ def agree(
              "-" if s["f1"] is None else f"{s['f1']:.3f}", pct(s["npv"]), pct(s["tnr"])] for s in data["sources"]]
     if fmt is Format.csv:
         emit(cols, rows, fmt)
+        _warn_unmatched(data)
         return
     emit(cols, rows, fmt, title=f"agreement with {data['matched_runs']} labelled runs")
     judges = sorted({j for v in data["contract_vs_judge"].values() for j in v})
@@ -54,5 +55,10 @@ def agree(
         emit(["task", "trials", "passed", "pass@1", f"pass@{k}", f"pass^{k}", "flaky"],
              [[r["task_id"], r["trials"], r["passed"], r["pass@1"], r[f"pass@{k}"], r[f"pass^{k}"], r["flaky"]]
               for r in t["tasks"]], fmt, title="repeated trials")
+    _warn_unmatched(data)
+
+
+def _warn_unmatched(data: dict[str, Any]) -> None:
+    """On stderr (stdout is the table or the CSV): labelled runs the ledger does not have."""
     if data["unmatched_labels"]:
         err.print(f"{len(data['unmatched_labels'])} labelled runs are not in the ledger", highlight=False)

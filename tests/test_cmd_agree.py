@@ -284,6 +284,7 @@ def test_csv_output_of_the_partial_labels(sample_ledger: Path, tmp_path: Path) -
         f"perceptual_verifier,step,3/4,{one},{one},1.000,{two},{two}",
         f"perceptual_verifier_seed,step,3/4,{one},{one},1.000,{two},{two}",
     ]
+    assert res.stderr == "2 labelled runs are not in the ledger\n"  # stdout stays the CSV
 
 
 def test_csv_labels_say_the_same(sample_ledger: Path, tmp_path: Path) -> None:
