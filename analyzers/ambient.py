@@ -71,17 +71,17 @@ class Transition:
     focus_kept: bool = False  # ... and the focused element was recorded before and after, unchanged
 
 
-def _patches(cells: np.ndarray) -> tuple[np.ndarray, list[tuple[slice, slice] | None]]:
+def _patches(cells: np.ndarray) -> tuple[np.ndarray, list[tuple[slice, slice]]]:
     """Connected groups (8-neighbour) of changed cells: their labels and boxes."""
     labels, n = components.label(cells)
-    return labels, list(components.boxes(labels, n))
+    return labels, components.boxes(labels, n)
 
 
-def _small_patches(labels: np.ndarray, boxes: list[tuple[slice, slice] | None]) -> np.ndarray:
+def _small_patches(labels: np.ndarray, boxes: list[tuple[slice, slice]]) -> np.ndarray:
     """The changed cells that lie in patches whose box is at most SMALL_PATCH_PX."""
     small = np.zeros(labels.shape, dtype=bool)
     for i, sl in enumerate(boxes, start=1):
-        if sl is not None and (sl[0].stop - sl[0].start) * (sl[1].stop - sl[1].start) * CELL * CELL <= SMALL_PATCH_PX:
+        if (sl[0].stop - sl[0].start) * (sl[1].stop - sl[1].start) * CELL * CELL <= SMALL_PATCH_PX:
             small[sl] |= labels[sl] == i
     return small
 

@@ -44,7 +44,7 @@ def read(name: str) -> dict[str, Any]:
         if path.stat().st_size > MAX_BYTES:
             return {}
         data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # unreadable, not JSON, or nested past the parser's depth
         return {}
     return data if isinstance(data, dict) else {}
 

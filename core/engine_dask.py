@@ -45,8 +45,9 @@ def dask_ordered(refs: list[RunRef], opts: ScoreOptions, fingerprint: str, worke
     else:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
-        client.run(keep_freed_memory)  # our own workers only: a shared cluster's processes are not ours to tune
     try:
+        if cluster is not None:
+            client.run(keep_freed_memory)  # our own workers only: a shared cluster's are not ours to tune
         n = max(1, len(client.scheduler_info().get("workers", {})) or workers)
         yield from in_order(refs, lambda ref: client.submit(_score, ref, opts, fingerprint, pure=False), _collect,
                             n * IN_FLIGHT_PER_WORKER)

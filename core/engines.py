@@ -37,17 +37,24 @@ def crashed(ref: RunRef, exc: BaseException) -> RunResult:
 def in_order(refs: list[RunRef], submit: Callable[[RunRef], Any], collect: Callable[[Any], RunResult],
              window: int) -> Iterator[RunResult]:
     """Submit each run, at most ``window`` in flight, and yield the results in the order of ``refs``."""
-    todo = iter(refs)
-    flight: deque[tuple[RunRef, Any]] = deque((ref, submit(ref)) for ref in itertools.islice(todo, window))
-    while flight:
-        ref, task = flight.popleft()
+
+    def start(ref: RunRef) -> tuple[RunRef, Any, Exception | None]:
         try:
-            res = collect(task)
+            return ref, submit(ref), None
+        except Exception as exc:  # noqa: BLE001  (a pool whose worker died refuses new work: this run is lost)
+            return ref, None, exc
+
+    todo = iter(refs)
+    flight: deque[tuple[RunRef, Any, Exception | None]] = deque(start(r) for r in itertools.islice(todo, window))
+    while flight:
+        ref, task, refused = flight.popleft()
+        try:
+            res = crashed(ref, refused) if refused is not None else collect(task)
         except Exception as exc:  # noqa: BLE001  (a crashed task costs one run, never the batch)
             res = crashed(ref, exc)
         nxt = next(todo, None)
         if nxt is not None:
-            flight.append((nxt, submit(nxt)))
+            flight.append(start(nxt))
         yield res
 
 

@@ -41,7 +41,9 @@ class Problem:
     severity: str = "error"  # "error" makes the run invalid; "warning" is reported, the run is still scored
 
     def __post_init__(self) -> None:
-        if self.severity not in ("error", "warning"):  # anything else would silently count as a warning
+        from .problems import SEVERITIES
+
+        if self.severity not in SEVERITIES:  # anything else would silently count as a warning
             raise ValueError(f"problem severity {self.severity!r} is neither 'error' nor 'warning'")
         kind = _kind(self.slug)
         if not self.hint and kind.fills_hint:

@@ -4,7 +4,10 @@ For each step: its two frames (each distinct file decoded once, see :class:`Fram
 derived from them (global and region hashes, the exact pixel difference), the gap between a step's post
 frame and the next step's pre frame, and its DOM snapshots, read into small page facts while their trees are
 in memory. After the steps: what the referee needs (the final frame and DOM, frames a contract compares
-with, reference screenshots). Nothing here decides anything about the run; :mod:`trajcheck.analysis` does.
+with, reference screenshots). The analyzers that need a decoded frame or a parse tree run here, while
+it is in memory (the pixel diff, the observation verifier and the expected-outcome checks, through
+:func:`step_evidence` and :func:`trajcheck.analyzers.page.page_facts`); every later one runs in
+:mod:`trajcheck.analysis` on the small findings they leave.
 """
 
 from __future__ import annotations

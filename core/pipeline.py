@@ -69,7 +69,7 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
 
         results = dask_ordered(refs, opts, fingerprint, jobs or os.cpu_count() or 1, scheduler)
     elif engine == "local":
-        from .engines import local_results  # the analyzers: only when something is scored
+        from .engines import local_results
 
         results = local_results(refs, opts, fingerprint, jobs or os.cpu_count() or 1)
     else:

@@ -197,15 +197,19 @@ _CACHE = "pass-order"
 _cache_key: str | None = None
 
 
-def _library_key() -> str:
-    """What a cached pass order depends on: Pillow's version and this module's code."""
+def _library_key() -> str | None:
+    """What a cached pass order depends on: Pillow's version and this module's code; None when the code
+    cannot be read (an install without sources): the cache is then not used."""
     global _cache_key
     if _cache_key is None:
         import hashlib
 
         import PIL
 
-        code = hashlib.blake2b(Path(__file__).read_bytes(), digest_size=8).hexdigest()
+        try:
+            code = hashlib.blake2b(Path(__file__).read_bytes(), digest_size=8).hexdigest()
+        except OSError:
+            return None
         _cache_key = f"pillow {PIL.__version__}, resample {code}"
     return _cache_key
 
@@ -227,13 +231,13 @@ def pass_order(width: int, height: int) -> str | None:
         from . import diskcache
 
         lib, size = _library_key(), f"{width}x{height}"
-        cached = diskcache.read(_CACHE)
-        known = cached.get(lib)
+        known = diskcache.read(_CACHE).get(lib) if lib is not None else None
         if isinstance(known, dict) and known.get(size, "?") in ("h", "v", None):
             _orders[key] = known[size]
         else:
             _orders[key] = _probe(width, height)
-            entry = known if isinstance(known, dict) else {}
-            entry[size] = _orders[key]
-            diskcache.write(_CACHE, {lib: entry})  # other libraries' entries are dropped: they are stale
+            if lib is not None:
+                entry = known if isinstance(known, dict) else {}
+                entry[size] = _orders[key]
+                diskcache.write(_CACHE, {lib: entry})  # other libraries' entries are dropped: they are stale
     return _orders[key]

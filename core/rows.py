@@ -188,7 +188,7 @@ def analyzer_function(ref: str) -> Callable[[Any], Any]:
 
 
 def _path_getter(path: str) -> Callable[[Any], Any]:
-    """A getter for a dotted path; a None (or a missing dict key) on the way gives None."""
+    """A getter for a dotted path; a None on the way gives None (a missing attribute or dict key raises)."""
     parts = path.split(".")
     if len(parts) == 1:
         return attrgetter(path)
@@ -204,7 +204,7 @@ def _path_getter(path: str) -> Callable[[Any], Any]:
     def step(obj: Any, name: str) -> Any:
         if obj is None:
             return None
-        return obj.get(name) if isinstance(obj, dict) else getattr(obj, name)
+        return obj[name] if isinstance(obj, dict) else getattr(obj, name)  # a misspelt key raises, as a name does
 
     return lambda obj: reduce(step, parts, obj)
 

@@ -192,3 +192,19 @@ def test_adapters_import_the_kit_not_each_other():
                     if line.startswith("from .") and line.split()[1] != "."}
         assert imported - {"kit"} <= own.get(path.stem, set()), (path.name, imported)
         assert not imported & readers, path.name
+
+
+def test_image_size_of_a_header_that_claims_a_bomb_is_none(tmp_path):
+    """A PNG whose header claims 40000x40000 (Pillow refuses it as a decompression bomb) has no usable size:
+    None, not an exception escaping the reader."""
+    import struct
+    import zlib
+
+    from trajcheck.adapters.kit import image_size
+
+    ihdr = struct.pack(">IIBBBBB", 40000, 40000, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    png = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    path = tmp_path / "step_1.png"
+    path.write_bytes(png + b"\x00\x00\x00\x00IEND\xaeB`\x82")
+    assert image_size(path) is None

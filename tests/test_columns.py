@@ -76,6 +76,10 @@ def test_a_path_through_a_missing_part_gives_null_and_a_typo_raises() -> None:
     assert get(Findings()) is None
     with pytest.raises(AttributeError):
         rows._path_getter("step.pgae.url_before")(Findings())
+    totals = type("Facts", (), {"totals": {"effect_checked": 3}})()
+    assert rows._path_getter("totals.effect_checked")(totals) == 3
+    with pytest.raises(KeyError):
+        rows._path_getter("totals.efect_checked")(totals)  # a misspelt key of the run totals raises too
 
 
 def test_conversions() -> None:

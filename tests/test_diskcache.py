@@ -49,7 +49,8 @@ def test_another_pillow_or_resample_code_is_not_read(cache: Path, monkeypatch: p
     assert list(json.loads((cache / "pass-order.json").read_text())) == [resample._library_key()]
 
 
-@pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b'{"%s": {"320x200": "sideways"}}', b"\xff\xfe"])
+@pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b'{"%s": {"320x200": "sideways"}}', b"\xff\xfe",
+                                     b"[" * 200_000])
 def test_a_corrupt_cache_is_probed_again(cache: Path, monkeypatch: pytest.MonkeyPatch, content: bytes) -> None:
     cache.mkdir()
     (cache / "pass-order.json").write_bytes(content.replace(b"%s", resample._library_key().encode()))

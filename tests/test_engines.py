@@ -132,3 +132,30 @@ def test_small_work_starts_no_worker_processes(monkeypatch, tmp_path):
     runs = [SAMPLES / "consent-overlay-on", SAMPLES / "drift-loop-off", SAMPLES / "terms-checkbox-on"]
     report = score_paths(runs, jobs=2)
     assert [r.run["status"] for r in report.results] == ["ok", "ok", "ok"]
+
+
+def test_a_pool_that_refuses_work_costs_its_runs_not_the_batch():
+    """When submitting raises (a process pool whose worker died refuses new work), the runs it refused come
+    back as internal_error rows in order, and the runs already in flight keep their results."""
+    from pathlib import Path
+
+    from trajcheck import engines
+    from trajcheck.discovery import RunRef
+
+    refs = [RunRef(Path(f"/runs/r{i}"), f"r{i}", "trajcheck.run/1") for i in range(5)]
+    submitted = []
+
+    def submit(ref):
+        if len(submitted) >= 2:
+            raise RuntimeError("A process in the process pool was terminated abruptly")
+        submitted.append(ref)
+        return ref
+
+    def collect(ref):
+        return engines.invalid_result(ref.display, str(ref.path), [], "trajcheck.run/1")
+
+    got = list(engines.in_order(refs, submit, collect, window=2))
+    assert [r.run["run_id"] for r in got] == ["r0", "r1", "r2", "r3", "r4"]
+    assert [r.problems[0].slug if r.problems else None for r in got] == \
+        [None, None, "internal_error", "internal_error", "internal_error"]
+    assert "terminated abruptly" in got[2].run["error"]

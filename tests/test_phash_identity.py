@@ -52,7 +52,7 @@ def _images():
     out.append(np.tile(np.arange(256, dtype=np.uint8), (40, 1)))
     out += [rng.integers(0, 256, (h, w), dtype=np.uint8) for h, w in ((32, 32), (100, 37), (240, 320))]
     out += [(rng.random((90, 160)) < 0.02).astype(np.uint8) * 255 for _ in range(20)]  # sparse dots on white
-    # flat along one axis (decided without scipy, see hashing._flat_bits): blank areas of many greys,
+    # flat along one axis (decided without scipy, see hashing._exact_bits): blank areas of many greys,
     # horizontal rules and bands, vertical bands, of the sizes the 200x200 region crop and whole frames have
     out += [np.full((200, 200), v, dtype=np.uint8) for v in (1, 17, 64, 127, 200, 254)]
     for h, w in ((200, 200), (800, 1280), (37, 91)):
@@ -70,6 +70,9 @@ def _images():
             out.append(np.concatenate([left, left[:, ::-1]], axis=1))  # left-right mirror
             top = (rng.random((h // 2, w)) < 0.1).astype(np.uint8) * 255
             out.append(np.concatenate([top, top[::-1]], axis=0))  # up-down mirror
+            # rows flat, mirrored pairs summing to 255: columns whose only exact zeros are at even k >= 2
+            dark = rng.integers(0, 256, h // 2)
+            out.append(np.tile(np.concatenate([dark, (255 - dark)[::-1]]).astype(np.uint8)[:, None], (1, w)))
     return out
 
 
@@ -92,3 +95,25 @@ def test_the_median_is_numpys():
     for b in blocks[:500]:
         b[rng.random((8, 8)) < 0.5] = 0.0
     assert all(_median(b) == float(np.median(b)) for b in blocks)
+
+
+@pytest.mark.parametrize("kind", ["flat", "mirror", "pair_sum"])
+def test_blocks_at_the_median_are_decided_without_scipy_and_as_scipy_decides(kind):
+    """Each rule of hashing._exact_zeros decides its blocks on its own (no fallback to scipy's DCT), and the
+    bits are the ones scipy's DCT gives."""
+    import numpy as np
+    import scipy.fftpack
+
+    from trajcheck import hashing
+
+    rng = np.random.default_rng({"flat": 1, "mirror": 2, "pair_sum": 3}[kind])
+    for _ in range(200):
+        half = rng.integers(0, 256, 16)
+        profile = {"flat": np.full(32, half[0]), "mirror": np.concatenate([half, half[::-1]]),
+                   "pair_sum": np.concatenate([half, (255 - half)[::-1]])}[kind]
+        px = np.tile(profile.astype(np.float64)[:, None], (1, 32))  # every row one value
+        low = hashing._DCT8 @ px @ hashing._DCT8.T
+        bits = hashing._exact_bits(px, low, hashing._NEAR * (1.0 + float(np.abs(low).max())))
+        assert bits is not None, profile
+        want = scipy.fftpack.dct(scipy.fftpack.dct(px, axis=0), axis=1)[:8, :8]
+        assert np.array_equal(bits, want > np.median(want)), profile

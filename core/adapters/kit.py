@@ -350,5 +350,5 @@ def image_size(path: Path) -> tuple[int, int] | None:
         with open(open_regular(path), "rb", closefd=True) as f, Image.open(f) as img:  # never a FIFO
             w, h = img.size
             return w, h
-    except OSError:
+    except (OSError, Image.DecompressionBombError):  # a header claiming a bomb's size is no usable size
         return None
