@@ -122,10 +122,9 @@ def verify_step(pre: "FrameInput", post: "FrameInput", action: dict[str, Any] | 
     verdict, never an exception; a value of the wrong type raises ``TypeError``.
     """
     from trajcheck.analyzers import highrisk, perceptual
-    from trajcheck.analyzers.ambient import Transition, learn_ambient, transition_of
-    from trajcheck.analyzers.pixeldiff import diff_frames
+    from trajcheck.analyzers.ambient import learn_ambient, transition_of
     from trajcheck.frames import FrameError
-    from trajcheck.loading import step_evidence
+    from trajcheck.loading import gap_transition, step_evidence
     from trajcheck.schemas.records import Action, Client, Page, Run, Step
 
     state = previous if previous is not None else LiveState(screen=screen)
@@ -159,10 +158,10 @@ def verify_step(pre: "FrameInput", post: "FrameInput", action: dict[str, Any] | 
         step = Step(index=step.index, action=act, reasoning=reasoning, frame_pre="same", frame_post="same",
                     page=pg, client=cl)
     last = state._last
-    if last is not None and pre_digest is not None and last[0] != pre_digest and not isinstance(pre_f, FrameError) \
-            and last[1].px.shape == pre_f.px.shape:  # the screen moved on between two steps: a gap, idle
-        state.transitions.append(Transition(diff_frames(last[1].px, pre_f.px, state.pixel_tolerance), idle=True,
-                                            page=last[2]))
+    if last is not None and pre_digest is not None and last[0] != pre_digest:  # the screen moved on in between
+        gap = gap_transition(last[1], pre_f, state.pixel_tolerance, last[2])
+        if gap is not None:
+            state.transitions.append(gap)
     ev = step_evidence(run, step, pre_f, post_f, state.pixel_tolerance, [])
     t = transition_of(step, ev)
     if t is not None:

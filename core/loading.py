@@ -265,14 +265,21 @@ class LoadedRun:
     problems: list[Problem]  # frames, DOM snapshots, step points, references: in that order
 
 
+def gap_transition(post: Any, pre: Any, tolerance: int, page: str | None) -> Transition | None:
+    """The screen's change between one step's post frame and the next step's pre frame (nothing was done in
+    between: an idle transition for ambient learning), or None when either is not a decoded frame or their
+    sizes differ. The scorer and the live verifier (:mod:`trajcheck.live`) both use it."""
+    if isinstance(post, Frame) and isinstance(pre, Frame) and post.rgb.shape == pre.rgb.shape:
+        return Transition(diff_frames(post.px, pre.px, tolerance), idle=True, page=page)
+    return None
+
+
 def _gap(s: Step, nxt: Step | None, post: Any, frames: FrameCache, tolerance: int) -> Transition | None:
-    """The screen's change between a step's post frame and the next step's pre frame, when they differ."""
+    """The gap transition between a step and the next, when they recorded two different files."""
     if nxt is None or not s.frame_post or not nxt.frame_pre or s.frame_post == nxt.frame_pre:
         return None
-    b = frames.get(nxt.frame_pre, nxt, "frames.pre")
-    t = None
-    if isinstance(post, Frame) and isinstance(b, Frame) and post.rgb.shape == b.rgb.shape:
-        t = Transition(diff_frames(post.px, b.px, tolerance), idle=True, page=s.page.url_after if s.page else None)
+    t = gap_transition(post, frames.get(nxt.frame_pre, nxt, "frames.pre"), tolerance,
+                       s.page.url_after if s.page else None)
     frames.release(s.frame_post)
     frames.release(nxt.frame_pre)
     return t
