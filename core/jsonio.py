@@ -22,8 +22,8 @@ from .errors import Problem
 MAX_DEPTH = 64
 
 
-class _Where(TypedDict):
-    """Where a document came from: the location fields of every :class:`Problem` made here."""
+class Where(TypedDict):
+    """Where a document or record came from: the location fields (run, file, line) of a :class:`Problem`."""
 
     run: str
     file: str
@@ -110,7 +110,7 @@ def short_number(v: Any) -> str:
     return str(v)
 
 
-def _out_of_range(text: str, where: _Where) -> Problem:
+def _out_of_range(text: str, where: Where) -> Problem:
     """The ``value_out_of_range`` problem of a document that holds NaN, Infinity, a number that overflows
     a float, or an integer too long to convert: parsed again with markers to name the field."""
     try:
@@ -150,7 +150,7 @@ def _depth(value: Any, limit: int) -> int:
 
 def parse_json_text(text: str, *, run: str, file: str, line: int | None = None) -> tuple[Any, Problem | None]:
     """Parse one JSON document; return (value, None) or (None, problem)."""
-    where: _Where = {"run": run, "file": file, "line": line}
+    where: Where = {"run": run, "file": file, "line": line}
     try:
         value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
     except _BadConstant:

@@ -11,11 +11,11 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from .errors import Problem, RunFormatError
 from .inputs import NotRegularFile, exists_not_dir, read_regular, regular_stat
-from .jsonio import decode_utf8, iter_jsonl, parse_json_text, short_number
+from .jsonio import Where, decode_utf8, iter_jsonl, parse_json_text, short_number
 from trajcheck.schemas import load_json_schema
 from trajcheck.schemas.records import KNOWN_ACTION_TYPES, Run, Step
 
@@ -285,18 +285,10 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     return run, [p for p in problems if p.severity != "error"]
 
 
-class _StepWhere(TypedDict):
-    """Where a step record is: the location fields of every :class:`Problem` about it."""
-
-    run: str
-    file: str
-    line: int | None
-
-
 def _check_step(step: Step, run_dir: Path, run: str) -> list[Problem]:
     """Checks beyond the schema: paths stay inside the run, coordinates are usable."""
     out: list[Problem] = []
-    loc: _StepWhere = {"run": run, "file": step.source, "line": step.line}
+    loc: Where = {"run": run, "file": step.source, "line": step.line}
     for name, rel in (("frames.pre", step.frame_pre), ("frames.post", step.frame_post),
                       ("page.dom_before", step.page.dom_before if step.page else None),
                       ("page.dom_after", step.page.dom_after if step.page else None)):

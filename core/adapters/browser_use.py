@@ -30,7 +30,7 @@ from trajcheck.schemas.records import Action, Page, RecordedJudge, Run, Step
 from .browser_use_actions import (ACTION_ROWS, POINT_ACTIONS, actions_of, bounds_center, element_info, map_action,
                                   one_action, reasoning_of)
 from .kit import (MAX_FRAME_BYTES, MAX_HISTORY_BYTES, BadImage, Problems, array_item_lines, claims_plain_dir,
-                  decode_image, load_json, relocated, run_id_of, safe_join)
+                  decode_image, load_json, relocated, run_id_of, safe_join, str_or_none)
 
 __all__ = ["DOC", "FILE_NAMES", "MAX_FRAME_BYTES", "MAX_HISTORY_BYTES", "NAME", "READER", "map_action",
            "read_browser_use", "reasoning_of"]
@@ -251,17 +251,13 @@ def _item_steps(i: int, history: list[Any], shots: list[str | None], lines: list
             index=first_index + len(steps), action=action, reasoning=reasoning, frame_pre=shots[i],
             frame_post=(shots[i + 1] if i + 1 < len(history) else None) if last else None,
             executor_ok=ok, executor_error=error,
-            page=Page(url_before=_str(state.get("url")), url_after=_str(after.get("url")),
-                      title_before=_str(state.get("title")), title_after=_str(after.get("title"))),
+            page=Page(url_before=str_or_none(state.get("url")), url_after=str_or_none(after.get("url")),
+                      title_before=str_or_none(state.get("title")), title_after=str_or_none(after.get("title"))),
             extra=extra, source=problems.file, line=loc["line"]))
         if i == len(history) - 1 and last:
             end.done = bool(r and r.get("is_done") is True) or action.type == "DONE"
             end.error = error
     return steps
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
 
 
 # --- outcome ----------------------------------------------------------------------------------------------

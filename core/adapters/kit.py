@@ -36,7 +36,8 @@ from trajcheck.rundir import MAX_JSON_BYTES, MAX_PROBLEMS, raise_errors, read_te
 __all__ = ["MAX_FRAME_BYTES", "MAX_HISTORY_BYTES", "MAX_JSON_BYTES", "MAX_PROBLEMS", "SNIFF_BYTES", "SNIFF_FILES",
            "BadImage", "Frames", "Problems", "Sniffer", "array_item_lines", "claims_plain_dir", "decode_image",
            "first_file", "image_size", "jsonl_values", "load_json", "load_json_or_jsonl", "looks_like_base64", "num",
-           "png_size", "raise_errors", "read_json_file", "read_text_file", "relocated", "run_id_of", "safe_join"]
+           "png_size", "raise_errors", "read_json_file", "read_text_file", "relocated", "run_id_of", "safe_join",
+           "str_or_none"]
 
 #: Logs that carry base64 screenshots (browser-use histories, vendor transcripts) may be this large.
 MAX_HISTORY_BYTES = 512 * 1024 * 1024
@@ -186,6 +187,11 @@ def array_item_lines(text: str, key: str | None = None) -> list[int]:
                 i += 1
     except (ValueError, IndexError, AttributeError):
         return []
+
+
+def str_or_none(v: Any) -> str | None:
+    """A JSON string as is; None for anything else."""
+    return v if isinstance(v, str) else None
 
 
 def num(v: Any) -> float | None:

@@ -36,7 +36,7 @@ from trajcheck.discovery import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
 from trajcheck.schemas.records import Action, Client, Page, Run, Step
 
-from .kit import Problems, claims_plain_dir, num, run_id_of
+from .kit import Problems, claims_plain_dir, num, run_id_of, str_or_none
 from .playwright_events import Trace, attach, gather, read_events
 from .playwright_zip import TRACE_ZIP, TraceFrames, open_zip, unpack
 
@@ -64,10 +64,6 @@ def _key_name(key: str) -> str:
     """Playwright key chords ('Control+Enter') in trajcheck's spelling ('ctrl+Enter')."""
     names = {"Control": "ctrl", "Shift": "shift", "Alt": "alt", "Meta": "meta", "ControlOrMeta": "ctrl"}
     return "+".join(names.get(k, k) for k in key.split("+"))
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
 
 
 def _element_text(logs: list[str]) -> str | None:
@@ -146,11 +142,11 @@ def _action(c: dict[str, Any]) -> tuple[Action, str]:
         x, y = num(p.get("x")), num(p.get("y"))
     extra: dict[str, Any] = {"api": f"{c['class'] or ''}.{c['method']}".lstrip("."), "params": {
         k: v for k, v in p.items() if k not in ("timeout", "strict")}}
-    element = _str(p.get("selector"))
-    text = _str(p.get("value") if c["method"] == "fill" else p.get("text"))
+    element = str_or_none(p.get("selector"))
+    text = str_or_none(p.get("value") if c["method"] == "fill" else p.get("text"))
     action = Action(type=ACTIONS[c["method"]], x=x, y=y,
                     keys=_key_name(p["key"]) if isinstance(p.get("key"), str) else None,
-                    text=text, url=_str(p.get("url")), element=element, extra=extra)
+                    text=text, url=str_or_none(p.get("url")), element=element, extra=extra)
     resolved = _element_text(c["logs"])
     reasoning = f"{c['method']}({element or p.get('url') or p.get('key') or ''})"
     if resolved:
