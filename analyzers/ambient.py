@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -71,13 +71,15 @@ class Transition:
     focus_kept: bool = False  # ... and the focused element was recorded before and after, unchanged
 
 
-def _patches(cells: np.ndarray) -> tuple[np.ndarray, list[tuple[slice, slice]]]:
-    """Connected groups (8-neighbour) of changed cells: their labels and boxes."""
-    labels, n = components.label(cells)
+def _patches(change: ChangeMap) -> tuple[np.ndarray, Sequence[tuple[slice, slice]]]:
+    """Connected groups (8-neighbour) of changed cells: their labels and boxes (the diff's, when it kept them)."""
+    if change.labels is not None and change.patches is not None:
+        return change.labels, change.patches
+    labels, n = components.label(change.cells)
     return labels, components.boxes(labels, n)
 
 
-def _small_patches(labels: np.ndarray, boxes: list[tuple[slice, slice]]) -> np.ndarray:
+def _small_patches(labels: np.ndarray, boxes: Sequence[tuple[slice, slice]]) -> np.ndarray:
     """The changed cells that lie in patches whose box is at most SMALL_PATCH_PX."""
     small = np.zeros(labels.shape, dtype=bool)
     for i, sl in enumerate(boxes, start=1):
@@ -89,8 +91,10 @@ def _small_patches(labels: np.ndarray, boxes: list[tuple[slice, slice]]) -> np.n
 def _away_from(labels: np.ndarray, aimed: tuple[slice, slice]) -> np.ndarray:
     """The changed cells of the patches that do not touch the aimed area: a focus ring around a wide
     field reaches past the area around the click, and it is still the click's doing."""
-    touched = np.unique(labels[aimed])
-    return (labels > 0) & ~np.isin(labels, touched[touched > 0])
+    touched = np.zeros(int(labels.max()) + 1, dtype=bool)  # by label (np.unique would import numpy.ma)
+    touched[labels[aimed]] = True
+    touched[0] = True
+    return ~touched[labels]
 
 
 def _cells_of(box: Box, shape: tuple[int, int]) -> tuple[slice, slice]:
@@ -117,7 +121,7 @@ def learn_ambient(transitions: list[Transition]) -> np.ndarray | None:
         n += 1
         if not cells.any():
             continue
-        labels, boxes = _patches(cells)
+        labels, boxes = _patches(t.change)
         if t.region is not None and not t.idle:
             aimed = _cells_of(t.region, shape)
             if t.quiet:  # the witness saw the click do nothing: what changed in the aimed area is seen too

@@ -101,6 +101,17 @@ def grid_cells(pic: Picture, box: list[int], rows: int, cols: int) -> np.ndarray
     return out
 
 
+def _median_of_rows(values: np.ndarray) -> np.ndarray:
+    """``np.median(values, axis=0)`` of a float (N, K) array without NaNs, computed as numpy computes it (the
+    middle value, or the mean of the two middle values: their sum over 2), without its NaN check, which
+    imports ``numpy.ma`` (0.01-0.02 s in every scoring process) on first use."""
+    ordered = np.sort(values, axis=0)
+    mid = ordered.shape[0] // 2
+    if ordered.shape[0] % 2:
+        return ordered[mid].astype(np.float64)
+    return (ordered[mid - 1] + ordered[mid]) / 2.0
+
+
 def detect_active(cells: np.ndarray, row: int) -> tuple[list[int], float, list[float]]:
     """Active cells of ``row`` (0-based columns), the detection margin in [0, 1], and
     each cell's distance from the grid's inactive baseline.
@@ -111,7 +122,7 @@ def detect_active(cells: np.ndarray, row: int) -> tuple[list[int], float, list[f
     GRID_ACTIVE_MIN; the margin is that gap relative to the largest distance (how
     cleanly active and inactive cells separate).
     """
-    baseline = np.median(cells.reshape(-1, 3), axis=0)
+    baseline = _median_of_rows(cells.reshape(-1, 3))
     d = np.linalg.norm(cells[row] - baseline, axis=1)
     order = np.sort(d)
     top = float(order[-1])

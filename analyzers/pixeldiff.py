@@ -64,6 +64,10 @@ class ChangeMap:
     cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))  # changed cells
     size_changed: bool = False
     region_px: int | None = None  # changed pixels inside the region box, when one was given
+    #: The 8-connected groups of changed cells, labelled 1..n (``components.label``), and their boxes, when the
+    #: diff computed them (learning ambient change reads the same groups).
+    labels: np.ndarray | None = None
+    patches: tuple[tuple[slice, slice], ...] | None = None
 
     @property
     def changed(self) -> bool:
@@ -82,7 +86,7 @@ def _classify(sub: np.ndarray) -> str:
     b = OUTLINE_BAND
     if w > 2 * b + 2 and h > 2 * b + 2:
         interior = sub[b:-b, b:-b]
-        if interior.sum() <= OUTLINE_INTERIOR_MAX * interior.size:
+        if np.count_nonzero(interior) <= OUTLINE_INTERIOR_MAX * interior.size:
             sides = (
                 sub[:b].any(axis=0).mean(),
                 sub[-b:].any(axis=0).mean(),
@@ -107,6 +111,10 @@ def _exceeds(a: np.ndarray, b: np.ndarray, tolerance: int) -> np.ndarray:
     """Per pixel, whether any colour channel differs by more than ``tolerance`` (0: differs at all).
     On (H, W, 4) RGBA arrays the per-byte result is read 4 bytes at a time with the alpha byte masked,
     a few contiguous passes instead of one strided pass per channel."""
+    if tolerance <= 0 and a.shape[2] == 4:
+        x = np.bitwise_xor(a.view(np.uint32)[..., 0], b.view(np.uint32)[..., 0])
+        x &= _RGB_OF_RGBA
+        return x != 0
     hit = (a != b) if tolerance <= 0 else (_delta(a, b) > tolerance)
     if hit.shape[2] == 4:
         return (hit.view(np.uint32)[..., 0] & _RGB_OF_RGBA) != 0
@@ -116,8 +124,15 @@ def _exceeds(a: np.ndarray, b: np.ndarray, tolerance: int) -> np.ndarray:
     return out
 
 
+#: s // 3 for every sum of three channels (0-765).
+_THIRD = (np.arange(766) // 3).astype(np.int16)
+
+
 def _edges(rgb: np.ndarray) -> np.ndarray:
-    g = rgb.astype(np.int16).sum(axis=2) // 3
+    s = rgb[..., 0].astype(np.int16)
+    s += rgb[..., 1]
+    s += rgb[..., 2]
+    g = _THIRD[s]
     e = np.zeros(g.shape, dtype=bool)
     e[:, 1:] |= np.abs(np.diff(g, axis=1)) > EDGE_STEP
     e[1:, :] |= np.abs(np.diff(g, axis=0)) > EDGE_STEP
@@ -142,31 +157,55 @@ def is_restyle(pre: np.ndarray, post: np.ndarray) -> bool:
     """True when two crops show the same shapes in other colours: every edge of one lies
     within EDGE_SLACK px of an edge of the other (a hover or pressed style, not new content)."""
     ea, eb = _edges(pre), _edges(post)
-    total = int(ea.sum() + eb.sum())
+    total = int(np.count_nonzero(ea)) + int(np.count_nonzero(eb))
     if total == 0:
         return True  # a flat recolour
-    new = int((eb & ~grow(ea, EDGE_SLACK)).sum())
-    lost = int((ea & ~grow(eb, EDGE_SLACK)).sum())
+    new = int(np.count_nonzero(eb & ~grow(ea, EDGE_SLACK)))
+    lost = int(np.count_nonzero(ea & ~grow(eb, EDGE_SLACK)))
     return (new + lost) <= RESTYLE_EDGE_CHANGE_MAX * total
 
 
-def _window(a: np.ndarray, b: np.ndarray) -> tuple[int, int, int, int] | None:
+def _words(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Two C-contiguous same-shape frames as (H, words) arrays of the widest unsigned words that divide a
+    row, and the word size in bytes."""
+    h = a.shape[0]
+    row_bytes = a.size // h if h else 0
+    k = next(n for n in (8, 4, 2, 1) if row_bytes % n == 0)
+    dt = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}[k]
+    return a.reshape(h, row_bytes).view(dt), b.reshape(h, row_bytes).view(dt), k
+
+
+def changed_rows(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
+    """The band of rows (top, bottom) outside which two C-contiguous same-shape frames are byte-equal;
+    (0, 0) when they are equal. Rows are compared as 8-byte words."""
+    wa, wb, _ = _words(a, b)
+    rows = np.flatnonzero((wa != wb).any(axis=1))
+    return (0, 0) if rows.size == 0 else (int(rows[0]), int(rows[-1]) + 1)
+
+
+def _window(a: np.ndarray, b: np.ndarray, band: tuple[int, int] | None = None) -> tuple[int, int, int, int] | None:
     """The smallest box (top, bottom, left, right) outside which two same-shape frames are byte-equal,
     or None when they are equal. Rows are compared as 8-byte words (a tenth of the work of a per-channel
-    comparison), so a small change costs a per-pixel comparison of its box only."""
+    comparison), so a small change costs a per-pixel comparison of its box only. ``band``: the frames'
+    :func:`changed_rows`, when already known (the decoder found them comparing the frames)."""
     h, w = a.shape[:2]
     if not (a.flags.c_contiguous and b.flags.c_contiguous):
         return (0, h, 0, w) if not np.array_equal(a, b) else None
     ch = a.shape[2] if a.ndim == 3 else 1
-    row_bytes = w * ch
-    k = next(n for n in (8, 4, 2, 1) if row_bytes % n == 0)
-    dt = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}[k]
-    ne = a.reshape(h, row_bytes).view(dt) != b.reshape(h, row_bytes).view(dt)
-    rows = np.flatnonzero(ne.any(axis=1))
-    if rows.size == 0:
-        return None
-    top, bottom = int(rows[0]), int(rows[-1]) + 1
-    words = np.flatnonzero(ne[top:bottom].any(axis=0))
+    wa, wb, k = _words(a, b)
+    if band is not None:
+        top, bottom = band
+        if top == bottom:
+            return None
+        ne = wa[top:bottom] != wb[top:bottom]
+    else:
+        ne = wa != wb
+        rows = np.flatnonzero(ne.any(axis=1))
+        if rows.size == 0:
+            return None
+        top, bottom = int(rows[0]), int(rows[-1]) + 1
+        ne = ne[top:bottom]
+    words = np.flatnonzero(ne.any(axis=0))
     left = int(words[0]) * k // ch
     right = -(-(int(words[-1]) + 1) * k // ch)
     return top, bottom, left, min(right, w)
@@ -180,14 +219,15 @@ def no_change(width: int, height: int, region: Box | None = None) -> ChangeMap:
 
 
 def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | None = None,
-                point: tuple[float, float] | None = None) -> ChangeMap:
+                point: tuple[float, float] | None = None, band: tuple[int, int] | None = None) -> ChangeMap:
     """Compare two (H, W, 3) uint8 frames. A pixel changed when any channel differs by
     more than ``tolerance`` (0: any difference at all). With ``region``, also count the
     changed pixels inside that box. With ``point`` (the action point, frame pixels), a
     content blob that covers it and only recolours what was there is a ``restyle``.
 
     (H, W, 4) arrays are accepted too (RGBA as decoded, contiguous, which makes finding the changed box
-    cheaper); their 4th channel is ignored."""
+    cheaper); their 4th channel is ignored. ``band``: :func:`changed_rows` of the two arrays, when the
+    caller already has it (it then skips that scan)."""
     if a.shape[:2] == b.shape[:2] and a.shape != b.shape:  # RGB beside RGBA: compare the colour channels
         a, b = a[..., :3], b[..., :3]
     if a.shape[:2] != b.shape[:2]:
@@ -198,12 +238,11 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
                          np.ones((gh, gw), dtype=bool), size_changed=True, region_px=rpx)
     h, w = a.shape[:2]
     gh, gw = _grid(h, w)
-    win = _window(a, b)
+    win = _window(a, b, band if a.shape == b.shape else None)
     if win is None:
         return ChangeMap(w, h, 0, None, (), np.zeros((gh, gw), dtype=bool), region_px=None if region is None else 0)
     y0, y1, x0, x1 = win
     full_a, full_b = a, b  # RGBA when decoded so: per-pixel tests read 4 bytes at once (see _exceeds)
-    a, b = a[..., :3], b[..., :3]  # the colour channels
     sub = _exceeds(full_a[y0:y1, x0:x1], full_b[y0:y1, x0:x1], tolerance)
     changed = int(np.count_nonzero(sub))
     if changed == 0:
@@ -219,40 +258,56 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
     # CELL bools side by side are one CELL-byte word: a cell row-segment changed when its word is non-zero
     words = padded.view(np.uint64) != 0 if CELL == 8 else padded.reshape(padded.shape[0], -1, CELL).any(axis=2)
     cells[cy0:cy1, cx0:cx1] = words.reshape(cy1 - cy0, CELL, cx1 - cx0).any(axis=1)
-    labels, n = components.label(cells)
+    # groups of changed cells, labelled within the window's cells (everything outside is unchanged; the
+    # raster order, and so the numbering, is the same as over the whole grid)
+    sub_labels, n = components.label(cells[cy0:cy1, cx0:cx1])
+    labels = np.zeros((gh, gw), dtype=sub_labels.dtype)
+    labels[cy0:cy1, cx0:cx1] = sub_labels
     rows = np.flatnonzero(sub.any(axis=1))
     cols = np.flatnonzero(sub.any(axis=0))
     bbox = Box(x0 + int(cols[0]), y0 + int(rows[0]), x0 + int(cols[-1]) + 1, y0 + int(rows[-1]) + 1)
-    blobs: list[Blob] = []
-    for i, sl in enumerate(components.boxes(labels, n), start=1):
-        y0, y1 = sl[0].start * CELL, min(sl[0].stop * CELL, h)
-        x0, x1 = sl[1].start * CELL, min(sl[1].stop * CELL, w)
+    patches = tuple((slice(r.start + cy0, r.stop + cy0), slice(c.start + cx0, c.stop + cx0))
+                    for r, c in components.boxes(sub_labels, n))
+    blobs = [_blob(full_a, full_b, mask, labels, i, sl, n, point) for i, sl in enumerate(patches, start=1)]
+    return ChangeMap(w, h, changed, bbox, tuple(blobs), cells, region_px=rpx, labels=labels, patches=patches)
+
+
+def _blob(a: np.ndarray, b: np.ndarray, mask: np.ndarray, labels: np.ndarray, i: int, sl: tuple[slice, slice],
+          n: int, point: tuple[float, float] | None) -> Blob:
+    """Blob ``i`` of ``n`` (its cells' box ``sl``): its exact box, changed pixels and kind. ``a`` and ``b``
+    are the whole frames (RGB, or RGBA whose 4th channel is ignored), ``mask`` their changed pixels."""
+    h, w = mask.shape
+    y0, y1 = sl[0].start * CELL, min(sl[0].stop * CELL, h)
+    x0, x1 = sl[1].start * CELL, min(sl[1].stop * CELL, w)
+    if n == 1:  # every changed pixel is this blob's
+        sub = mask[y0:y1, x0:x1]
+    else:
         own = np.repeat(np.repeat(labels[sl] == i, CELL, axis=0), CELL, axis=1)[: y1 - y0, : x1 - x0]
         sub = mask[y0:y1, x0:x1] & own
-        r = np.flatnonzero(sub.any(axis=1))
-        c = np.flatnonzero(sub.any(axis=0))
-        tight = sub[r[0]: r[-1] + 1, c[0]: c[-1] + 1]
-        kind = _classify(tight) if n <= MAX_BLOBS else "content"
-        box = Box(x0 + int(c[0]), y0 + int(r[0]), x0 + int(c[-1]) + 1, y0 + int(r[-1]) + 1)
-        if kind == "content" and n <= MAX_BLOBS:
-            left, t, rr, bb = box
-            strong = _exceeds(full_a[t:bb, left:rr], full_b[t:bb, left:rr], NOISE_MAX_DELTA) & tight
-            if not strong.any():
-                kind = "noise"
-            elif strong.sum() < tight.sum():
-                # Lossy frames (JPEG) smear faint noise around a real change: judge the shape of
-                # what changed visibly (a focus ring stays a ring, a caret a caret).
-                sr = np.flatnonzero(strong.any(axis=1))
-                sc = np.flatnonzero(strong.any(axis=0))
-                kind = _classify(strong[sr[0]: sr[-1] + 1, sc[0]: sc[-1] + 1])
-        if kind == "content" and point is not None and _covers(box, point) \
-                and (box[2] - box[0]) * (box[3] - box[1]) <= RESTYLE_MAX_AREA * w * h:
-            left, t = max(box[0] - 1, 0), max(box[1] - 1, 0)
-            rr, bb = min(box[2] + 1, w), min(box[3] + 1, h)
-            if is_restyle(a[t:bb, left:rr], b[t:bb, left:rr]):
-                kind = "restyle"
-        blobs.append(Blob(box, int(np.count_nonzero(tight)), kind))
-    return ChangeMap(w, h, changed, bbox, tuple(blobs), cells, region_px=rpx)
+    r = np.flatnonzero(sub.any(axis=1))
+    c = np.flatnonzero(sub.any(axis=0))
+    tight = sub[r[0]: r[-1] + 1, c[0]: c[-1] + 1]
+    tight_px = int(np.count_nonzero(tight))
+    kind = _classify(tight) if n <= MAX_BLOBS else "content"
+    box = Box(x0 + int(c[0]), y0 + int(r[0]), x0 + int(c[-1]) + 1, y0 + int(r[-1]) + 1)
+    if kind == "content" and n <= MAX_BLOBS:
+        left, t, rr, bb = box
+        strong = _exceeds(a[t:bb, left:rr], b[t:bb, left:rr], NOISE_MAX_DELTA) & tight
+        if not strong.any():
+            kind = "noise"
+        elif np.count_nonzero(strong) < tight_px:
+            # Lossy frames (JPEG) smear faint noise around a real change: judge the shape of
+            # what changed visibly (a focus ring stays a ring, a caret a caret).
+            sr = np.flatnonzero(strong.any(axis=1))
+            sc = np.flatnonzero(strong.any(axis=0))
+            kind = _classify(strong[sr[0]: sr[-1] + 1, sc[0]: sc[-1] + 1])
+    if kind == "content" and point is not None and _covers(box, point) \
+            and (box[2] - box[0]) * (box[3] - box[1]) <= RESTYLE_MAX_AREA * w * h:
+        left, t = max(box[0] - 1, 0), max(box[1] - 1, 0)
+        rr, bb = min(box[2] + 1, w), min(box[3] + 1, h)
+        if is_restyle(a[t:bb, left:rr, :3], b[t:bb, left:rr, :3]):
+            kind = "restyle"
+    return Blob(box, tight_px, kind)
 
 
 def _covers(box: Box, point: tuple[float, float]) -> bool:

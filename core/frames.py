@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import threading
 import warnings
+import weakref
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,8 +13,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from trajcheck.analyzers.pixeldiff import changed_rows
+
 from .box import Box
 from .hashing import Hash64
+from .resample import column_pass, pass_order, row_pass
 from .inputs import NotRegularFile, read_regular
 
 try:  # the "fast" extra: Wuffs decodes a screenshot PNG 3-4x faster than libspng, same pixels
@@ -71,6 +75,13 @@ class Frame:
     phash: Hash64
     luma: np.ndarray  # (H, W) uint8: the pixels of ``gray``
     px: np.ndarray  # (H, W, 3 or 4) uint8, C-contiguous: what the diff compares (a 4th channel is ignored)
+    #: The row pass of the pHash resize, (H, 32) float64, when it was taken row-first: a frame decoded next
+    #: with most rows equal to this one's redoes only the rows that differ (see :func:`decode`).
+    rows: np.ndarray | None = None
+    #: When decoded ``like`` another frame: that frame (weakly held) and the band of rows (top, bottom)
+    #: outside which the two frames' pixels are byte-equal; the pixel diff of the pair starts from it.
+    like: "weakref.ref[Frame] | None" = None
+    band: tuple[int, int] | None = None
 
     def region_hash(self, box: Box) -> Hash64:
         """pHash of the crop ``box`` (left, top, right, bottom); equals
@@ -79,12 +90,17 @@ class Frame:
         return Hash64.of_gray(self.luma[top:bottom, left:right])
 
 
-def decode(path: Path, data: bytes | None = None) -> Frame:
+def decode(path: Path, data: bytes | None = None, like: Frame | None = None) -> Frame:
     """Decode ``path`` (or ``data``, an image carried inline under that name) once. Refuses decompression
     bombs (over ``Image.MAX_IMAGE_PIXELS``, checked from the header before any pixel is decoded) and
     formats other than PNG, JPEG and WebP. 8-bit PNGs are decoded by Wuffs (pywuffs, the "fast" extra)
     or libspng (pyspng) when installed: the same pixels as Pillow's decoder, in a fraction of the time.
-    The header is read by Pillow first, so its decompression-bomb guard applies to every decoder."""
+    The header is read by Pillow first, so its decompression-bomb guard applies to every decoder.
+
+    ``like``: a frame decoded before (the previous screenshot of the run). Where both are colour frames of
+    one size, only the band of rows where their pixels differ is converted to gray and resized for the
+    pHash; the other rows are taken from ``like`` (every gray pixel and every resized row depends on its
+    own row only, so the result is the same bytes and bits)."""
     try:
         raw = data if data is not None else read_frame_file(path)  # FrameError passes through
         with warnings.catch_warnings():
@@ -93,11 +109,10 @@ def decode(path: Path, data: bytes | None = None) -> Frame:
                 fmt = img.format or "?"
                 pixels = _fast_png(raw) if fmt == "PNG" and img.mode in ("RGB", "RGBA", "L") else None
                 if pixels is not None and pixels.ndim == 3:
-                    # imagehash converts the image as stored to L: Pillow's RGB(A) to L conversion of the
-                    # same pixels gives the same bytes, so the hash stays bit-identical. Decoded as RGBA,
-                    # the pixels go to Pillow without a copy (an RGB array would be copied to RGBX first).
-                    gray = Image.frombuffer("RGBA", (pixels.shape[1], pixels.shape[0]), pixels, "raw", "RGBA", 0,
-                                            1).convert("L")
+                    frame = _colour_frame(path, fmt, pixels, like)
+                    if frame is not None:
+                        return frame
+                    gray = _gray(pixels)
                     rgb, px = pixels[..., :3], pixels
                 elif pixels is not None:
                     gray = Image.fromarray(pixels)
@@ -120,6 +135,45 @@ def decode(path: Path, data: bytes | None = None) -> Frame:
     luma = _pixels_of(gray)
     return Frame(path=path, format=fmt, width=w, height=h, gray=gray, rgb=rgb, phash=Hash64.of_gray(luma), luma=luma,
                  px=px)
+
+
+def _gray(rgba: np.ndarray) -> Image.Image:
+    """Pillow's L conversion of RGBA pixels (imagehash converts the image as stored to L: Pillow's RGB(A) to
+    L conversion of the same pixels gives the same bytes, so the hash stays bit-identical). Decoded as
+    RGBA, the pixels go to Pillow without a copy (an RGB array would be copied to RGBX first)."""
+    return Image.frombuffer("RGBA", (rgba.shape[1], rgba.shape[0]), rgba, "raw", "RGBA", 0, 1).convert("L")
+
+
+def _colour_frame(path: Path, fmt: str, pixels: np.ndarray, like: Frame | None) -> Frame | None:
+    """The frame of RGBA ``pixels`` whose pHash resize is taken row-first (None: the caller's general path);
+    with ``like`` of the same size, gray pixels and resized rows are redone only in the band of rows
+    that differ."""
+    h, w = pixels.shape[:2]
+    if w == 0 or h == 0 or pass_order(w, h) != "h":
+        return None
+    band = None
+    if like is not None and like.rows is not None and like.px.shape == pixels.shape and like.px.flags.c_contiguous:
+        band = changed_rows(like.px, pixels)
+    if band is None:
+        gray = _gray(pixels)
+        luma = _pixels_of(gray)
+        rows = row_pass(luma)
+    elif band[0] == band[1]:  # the same pixels in other bytes: everything derived is the same
+        assert like is not None and like.rows is not None
+        gray, luma, rows = like.gray, like.luma, like.rows
+    else:
+        assert like is not None and like.rows is not None
+        top, bottom = band
+        luma = like.luma.copy()
+        luma[top:bottom] = _pixels_of(_gray(pixels[top:bottom]))
+        luma.setflags(write=False)
+        gray = Image.frombuffer("L", (w, h), luma, "raw", "L", 0, 1)
+        rows = like.rows.copy()
+        rows[top:bottom] = row_pass(luma[top:bottom])
+        rows.setflags(write=False)
+    return Frame(path=path, format=fmt, width=w, height=h, gray=gray, rgb=pixels[..., :3],
+                 phash=Hash64.of_resized(column_pass(rows)), luma=luma, px=pixels, rows=rows,
+                 like=None if band is None else weakref.ref(like), band=band)  # type: ignore[arg-type]
 
 
 def from_array(pixels: np.ndarray, path: Path = Path("<array>")) -> Frame:

@@ -106,7 +106,11 @@ class Hash64:
         order = pass_order(w, h)
         if order is None:
             return cls.from_bits(imagehash.phash(Image.fromarray(gray)).hash)
-        pixels = resize_gray(gray, order=order)
+        return cls.of_resized(resize_gray(gray, order=order))
+
+    @classmethod
+    def of_resized(cls, pixels: np.ndarray) -> "Hash64":
+        """pHash of the 32x32 uint8 image the LANCZOS resize gave (:meth:`of_gray` after its resize)."""
         low = _DCT8 @ pixels @ _DCT8.T  # the 8x8 low-frequency block of the 2-D DCT-II, as two products
         med = _median(low)
         tol = _NEAR * (1.0 + float(np.abs(low).max()))

@@ -42,7 +42,9 @@ class FrameCache(RefCountedCache["Frame | FrameError"]):
 
     Files of a run with the same bytes (a screenshot repeated because nothing changed, written under a
     new name each step) share one decode: the bytes are hashed (BLAKE2b, ~1 us per 20 KB PNG) and a
-    frame already decoded from the same bytes is reused. Nothing is shared between runs."""
+    frame already decoded from the same bytes is reused. Each frame is decoded like the one decoded before
+    it (:func:`trajcheck.frames.decode`: only the rows that differ are converted and resized for the pHash),
+    which holds one more frame in memory at most. Nothing is shared between runs."""
 
     def __init__(self, run: Run, run_dir: Path, uses: Counter[str]):
         super().__init__(run, run_dir, uses)
@@ -50,6 +52,7 @@ class FrameCache(RefCountedCache["Frame | FrameError"]):
         self._reported: set[str] = set()
         self._digest: dict[str, bytes] = {}  # rel -> content digest, while cached
         self._by_digest: dict[bytes, Frame] = {}
+        self._last: Frame | None = None  # the frame decoded last: the next one is decoded like it
 
     def _read(self, rel: str, path: Path, data: bytes | None) -> Frame | FrameError:
         try:
@@ -64,10 +67,10 @@ class FrameCache(RefCountedCache["Frame | FrameError"]):
         frame = self._by_digest.get(digest)
         if frame is None:
             try:
-                frame = decode(path, raw)
+                frame = decode(path, raw, like=self._last)
             except FrameError as exc:
                 return exc
-            self._by_digest[digest] = frame
+            self._by_digest[digest] = self._last = frame
         self._digest[rel] = digest
         self.decoded += 1
         return frame
@@ -153,8 +156,9 @@ def step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: Fr
     if step.frame_pre == step.frame_post or pre is post:
         change = no_change(post.width, post.height, region)  # one file (or the same bytes) for both
     else:
+        band = post.band if post.like is not None and post.like() is pre else None  # rows the decoder compared
         change = diff_frames(pre.px, post.px, tolerance, region if same_size else None,
-                             at if same_size else None)
+                             at if same_size else None, band)
     return ImageEvidence(
         pre_hash=pre.phash, post_hash=post.phash, region=region,
         pre_region_hash=pre.region_hash(region) if region and same_size else None,

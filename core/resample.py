@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -51,16 +52,18 @@ def _lanczos(x: float) -> float:
     return 0.0
 
 
-@lru_cache(maxsize=64)
-def coefficients(in_size: int, out_size: int) -> np.ndarray:
-    """The (in_size, out_size) matrix of Pillow's fixed-point LANCZOS weights for resizing a
-    whole axis of ``in_size`` pixels to ``out_size`` (as float64, exact integers)."""
+Window = tuple[int, list[int]]  # (first input pixel, the integer weights of the pixels from there)
+
+
+def _windows(in_size: int, out_size: int) -> list[Window]:
+    """Pillow's fixed-point LANCZOS weights, one window per output pixel, computed as Pillow computes them
+    (the same double arithmetic, the same libm ``sin``)."""
     scale = float(in_size) / out_size
     filterscale = max(scale, 1.0)
     support = SUPPORT * filterscale
     inv = 1.0 / filterscale
-    m = np.zeros((in_size, out_size), dtype=np.float64)
     one = float(1 << PRECISION_BITS)
+    out: list[Window] = []
     for xx in range(out_size):
         center = (xx + 0.5) * scale
         xmin = max(int(center - support + 0.5), 0)
@@ -71,10 +74,60 @@ def coefficients(in_size: int, out_size: int) -> np.ndarray:
             ww += v
         if ww != 0.0:
             w = [v / ww for v in w]
-        for x, v in enumerate(w):
-            m[xmin + x, xx] = float(int(-0.5 + v * one) if v < 0 else int(0.5 + v * one))
+        out.append((xmin, [int(-0.5 + v * one) if v < 0 else int(0.5 + v * one) for v in w]))
+    return out
+
+
+@lru_cache(maxsize=64)
+def coefficients(in_size: int, out_size: int) -> np.ndarray:
+    """The (in_size, out_size) matrix of Pillow's fixed-point LANCZOS weights for resizing a
+    whole axis of ``in_size`` pixels to ``out_size`` (as float64, exact integers). The weights of a size
+    are computed once per machine (4-11 ms for a 1280-2560 pixel axis, in every process) and kept in the
+    on-disk cache beside the pass orders (:func:`_cached_windows`)."""
+    m = np.zeros((in_size, out_size), dtype=np.float64)
+    for xx, (xmin, weights) in enumerate(_cached_windows(in_size, out_size)):
+        m[xmin:xmin + len(weights), xx] = weights
     m.setflags(write=False)
     return m
+
+
+_WEIGHTS = "lanczos-weights"  # the cache file of weights (trajcheck.diskcache)
+_weights_read: dict[str, Any] | None = None  # this process's copy of that file's entry for its libraries
+
+
+def _valid_windows(got: Any, in_size: int, out_size: int) -> bool:
+    """A cached entry has one window per output pixel, inside the axis, with integer weights summing to
+    2**22 within rounding (Pillow normalises each window): a damaged file is computed again, not used."""
+    if not isinstance(got, list) or len(got) != out_size:
+        return False
+    for win in got:
+        if not (isinstance(win, list) and len(win) == 2 and type(win[0]) is int and isinstance(win[1], list)):
+            return False
+        xmin, weights = win
+        if xmin < 0 or xmin + len(weights) > in_size or not all(type(v) is int for v in weights) \
+                or abs(sum(weights) - (1 << PRECISION_BITS)) > len(weights):
+            return False
+    return True
+
+
+def _cached_windows(in_size: int, out_size: int) -> list[Window]:
+    global _weights_read
+    from . import diskcache
+
+    lib, key = _library_key(), f"{in_size}>{out_size}"
+    if lib is None:
+        return _windows(in_size, out_size)
+    known = _weights_read
+    if known is None:
+        entry = diskcache.read(_WEIGHTS).get(lib)
+        known = _weights_read = entry if isinstance(entry, dict) else {}
+    got: Any = known.get(key)
+    if _valid_windows(got, in_size, out_size):
+        return [(int(a), list(b)) for a, b in got]
+    windows = _windows(in_size, out_size)
+    known[key] = [[a, b] for a, b in windows]
+    diskcache.write(_WEIGHTS, {lib: known})  # other libraries' entries are dropped: they are stale
+    return windows
 
 
 def _round(acc: np.ndarray) -> np.ndarray:
@@ -139,7 +192,7 @@ def _rows_pass(gray: np.ndarray, size: int) -> np.ndarray:
     plan = _banded(w, size)
     if plan is None:
         return _round(gray.astype(np.float64) @ coefficients(w, size))
-    x = _scratch_f32(gray)
+    x = _scratch_f32(gray) if h >= 64 else gray.astype(np.float32)  # a few rows: not worth a scratch shape
     high = np.empty((h, size), dtype=np.float64)
     low = np.empty((h, size), dtype=np.float64)
     for j0, j1, a, c, m in plan:
@@ -170,16 +223,26 @@ def _distinct_rows(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return gray[new], np.cumsum(new) - 1
 
 
-def _h_first(gray: np.ndarray, size: int) -> np.ndarray:
+def row_pass(gray: np.ndarray, size: int = HASH_INPUT) -> np.ndarray:
+    """The first half of the row-first resize: each row of ``gray`` (uint8, (h, w)) resized to ``size``
+    columns, rounded, as a new (h, size) float64 array. Each output row depends on its input row only, so
+    the result for a band of rows is that band of the whole image's result."""
     h, w = gray.shape
     if w == size:
-        out = gray.astype(np.float64)
-    else:
-        rows = _distinct_rows(gray)
-        out = _rows_pass(gray, size) if rows is None else _rows_pass(rows[0], size)[rows[1]]
-    if h != size:  # columns of the (h, size) result: (size, h) @ (h, size), small
-        out = _round(coefficients(h, size).T @ out)
+        return gray.astype(np.float64)
+    rows = _distinct_rows(gray)
+    return _rows_pass(gray, size) if rows is None else _rows_pass(rows[0], size)[rows[1]]
+
+
+def column_pass(rows: np.ndarray, size: int = HASH_INPUT) -> np.ndarray:
+    """The second half: the columns of a :func:`row_pass` result resized to ``size`` rows, as uint8."""
+    h = rows.shape[0]
+    out = rows if h == size else _round(coefficients(h, size).T @ rows)  # (size, h) @ (h, size), small
     return out.astype(np.uint8)
+
+
+def _h_first(gray: np.ndarray, size: int) -> np.ndarray:
+    return column_pass(row_pass(gray, size), size)
 
 
 def resize_gray(gray: np.ndarray, size: int = HASH_INPUT, order: str = "h") -> np.ndarray:

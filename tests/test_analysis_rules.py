@@ -127,3 +127,17 @@ def test_transition_of_a_step() -> None:
     assert ambient.transition_of(moved, ev) is None  # two pages: nothing ambient to learn
     assert ambient.transition_of(Step(4, Action("WAIT"), frame_pre="5.png", frame_post="5.png"), ev) is None
     assert ambient.transition_of(wait, ImageEvidence()) is None  # no frames
+
+
+def test_grid_baseline_median_is_numpys():
+    """The grid check's baseline colour is np.median over the cells, computed without numpy.ma."""
+    import numpy as np
+
+    from trajcheck.analyzers.contract import _median_of_rows
+
+    rng = np.random.default_rng(5)
+    for n in range(1, 40):
+        cells = rng.random((n, 3)) * 255
+        if n % 3 == 0:
+            cells = np.round(cells)  # ties between the middle values
+        assert np.array_equal(_median_of_rows(cells), np.median(cells, axis=0))

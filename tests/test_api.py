@@ -60,3 +60,20 @@ def test_the_score_command_skips_pandas_in_its_own_process_only(tmp_path):
     assert res.exit_code == 0, res.output
     import pandas  # noqa: F401  (still importable here)
     assert trajcheck.runs(tmp_path / "b")["run_id"].tolist() == ["captcha-blocked"]
+
+
+def test_scoring_the_sample_runs_loads_no_library_it_does_not_need(tmp_path):
+    """Issue 16: the `score` command's process loads neither scipy, jsonschema, pandas nor numpy.ma to
+    score every sample run (0.02-0.5 s each, in every worker process)."""
+    import subprocess
+    import sys
+
+    from conftest import SAMPLES
+
+    code = ("import sys\nfrom trajcheck.cli.main import main\n"
+            f"sys.argv = ['trajcheck', 'score', {str(SAMPLES)!r}, '--out', {str(tmp_path / 'L')!r}, '-q', "
+            "'--jobs', '1']\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "print(code, sorted(m for m in ('numpy.ma', 'scipy', 'jsonschema', 'pandas') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.splitlines()[-1] == "0 []", out.stdout + out.stderr

@@ -129,3 +129,46 @@ def test_corrupt_pixel_data_with_valid_crcs_gets_the_fallback_verdict(screenshot
             assert np.array_equal(frame.luma, np.asarray(img.convert("L")))
         outcomes.add("decoded")
     assert "unreadable" in outcomes
+
+
+def _encoded(pixels: np.ndarray, level: int = 6) -> bytes:
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, format="PNG", compress_level=level)
+    return buf.getvalue()
+
+
+def _same_frame(a: frames.Frame, b: frames.Frame) -> None:
+    assert a.phash == b.phash
+    assert np.array_equal(a.luma, b.luma) and np.array_equal(np.asarray(a.gray), np.asarray(b.gray))
+    assert np.array_equal(a.px, b.px) and a.rows is not None and b.rows is not None
+    assert np.array_equal(a.rows, b.rows)
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA"])
+def test_a_frame_decoded_like_the_previous_one_is_the_same_frame(mode):
+    """Decoded like the frame before it, a frame converts and resizes only the rows that differ; every
+    derived signal is the same as decoding it alone, and the band is where the pixels differ."""
+    rng = np.random.default_rng(7)
+    base = rng.integers(0, 256, (200, 320, len(mode)), dtype=np.uint8)
+    base[::3] = base[0]  # repeated rows, as screenshots have
+    changed = base.copy()
+    changed[61:97, 40:90] = rng.integers(0, 256, (36, 50, len(mode)), dtype=np.uint8)
+    first = decode(Path("a.png"), _encoded(base))
+    second = decode(Path("b.png"), _encoded(changed), like=first)
+    assert second.band == (61, 97) and second.like is not None and second.like() is first
+    _same_frame(second, decode(Path("b.png"), _encoded(changed)))
+    again = decode(Path("c.png"), _encoded(base, level=1), like=second)  # first's pixels in other bytes
+    assert again.band == (61, 97)
+    _same_frame(again, first)
+    same = decode(Path("d.png"), _encoded(base, level=9), like=again)
+    assert same.band == (0, 0)
+    _same_frame(same, first)
+
+
+def test_a_frame_of_another_size_is_decoded_alone():
+    rng = np.random.default_rng(8)
+    first = decode(Path("a.png"), _encoded(rng.integers(0, 256, (200, 320, 3), dtype=np.uint8)))
+    other = rng.integers(0, 256, (120, 320, 3), dtype=np.uint8)
+    second = decode(Path("b.png"), _encoded(other), like=first)
+    assert second.band is None and second.like is None
+    _same_frame(second, decode(Path("b.png"), _encoded(other)))

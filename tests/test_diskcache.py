@@ -77,3 +77,51 @@ def test_the_default_folder_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.delenv("TRAJCHECK_NO_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert diskcache.cache_dir() == tmp_path / "trajcheck"
+
+
+def _fresh_weights(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """A new process as far as the weights go (nothing in memory), counting the sizes computed."""
+    resample.coefficients.cache_clear()
+    monkeypatch.setattr(resample, "_weights_read", None)
+    calls: list[tuple[int, int]] = []
+    real = resample._windows
+    monkeypatch.setattr(resample, "_windows", lambda i, o: calls.append((i, o)) or real(i, o))
+    return calls
+
+
+def _matrix(in_size: int, out_size: int) -> list[list[float]]:
+    m = [[0.0] * out_size for _ in range(in_size)]
+    for xx, (xmin, weights) in enumerate(resample._windows(in_size, out_size)):
+        for k, v in enumerate(weights):
+            m[xmin + k][xx] = float(v)
+    return m
+
+
+def test_lanczos_weights_are_computed_once_per_machine(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    want = _matrix(640, 32)
+    calls = _fresh_weights(monkeypatch)
+    assert resample.coefficients(640, 32).tolist() == want and calls == [(640, 32)]
+    stored = json.loads((cache / "lanczos-weights.json").read_text())[resample._library_key()]
+    assert set(stored) == {"640>32"} and len(stored["640>32"]) == 32
+    calls = _fresh_weights(monkeypatch)
+    assert resample.coefficients(640, 32).tolist() == want and calls == []  # read back
+    resample.coefficients.cache_clear()
+
+
+@pytest.mark.parametrize("damage", [
+    lambda e: e.__setitem__("640>32", e["640>32"][:-1]),  # a window missing
+    lambda e: e["640>32"][3][1].__setitem__(0, e["640>32"][3][1][0] + 5000),  # a weight changed
+    lambda e: e["640>32"][3].__setitem__(0, 639),  # a window past the axis
+    lambda e: e["640>32"][3][1].__setitem__(0, "7"),  # not an integer
+])
+def test_damaged_lanczos_weights_are_computed_again(cache: Path, monkeypatch: pytest.MonkeyPatch, damage) -> None:
+    want = _matrix(640, 32)
+    _fresh_weights(monkeypatch)
+    resample.coefficients(640, 32)
+    path = cache / "lanczos-weights.json"
+    data = json.loads(path.read_text())
+    damage(data[resample._library_key()])
+    path.write_text(json.dumps(data))
+    calls = _fresh_weights(monkeypatch)
+    assert resample.coefficients(640, 32).tolist() == want and calls == [(640, 32)]
+    resample.coefficients.cache_clear()

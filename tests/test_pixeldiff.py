@@ -161,3 +161,22 @@ def test_square_dilation_matches_scipy():
             e = rng.random(shape) < density
             want = ndimage.binary_dilation(e, structure=np.ones((5, 5), dtype=bool))
             assert np.array_equal(grow(e, 2), want), (shape, density)
+
+
+def test_a_known_band_of_changed_rows_gives_the_same_change_map():
+    """The decoder hands the pair's changed rows to the diff (it compared the frames already): the change
+    map is the one the diff finds on its own."""
+    from trajcheck.analyzers.pixeldiff import changed_rows
+
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        a = rng.integers(0, 256, (96, 130, 4), dtype=np.uint8)
+        b = a.copy()
+        for _ in range(trial % 4):  # 0 to 3 changed patches, anywhere (the edges included)
+            y, x = int(rng.integers(0, 90)), int(rng.integers(0, 120))
+            b[y:y + int(rng.integers(1, 7)), x:x + int(rng.integers(1, 11)), :3] ^= np.uint8(rng.integers(1, 256))
+        band = changed_rows(a, b)
+        assert (band == (0, 0)) == np.array_equal(a, b)
+        plain, banded = diff_frames(a, b, point=(64.0, 48.0)), diff_frames(a, b, point=(64.0, 48.0), band=band)
+        assert (plain.changed_px, plain.bbox, plain.blobs) == (banded.changed_px, banded.bbox, banded.blobs)
+        assert np.array_equal(plain.cells, banded.cells)
