@@ -79,6 +79,8 @@ TEXT_CHARS = 120
 
 _WS = re.compile(r"\s+")
 _SENTENCE = re.compile(r"[^.!?\n]{1,300}[.!?]?")
+#: Matches where ERROR_SENTENCE or SUCCESS_SENTENCE does (the same flags), in one search.
+_ANY_SENTENCE = re.compile(f"(?:{ERROR_SENTENCE.pattern})|(?:{SUCCESS_SENTENCE.pattern})", re.I)
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,7 @@ def page_messages(tree: LexborHTMLParser | None, body_text: str | None = None) -
                     worded.add(mark)
     for sentence in _SENTENCE.findall(body_text or ""):
         s = _norm(sentence)
-        if len(s) < 4:
+        if len(s) < 4 or not _ANY_SENTENCE.search(s):  # most sentences are neither: one search, not two
             continue
         if ERROR_SENTENCE.search(s):
             errors.add(s)

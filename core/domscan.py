@@ -33,7 +33,9 @@ MAX_DOM_DEPTH = 512
 #: Most elements parsed in one snapshot (memory: ~600 bytes an element in lexbor).
 MAX_DOM_ELEMENTS = 100_000
 
-_TOKEN = re.compile(r"<(?:(/?)([A-Za-z][^\s/>]*)|(!--)|[!?])")
+#: A tag up to its ``>`` (end tag: group 1 is "/"; name: group 2), the start of a comment (group 3), or
+#: a ``<!...>`` or ``<?...>`` declaration.
+_TAG = re.compile(r"<(?:(/?)([A-Za-z][^\s/>]*)[^>]*>|(!--)|[!?][^>]*>)")
 VOID = frozenset("area base basefont bgsound br col embed frame hr image img input keygen link meta param source "
                  "track wbr".split())
 RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes noscript plaintext".split())
@@ -54,6 +56,8 @@ CLOSES_P = frozenset(("address article aside blockquote center details dialog di
 #: End tags the scan never pops for (the parser treats them specially: </body>, </html>, </br>, </form>).
 _NO_POP = frozenset(("body", "html", "br", "form", "head"))
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+#: Start tags that close or open other elements first (_close_implied); any other start tag just nests.
+_IMPLIES = CLOSES_P | {"li", "dd", "dt", "option", "optgroup", "button", "td", "th", "tr"}
 #: Formatting elements: popped by anything but their own end tag they stay "active", and the parser
 #: pushes them again (clones) before the next text or phrasing tag, so they still count.
 FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
@@ -208,47 +212,65 @@ def dom_shape(html: str, max_elements: int = MAX_DOM_ELEMENTS, max_depth: int = 
     st = _Stack()
     st.push("html")  # what the parser implies when the snapshot does not say it (then the tags merge)
     st.push("body")
+    names, at, cats, cats_of = st.names, st.at, st.cats, st.cats_of
+    foreign_at, integration_at = cats["foreign"], cats["integration"]
     elements, depth = 0, 2
-    pos, n = 0, len(html)
-    search, find = _TOKEN.search, html.find
-    while pos < n:
-        m = search(html, pos)
-        if m is None:
-            break
-        if m.group(3):  # <!-- comment -->
-            end = find("-->", m.end())
-            pos = n if end < 0 else end + 3
-            continue
-        name = m.group(2)
-        gt = find(">", m.end())
-        if gt < 0:
-            break
-        pos = gt + 1
-        if name is None:  # <!DOCTYPE ...>, <?...>
-            continue
-        name = name.lower()
-        if m.group(1):  # an end tag
-            if name not in _NO_POP:
-                _end_tag(st, name)
-            continue
-        elements += 1
-        if elements > max_elements:
-            break
-        foreign = st.top_of("foreign") > st.top_of("integration") and name not in BREAKOUT
-        if name in VOID and not foreign:
-            continue
-        if html[gt - 1] == "/" and (foreign or name in ("svg", "math")):  # self-closing in foreign content
-            continue
-        if name in ("html", "head", "body"):
-            continue  # merged into the implied ones; <head>'s children are void or raw text
-        if not foreign:
-            _close_implied(st, name)
-        st.push(name)
-        if st.depth > depth:
-            depth = st.depth
-            if depth > max_depth:
+    # Tags are matched whole, up to their ``>``, by one search over the text, started again after each
+    # comment and raw-text element (on 68 real WebArena/WorkArena pages of 190 KB on average, 1.7 ms a
+    # page against 3.0 ms for a search and a find a tag, and the usual end tag pops in place). The search
+    # ends at the last ``>``: a tag after it has none, which ends the scan, and a tag that looked for its
+    # ``>`` up to the end of the text, at each ``<``, would make the scan quadratic.
+    end = html.rfind(">") + 1
+    start: int | None = 0
+    while start is not None:
+        tags, start = _TAG.finditer(html, start, end), None
+        for m in tags:
+            slash, name, comment = m.groups()
+            if comment:  # <!-- comment -->
+                close = html.find("-->", m.end())
+                start = None if close < 0 else close + 3
                 break
-        if name in RAW_TEXT and not foreign:  # its text is not markup: skip to its end tag
-            raw_end = _RAW_END[name].search(html, pos)
-            pos = n if raw_end is None else raw_end.start()
+            if name is None:  # <!DOCTYPE ...>, <?...>
+                continue
+            name = name.lower()
+            if slash:  # an end tag
+                if name in _NO_POP:
+                    continue
+                if names[-1] == name:  # it ends the current element (as _end_tag would, in fewer steps)
+                    names.pop()
+                    at[name].pop()
+                    for c in cats_of[name]:
+                        cats[c].pop()
+                else:
+                    _end_tag(st, name)
+                continue
+            elements += 1
+            if elements > max_elements:
+                break
+            foreign = (bool(foreign_at) and foreign_at[-1] > (integration_at[-1] if integration_at else -1)
+                       and name not in BREAKOUT)
+            if name in VOID and not foreign:
+                continue
+            if html[m.end() - 2] == "/" and (foreign or name in ("svg", "math")):  # self-closing, foreign
+                continue
+            if name in ("html", "head", "body"):
+                continue  # merged into the implied ones; <head>'s children are void or raw text
+            if not foreign and name in _IMPLIES:
+                _close_implied(st, name)
+            if (name_cats := cats_of.get(name)) is None:
+                st.push(name)  # the first of its name: the stack learns its categories
+            else:  # st.push(name), in fewer steps
+                i = len(names)
+                names.append(name)
+                at[name].append(i)
+                for c in name_cats:
+                    cats[c].append(i)
+            if len(names) + st.n_active > depth:
+                depth = len(names) + st.n_active
+                if depth > max_depth:
+                    break
+            if name in RAW_TEXT and not foreign:  # its text is not markup: skip to its end tag
+                raw_end = _RAW_END[name].search(html, m.end())
+                start = None if raw_end is None else raw_end.start()
+                break
     return DomShape(elements, depth)
