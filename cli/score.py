@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD
 from trajcheck.errors import LedgerError
@@ -20,6 +19,8 @@ from .exits import Rule, exit_on_error
 from .options import Format, FormatOpt, MappingOpt, QuietOpt, WaitOpt
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from trajcheck.api import ScoreResult
     from trajcheck.lock import LockWait
     from trajcheck.pipeline import RunResult
@@ -124,29 +125,38 @@ def score(
 
 
 class _Bar:
-    """The progress bar on stderr, fed by the library's callbacks: runs found and scored, frames decoded."""
+    """The progress bar on stderr, fed by the library's callbacks: runs found and scored, frames decoded.
+    With --quiet there is none, and rich.progress is not imported (4 ms of the command's start)."""
 
     def __init__(self, quiet: bool) -> None:
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=err, transient=True, disable=quiet)
+        self.progress: "Progress | None" = None
+        if not quiet:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                     TimeElapsedColumn(), console=err, transient=True)
 
     def __enter__(self) -> "_Bar":
-        self.progress.__enter__()
-        self.runs = self.progress.add_task("runs", total=None)
-        self.frames = self.progress.add_task("frames", total=None)
+        if self.progress is not None:
+            self.progress.__enter__()
+            self.runs = self.progress.add_task("runs", total=None)
+            self.frames = self.progress.add_task("frames", total=None)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.stop()  # transient: the bar is cleared, before an error or the results are printed
+        if self.progress is not None:
+            self.progress.stop()  # transient: the bar is cleared, before an error or the results are printed
 
     def found(self, n: int) -> None:
         """``on_found``: the number of runs to score is known."""
-        self.progress.update(self.runs, total=n)
+        if self.progress is not None:
+            self.progress.update(self.runs, total=n)
 
     def scored(self, r: "RunResult") -> None:
         """``on_result``: one more run scored, with its frames."""
-        self.progress.advance(self.runs)
-        self.progress.advance(self.frames, r.frames)
+        if self.progress is not None:
+            self.progress.advance(self.runs)
+            self.progress.advance(self.frames, r.frames)
 
 
 def _waiting(w: "LockWait") -> None:

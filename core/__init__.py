@@ -5,11 +5,29 @@ high-risk actions, evidence reward scores, referee verdicts, and Parquet ledgers
 that DuckDB can query.
 """
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
 from .api import NoRunsFound, ScoreResult, connect, runs, score, steps  # noqa: E402  (light: no pyarrow)
-from .live import LiveState, StepCheck, verify_step  # noqa: E402  (light: imports on first call)
-from .writer import RunWriter  # noqa: E402
+
+if TYPE_CHECKING:
+    from .live import LiveState, StepCheck, verify_step
+    from .writer import RunWriter
+
+#: Names imported from their module on first use (PEP 562): `trajcheck score` uses neither.
+_LAZY = {"verify_step": "live", "LiveState": "live", "StepCheck": "live", "RunWriter": "writer"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["__version__", "score", "connect", "runs", "steps", "ScoreResult", "NoRunsFound", "verify_step",
            "LiveState", "StepCheck", "RunWriter"]

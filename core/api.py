@@ -13,6 +13,7 @@ Heavy libraries load only when they are needed: a re-score of unchanged runs rea
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,7 +114,6 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
     """The scoring options of a :func:`score` call, checked before anything is read or written (a bad
     option raises UsageError, and leaves no ledger behind). Registers the call's mapping."""
     from .discovery import reader_names
-    from .mapping import register
     from .options import ScoreOptions
     from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
 
@@ -130,7 +130,12 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
         raise UsageError(f"contracts {contracts}: no such folder")
     if mapping is not None and engine == "dask":
         raise UsageError("--mapping works with the local engine (Dask workers do not load the mapping)")
-    register(None if mapping is None else Path(mapping))  # this call's mapping, or none: not a previous call's
+    # this call's mapping, or none: not a previous call's. Only trajcheck.mapping registers one, so while it is
+    # not imported there is none to drop, and it stays so (tomllib and the module: 2-3 ms of every `score`)
+    if mapping is not None or f"{__package__}.mapping" in sys.modules:
+        from .mapping import register
+
+        register(None if mapping is None else Path(mapping))
     # after register: the mapping's reader is one of the names
     if input_format is not None and input_format not in reader_names():
         raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))

@@ -9,6 +9,11 @@ The cache is a folder of JSON files: ``$TRAJCHECK_CACHE_DIR``, else ``$XDG_CACHE
 ``~/.cache/trajcheck``; ``TRAJCHECK_NO_CACHE=1`` turns it off. Every key names the versions it depends
 on, so an upgrade never reads a stale fact. Anything wrong with the cache (missing, unreadable, corrupt,
 read-only) only means the fact is established again: the cache can never change a result.
+
+It also keeps compiled Python code (:func:`read_code`, :func:`write_code`): the JSON Schema validators
+fastjsonschema generates (:mod:`trajcheck.rundir`) take 5-12 ms each to generate and compile, in every
+process that reads runs, and under a millisecond to read back. Code is stored with a checksum and under the
+interpreter's bytecode version: a damaged or foreign entry is never loaded, only compiled again.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 #: The largest cache file read (a file this small holds thousands of facts).
@@ -68,3 +74,69 @@ def write(name: str, data: dict[str, Any]) -> bool:
     except OSError:
         return False
     return True
+
+
+def _code_key(key: str) -> str:
+    """``key`` and what bytecode depends on: the interpreter and its bytecode and marshal formats."""
+    import importlib.util
+    import marshal
+    import sys
+
+    return f"{key}, {sys.implementation.cache_tag} {importlib.util.MAGIC_NUMBER.hex()} marshal {marshal.version}"
+
+
+def _checksum(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _private(name: str) -> bool:
+    """The cache file ``name`` is this user's and nobody else can write it (as Jinja's bytecode cache asks
+    of its folder): code read back from it runs, so a file someone else could have written is not read."""
+    folder = cache_dir()
+    getuid = getattr(os, "getuid", None)
+    if folder is None or getuid is None:  # no cache, or no owners to check (Windows): compile instead
+        return False
+    try:
+        st = os.stat(folder / f"{name}.json")
+    except OSError:
+        return False
+    return st.st_uid == getuid() and not st.st_mode & 0o022
+
+
+def read_code(name: str, key: str) -> CodeType | None:
+    """The code :func:`write_code` kept as ``name`` under ``key`` for this interpreter, or None (none, another
+    key or interpreter, a file another user owns or can write, or an entry whose checksum does not match:
+    marshal must never read damaged bytes)."""
+    if not _private(name):
+        return None
+    entry = read(name).get(_code_key(key))
+    if not isinstance(entry, dict) or not isinstance(entry.get("marshal"), str):
+        return None
+    import base64
+    import binascii
+    import marshal
+
+    try:
+        data = base64.b64decode(entry["marshal"], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if entry.get("checksum") != _checksum(data):
+        return None
+    try:
+        code = marshal.loads(data)
+    except Exception:  # noqa: BLE001  (not marshal data of this interpreter: EOFError, ValueError, TypeError...)
+        return None
+    return code if isinstance(code, CodeType) else None
+
+
+def write_code(name: str, key: str, code: CodeType) -> bool:
+    """Keep ``code`` as the cache file ``name`` under ``key`` (and this interpreter's bytecode version); the
+    file's other entries are dropped (stale: another key or interpreter). False when it cannot be written."""
+    import base64
+    import marshal
+
+    data = marshal.dumps(code)
+    return write(name, {_code_key(key): {"marshal": base64.b64encode(data).decode("ascii"),
+                                         "checksum": _checksum(data)}})

@@ -17,7 +17,7 @@ from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD
 from trajcheck.api import NoRunsFound, ScoreResult
 from trajcheck.cli.common import Exit
 from trajcheck.cli.exits import RULES, Rule, exit_on_error
-from trajcheck.cli.main import app
+from trajcheck.cli.main import COMMANDS, app, command
 from trajcheck.errors import LedgerError, Problem, QueryError, RunFormatError, UsageError
 from trajcheck.lock import DEFAULT_WAIT, LedgerBusy
 
@@ -90,10 +90,30 @@ def test_the_ledger_argument_is_declared_once():
     assert _param("score", "mapping").help == _param("validate", "mapping").help
 
 
+def test_a_command_loads_its_own_module_only(tmp_path):
+    """The app imports a command's module when the command is looked up: `score` loads none of the other
+    commands' modules (nor click, nor with --quiet rich.progress), and help lists every command in order."""
+    import subprocess
+    import sys
+
+    argv = ["trajcheck", "score", str(SAMPLES / "captcha-blocked"), "--out", str(tmp_path), "-q"]
+    code = (f"import sys\nfrom trajcheck.cli.main import main\nsys.argv = {argv!r}\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "print(code, sorted(m for m in sys.modules if m.startswith('trajcheck.cli.') or m in "
+            "('click', 'rich.progress')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.splitlines()[-1] == "0 ['trajcheck.cli.common', 'trajcheck.cli.exits', 'trajcheck.cli.main', " \
+                                          "'trajcheck.cli.options', 'trajcheck.cli.score']", out.stdout + out.stderr
+    res = runner.invoke(app, ["--help"])
+    listed = [line.split()[1] for line in res.stdout.splitlines() if line.startswith("│ ") and
+              line.split()[1] in COMMANDS]
+    assert res.exit_code == 0 and listed == list(COMMANDS)
+
+
 def test_every_command_runs_under_the_one_error_path():
-    for info in app.registered_commands:
-        rules = info.callback.exit_rules
-        assert rules[len(rules) - len(RULES):] == RULES, info.callback.__name__
+    for name in COMMANDS:
+        rules = command(name).exit_rules
+        assert rules[len(rules) - len(RULES):] == RULES, name
 
 
 def test_an_unreadable_ledger_is_exit_3_and_one_line_in_every_command(tmp_path):
