@@ -160,7 +160,8 @@ def test_frames_with_the_same_bytes_are_decoded_once(tmp_path, monkeypatch):
     shutil.copy(run / "frames" / "001.png", run / "frames" / "002.png")  # step 1's post = its pre, new name
     decoded: list[str] = []
     real = loading.decode
-    monkeypatch.setattr(loading, "decode", lambda path, data=None: decoded.append(path.name) or real(path, data))
+    monkeypatch.setattr(loading, "decode",
+                        lambda path, data=None, like=None: decoded.append(path.name) or real(path, data, like))
     after = score_paths([run], jobs=1).results[0].steps
     assert decoded.count("002.png") == 0 and decoded.count("001.png") == 1
     s1 = next(r for r in after if r["step_index"] == 1)
