@@ -111,8 +111,13 @@ def _exceeds(a: np.ndarray, b: np.ndarray, tolerance: int) -> np.ndarray:
     """Per pixel, whether any colour channel differs by more than ``tolerance`` (0: differs at all).
     On (H, W, 4) RGBA arrays the per-byte result is read 4 bytes at a time with the alpha byte masked,
     a few contiguous passes instead of one strided pass per channel."""
-    if tolerance <= 0 and a.shape[2] == 4:
-        x = np.bitwise_xor(a.view(np.uint32)[..., 0], b.view(np.uint32)[..., 0])
+    if a.shape[2] == 4:
+        if tolerance <= 0:
+            x = np.bitwise_xor(a.view(np.uint32)[..., 0], b.view(np.uint32)[..., 0])
+        else:
+            d = np.maximum(a, b)
+            d -= np.minimum(a, b)  # |a - b|, in place
+            x = np.greater(d, tolerance, out=d.view(bool)).view(np.uint32)[..., 0]
         x &= _RGB_OF_RGBA
         return x != 0
     hit = (a != b) if tolerance <= 0 else (_delta(a, b) > tolerance)
