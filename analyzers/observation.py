@@ -12,19 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import skeleton as sk
+# the seed's thresholds and the options that carry them (re-exported: observation.ObservationOptions)
+from .observation_options import (GOAL_THRESHOLD as GOAL_THRESHOLD, LOW_CONFIDENCE_BELOW as LOW_CONFIDENCE_BELOW,
+                                  SUCCESS_THRESHOLD as SUCCESS_THRESHOLD, ObservationOptions as ObservationOptions)
 
-#: The seed's thresholds (options of `trajcheck score`).
-SUCCESS_THRESHOLD = 0.70
-GOAL_THRESHOLD = 0.70
-LOW_CONFIDENCE_BELOW = 0.85
 NO_CHANGE_CONFIDENCE = 0.2
-
-
-@dataclass(frozen=True)
-class ObservationOptions:
-    success_threshold: float = SUCCESS_THRESHOLD
-    goal_threshold: float = GOAL_THRESHOLD
-    low_confidence_below: float = LOW_CONFIDENCE_BELOW
 
 
 @dataclass(frozen=True)
@@ -69,7 +61,10 @@ class ObservationFinding:
 NOT_APPLICABLE = ObservationFinding((), None, None, None, None, None, None, None, None, "no_page_evidence")
 
 
-def verify(ev: PageEvidence, opts: ObservationOptions = ObservationOptions()) -> ObservationFinding:
+_DEFAULTS = ObservationOptions()
+
+
+def verify(ev: PageEvidence, opts: ObservationOptions = _DEFAULTS) -> ObservationFinding:
     """The observation verifier's finding for one step."""
     if not ev.has_page_evidence:
         return NOT_APPLICABLE

@@ -20,12 +20,14 @@ def formats(
 
     Example: trajcheck formats webvoyager
     """
-    from trajcheck.discovery import READERS  # loaded when the command runs
+    from trajcheck.discovery import readers  # loaded when the command runs
+
+    known = readers()
 
     if name is None:
-        emit(["format", "summary"], [(r.name, r.summary) for r in READERS], fmt, title="run formats")
+        emit(["format", "summary"], [(r.name, r.summary) for r in known], fmt, title="run formats")
         return
-    reader = next((r for r in READERS if r.name == name), None)
+    reader = next((r for r in known if r.name == name), None)
     if reader is None:
-        fail(f"unknown format {name!r}", Exit.USAGE, "formats: " + ", ".join(r.name for r in READERS))
+        fail(f"unknown format {name!r}", Exit.USAGE, "formats: " + ", ".join(r.name for r in known))
     emit(["source field", "trajcheck field"], list(reader.mapping), fmt, title=f"{reader.name}: {reader.summary}")

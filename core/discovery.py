@@ -12,14 +12,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
-from trajcheck.schemas.records import RUN_FORMAT, Run
+from trajcheck.schemas.version import RUN_FORMAT
 
 from . import remote
 from .errors import Problem
 from .inputs import exists_not_dir
-from .rundir import read_native_run
+
+if TYPE_CHECKING:
+    from trajcheck.schemas.records import Run
 
 _SKIP_DIRS = {"node_modules", "__pycache__"}
 
@@ -76,12 +78,18 @@ class Reader:
         return self.doc.pairs() if self.doc is not None else ()
 
 
+def _read_native(path: Path, display: str) -> "tuple[Run, list[Problem]]":
+    from .rundir import read_native_run  # the records and their checks: loaded when a run is read
+
+    return read_native_run(path, display)
+
+
 NATIVE = Reader(
     name=RUN_FORMAT,
     # a FIFO run.json is a run, reported as not_a_regular_file; steps.jsonl without run.json is a run whose
     # run.json is missing (an invalid row that says so), not a folder to pass over in silence
     claims=lambda p: exists_not_dir(p / "run.json") or exists_not_dir(p / "steps.jsonl"),
-    read=read_native_run,
+    read=_read_native,
     summary="trajcheck's own format: run.json, steps.jsonl (or steps/<n>.json), frames/, dom/",
     doc=FormatDoc(
         title="trajcheck's own format",
@@ -115,18 +123,29 @@ NATIVE = Reader(
     ),
 )
 
-#: Every reader, in the order they are asked to claim a directory.
+#: Every reader, in the order they are asked to claim a directory: the native reader, a --mapping file's
+#: reader (:func:`trajcheck.mapping.register`), then the format adapters (added when first needed,
+#: :func:`readers`).
 READERS: list[Reader] = [NATIVE]
+
+
+def readers() -> list[Reader]:
+    """:data:`READERS` with the format adapters in it. They are imported when first needed (10-15 ms): a
+    corpus of native runs, the common case, is found, checked for changes and scored without them."""
+    register_adapters()
+    return READERS
 
 
 def reader_names() -> list[str]:
     """The names ``--input-format`` takes, in claiming order."""
-    return [r.name for r in READERS]
+    return [r.name for r in readers()]
 
 
 def get_reader(name: str) -> Reader:
     """The reader called ``name``; KeyError when there is none."""
-    for r in READERS:
+    if name == NATIVE.name:
+        return NATIVE
+    for r in readers():
         if r.name == name:
             return r
     raise KeyError(name)
@@ -147,14 +166,30 @@ class RunRef:
         return self.url or os.path.abspath(self.path)
 
 
-def _claim(path: Path, readers: list[Reader]) -> Reader | None:
-    for r in readers:
+def _claim(path: Path, only: list[Reader] | None) -> Reader | None:
+    """The first reader (of ``only``, or of every reader) that claims ``path``. The native reader is asked
+    first, so the adapters are loaded only for a directory it does not claim."""
+    for r in only if only is not None else [NATIVE]:
         try:
             if r.claims(path):
                 return r
         except OSError:
             continue
-    return None
+    if only is not None:
+        return None
+    if not _registered and not _has_files(path):
+        return None  # no adapter claims a folder with no file in it (a folder of runs): they stay unloaded
+    return _claim(path, [r for r in readers() if r is not NATIVE])
+
+
+def _has_files(path: Path) -> bool:
+    """Anything but a directory directly in ``path`` (a file, a link, a FIFO); True when it cannot be listed.
+    Every format adapter claims a directory by a file in it (tests/test_adapter_kit.py checks each)."""
+    try:
+        with os.scandir(path) as it:
+            return any(not e.is_dir(follow_symlinks=False) for e in it)
+    except OSError:
+        return True
 
 
 def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = None
@@ -165,7 +200,7 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
     ``node_modules`` are skipped); a claimed directory is not descended into.
     Files are skipped. A missing argument is a problem, not an exception.
     """
-    readers = [get_reader(input_format)] if input_format else READERS
+    only = [get_reader(input_format)] if input_format else None
     refs: list[RunRef] = []
     problems: list[Problem] = []
     for arg in args:
@@ -190,7 +225,7 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
             problems.append(Problem("not_a_directory", f"{root} is a file, not a run directory", file=str(root),
                                     severity="warning", hint="pass the folder that holds the run"))
             continue
-        r = _claim(root, readers)
+        r = _claim(root, only)
         if r is not None:
             refs.append(RunRef(root, root.resolve().name or str(root), r.name))
             continue
@@ -208,14 +243,14 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
                 if d.startswith(".") or d in _SKIP_DIRS:
                     continue
                 sub = here / d
-                r = _claim(sub, readers)
+                r = _claim(sub, only)
                 if r is not None:
                     refs.append(RunRef(sub, sub.relative_to(root).as_posix(), r.name))
                 else:
                     keep.append(d)
             dirnames[:] = keep
         if len(refs) == found_before and unclaimed:
-            problems += _unclaimed_problems(root, unclaimed, readers)
+            problems += _unclaimed_problems(root, unclaimed, only if only is not None else readers())
     return refs, problems
 
 
@@ -241,10 +276,17 @@ def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, int, int]], read
     return out
 
 
+_registered = False
+
+
 def register_adapters() -> None:
-    """Add the format adapters' readers (imported here so worker processes have them too). When the adapters
+    """Add the format adapters' readers to :data:`READERS`, once (a worker process does it when it first reads
+    a run of another format). When the adapters
     package is what is being imported (``import trajcheck.adapters`` first: its readers import this module
     before its ``ALL`` exists), it calls this again once ``ALL`` is defined."""
+    global _registered
+    if _registered:
+        return
     import sys
 
     package = sys.modules.get(f"{__package__}.adapters")
@@ -252,9 +294,6 @@ def register_adapters() -> None:
         return
     from .adapters import ALL
 
-    for r in ALL:
-        if r.name not in reader_names():
-            READERS.append(r)
-
-
-register_adapters()
+    _registered = True
+    have = {r.name for r in READERS}
+    READERS.extend(r for r in ALL if r.name not in have)  # after a --mapping reader (it comes first, see mapping)

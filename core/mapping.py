@@ -184,7 +184,7 @@ def register(path: str | Path | None) -> str | None:
     """Make a mapping file's reader the first after the native one (or, with None, none): the one mapping of
     this call, replacing a previous call's. Returns its name (the runs' source_format). Worker processes
     forked after this have it too."""
-    readers = discovery.READERS  # looked up now: the list discovery reads at this moment
+    readers = discovery.readers()  # looked up now: the list discovery reads at this moment (adapters in it)
     readers[:] = [r for r in readers if not r.name.startswith("mapping:")]
     if path is None:
         return None

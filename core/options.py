@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trajcheck.analyzers.observation import ObservationOptions
+from trajcheck.analyzers.observation_options import ObservationOptions
 from trajcheck.analyzers.effect_options import PerceptualOptions
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any
 
-RUN_FORMAT = "trajcheck.run/1"
+from .version import RUN_FORMAT as RUN_FORMAT  # noqa: E402  (re-exported)
 
 #: Action types of format v1. Anything else is accepted and reported as unknown.
 KNOWN_ACTION_TYPES = frozenset(

@@ -6,7 +6,6 @@ import base64
 import io
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -208,3 +207,49 @@ def test_image_size_of_a_header_that_claims_a_bomb_is_none(tmp_path):
     path = tmp_path / "step_1.png"
     path.write_bytes(png + b"\x00\x00\x00\x00IEND\xaeB`\x82")
     assert image_size(path) is None
+
+
+def test_no_adapter_claims_a_folder_without_a_file_in_it(tmp_path):
+    """Discovery leaves the adapters unloaded for a folder with only folders in it (a folder of runs): that
+    holds only while every adapter claims a directory by a file in it. Each adapter's run (a fixture, or the
+    file it claims by) sits one level down; the folder above is claimed by none."""
+    import shutil
+
+    from trajcheck.adapters import ALL
+
+    fixtures = ROOT / "tests" / "fixtures"
+    runs = {"anthropic-messages": fixtures / "anthropic" / "feedback-2x",
+            "browser-use": fixtures / "browser_use_new" / "recipe-search",
+            "openai-responses": fixtures / "openai" / "cua-newsletter",
+            "osworld": next((fixtures / "osworld").rglob("traj.jsonl")).parent,
+            "playwright-trace": fixtures / "playwright_trace" / "notes-trace",
+            "ui-tars": fixtures / "ui_tars" / "workspace"}
+    for reader in ALL:
+        outer = tmp_path / reader.name
+        inner = outer / "run"
+        if reader.name in runs:
+            shutil.copytree(runs[reader.name], inner)
+        else:  # webvoyager and browsergym runs live in ../shared/realruns: the file each claims by
+            inner.mkdir(parents=True)
+            claimed_by = {"webvoyager": "interact_messages.json", "browsergym": "exp_args.pkl"}[reader.name]
+            (inner / claimed_by).write_text("[]")
+        assert reader.claims(inner), reader.name
+        assert [r.name for r in ALL if r.claims(outer)] == [], reader.name
+
+
+def test_a_folder_of_native_runs_is_found_and_checked_without_the_adapters(tmp_path):
+    """`trajcheck score` of a folder of native runs, unchanged since the last score, imports no adapter."""
+    import shutil
+
+    from conftest import SAMPLES
+
+    for name in ("consent-overlay-on", "captcha-blocked"):
+        shutil.copytree(SAMPLES / name, tmp_path / "runs" / name)
+    code = ("import sys\nfrom trajcheck.cli.main import main\n"
+            f"sys.argv = ['trajcheck', 'score', {str(tmp_path / 'runs')!r}, '--out', {str(tmp_path / 'L')!r}, '-q']\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "print(code, 'trajcheck.adapters' in sys.modules)\n")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert first.stdout.split()[-2:] == ["0", "False"], first.stdout + first.stderr
+    assert again.stdout.split()[-2:] == ["0", "False"], again.stdout + again.stderr
