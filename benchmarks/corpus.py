@@ -2,8 +2,8 @@
 
     python benchmarks/corpus.py DEST --runs N [--seed S]     # build one and print its size
 
-Used by bench_score.py. Copy ``i`` (0 <= i < N) is sample run ``i % 18`` (the
-sample runs sorted by name, round-robin), copied whole into ``DEST/<name>-c<i>``
+Used by bench_score.py. Copy ``i`` (0 <= i < N) is sample run ``i % S`` (the S recorded runs
+in sample_runs/, 26 today, sorted by name: round-robin), copied whole into ``DEST/<name>-c<i>``
 (run.json, steps.jsonl, frames/, dom/, contract.json, reference/), with:
 
   * ``run_id`` in run.json set to the directory name, so every copy is its own run;
