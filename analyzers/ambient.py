@@ -71,11 +71,11 @@ class Transition:
     focus_kept: bool = False  # ... and the focused element was recorded before and after, unchanged
 
 
-def _patches(change: ChangeMap) -> tuple[np.ndarray, Sequence[tuple[slice, slice]]]:
-    """Connected groups (8-neighbour) of changed cells: their labels and boxes (the diff's, when it kept them)."""
-    if change.labels is not None and change.patches is not None:
-        return change.labels, change.patches
-    labels, n = components.label(change.cells)
+def _patches(cells: np.ndarray) -> tuple[np.ndarray, Sequence[tuple[slice, slice]]]:
+    """Connected groups (8-neighbour) of changed cells: their labels and boxes. (The diff labelled the same
+    cells; its labels are not kept: a full-grid label array per step would hold 4x what the cells do, for as
+    long as the run is scored, to save a fraction of a millisecond.)"""
+    labels, n = components.label(cells)
     return labels, components.boxes(labels, n)
 
 
@@ -121,7 +121,7 @@ def learn_ambient(transitions: list[Transition]) -> np.ndarray | None:
         n += 1
         if not cells.any():
             continue
-        labels, boxes = _patches(t.change)
+        labels, boxes = _patches(cells)
         if t.region is not None and not t.idle:
             aimed = _cells_of(t.region, shape)
             if t.quiet:  # the witness saw the click do nothing: what changed in the aimed area is seen too

@@ -64,10 +64,6 @@ class ChangeMap:
     cells: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))  # changed cells
     size_changed: bool = False
     region_px: int | None = None  # changed pixels inside the region box, when one was given
-    #: The 8-connected groups of changed cells, labelled 1..n (``components.label``), and their boxes, when the
-    #: diff computed them (learning ambient change reads the same groups).
-    labels: np.ndarray | None = None
-    patches: tuple[tuple[slice, slice], ...] | None = None
 
     @property
     def changed(self) -> bool:
@@ -274,7 +270,7 @@ def diff_frames(a: np.ndarray, b: np.ndarray, tolerance: int = 0, region: Box | 
     patches = tuple((slice(r.start + cy0, r.stop + cy0), slice(c.start + cx0, c.stop + cx0))
                     for r, c in components.boxes(sub_labels, n))
     blobs = [_blob(full_a, full_b, mask, labels, i, sl, n, point) for i, sl in enumerate(patches, start=1)]
-    return ChangeMap(w, h, changed, bbox, tuple(blobs), cells, region_px=rpx, labels=labels, patches=patches)
+    return ChangeMap(w, h, changed, bbox, tuple(blobs), cells, region_px=rpx)
 
 
 def _blob(a: np.ndarray, b: np.ndarray, mask: np.ndarray, labels: np.ndarray, i: int, sl: tuple[slice, slice],

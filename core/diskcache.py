@@ -10,16 +10,20 @@ The cache is a folder of JSON files: ``$TRAJCHECK_CACHE_DIR``, else ``$XDG_CACHE
 on, so an upgrade never reads a stale fact. Anything wrong with the cache (missing, unreadable, corrupt,
 read-only) only means the fact is established again: the cache can never change a result.
 
-It also keeps compiled Python code (:func:`read_code`, :func:`write_code`): the JSON Schema validators
-fastjsonschema generates (:mod:`trajcheck.rundir`) take 5-12 ms each to generate and compile, in every
-process that reads runs, and under a millisecond to read back. Code is stored with a checksum and under the
-interpreter's bytecode version: a damaged or foreign entry is never loaded, only compiled again.
+Facts that are run, or that decide a result directly, are stored with a checksum (:func:`checked_entry`)
+and read only from a regular file this user owns and nobody else can write (:func:`read_private`): the
+LANCZOS weights of each axis size (:mod:`trajcheck.resample`, 4-11 ms each to compute), and compiled
+Python code (:func:`read_code`, :func:`write_code`): the JSON Schema validators fastjsonschema generates
+(:mod:`trajcheck.rundir`) take 5-12 ms each to generate and compile, in every process that reads runs, and
+under a millisecond to read back. Code is kept under the interpreter's bytecode version: a damaged or
+foreign entry is never loaded, only compiled again.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from types import CodeType
@@ -91,27 +95,54 @@ def _checksum(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _private(name: str) -> bool:
-    """The cache file ``name`` is this user's and nobody else can write it (as Jinja's bytecode cache asks
-    of its folder): code read back from it runs, so a file someone else could have written is not read."""
+def read_private(name: str) -> dict[str, Any]:
+    """Like :func:`read`, for facts that are run or that decide a result: only from a regular file this user
+    owns and nobody else can write (as Jinja's bytecode cache asks), checked on the open file (no symlink
+    followed, no swap between the check and the read); an empty dict otherwise, and on systems without file
+    owners (Windows)."""
     folder = cache_dir()
     getuid = getattr(os, "getuid", None)
-    if folder is None or getuid is None:  # no cache, or no owners to check (Windows): compile instead
-        return False
+    nofollow = getattr(os, "O_NOFOLLOW", None)
+    if folder is None or getuid is None or nofollow is None:
+        return {}
     try:
-        st = os.stat(folder / f"{name}.json")
+        fd = os.open(folder / f"{name}.json", os.O_RDONLY | nofollow)
     except OSError:
-        return False
-    return st.st_uid == getuid() and not st.st_mode & 0o022
+        return {}
+    try:
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != getuid() or st.st_mode & 0o022 \
+                    or st.st_size > MAX_BYTES:
+                return {}
+            data = json.loads(f.read(MAX_BYTES + 1))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def checked_entry(value: Any) -> dict[str, Any]:
+    """``value`` wrapped with the checksum of its JSON text, for :func:`entry_value`."""
+    return {"value": value, "checksum": _checksum(json.dumps(value, sort_keys=True).encode())}
+
+
+def entry_value(entry: Any) -> Any:
+    """The value :func:`checked_entry` wrapped, or None when the entry is not one or its checksum does not
+    match (a damaged file)."""
+    if not isinstance(entry, dict) or "value" not in entry:
+        return None
+    try:
+        text = json.dumps(entry["value"], sort_keys=True).encode()
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return entry["value"] if entry.get("checksum") == _checksum(text) else None
 
 
 def read_code(name: str, key: str) -> CodeType | None:
     """The code :func:`write_code` kept as ``name`` under ``key`` for this interpreter, or None (none, another
     key or interpreter, a file another user owns or can write, or an entry whose checksum does not match:
     marshal must never read damaged bytes)."""
-    if not _private(name):
-        return None
-    entry = read(name).get(_code_key(key))
+    entry = read_private(name).get(_code_key(key))
     if not isinstance(entry, dict) or not isinstance(entry.get("marshal"), str):
         return None
     import base64

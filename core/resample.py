@@ -91,42 +91,38 @@ def coefficients(in_size: int, out_size: int) -> np.ndarray:
     return m
 
 
-_WEIGHTS = "lanczos-weights"  # the cache file of weights (trajcheck.diskcache)
-_weights_read: dict[str, Any] | None = None  # this process's copy of that file's entry for its libraries
-
-
 def _valid_windows(got: Any, in_size: int, out_size: int) -> bool:
-    """A cached entry has one window per output pixel, inside the axis, with integer weights summing to
-    2**22 within rounding (Pillow normalises each window): a damaged file is computed again, not used."""
+    """A cached entry has one window per output pixel, inside the axis, with integer weights below 2**23
+    in size summing to 2**22 within rounding (Pillow normalises each window)."""
     if not isinstance(got, list) or len(got) != out_size:
         return False
     for win in got:
         if not (isinstance(win, list) and len(win) == 2 and type(win[0]) is int and isinstance(win[1], list)):
             return False
         xmin, weights = win
-        if xmin < 0 or xmin + len(weights) > in_size or not all(type(v) is int for v in weights) \
+        if xmin < 0 or xmin + len(weights) > in_size \
+                or not all(type(v) is int and -(1 << PRECISION_BITS + 1) < v < 1 << PRECISION_BITS + 1
+                           for v in weights) \
                 or abs(sum(weights) - (1 << PRECISION_BITS)) > len(weights):
             return False
     return True
 
 
 def _cached_windows(in_size: int, out_size: int) -> list[Window]:
-    global _weights_read
+    """:func:`_windows` through the on-disk cache: one file per axis size (a 4K axis is 120-190 KB of
+    weights), its entry under this module's library key, checksummed, and read only from a file this user
+    owns and nobody else can write (:func:`trajcheck.diskcache.read_private`). Anything else, or anything
+    wrong, means computing them again."""
     from . import diskcache
 
-    lib, key = _library_key(), f"{in_size}>{out_size}"
+    lib, name = _library_key(), f"lanczos-{in_size}-{out_size}"
     if lib is None:
         return _windows(in_size, out_size)
-    known = _weights_read
-    if known is None:
-        entry = diskcache.read(_WEIGHTS).get(lib)
-        known = _weights_read = entry if isinstance(entry, dict) else {}
-    got: Any = known.get(key)
+    got = diskcache.entry_value(diskcache.read_private(name).get(lib))
     if _valid_windows(got, in_size, out_size):
         return [(int(a), list(b)) for a, b in got]
     windows = _windows(in_size, out_size)
-    known[key] = [[a, b] for a, b in windows]
-    diskcache.write(_WEIGHTS, {lib: known})  # other libraries' entries are dropped: they are stale
+    diskcache.write(name, {lib: diskcache.checked_entry([[a, b] for a, b in windows])})
     return windows
 
 
@@ -171,19 +167,23 @@ def _banded(in_size: int, out_size: int) -> tuple[tuple[int, int, int, int, np.n
     return tuple(blocks)
 
 
-_scratch: dict[tuple[int, ...], np.ndarray] = {}
+_scratch: dict[int, np.ndarray] = {}
 
 
 def _scratch_f32(gray: np.ndarray) -> np.ndarray:
-    """``gray`` as float32 in a buffer reused for every image of that shape (frames of a run share their
-    size): a fresh 4-16 MB array per frame costs as much in page faults as the conversion itself."""
-    buf = _scratch.get(gray.shape)
-    if buf is None:
-        if len(_scratch) >= 8:
+    """``gray`` as float32 in a buffer reused for every image of that width (frames of a run share their
+    size; a band of a frame's rows takes the top of the same buffer): a fresh 4-16 MB array per frame costs
+    as much in page faults as the conversion itself. At most 8 widths are kept, each as tall as the
+    tallest image of that width seen."""
+    h, w = gray.shape
+    buf = _scratch.get(w)
+    if buf is None or buf.shape[0] < h:
+        if buf is None and len(_scratch) >= 8:
             _scratch.clear()
-        buf = _scratch[gray.shape] = np.empty(gray.shape, dtype=np.float32)
-    np.copyto(buf, gray)
-    return buf
+        buf = _scratch[w] = np.empty((h, w), dtype=np.float32)
+    out = buf[:h]
+    np.copyto(out, gray)
+    return out
 
 
 def _rows_pass(gray: np.ndarray, size: int) -> np.ndarray:
@@ -192,7 +192,7 @@ def _rows_pass(gray: np.ndarray, size: int) -> np.ndarray:
     plan = _banded(w, size)
     if plan is None:
         return _round(gray.astype(np.float64) @ coefficients(w, size))
-    x = _scratch_f32(gray) if h >= 64 else gray.astype(np.float32)  # a few rows: not worth a scratch shape
+    x = _scratch_f32(gray)
     high = np.empty((h, size), dtype=np.float64)
     low = np.empty((h, size), dtype=np.float64)
     for j0, j1, a, c, m in plan:

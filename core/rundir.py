@@ -130,7 +130,8 @@ def _fast_check(name: str) -> Any:
         import fastjsonschema
 
         schema = load_json_schema(name)
-        key = f"fastjsonschema {fastjsonschema.VERSION} {sorted(_FAST_OPTIONS.items())}, schema {_digest(schema)}"
+        key = (f"fastjsonschema {fastjsonschema.VERSION} {sorted(_FAST_OPTIONS.items())}, schema {_digest(schema)}, "
+               f"rundir {_own_digest()}")
     except Exception:  # noqa: BLE001  (not installed: jsonschema alone)
         return None
     from . import diskcache
@@ -147,6 +148,19 @@ def _fast_check(name: str) -> Any:
         except Exception:  # noqa: BLE001  (not compilable: jsonschema alone)
             return None
     return fast
+
+
+@lru_cache(maxsize=1)
+def _own_digest() -> str:
+    """This module's code, in the cached validators' key: a change to how they are compiled compiles anew."""
+    import hashlib
+
+    try:
+        return hashlib.blake2b(Path(__file__).read_bytes(), digest_size=8).hexdigest()
+    except OSError:  # an install without sources: the version stands for the code
+        from . import __version__
+
+        return __version__
 
 
 def _copy(schema: Any) -> Any:

@@ -82,7 +82,6 @@ def test_the_default_folder_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_pat
 def _fresh_weights(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     """A new process as far as the weights go (nothing in memory), counting the sizes computed."""
     resample.coefficients.cache_clear()
-    monkeypatch.setattr(resample, "_weights_read", None)
     calls: list[tuple[int, int]] = []
     real = resample._windows
     monkeypatch.setattr(resample, "_windows", lambda i, o: calls.append((i, o)) or real(i, o))
@@ -101,27 +100,80 @@ def test_lanczos_weights_are_computed_once_per_machine(cache: Path, monkeypatch:
     want = _matrix(640, 32)
     calls = _fresh_weights(monkeypatch)
     assert resample.coefficients(640, 32).tolist() == want and calls == [(640, 32)]
-    stored = json.loads((cache / "lanczos-weights.json").read_text())[resample._library_key()]
-    assert set(stored) == {"640>32"} and len(stored["640>32"]) == 32
+    stored = json.loads((cache / "lanczos-640-32.json").read_text())
+    assert list(stored) == [resample._library_key()] and len(stored[resample._library_key()]["value"]) == 32
+    assert (cache / "lanczos-640-32.json").stat().st_mode & 0o077 == 0  # private
     calls = _fresh_weights(monkeypatch)
     assert resample.coefficients(640, 32).tolist() == want and calls == []  # read back
     resample.coefficients.cache_clear()
 
 
+def _shift(weights: list[list]) -> None:
+    """Move weight from one tap to the next in every window: every sum stays 2**22."""
+    for _, w in weights:
+        w[0] -= 2_000_000
+        w[1] += 2_000_000
+
+
 @pytest.mark.parametrize("damage", [
-    lambda e: e.__setitem__("640>32", e["640>32"][:-1]),  # a window missing
-    lambda e: e["640>32"][3][1].__setitem__(0, e["640>32"][3][1][0] + 5000),  # a weight changed
-    lambda e: e["640>32"][3].__setitem__(0, 639),  # a window past the axis
-    lambda e: e["640>32"][3][1].__setitem__(0, "7"),  # not an integer
+    lambda v: v.pop(),  # a window missing
+    lambda v: v[3][1].__setitem__(0, v[3][1][0] + 5000),  # a weight changed
+    lambda v: v[3].__setitem__(0, 639),  # a window past the axis
+    lambda v: v[3][1].__setitem__(0, "7"),  # not an integer
+    _shift,  # sums unchanged: only the checksum tells
+    lambda v: (v[3][1].__setitem__(0, v[3][1][0] + 10**400), v[3][1].__setitem__(1, v[3][1][1] - 10**400)),
 ])
 def test_damaged_lanczos_weights_are_computed_again(cache: Path, monkeypatch: pytest.MonkeyPatch, damage) -> None:
+    """A damaged entry (its checksum no longer matches) is computed again: the hash is never changed by it,
+    nor scoring stopped."""
     want = _matrix(640, 32)
     _fresh_weights(monkeypatch)
     resample.coefficients(640, 32)
-    path = cache / "lanczos-weights.json"
+    path = cache / "lanczos-640-32.json"
     data = json.loads(path.read_text())
-    damage(data[resample._library_key()])
+    entry = data[resample._library_key()]
+    damage(entry["value"])
     path.write_text(json.dumps(data))
+    path.chmod(0o600)
+    calls = _fresh_weights(monkeypatch)
+    assert resample.coefficients(640, 32).tolist() == want and calls == [(640, 32)]
+    resample.coefficients.cache_clear()
+
+
+def test_lanczos_weights_others_can_write_are_not_read(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fresh_weights(monkeypatch)
+    resample.coefficients(640, 32)
+    path = cache / "lanczos-640-32.json"
+    path.chmod(0o666)
+    calls = _fresh_weights(monkeypatch)
+    resample.coefficients(640, 32)
+    assert calls == [(640, 32)]
+    link = cache / "lanczos-640-32.json"
+    target = cache / "elsewhere.json"
+    link.rename(target)
+    target.chmod(0o600)
+    link.symlink_to(target)  # a link, even to this user's own private file, is not followed
+    calls = _fresh_weights(monkeypatch)
+    resample.coefficients(640, 32)
+    assert calls == [(640, 32)]
+    resample.coefficients.cache_clear()
+
+
+def test_weights_out_of_range_are_refused_even_with_a_matching_checksum(cache: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from trajcheck import diskcache as dc
+
+    want = _matrix(640, 32)
+    _fresh_weights(monkeypatch)
+    resample.coefficients(640, 32)
+    path = cache / "lanczos-640-32.json"
+    data = json.loads(path.read_text())
+    value = data[resample._library_key()]["value"]
+    value[3][1][0] += 10**400
+    value[3][1][1] -= 10**400
+    data[resample._library_key()] = dc.checked_entry(value)
+    path.write_text(json.dumps(data))
+    path.chmod(0o600)
     calls = _fresh_weights(monkeypatch)
     assert resample.coefficients(640, 32).tolist() == want and calls == [(640, 32)]
     resample.coefficients.cache_clear()
