@@ -74,6 +74,19 @@ def _hidden(attrs: dict[str, str | None]) -> bool:
     return "display:none" in style or "visibility:hidden" in style
 
 
+def _each_once(nodes: list[LexborNode]) -> list[LexborNode]:
+    """``nodes`` without repeats, in document order: lexbor gives a node once for each selector of a list
+    that matches it (a ``<div role=alert class=toast>`` twice), which made one toast two messages and one
+    ``<button role=button>`` two elements."""
+    seen: set[int] = set()
+    out = []
+    for node in nodes:
+        if node.mem_id not in seen:
+            seen.add(node.mem_id)
+            out.append(node)
+    return out
+
+
 def extract(tree: LexborHTMLParser) -> Skeleton:
     """The skeleton: ``{key: descriptor}`` for interactive elements and alerts.
 
@@ -86,7 +99,7 @@ def extract(tree: LexborHTMLParser) -> Skeleton:
     # The keys of sk by their part before any "~", counted from the first key given twice on (counting
     # them anew for each took 17 s for 20,000 links with one id)
     bases: Counter[str] | None = None
-    for node in tree.css(INTERACTIVE):  # a node two selectors match comes twice (lexbor), keyed twice
+    for node in _each_once(tree.css(INTERACTIVE)):
         a = node.attributes
         tag = node.tag
         key = a.get("id") or (f"{tag}[name={a['name']}]" if a.get("name") else None)
@@ -119,7 +132,7 @@ def extract(tree: LexborHTMLParser) -> Skeleton:
         if bases is not None and key not in sk:
             bases[key.split("~", 1)[0]] += 1
         sk[key] = d
-    for i, node in enumerate(tree.css(ALERTS), start=1):
+    for i, node in enumerate(_each_once(tree.css(ALERTS)), start=1):
         d = {"alert": True, "text": _text(node, 200)}
         if _hidden(node.attributes):
             d["hidden"] = True

@@ -99,3 +99,14 @@ def test_no_page_evidence_is_not_applicable():
 def test_page_text_ignores_scripts():
     t = sk.page_text(sk.parse(FORM))
     assert t.title == "Settings" and "verify you are human" not in t.text and "Save" in t.text
+
+
+def test_an_element_two_selectors_match_is_one_element_and_one_message():
+    """lexbor gives a node once per selector of a list that matches it: a toast with role=alert and class
+    toast, or a button with role=button, is still one message and one element, observed once."""
+    before = sk.extract(sk.parse("<main><button id=go role=button>Go</button><a role=link>Help</a></main>"))
+    after = sk.extract(sk.parse("<main><div role=alert class='toast success'>Saved</div>"
+                                "<button id=go role=button>Go</button><a role=link>Help</a></main>"))
+    assert sorted(before) == ["a#1", "go"]
+    assert sorted(after) == ["a#1", "go", "message#1"]
+    assert sk.diff(before, after) == ["New message appeared: Saved"]
