@@ -7,7 +7,7 @@ import threading
 import warnings
 import weakref
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -83,11 +83,28 @@ class Frame:
     like: "weakref.ref[Frame] | None" = None
     band: tuple[int, int] | None = None
 
+    #: Region hashes computed so far, by box (a step's post frame is the next step's pre frame).
+    regions: dict[Box, Hash64] = field(default_factory=dict, repr=False, compare=False)
+
     def region_hash(self, box: Box) -> Hash64:
         """pHash of the crop ``box`` (left, top, right, bottom); equals
-        ``imagehash.phash(Image.open(path).crop(box))``."""
+        ``imagehash.phash(Image.open(path).crop(box))``. A box whose rows lie outside the band where this
+        frame differs from the frame it was decoded like has that frame's pixels, so it has its hash."""
+        got = self.regions.get(box)
+        if got is not None:
+            return got
         left, top, right, bottom = box
-        return Hash64.of_gray(self.luma[top:bottom, left:right])
+        src = self  # follow the frames decoded like one another while the box is outside their bands
+        while src.band is not None and src.like is not None and (bottom <= src.band[0] or top >= src.band[1]):
+            like = src.like()
+            if like is None:
+                break
+            src = like
+        got = src.regions.get(box)
+        if got is None:
+            got = src.regions[box] = Hash64.of_gray(src.luma[top:bottom, left:right])
+        self.regions[box] = got
+        return got
 
 
 def decode(path: Path, data: bytes | None = None, like: Frame | None = None) -> Frame:

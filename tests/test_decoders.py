@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from trajcheck import frames
+from trajcheck.box import Box
 from trajcheck.frames import FrameError, decode
 
 from conftest import REALRUNS, sample_frames
@@ -172,3 +173,27 @@ def test_a_frame_of_another_size_is_decoded_alone():
     second = decode(Path("b.png"), _encoded(other), like=first)
     assert second.band is None and second.like is None
     _same_frame(second, decode(Path("b.png"), _encoded(other)))
+
+
+def test_region_hashes_outside_the_band_come_from_the_frame_decoded_before():
+    """A region whose rows lie outside the band where a frame differs from the one it was decoded like has
+    that frame's pixels: its hash is taken from there (the same object), and every region hash equals the
+    hash of the frame decoded alone, across a chain of frames and after the earlier frame is gone."""
+    rng = np.random.default_rng(9)
+    base = rng.integers(0, 256, (240, 320, 3), dtype=np.uint8)
+    changed = base.copy()
+    changed[100:130, 40:90] = rng.integers(0, 256, (30, 50, 3), dtype=np.uint8)
+    first = decode(Path("a.png"), _encoded(base))
+    second = decode(Path("b.png"), _encoded(changed), like=first)
+    third = decode(Path("c.png"), _encoded(changed, level=1), like=second)  # second's pixels in other bytes
+    alone = decode(Path("b.png"), _encoded(changed))
+    assert second.band == (100, 130) and third.band == (0, 0)
+    above, inside, across, below = Box(10, 0, 110, 100), Box(30, 100, 130, 130), Box(0, 50, 120, 170), \
+        Box(200, 130, 300, 240)
+    for box in (above, inside, across, below):
+        assert third.region_hash(box) == second.region_hash(box) == alone.region_hash(box)
+    assert second.regions[above] is first.regions[above] and third.regions[below] is first.regions[below]
+    assert inside not in first.regions and across not in first.regions  # computed from second's own pixels
+    del first, second
+    fourth = decode(Path("d.png"), _encoded(changed, level=9), like=third)
+    assert fourth.region_hash(Box(0, 0, 64, 64)) == alone.region_hash(Box(0, 0, 64, 64))
