@@ -80,10 +80,10 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_ledger
 import bench_live
+import results
 from corpus import build_corpus, distinct_frames, load_runs, sample_runs
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 #: Issue 16's targets for a whole `trajcheck score`: the default corpus (one copy of each sample run) at
 #: this many times the naive loop's speed, start-up included; and a 200-run corpus scored at this share of
 #: the rate of the hashing stage alone (decode, grayscale, pHash and one region pHash per frame file).
@@ -493,12 +493,8 @@ def main(argv: list[str] | None = None, prog: str = "benchmarks/bench_score.py")
             say(line)
 
     if args.write_results:
-        cmd = shlex.join(["python", "benchmarks/bench_score.py", *(sys.argv[1:] if argv is None else argv)])
-        entry = (f"`{cmd}` on {time.strftime('%Y-%m-%d %H:%M %Z')}:\n\n```\n" + "\n".join(lines) + "\n```\n")
-        head, old = "# Benchmark results\n", RESULTS.read_text("utf-8") if RESULTS.exists() else ""
-        body = old[len(head):].lstrip("\n") if old.startswith(head) else old
-        RESULTS.write_text(head + "\n" + entry + ("\n" + body if body else ""), "utf-8")
-        print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
+        path = results.record("bench_score.py", sys.argv[1:] if argv is None else argv, lines)
+        print(f"\nwritten to {path.relative_to(ROOT)}")
     return 0
 
 

@@ -95,7 +95,9 @@ class Frame:
             return got
         left, top, right, bottom = box
         src = self  # follow the frames decoded like one another while the box is outside their bands
-        while src.band is not None and src.like is not None and (bottom <= src.band[0] or top >= src.band[1]):
+        inside = 0 <= top < bottom <= self.height  # rows as given, not counted from the end by numpy
+        while inside and src.band is not None and src.like is not None and (bottom <= src.band[0]
+                                                                             or top >= src.band[1]):
             like = src.like()
             if like is None:
                 break

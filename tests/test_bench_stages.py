@@ -4,38 +4,70 @@ moved stage would make it fail or time nothing. Behaviour only; the timings are 
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_stages  # noqa: E402
 
+RUN = ROOT / "sample_runs" / "consent-overlay-on"
 
-def test_every_stage_is_timed_and_the_timers_are_removed(tmp_path):
-    originals = [getattr(*bench_stages._owner(m, a)) for _, m, a, _ in bench_stages.STAGES]
-    run = ROOT / "sample_runs" / "consent-overlay-on"
-    wall, own, calls = bench_stages.score_once(run)
-    assert wall > 0
+
+def _installed() -> list:
+    return [getattr(*bench_stages._owner(m, a)) for _, m, a, _ in bench_stages.STAGES]
+
+
+def test_every_stage_is_timed_and_the_timers_are_removed():
+    originals = _installed()
+    wall, own, calls = bench_stages.score_once(RUN)
     assert set(calls) == {label for label, *_ in bench_stages.STAGES}, "a stage was never called"
-    distinct = {f.read_bytes() for f in (run / "frames").iterdir()}
+    distinct = {f.read_bytes() for f in (RUN / "frames").iterdir()}
     assert calls["decode, gray pixels and pHash of each frame file"] == len(distinct)  # one decode per content
-    assert all(own[label] >= 0 for label in calls)
-    assert [getattr(*bench_stages._owner(m, a)) for _, m, a, _ in bench_stages.STAGES] == originals
+    assert 0 < sum(own.values()) < wall
+    assert _installed() == originals
 
 
-def test_a_nested_stage_is_counted_in_the_inner_one_only():
+def test_the_table_accounts_for_the_whole_wall_time():
+    wall, own, calls = bench_stages.score_once(RUN)
+    lines = bench_stages.table(wall, own, calls)
+    seconds = [float(line[55:64]) for line in lines[1:-1]]  # every stage, then "everything else"
+    assert len(seconds) == len(bench_stages.STAGES) + 1
+    assert sum(seconds) == pytest.approx(wall, abs=0.005 * len(seconds))
+
+
+def test_a_stage_that_no_longer_exists_leaves_no_timer_behind(monkeypatch):
+    originals = _installed()
+    monkeypatch.setattr(bench_stages, "STAGES", bench_stages.STAGES + [("gone", "trajcheck.loading", "no_such", False)])
+    with pytest.raises(AttributeError):
+        bench_stages.score_once(RUN)
+    monkeypatch.undo()
+    assert _installed() == originals
+
+
+def test_nested_stages_count_their_own_time_only(monkeypatch):
+    clock = [0.0]  # a clock the stages below move by hand: 2 s in outer, 3 in middle, 5 in inner
+    monkeypatch.setattr(bench_stages, "time", type("Clock", (), {"perf_counter": staticmethod(lambda: clock[0])}))
+
     class Mod:
         @staticmethod
         def outer():
+            clock[0] += 2
+            Mod.middle()
+
+        @staticmethod
+        def middle():
+            clock[0] += 3
             Mod.inner()
 
         @staticmethod
         def inner():
-            sum(range(200_000))
+            clock[0] += 5
 
     t = bench_stages.Timers()
-    t.wrap("outer", Mod, "outer")
-    t.wrap("inner", Mod, "inner")
+    for name in ("outer", "middle", "inner"):
+        t.wrap(name, Mod, name)
     Mod.outer()
     t.undo()
-    assert t.calls == {"outer": 1, "inner": 1}
-    assert t.own["inner"] > 0 and t.own["outer"] < t.own["inner"]
+    assert t.calls == {"outer": 1, "middle": 1, "inner": 1}
+    assert t.own == {"outer": 2, "middle": 3, "inner": 5}

@@ -194,6 +194,8 @@ def test_region_hashes_outside_the_band_come_from_the_frame_decoded_before():
         assert third.region_hash(box) == second.region_hash(box) == alone.region_hash(box)
     assert second.regions[above] is first.regions[above] and third.regions[below] is first.regions[below]
     assert inside not in first.regions and across not in first.regions  # computed from second's own pixels
+    for odd in (Box(0, 0, 320, -5), Box(0, -20, 320, 240)):  # rows counted from the end, as numpy slices them
+        assert third.region_hash(odd) == alone.region_hash(odd)
     del first, second
     fourth = decode(Path("d.png"), _encoded(changed, level=9), like=third)
     assert fourth.region_hash(Box(0, 0, 64, 64)) == alone.region_hash(Box(0, 0, 64, 64))
