@@ -134,8 +134,11 @@ def main(argv: list[str] | None = None) -> int:
 
     from trajcheck.engines import keep_freed_memory
 
+    from trajcheck.cli.score import _no_pandas
+
     threadpool_limits(1, user_api="blas")  # as a scoring worker runs
     keep_freed_memory()
+    _no_pandas()  # as the `score` command does: pyarrow's first conversion would import pandas (0.2-0.3 s)
     import trajcheck.pipeline  # noqa: F401  (what a worker inherits from its parent, loaded before timing)
     import trajcheck.scorerun  # noqa: F401
 
