@@ -1,6 +1,6 @@
 """Where a cold score's CPU time goes, stage by stage, in one process.
 
-Issue 16's fourth target compares the whole cold `trajcheck score` with trajcheck's hashing stage alone
+Issue 16's third target compares the whole cold `trajcheck score` with trajcheck's hashing stage alone
 (bench_score.py's "cold score against the hashing stage" line). This script says which stages make the
 difference: it scores a corpus in this process (``--jobs 1``, worker set-up applied as a worker's), with a
 timer around each stage, and prints each stage's seconds and share, split into the work the hashing stage
