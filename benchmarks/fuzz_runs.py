@@ -2,8 +2,9 @@
 
     python benchmarks/fuzz_runs.py [--cases N] [--batch B] [--seed S] [--jobs J] [--keep DIR]
 
-Each case is a copy of a recorded run from sample_runs/ (or of the Playwright trace fixture) with one
-to three mutations: keys removed, values swapped for odd types, huge and integral floats (``1e+308``
+Each case is a copy of a recorded run from sample_runs/, or of a run of every other reader (the Playwright
+trace, the transcript, session-log and history fixtures, the real logs under tests/fixtures/real, and the real
+runs of ../shared/realruns where it is there), with one to three mutations: keys removed, values swapped for odd types, huge and integral floats (``1e+308``
 as a step index), integers beyond 32 and 64 bits, ``1e999``, NaN and Infinity written raw, lone UTF-16
 surrogates, long and non-ASCII strings, deep nesting, truncated, dropped, duplicated and swapped
 lines, bytes that are not UTF-8, paths out of the run, flipped and truncated frame and archive bytes,
@@ -11,7 +12,8 @@ deeply nested and truncated DOM snapshots. Batches of B cases are scored into on
 :func:`trajcheck.score`, and every batch must satisfy:
 
   * no exception escapes ``trajcheck.score`` (a bad run never costs the batch);
-  * every run directory of the batch has exactly one row in the committed ledger;
+  * every run directory of the batch has exactly one row in the committed ledger, or (a run of another
+    harness that a mutation made unreadable as any format) is named as a folder no reader claims;
   * every ``invalid`` row names its problem (an error ending in ``[slug]``).
 
 The suite runs a few batches (tests/test_fuzz.py); this script runs thousands of cases (default 2000,
@@ -38,6 +40,16 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_runs"
 TRACE = ROOT / "tests" / "fixtures" / "playwright_trace" / "notes-trace"
+FIXTURES = ROOT / "tests" / "fixtures"
+#: One run of every other reader: its own fixtures, the real logs committed beside them, and (where ../shared is
+#: there) the real WebVoyager, BrowserGym and browser-use runs.
+ADAPTER_RUNS = [FIXTURES / p for p in ("anthropic/feedback-2x", "anthropic/claude-steps", "openai/cua-newsletter",
+                                       "ui_tars/workspace", "ui_tars/macos-session", "ui_tars/desktop-report",
+                                       "real/ui_tars/agent-tars-gui-basic", "real/anthropic/cs715-session-3",
+                                       "browser_use_new/recipe-search")]
+SHARED = ROOT.parent / "shared" / "realruns"
+#: Files that make a folder run data: one left that no reader reads must be named (no_reader_claims).
+DATA_SUFFIXES = (".json", ".jsonl", ".html", ".htm", ".png", ".jpg", ".jpeg", ".webp")
 
 #: Raw JSON tokens json.dumps cannot write, put in place of a placeholder string.
 RAW_TOKENS = ["1e999", "-1e999", "NaN", "Infinity", "-Infinity", "1e+308", "-1e+308", "1" + "0" * 40,
@@ -218,6 +230,77 @@ def mutate_trace(run: Path, rng: random.Random) -> None:
             dst.writestr(name, data)
 
 
+def _mutate_json_doc(path: Path, rng: random.Random) -> None:
+    """One JSON (or JSONL) log of another harness: a record somewhere inside it mutated as run records are."""
+    text = path.read_text("utf-8", errors="replace")
+    if path.suffix == ".jsonl" and not text.lstrip().startswith("["):
+        lines = [l for l in text.splitlines() if l.strip()]
+        if lines:
+            i = rng.randrange(len(lines))
+            lines[i] = mutate_record(json.loads(lines[i]), rng)
+            path.write_text("\n".join(lines) + "\n", "utf-8", errors="surrogatepass")
+        return
+    doc = json.loads(text)
+    dicts = [p for p in _leaves(doc) if _at(doc, p).__class__ is dict]
+    where = rng.choice(dicts)
+    if not where:
+        path.write_text(mutate_record(doc, rng), "utf-8", errors="surrogatepass")
+        return
+    parent = _at(doc, where[:-1])
+    mutated = mutate_record(parent[where[-1]], rng)
+    parent[where[-1]] = PLACEHOLDER + "doc"
+    path.write_text(json.dumps(doc).replace(json.dumps(PLACEHOLDER + "doc"), mutated, 1), "utf-8",
+                    errors="surrogatepass")
+
+
+def _at(doc: Any, path: tuple[Any, ...]) -> Any:
+    for k in path:
+        doc = doc[k]
+    return doc
+
+
+def mutate_adapter_run(run: Path, rng: random.Random) -> None:
+    """Apply 1-3 mutations to a copy of another harness's run: a record inside a log, a log cut short or given
+    bytes that are not UTF-8, a screenshot's or an archive's bytes, a file removed."""
+    for _ in range(rng.randint(1, 3)):
+        files = sorted(p for p in run.rglob("*") if p.is_file() and not p.name.endswith(".md"))
+        if not files:
+            return
+        logs = [p for p in files if p.suffix in (".json", ".jsonl", ".html", ".txt")]
+        other = [p for p in files if p not in logs]
+        op = rng.random()
+        try:
+            if op < 0.5 and logs:
+                f = rng.choice([p for p in logs if p.suffix != ".html"] or logs)
+                if f.suffix == ".html":
+                    _mutate_bytes(f, rng)
+                else:
+                    _mutate_json_doc(f, rng)
+            elif op < 0.65 and logs:
+                f = rng.choice(logs)
+                data = f.read_bytes()
+                f.write_bytes(data[: rng.randrange(len(data) + 1)])
+            elif op < 0.72 and logs:
+                f = rng.choice(logs)
+                data = f.read_bytes()
+                i = rng.randrange(len(data) + 1)
+                f.write_bytes(data[:i] + b"\xff\xfe\xc3" + data[i:])
+            elif op < 0.9 and other:
+                _mutate_bytes(rng.choice(other), rng)
+            else:
+                rng.choice(files).unlink()
+        except (OSError, ValueError, IndexError, KeyError, TypeError, RecursionError):
+            pass
+
+
+def adapter_sources() -> list[Path]:
+    """The runs of the other readers the fuzzer copies (those that are there)."""
+    shared = [next(iter(sorted(d for d in (SHARED / name).iterdir() if d.is_dir() and not d.name.startswith("_"))),
+                   None) for name in ("webvoyager", "browsergym-fork", "browser-use") if (SHARED / name).is_dir()]
+    osworld = sorted(p.parent for p in (FIXTURES / "osworld").rglob("traj.jsonl"))[:1]
+    return [p for p in ADAPTER_RUNS + osworld + shared if p is not None and p.is_dir()]
+
+
 def small_samples(n: int) -> list[Path]:
     """The n sample runs with the fewest frame bytes (fast to score)."""
     runs = sorted(p.parent for p in SAMPLES.glob("*/run.json"))
@@ -237,8 +320,10 @@ def make_batch(dest: Path, seed: int, cases: int, sources: list[Path]) -> list[P
             meta["run_id"] = run.name
             (run / "run.json").write_text(json.dumps(meta), "utf-8")
             mutate_native(run, rng)
-        else:
+        elif (run / "trace.zip").is_file():
             mutate_trace(run, rng)
+        else:
+            mutate_adapter_run(run, rng)
         out.append(run)
     return out
 
@@ -256,11 +341,17 @@ def check_batch(runs_root: Path, runs: list[Path], ledger: Path, jobs: int) -> t
         return [f"exception escaped: {type(exc).__name__}: {exc}"], slugs
     rows = L.query(ledger, "select run_path, status, error, warnings from runs").rows
     paths = Counter(r[0] for r in rows)
+    named = {Path(p.file) for p in result.problems if p.slug == "no_reader_claims"}
     for run in runs:
-        if not any((run / n).exists() for n in ("run.json", "trace.zip")):
-            continue  # a mutation removed what makes the folder a run: it is not one
-        if paths[str(run)] != 1:
+        if paths[str(run)] > 1:
             failures.append(f"{run.name}: {paths[str(run)]} rows")
+        elif any((run / n).exists() for n in ("run.json", "trace.zip")):
+            if paths[str(run)] != 1:
+                failures.append(f"{run.name}: {paths[str(run)]} rows")
+        elif not paths[str(run)] and not any(n == run or run in n.parents for n in named) and any(
+                f.suffix.lower() in DATA_SUFFIXES for f in run.rglob("*")):
+            # a folder of another harness that no reader claims any more is named, never passed over
+            failures.append(f"{run.name}: neither scored nor named as a folder no reader claims")
     for path, status, error, warnings in rows:
         if status == "invalid":
             found = SLUG.findall(error or "")
@@ -285,7 +376,7 @@ def check_batch(runs_root: Path, runs: list[Path], ledger: Path, jobs: int) -> t
 
 def run_fuzz(cases: int, batch: int, seed: int, jobs: int, keep: Path | None = None,
              log: Callable[[str], None] = print) -> tuple[list[str], Counter[str]]:
-    sources = small_samples(6) + ([TRACE] if TRACE.is_dir() else [])
+    sources = small_samples(6) + ([TRACE] if TRACE.is_dir() else []) + adapter_sources()
     failures: list[str] = []
     slugs: Counter[str] = Counter()
     done = 0

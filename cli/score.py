@@ -105,8 +105,9 @@ def score(
     options, trajcheck version) is unchanged, rescores the rest, and drops runs
     whose directory is gone from a folder scored again; --force rescores all.
 
-    Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid;
-    2 bad options; 3 nothing could be read or the ledger cannot be written;
+    Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid, or a folder
+    holds JSON, HTML or images that no reader claims (named on stderr); 2 bad options;
+    3 nothing could be read or the ledger cannot be written;
     4 another writer held the ledger for longer than --wait.
     """
     from trajcheck.api import score as run_score
@@ -121,7 +122,7 @@ def score(
     print_problems(result.problems)
     _render(result.summaries, fmt)
     _summary(result)
-    raise typer.Exit(int(Exit.FINDINGS if result.invalid else Exit.OK))
+    raise typer.Exit(int(Exit.OK if result.ok else Exit.FINDINGS))
 
 
 class _Bar:
@@ -170,12 +171,35 @@ def _summary(result: "ScoreResult") -> None:
         extra += f", {len(result.skipped)} unchanged runs skipped (--force rescores them)"
     if result.removed:
         extra += f", {len(result.removed)} runs whose directory is gone removed"
+    if result.unclaimed:
+        n = len(result.unclaimed)
+        extra += f", {n} folder{'s' * (n != 1)} that no reader claims (named above)"
     state = "unchanged" if result.generation is None else f"generation {result.generation}"
     err.print(f"scored {result.scored} runs ({len(result.invalid)} invalid), {result.frames} frames in "
               f"{result.elapsed:.2f}s ({result.frames_per_second:.1f} frames/s){extra} -> {result.ledger} ({state})",
               highlight=False)
+    if result.summaries:
+        err.print(_verdict_line(result.summaries), highlight=False)
+    for r in result.summaries:  # runs read so poorly that their rows say little: named, never silent
+        for w in r.get("warnings") or []:
+            if w.endswith(READ_WARNINGS):
+                err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     for r in result.invalid:
         err.print(f"[red]invalid:[/] {escape(r['error'])}", highlight=False)
+
+
+#: The run-level warnings of a poorly read run (its stored text ends with the slug in brackets).
+READ_WARNINGS = ("[actions_not_understood]", "[frames_not_found]")
+
+
+def _verdict_line(rows: list[dict[str, Any]]) -> str:
+    """The final verdicts of the scored runs and their false claims, counted: the first question."""
+    from collections import Counter
+
+    counts = Counter(r.get("eval_final_verdict") or "none" for r in rows if r["status"] == "ok")
+    verdicts = ", ".join(f"{counts[v]} {v}" for v in ("pass", "fail", "uncertain", "unknown", "none") if counts[v])
+    lies = sum(1 for r in rows if r.get("false_claim") is True)
+    return f"verdicts: {verdicts or 'none'}; {lies} false claim{'s' * (lies != 1)}"
 
 
 #: Below this many columns the summary table leaves out no_effect_seed and warnings (--format json has all).
@@ -184,18 +208,23 @@ WIDE = 100
 
 def _render(rows: list[dict[str, Any]], fmt: Format) -> None:
     """The scored runs' summaries on stdout: one row per run, or totals past MAX_LISTED runs in a table."""
-    cols = ["run_id", "status", "steps", "checked", "no_effect", "no_effect_seed", "warnings", "outcome"]
+    cols = ["run_id", "status", "steps", "checked", "no_effect", "no_effect_seed", "warnings", "outcome", "verdict",
+            "false_claim"]
     table: list[tuple[Any, ...]] = [
         (r["run_id"], r["status"], r.get("n_steps"), r.get("effect_checked"), r.get("effect_no_effect"),
-         r.get("effect_no_effect_seed"), len(r.get("warnings") or []), r.get("outcome_status")) for r in rows]
+         r.get("effect_no_effect_seed"), len(r.get("warnings") or []), r.get("outcome_status"),
+         r.get("eval_final_verdict"), r.get("false_claim")) for r in rows]
     if fmt is Format.table and len(table) > MAX_LISTED:
         ok = [r for r in rows if r["status"] == "ok"]
-        emit(["runs", "invalid", "steps", "checked", "no_effect", "no_effect_seed"],
+        emit(["runs", "invalid", "steps", "checked", "no_effect", "no_effect_seed", "pass", "fail", "false_claims"],
              [(len(rows), len(rows) - len(ok), sum(r["n_steps"] or 0 for r in ok),
                sum(r["effect_checked"] or 0 for r in ok), sum(r["effect_no_effect"] or 0 for r in ok),
-               sum(r["effect_no_effect_seed"] or 0 for r in ok))], fmt, title="trajcheck score")
+               sum(r["effect_no_effect_seed"] or 0 for r in ok),
+               sum(r.get("eval_final_verdict") == "pass" for r in ok),
+               sum(r.get("eval_final_verdict") == "fail" for r in ok),
+               sum(r.get("false_claim") is True for r in ok))], fmt, title="trajcheck score")
         return
     if fmt is Format.table and out.width < WIDE:  # a narrow terminal: the columns that matter most
-        keep = [cols.index(c) for c in ("run_id", "status", "steps", "checked", "no_effect", "outcome")]
+        keep = [cols.index(c) for c in ("run_id", "status", "steps", "no_effect", "verdict", "false_claim")]
         cols, table = [cols[i] for i in keep], [tuple(r[i] for i in keep) for r in table]
     emit(cols, table, fmt, title="trajcheck score")

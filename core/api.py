@@ -55,8 +55,14 @@ class ScoreResult:
 
     @property
     def ok(self) -> bool:
-        """True when no run is invalid."""
-        return not self.invalid
+        """True when no run is invalid and every folder under the paths was read (none that no reader
+        claims)."""
+        return not self.invalid and not self.unclaimed
+
+    @property
+    def unclaimed(self) -> list[Problem]:
+        """The folders under the paths that hold JSON, HTML or images but no run any reader claims."""
+        return [p for p in self.problems if p.slug == "no_reader_claims"]
 
     @property
     def frames_per_second(self) -> float:
@@ -99,7 +105,8 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     if not force:
         unchanged = _unchanged(root, run_paths, input_format, opts)
         if unchanged is not None:
-            return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged)
+            return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged[0],
+                               problems=unchanged[1])
     report, generation, refused = _score_into(root, run_paths, opts, force=force, wait=wait, on_wait=on_wait,
                                               mapping=mapping, jobs=jobs, on_found=on_found, on_result=on_result,
                                               input_format=input_format, engine=engine, scheduler=scheduler)
@@ -145,9 +152,11 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
                         evaluator_pass=evaluator_pass)
 
 
-def _unchanged(root: Path, paths: list[str], input_format: str | None, opts: "ScoreOptions") -> list[str] | None:
-    """The run ids when the ledger at ``root`` holds every run under ``paths`` unchanged and none of them
-    is gone (nothing to score: the analyzers and pyarrow are never loaded), else None."""
+def _unchanged(root: Path, paths: list[str], input_format: str | None,
+               opts: "ScoreOptions") -> tuple[list[str], list[Problem]] | None:
+    """The run ids, and the problems of the paths (folders no reader claims), when the ledger at ``root``
+    holds every run under ``paths`` unchanged and none of them is gone (nothing to score: the analyzers and
+    pyarrow are never loaded), else None."""
     from .digest import options_fingerprint  # json and hashlib only
     from .discovery import discover
     from .incremental import plan
@@ -157,9 +166,9 @@ def _unchanged(root: Path, paths: list[str], input_format: str | None, opts: "Sc
         return None
     refs, problems = discover(paths, input_format)
     p = plan(paths, refs, previous, options_fingerprint(opts, input_format))
-    if p.todo or p.removed or problems or not p.skipped:
+    if p.todo or p.removed or not p.skipped:
         return None
-    return list(p.skipped)
+    return list(p.skipped), problems
 
 
 def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bool, wait: float | None,

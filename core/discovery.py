@@ -9,6 +9,7 @@ user forces one with ``--input-format``.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
     from trajcheck.schemas.records import Run
 
 _SKIP_DIRS = {"node_modules", "__pycache__"}
+#: Files that make a folder look like run data: a folder holding one, with no run at or below it, is named.
+_JSON_SUFFIXES = (".json", ".jsonl")
+_HTML_SUFFIXES = (".html", ".htm")
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,7 @@ class Reader:
     read: Callable[[Path, str], tuple[Run, list[Problem]]]  # (dir, display) -> run, warnings; raises RunFormatError
     summary: str = ""
     doc: FormatDoc | None = None  # the field mapping and what is lost (None: a --mapping file's reader)
+    companions: tuple[str, ...] = ()  # folders the reader reads beside its runs (WebVoyager's _metadata/)
 
     @property
     def mapping(self) -> tuple[tuple[str, str], ...]:
@@ -196,9 +202,10 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
              ) -> tuple[list[RunRef], list[Problem]]:
     """Find runs under each argument: a run directory, or a folder searched recursively.
 
-    Directories that no reader claims are walked into (hidden ones and
-    ``node_modules`` are skipped); a claimed directory is not descended into.
-    Files are skipped. A missing argument is a problem, not an exception.
+    Directories that no reader claims are walked into (hidden ones, ``node_modules`` and the folders a
+    ``.trajcheckignore`` names are skipped); a claimed directory is not descended into. A folder holding
+    JSON, HTML or images with no run at or below it is a ``no_reader_claims`` problem. A missing argument
+    is a problem, not an exception.
     """
     only = [get_reader(input_format)] if input_format else None
     refs: list[RunRef] = []
@@ -229,50 +236,98 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
         if r is not None:
             refs.append(RunRef(root, root.resolve().name or str(root), r.name))
             continue
-        found_before = len(refs)
-        unclaimed: list[tuple[Path, int, int]] = []  # folders with JSON or images that no reader claimed
-        for dirpath, dirnames, files in os.walk(root, followlinks=False):
-            dirnames.sort()
-            here = Path(dirpath)
-            n_json = sum(f.endswith((".json", ".jsonl")) for f in files)
-            n_img = sum(f.lower().endswith(_IMAGE_SUFFIXES) for f in files)
-            if n_json or n_img:
-                unclaimed.append((here, n_json, n_img))
-            keep = []
-            for d in dirnames:
-                if d.startswith(".") or d in _SKIP_DIRS:
-                    continue
-                sub = here / d
-                r = _claim(sub, only)
-                if r is not None:
-                    refs.append(RunRef(sub, sub.relative_to(root).as_posix(), r.name))
-                else:
-                    keep.append(d)
-            dirnames[:] = keep
-        if len(refs) == found_before and unclaimed:
-            problems += _unclaimed_problems(root, unclaimed, only if only is not None else readers())
+        refs += _walk(root, only, problems)
     return refs, problems
 
 
-_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+#: A file in a searched folder listing subfolders that hold no runs (one name or glob a line, as .gitignore).
+IGNORE_FILE = ".trajcheckignore"
+#: How many unclaimed folders are named one by one; the rest are counted in one more problem.
+MAX_NAMED = 20
 
 
-def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, int, int]], readers: list[Reader]) -> list[Problem]:
-    """Silence is a bug: a folder with JSON or screenshots in which no reader found a run is reported
+def _ignored(here: Path) -> list[str]:
+    """The patterns of ``here``'s ignore file (none when it has none or it cannot be read)."""
+    try:
+        with open(here / IGNORE_FILE, encoding="utf-8", errors="replace") as f:
+            lines = f.read(64 * 1024).splitlines()
+    except OSError:
+        return []
+    return [ln.strip().strip("/") for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> list[RunRef]:
+    """The runs below ``root`` (a folder no reader claims), in sorted order. Directories that no reader claims
+    are walked into (hidden ones, ``node_modules`` and what an ignore file names are skipped); a claimed
+    directory is not descended into. Every folder that holds JSON, HTML or images with no run at or below it
+    is reported (``no_reader_claims``), whether or not runs were found beside it: nothing is passed over in
+    silence."""
+    refs: list[RunRef] = []
+    data: list[tuple[Path, list[int]]] = []  # folders with JSON, HTML or images: their counts of each
+    for dirpath, dirnames, files in os.walk(root, followlinks=False):
+        dirnames.sort()
+        here = Path(dirpath)
+        counts = [sum(f.lower().endswith(s) for f in files) for s in (_JSON_SUFFIXES, _HTML_SUFFIXES, _IMAGE_SUFFIXES)]
+        if any(counts):
+            data.append((here, counts))
+        skip = _ignored(here) if IGNORE_FILE in files else []
+        keep = []
+        for d in dirnames:
+            if d.startswith(".") or d in _SKIP_DIRS or any(fnmatch.fnmatchcase(d, pat) for pat in skip):
+                continue
+            sub = here / d
+            r = _claim(sub, only)
+            if r is not None:
+                refs.append(RunRef(sub, sub.relative_to(root).as_posix(), r.name))
+            else:
+                keep.append(d)
+        dirnames[:] = keep
+    unclaimed = _unclaimed(data, refs)
+    if unclaimed:  # the adapters' names: loaded only then (a folder of native runs leaves them unloaded)
+        problems += _unclaimed_problems(root, unclaimed, only if only is not None else readers())
+    return refs
+
+
+def _companions(reader: str) -> tuple[str, ...]:
+    try:
+        return get_reader(reader).companions
+    except KeyError:
+        return ()
+
+
+def _unclaimed(data: list[tuple[Path, list[int]]], refs: list[RunRef]) -> list[tuple[Path, list[int]]]:
+    """The folders to name: those with data and no run at or below them (a folder of runs may keep its own
+    labels or task lists), each once: a folder inside one already named adds its counts to it."""
+    holders = {p for r in refs for p in (r.path, *r.path.parents)}
+    companions = {r.path.parent / c for r in refs for c in _companions(r.reader)}
+    named: dict[Path, list[int]] = {}
+    for here, counts in data:
+        if here in holders or here in companions:
+            continue
+        top = next((a for a in here.parents if a in named), None)
+        if top is not None:
+            named[top] = [a + b for a, b in zip(named[top], counts)]
+        else:
+            named[here] = counts
+    return list(named.items())
+
+
+def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, list[int]]], readers: list[Reader]) -> list[Problem]:
+    """Silence is a bug: a folder with JSON, HTML or screenshots in which no reader found a run is reported
     (``no_reader_claims``, an error), with what was found and what the readers look for."""
     names = ", ".join(r.name for r in readers)
     out = []
-    for here, n_json, n_img in unclaimed[:5]:
-        what = " and ".join(x for x in (f"{n_json} JSON file{'s' * (n_json != 1)}" if n_json else "",
-                                         f"{n_img} image{'s' * (n_img != 1)}" if n_img else "") if x)
+    for here, counts in unclaimed[:MAX_NAMED]:
+        what = " and ".join(f"{n} {kind}{'s' * (n != 1)}" for n, kind in
+                            zip(counts, ("JSON file", "HTML file", "image")) if n)
         rel = here.relative_to(root).as_posix() if here != root else "."
         out.append(Problem("no_reader_claims", f"{what} in {rel}, but no reader ({names}) claims it as a run",
                            file=str(here), hint="`trajcheck formats` says what each reader looks for; a native run "
                            "needs run.json beside steps.jsonl (README: the run directory), or write one with "
-                           "trajcheck.RunWriter"))
-    if len(unclaimed) > 5:
-        out.append(Problem("no_reader_claims", f"and {len(unclaimed) - 5} more folders like these", file=str(root),
-                           hint="see the folders above"))
+                           f"trajcheck.RunWriter; a folder that holds no runs can be listed in {IGNORE_FILE}"))
+    if len(unclaimed) > MAX_NAMED:
+        out.append(Problem("no_reader_claims", f"and {len(unclaimed) - MAX_NAMED} more folders like these",
+                           file=str(root), hint="see the folders above"))
     return out
 
 

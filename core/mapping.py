@@ -25,6 +25,21 @@ that screenshot was taken before or after the step's action. Each directory hold
     input = "TYPE"
     finish = "DONE"
 
+A harness that writes one file per step (``step_01.json``, ``turn_003/0002_agent_response.json``) is read
+with ``[run] step_files``, a glob relative to the run directory: its matches in natural order (step_10
+after step_9), each one step (or, with ``steps``, the list that expression gives on it). The run fields are
+read from the first step file, the goal may come from a text file, and a screenshot path is relative to
+its step file's folder; ``screenshot_file`` names a screenshot beside each step file by its stem::
+
+    [run]
+    step_files = "step_*.json"
+    goal_file = "task_*.txt"          # optional: the goal as a text file in the run directory
+
+    [step]
+    type = "response[?type=='tool_use'] | [0].input.action"
+    screenshot_file = "{stem}.png"    # step_01.json -> step_01.png
+    screenshot_is = "post"
+
 ``trajcheck validate LOGS --mapping FILE`` reports a mapping whose expressions match nothing, with the
 file and the expression. docs/mappings/ holds two of trajcheck's own adapters' formats written as mappings.
 """
@@ -33,12 +48,13 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from . import discovery
-from .adapters.kit import Frames, load_json_or_jsonl, num, raise_errors, read_text_file
+from .adapters.kit import Frames, load_json_or_jsonl, num, raise_errors, read_text_file, safe_join
 from .discovery import Reader
 from .errors import Problem, RunFormatError, UsageError
 from .inputs import exists_not_dir
@@ -64,9 +80,13 @@ class Mapping:
             raise UsageError(f"--mapping {path}: not valid TOML ({exc})") from None
         self.path = path
         run, step = data.get("run", {}), data.get("step", {})
-        if not isinstance(run.get("steps"), str) or not isinstance(step.get("type"), str):
-            raise UsageError(f"--mapping {path}: [run] steps and [step] type are required (JMESPath expressions)")
+        self.step_files = str(run["step_files"]) if isinstance(run.get("step_files"), str) else None
+        if not (isinstance(run.get("steps"), str) or self.step_files) or not isinstance(step.get("type"), str):
+            raise UsageError(f"--mapping {path}: [run] steps (or step_files) and [step] type are required "
+                             "(JMESPath expressions)")
         self.files = str(run.get("files", "*.json"))
+        self.goal_file = str(run["goal_file"]) if isinstance(run.get("goal_file"), str) else None
+        self.shot_file = str(step["screenshot_file"]) if isinstance(step.get("screenshot_file"), str) else None
         self.pre = str(step.get("screenshot_is", "pre")) != "post"
         self.relative = str(run.get("coordinates", "pixels")) == "relative-1000"
         screen = run.get("screen")
@@ -97,8 +117,29 @@ class Mapping:
         except jmespath.exceptions.JMESPathError:
             return None
 
+    def step_paths(self, path: Path) -> list[Path]:
+        """A run directory's step files (``[run] step_files``) in natural order, at most MAX_STEP_FILES."""
+        if self.step_files is None:
+            return []
+        try:
+            found = [p for p in path.glob(self.step_files) if exists_not_dir(p) and safe_join(path, str(
+                p.relative_to(path))) is not None]
+        except (OSError, ValueError):
+            return []
+        return sorted(found, key=lambda p: _natural(p.relative_to(path).as_posix()))[:MAX_STEP_FILES]
+
+    def steps_in(self, value: Any) -> list[Any] | None:
+        """The steps one log (or one step file) holds: ``[run] steps``; a step file without it is one step."""
+        if self.step_files is not None and "run.steps" not in self.expr:
+            return [value] if value is not None else None
+        got = self.get("run.steps", value)
+        return got if isinstance(got, list) else None
+
     def log_of(self, path: Path) -> Path | None:
-        """The log file of a run directory: the first name matching ``[run] files``."""
+        """The log file of a run directory: the first name matching ``[run] files`` (the first step file)."""
+        if self.step_files is not None:
+            steps = self.step_paths(path)
+            return steps[0] if steps else None
         try:
             names = sorted(p for p in path.iterdir() if fnmatch.fnmatch(p.name, self.files) and exists_not_dir(p))
         except OSError:
@@ -116,8 +157,16 @@ class Mapping:
             value = _load(log.read_text("utf-8", errors="replace"), log.name, path.name, [])
         except RecursionError:
             return False
-        steps = self.get("run.steps", value)
-        return isinstance(steps, list) and bool(steps)
+        return bool(self.steps_in(value))
+
+
+#: At most this many step files are read for one run.
+MAX_STEP_FILES = 100_000
+
+
+def _natural(name: str) -> list[Any]:
+    """A sort key that orders numbers by value: step_9 before step_10."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name) if t]
 
 
 def _load(text: str, rel: str, run: str, problems: list[Problem]) -> Any:
@@ -128,17 +177,60 @@ def _str(v: Any) -> str | None:
     return None if v is None else v if isinstance(v, str) else str(v)
 
 
+def _records(m: Mapping, run_dir: Path, run_name: str,
+             problems: list[Problem]) -> tuple[str, Any, list[tuple[Any, str]]]:
+    """The log's name, the value the run fields are read from, and each step with the folder (relative to the
+    run) its screenshot paths are relative to: one log, or one file per step (``[run] step_files``)."""
+    if m.step_files is None:
+        log = m.log_of(run_dir)
+        rel = log.name if log else m.files
+        text = read_text_file(run_dir / rel, run=run_name, rel=rel, problems=problems, limit=MAX_LOG_BYTES)
+        value = _load(text, rel, run_name, problems) if text is not None else None
+        raise_errors(problems, run_name)
+        return rel, value, [(s, "") for s in m.steps_in(value) or []]
+    first: Any = None
+    out: list[tuple[Any, str]] = []
+    files = m.step_paths(run_dir)
+    for path in files:
+        rel = path.relative_to(run_dir).as_posix()
+        text = read_text_file(path, run=run_name, rel=rel, problems=problems, limit=MAX_LOG_BYTES)
+        value = _load(text, rel, run_name, problems) if text is not None else None
+        if value is None:
+            continue
+        first = value if first is None else first
+        folder = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
+        stem = path.name.rsplit(".", 1)[0]
+        for s in m.steps_in(value) or []:
+            out.append((_with_shot(m, s, folder, stem), folder))
+    raise_errors(problems, run_name)
+    return (files[0].relative_to(run_dir).as_posix() if files else m.step_files), first, out
+
+
+def _with_shot(m: Mapping, s: Any, folder: str, stem: str) -> Any:
+    """A step file's step, with the screenshot ``screenshot_file`` names beside it (when the step names none)."""
+    if m.shot_file is None or not isinstance(s, dict) or m.get("step.screenshot", s):
+        return s
+    return {**s, "__screenshot_file__": m.shot_file.replace("{stem}", stem)}
+
+
+def _goal(m: Mapping, run_dir: Path, value: Any, run_name: str, problems: list[Problem]) -> str | None:
+    goal = _str(m.get("run.goal", value))
+    if goal or m.goal_file is None:
+        return goal
+    names = sorted(p for p in run_dir.glob(m.goal_file) if exists_not_dir(p))
+    if not names:
+        return None
+    text = read_text_file(names[0], run=run_name, rel=names[0].name, problems=problems, limit=1024 * 1024)
+    return text.strip() or None if text is not None else None
+
+
 def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     """Read one run directory through mapping ``m`` (a reader's ``read``)."""
     run_name = run_dir.resolve().name or display
     problems: list[Problem] = []
-    log = m.log_of(run_dir)
-    rel = log.name if log else m.files
-    text = read_text_file(run_dir / rel, run=run_name, rel=rel, problems=problems, limit=MAX_LOG_BYTES)
-    value = _load(text, rel, run_name, problems) if text is not None else None
-    raise_errors(problems, run_name)
-    raw = m.get("run.steps", value)
-    if not isinstance(raw, list) or not raw:
+    rel, value, records = _records(m, run_dir, run_name, problems)
+    raw = [s for s, _ in records]
+    if not raw:
         raise RunFormatError([Problem("mapping_matches_nothing", f"[run] steps of {m.path.name} gives no list of "
                                       "steps here", run=run_name, file=rel, field="run.steps",
                                       hint="check the expression against the log (jmespath.org)")])
@@ -147,8 +239,10 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
     height = num(m.get("run.screen_height", value)) or (m.screen[1] if m.screen else None)
     scale = (width / 1000, height / 1000) if m.relative and width and height else (1.0, 1.0)
     shots: list[str | None] = []
-    for i, s in enumerate(raw):
-        shot = _str(m.get("step.screenshot", s))
+    for i, (s, folder) in enumerate(records):
+        shot = _str(m.get("step.screenshot", s)) or (s.get("__screenshot_file__") if isinstance(s, dict) else None)
+        if shot and folder and not shot.startswith(("/", "data:")) and len(shot) < 4096:
+            shot = folder + shot  # relative to its step file
         shots.append(frames.from_any(shot, f"steps[{i}].screenshot") if shot else None)
     unmatched = [k for k in m.expr if k.startswith("step.") and all(m.get(k, s) is None for s in raw)]
     for k in unmatched:
@@ -173,7 +267,8 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
                           page=Page(url_before=url, url_after=url_after) if url or url_after else None, source=rel))
     raise_errors(problems, run_name)
     run = Run(run_id=_str(m.get("run.run_id", value)) or run_name, path=display, source_format=m.name,
-              steps=tuple(steps), task_id=_str(m.get("run.task_id", value)), goal=_str(m.get("run.goal", value)),
+              steps=tuple(steps), task_id=_str(m.get("run.task_id", value)),
+              goal=_goal(m, run_dir, value, run_name, problems),
               agent_model=_str(m.get("run.model", value)), screen_width=int(width) if width else None,
               screen_height=int(height) if height else None,
               outcome_status="done" if steps[-1].action.type == "DONE" else None, inline_frames=frames.inline)

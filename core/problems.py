@@ -156,8 +156,14 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
     ("Screenshots and frames", (
         _K("screenshot_missing", "warning", "A screenshot the log names is not in the run; the steps that use "
            "it are not checked (frames_missing).", "copy the run's screenshots with it"),
-        _K("screenshot_relocated", "warning", "A browser-use screenshot path points outside the run directory; "
-           "a file of the same name inside it is used.", "store screenshot paths relative to the history file"),
+        _K("screenshot_relocated", "warning", "A screenshot path the log records is not in the run (an absolute "
+           "path, or the folder the harness wrote to); the one file of the same name inside the run is used.",
+           "store screenshot paths relative to the log"),
+        _K("screenshot_ambiguous", "warning", "A screenshot path the log records is not in the run, and several "
+           "files of its name are; none is used.", "store screenshot paths relative to the log"),
+        _K("coord_space_ambiguous", "warning", "Nothing declares the space of the run's action points, and "
+           "several spaces fit every point; the reader's default is used (runs.coord_space_source says so).",
+           "declare the coordinate space (or the screen size) in the log, or read it with a --mapping file"),
         _K("screenshot_overwritten", "warning", "OSWorld's runner wrote the next action's screenshot over this "
            "one's; the step is scored without its post frame.", "give every step's screenshot its own file"),
         _K("screen_unknown", "warning", "UI-TARS coordinates are relative (0-999) but the session records no "
@@ -172,6 +178,13 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "keep screenshots at the screen's size"),
         _K("coords_outside_frame", "warning", "The action point is outside the frame; only the global hash "
            "decides.", "check run.json screen {width, height} against the frame size"),
+    )),
+    ("How much of a run was read", (
+        _K("actions_not_understood", "warning", "Most of a run's actions were not understood by its reader "
+           "(scored as UNKNOWN): its verdicts rest on little.",
+           "check the run's format (`trajcheck formats`), or read it with a --mapping file"),
+        _K("frames_not_found", "warning", "Most of a run's steps have no readable screenshot: their effect "
+           "verdicts are null.", "copy the run's screenshots with it, or check the paths the log records"),
     )),
     ("DOM snapshots", (
         _K("dom_missing", "warning", "A DOM snapshot a step references is not there; the observation check "

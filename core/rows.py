@@ -143,6 +143,19 @@ def _judge_other(f: RunFacts) -> str | None:
                     "reasons": list(j.reasons), "recorded": j.recorded})
 
 
+def _coord_space(f: RunFacts) -> tuple[str | None, str | None]:
+    """The space of the run's action points and how it was decided: the reader's, else the format's one
+    rule (the recorded screen, or frame pixels without one); none for a run without a point."""
+    run = f.run
+    if run.coord_space is not None:
+        return run.coord_space, run.coord_space_source
+    if not any(s.action.point is not None for s in run.steps):
+        return None, None
+    if run.screen_width and run.screen_height:
+        return "screen", "declared: the recorded screen size"
+    return "screenshot", "default: no screen size recorded, points are frame pixels"
+
+
 def _require_confirmation(f: RunFacts) -> bool | None:
     v = f.run.config.get("require_confirmation")
     return v if isinstance(v, bool) else None
@@ -155,6 +168,8 @@ RUN_FUNCTIONS: dict[str, Callable[[RunFacts], Any]] = {
     "run_path": lambda f: str(f.ref.path),
     "config": lambda f: to_json(f.run.config) or "{}",
     "require_confirmation": _require_confirmation,
+    "coord_space": lambda f: _coord_space(f)[0],
+    "coord_space_source": lambda f: _coord_space(f)[1],
     "outcome_judge": _outcome_judge,
     "n_steps": lambda f: len(f.run.steps),
     "perceptual_summary": lambda f: json.dumps(f.totals["perceptual_summary"], sort_keys=True),

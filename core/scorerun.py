@@ -14,6 +14,7 @@ from typing import Any
 from . import remote, rowcheck
 from .analysis import analyze
 from .contracts import find_contract
+from .coverage import read_coverage
 from .digest import file_manifest, input_digest, options_fingerprint, special_files
 from .discovery import RunRef, get_reader
 from .errors import Problem, RunFormatError
@@ -28,7 +29,8 @@ def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
     plan = plan_referee(run, contract)
     loaded = load_run(run, ref.path, plan, opts)
     found = analyze(run, loaded, plan, opts)
-    return build_result(found, ref, loaded.frames_decoded, warnings + contract_problems + loaded.problems)
+    coverage = read_coverage(run, loaded.evidence)
+    return build_result(found, ref, loaded.frames_decoded, coverage + warnings + contract_problems + loaded.problems)
 
 
 def _score_safely(ref: RunRef, opts: ScoreOptions) -> RunResult:

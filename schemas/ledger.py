@@ -60,6 +60,8 @@ RUNS: tuple[Column, ...] = (
     _c("config_require_confirmation", B, "fn:require_confirmation", "config.require_confirmation as recorded."),
     _c("screen_width", I32, "run.screen_width", "screen.width: the coordinate space of action x."),
     _c("screen_height", I32, "run.screen_height", "screen.height: the coordinate space of action y."),
+    _c("coord_space", S, "fn:coord_space", "The space the log's action points were in: screen (pixels of the screen), screenshot (pixels of the screenshot), relative-1000 (UI-TARS's 0-1000 grid) or smart-resize (pixels of the image a Qwen2.5-VL model saw); action_x/action_y are converted to screen_width x screen_height whatever it was. Null for a run without a point."),
+    _c("coord_space_source", S, "fn:coord_space_source", "How coord_space was decided: declared (the log says), default (the format's convention), data: ... (the only space every point fits), ambiguous: ... (several fit; a coord_space_ambiguous warning says so)."),
     _c("started_at", S, "run.started_at", "started_at as recorded."),
     _c("outcome_status", S, "run.outcome_status", "outcome.status as the runner reported it (done, failed, max_steps, error)."),
     _c("outcome_score", F64, "run.outcome_score", "outcome.score: the benchmark's own evaluator result, when recorded (see evaluator_verdict)."),

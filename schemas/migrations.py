@@ -39,5 +39,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "and the words or flag it rests on; steps whose frame pair went to another action of a sparse-"
                  "screenshot loop (issue 14); the action's own properties (issue 15's drag and scroll marks).",
               {"runs": ("claim_reason", "claim_evidence"), "steps": ("shared_frames", "action_extra")}),
+    Migration(5, "Logs as harnesses write them (issue 27): the space a run's action points were in, and how it was "
+                 "decided.",
+              {"runs": ("coord_space", "coord_space_source")}),
 )
-

@@ -197,6 +197,11 @@ class Run:
     judge: RecordedJudge | None = None
     reference_answers: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The space the log's action points were in (screen, screenshot, relative-1000, smart-resize) and how
+    #: the reader decided it (declared, default, data: ..., ambiguous: ...); the stored points are in the
+    #: ``screen`` space whatever it was. None: the reader's format has one space (``screen``).
+    coord_space: str | None = None
+    coord_space_source: str | None = None
     #: Frames carried inside the run's own files (e.g. base64 screenshots), by the name steps use for them.
     inline_frames: Mapping[str, bytes] = field(default_factory=dict, repr=False)
 

@@ -76,8 +76,11 @@ def test_jsonl_transcripts_read_the_same(tmp_path):
     (d / "conversation.jsonl").write_text("".join(json.dumps(m) + "\n" for m in data["messages"]))
     r = _score(d)["feedback-jsonl"]
     want = _score(FIX / "feedback-2x")["feedback-2x"]
-    # without the request's tools the display size is unknown: the frame's own pixels are the coordinates
-    assert r.run["screen_width"] is None
+    # without the request's tools no display is declared: a 2560x1600 capture is what the reference loop scales
+    # to 1280x800 (WXGA), and the points fit the capture too, which the run says (issue 27)
+    assert (r.run["screen_width"], r.run["screen_height"], r.run["coord_space"]) == (1280, 800, "screen")
+    assert r.run["coord_space_source"].startswith("ambiguous")
+    assert any(w.endswith("[coord_space_ambiguous]") for w in r.run["warnings"])
     assert [s["action_type"] for s in r.steps] == [s["action_type"] for s in want.steps]
     assert r.steps[1]["effect_reason"] == "no_pixel_change"
 
@@ -157,3 +160,106 @@ def test_a_high_risk_action_that_shares_its_frames_is_never_a_no_effect(tmp_path
             for s in r.steps] == [("WAIT", False, "not_high_risk", None),
                                   ("CLICK", True, "shared_frames", None),
                                   ("CLICK", False, "content_changed_outside_region", True)]
+
+
+def _as_toolset(messages: list) -> list:
+    """The transcript as Claude's current computer toolset writes it: each action a member tool of its own name
+    (``computer_toolset_20260801``), with no ``action`` key."""
+    out = json.loads(json.dumps(messages))
+    for m in out:
+        for b in m["content"] if isinstance(m["content"], list) else []:
+            if b.get("type") == "tool_use" and b.get("name") == "computer":
+                inp = dict(b["input"])
+                b["name"], b["toolset_name"] = inp.pop("action"), "computer"
+                b["input"] = inp
+            if b.get("type") == "tool_result":
+                b["toolset_name"] = "computer"
+    return out
+
+
+def test_the_computer_toolset_member_tools_are_read_in_full(tmp_path):
+    """Issue 27: tool_use blocks named after the action (left_click, screenshot...) were read as one DONE step."""
+    src = json.loads((FIX / "feedback-2x" / "messages.json").read_text())
+    d = tmp_path / "toolset"
+    d.mkdir()
+    data = {**src, "tools": [{"type": "computer_toolset_20260801"}], "messages": _as_toolset(src["messages"])}
+    (d / "messages.json").write_text(json.dumps(data))
+    old, new = _score(FIX / "feedback-2x")["feedback-2x"], _score(d)["toolset"]
+    keep = ("action_type", "action_x", "action_y", "frame_pre", "frame_post", "action_effect_observed")
+    assert [[s[k] for k in keep] for s in new.steps] == [[s[k] for k in keep] for s in old.steps]
+    assert not any("action_unparsed" in w for w in new.run["warnings"])
+
+
+def test_other_tools_are_steps_and_an_unknown_tool_is_unknown_with_a_warning(tmp_path):
+    src = json.loads((FIX / "feedback-2x" / "messages.json").read_text())
+    msgs = src["messages"]
+    msgs.insert(1, {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t_b", "name": "bash", "input": {"command": "ls"}},
+        {"type": "tool_use", "id": "t_x", "name": "teleport", "input": {"to": "moon"}}]})
+    msgs.insert(2, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t_b", "content": "a b"},
+        {"type": "tool_result", "tool_use_id": "t_x", "is_error": True, "content": "Tool teleport is invalid"}]})
+    d = tmp_path / "tools"
+    d.mkdir()
+    (d / "messages.json").write_text(json.dumps(src))
+    r = _score(d)["tools"]
+    types = [s["action_type"] for s in r.steps]
+    assert types[:2] == ["TOOL", "UNKNOWN"] and len(types) == 5  # nothing dropped
+    assert r.steps[1]["executor_ok"] is False
+    assert any("tool_use 'teleport'" in w and w.endswith("[action_unparsed]") for w in r.run["warnings"])
+
+
+REAL = ROOT / "tests" / "fixtures" / "real" / "anthropic"
+
+
+def test_logs_a_claude_harness_wrote():
+    """Real event logs (provenance in the fixtures' README): every tool call a step, every screenshot found."""
+    runs = _score(REAL)
+    r3, r15 = runs["cs715-session-3"], runs["cs715-session-15"]
+    assert (r3.run["goal"], r3.run["agent_model"]) == ("Turn on bluetooth", "claude-3-5-sonnet-20241022")
+    assert [s["action_type"] for s in r3.steps] == ["TOOL", "WAIT", "CLICK", "WAIT", "CLICK", "DONE"]
+    click = r3.steps[2]  # mouse_move then left_click without a coordinate: one click at the moved-to point
+    assert (click["action_x"], click["action_y"]) == (211.0, 306.0) and click["frame_pre"] and click["frame_post"]
+    framed = {f for r in (r3, r15) for s in r.steps for f in (s["frame_pre"], s["frame_post"]) if f}
+    assert len(framed) == 4  # the 4 screenshots the logs name
+    assert [s["action_type"] for s in r15.steps] == ["WAIT", "TOOL", "TOOL", "WAIT", "DONE"]
+    assert r15.steps[1]["executor_ok"] is False and "Parameter error" in r15.steps[1]["executor_error"]
+    assert not any("[actions_not_understood]" in w or "[frames_not_found]" in w
+                   for r in (r3, r15) for w in r.run["warnings"])
+
+
+def test_one_json_per_step_is_read_as_the_transcript_it_stands_for():
+    """Issue 27: step_NN.json ({response, tool_output}) with step_NN.png after each step and task_001.txt: no
+    reader claimed it. It reads as the same run its Messages transcript is (tests/fixtures/anthropic/claude-steps
+    is made from feedback-2x by make_fixtures.py)."""
+    r, want = _score(FIX / "claude-steps")["claude-steps"], _score(FIX / "feedback-2x")["feedback-2x"]
+    assert r.run["goal"] == want.run["goal"] and r.run["source_format"] == "anthropic-messages"
+    keep = ("action_type", "action_x", "action_y", "action_effect_observed", "effect_reason")
+    assert [[s[k] for k in keep] for s in r.steps] == [[s[k] for k in keep] for s in want.steps]
+    assert [(s["frame_pre"], s["frame_post"]) for s in r.steps] == [
+        (None, "step_01.png"), ("step_01.png", "step_02.png"), ("step_02.png", "step_02.png")]
+    # 2560x1600 captures, no declared display: the reference loop's 1280x800 target, said to be a choice
+    assert (r.run["screen_width"], r.run["screen_height"]) == (1280, 800)
+    assert r.run["coord_space_source"].startswith("ambiguous")
+    assert (r.run["false_claim"], r.run["eval_final_verdict"]) == (True, "fail")
+    assert claims(FIX / "claude-steps")
+
+
+def test_a_large_transcript_is_read_one_message_at_a_time(monkeypatch, tmp_path):
+    """Issue 27: past STREAM_BYTES a transcript is streamed (ijson); it reads as the whole file does, and a
+    broken one is still a located json_invalid (benchmarks/bench_transcript.py measures memory and speed)."""
+    from trajcheck.adapters import anthropic_messages
+
+    want = _score(FIX / "feedback-2x")["feedback-2x"]
+    monkeypatch.setattr(anthropic_messages, "STREAM_BYTES", 0)
+    got = _score(FIX / "feedback-2x")["feedback-2x"]
+    keep = ("action_type", "action_x", "action_y", "frame_pre", "frame_post", "action_effect_observed", "reasoning")
+    assert [[s[k] for k in keep] for s in got.steps] == [[s[k] for k in keep] for s in want.steps]
+    assert (got.run["screen_width"], got.run["agent_model"], got.run["goal"]) == (
+        want.run["screen_width"], want.run["agent_model"], want.run["goal"])
+    d = tmp_path / "cut"
+    d.mkdir()
+    text = (FIX / "feedback-2x" / "messages.json").read_text()
+    (d / "messages.json").write_text(text[: len(text) * 3 // 4])
+    bad = _score(d)["cut"]
+    assert bad.run["status"] == "invalid" and "[json_invalid]" in bad.run["error"] and "messages.json" in bad.run["error"]

@@ -82,3 +82,38 @@ def test_claims_only_cua_transcripts(tmp_path):
 def test_action_mapping(action, kind, field, value):
     a = map_action(action)
     assert a.type == kind and getattr(a, field) == value
+
+
+def test_a_batch_of_actions_shares_one_screenshot_and_commentary_is_no_answer(tmp_path):
+    data = json.loads((FIX / "items.json").read_text())
+    items = data["items"]
+    calls = [i for i, it in enumerate(items) if it.get("type") == "computer_call"]
+    first, second = items[calls[3]], items[calls[4]]  # ctrl+a, then type: one batch of two actions
+    first["actions"] = [first.pop("action"), second["action"]]
+    # the second call and the first call's output go: the batch runs both, then one screenshot (the second's)
+    items[:] = [it for i, it in enumerate(items) if i != calls[4] and not (
+        it.get("type") == "computer_call_output" and it.get("call_id") == first["call_id"])]
+    for it in items:
+        if it.get("type") == "computer_call_output" and it.get("call_id") == second["call_id"]:
+            it["call_id"] = first["call_id"]
+    items[-1]["phase"] = "commentary"  # the last message narrates: it is no final answer
+    d = tmp_path / "batch"
+    d.mkdir()
+    (d / "items.json").write_text(json.dumps(data))
+    r = _one(d)
+    rows = [(s["action_type"], s["shared_frames"]) for s in r.steps]
+    assert rows[3:5] == [("KEY_PRESS", True), ("TYPE", False)]  # one screenshot after the batch: one owner
+    assert len(r.steps) == 6 and r.steps[-1]["action_type"] != "DONE"  # commentary is not the final answer
+    assert r.run["claim_reason"] == "no_done"
+
+
+def test_an_unknown_action_type_is_an_unknown_step_with_a_warning(tmp_path):
+    data = json.loads((FIX / "items.json").read_text())
+    call = next(it for it in data["items"] if it.get("type") == "computer_call")
+    call["action"] = {"type": "teleport", "x": 1, "y": 2}
+    d = tmp_path / "unknown"
+    d.mkdir()
+    (d / "items.json").write_text(json.dumps(data))
+    r = _one(d)
+    assert r.steps[0]["action_type"] == "UNKNOWN"
+    assert any("'teleport'" in w and w.endswith("[action_unparsed]") for w in r.run["warnings"])

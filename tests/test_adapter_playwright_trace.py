@@ -322,3 +322,23 @@ def test_trajcheck_score_on_the_fixture_folder(tmp_path):
         [("notes-trace", "ok"), ("popup-trace", "ok")]
     rows = ledger.query(tmp_path / "L", "select run_id, source_format, n_steps from runs order by 1").rows
     assert rows == [("notes-trace", "playwright-trace", 8), ("popup-trace", "playwright-trace", 5)]
+
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "playwright"
+
+
+def test_traces_playwright_itself_wrote():
+    """Real traces (provenance in tests/fixtures/real/playwright/README.md), of trace format 4 (calls named by
+    apiName) and 8 (class and method only): every user action a step, its point, its screencast frames."""
+    runs = {r.run["run_id"]: r for r in score_paths([REAL], jobs=1).results}
+    old, new = runs["pw-upstream-1.31-click"], runs["pwtracellm-v8-scroll"]
+    assert [(s["action_type"], s["action_x"], s["action_y"]) for s in old.steps] == [("CLICK", 36.74, 18.48)]
+    assert old.steps[0]["frame_pre"] and old.steps[0]["frame_post"] != old.steps[0]["frame_pre"]
+    assert old.steps[0]["effect_reason"] == "content_changed_in_region"
+    assert [s["action_type"] for s in new.steps] == ["NAVIGATE", "TYPE", "CLICK", "WAIT", "CLICK", "WAIT"]
+    assert new.steps[1]["action_text"] == "Hello World"
+    assert [(s["action_x"], s["action_y"]) for s in new.steps if s["action_type"] == "CLICK"] == [
+        (289.95, 119.37), (400.0, 202.87)]
+    frames = {f for s in new.steps for f in (s["frame_pre"], s["frame_post"]) if f}
+    assert len(frames) == 3  # the trace's 3 screencast frames, every one used
+    assert all(r.run["status"] == "ok" and not r.run["warnings"] for r in runs.values())

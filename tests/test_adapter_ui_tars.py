@@ -10,7 +10,8 @@ import pytest
 
 from trajcheck import discovery
 from trajcheck.adapters import ALL
-from trajcheck.adapters.ui_tars import claims, map_action, parse_reply
+from trajcheck.adapters.ui_tars import claims
+from trajcheck.adapters.ui_tars_actions import map_action, parse_reply
 from trajcheck.pipeline import score_paths
 
 from conftest import ROOT
@@ -42,37 +43,135 @@ def test_session_log_steps_points_and_verdicts():
     assert r.run["claimed_success"] is True
 
 
-def test_relative_coordinates_without_a_screen_are_dropped_with_a_warning(tmp_path):
+def test_without_a_declared_screen_the_first_screenshot_sizes_it(tmp_path):
+    """Issue 27: a relative point is scaled to the first screenshot when the log declares no screen."""
     d = tmp_path / "noscreen"
     shutil.copytree(FIX, d)
     data = json.loads((d / "session.json").read_text())
     del data["screen"]
     (d / "session.json").write_text(json.dumps(data))
     [r] = score_paths([d], jobs=1).results
+    assert (r.run["screen_width"], r.run["screen_height"], r.run["coord_space"]) == (1280, 800, "relative-1000")
+    assert r.run["coord_space_source"] == "declared"
+    assert r.steps[0]["effect_point"] == "in_frame" and r.steps[0]["action_effect_observed"] is False
+
+
+def test_relative_points_with_no_size_at_all_are_dropped_with_a_warning(tmp_path):
+    d = tmp_path / "noshots"
+    d.mkdir()
+    (d / "session.json").write_text(json.dumps({"instruction": "x", "coordinate_space": "relative-1000", "steps": [
+        {"response": "Action: click(start_box='(500,500)')"}, {"response": "Action: finished(content='ok')"}]}))
+    [r] = score_paths([d], jobs=1).results
     assert any(w.endswith("[screen_unknown]") for w in r.run["warnings"])
     assert r.steps[0]["action_x"] is None and r.steps[0]["effect_point"] == "none"
 
 
+MAC = ROOT / "tests" / "fixtures" / "ui_tars" / "macos-session"
+
+
+def test_the_macos_harness_session_log_is_read_in_full():
+    """Issue 27's first log: session_log.json with model_reply and the flat parsed_action (the point the harness
+    executed, in screen pixels), screenshots named under the folder the harness wrote to but kept beside the
+    log, and a reasoning.json beside it (not read instead of the session log)."""
+    [r] = score_paths([MAC], jobs=1).results
+    assert r.run["status"] == "ok" and r.run["goal"] == "Create a workspace named 'Design team'."
+    log = json.loads((MAC / "session_log.json").read_text())
+    flat = [s["parsed_action"] for s in log["steps"]]
+    assert [s["action_type"] for s in r.steps] == ["CLICK", "CLICK", "CLICK", "DONE"]
+    assert [(s["action_x"], s["action_y"]) for s in r.steps[:3]] == [(float(a["x"]), float(a["y"])) for a in flat[:3]]
+    assert [s["frame_pre"] for s in r.steps] == [f"step_{i:03d}.png" for i in range(4)]  # all 4 screenshots found
+    assert (r.run["coord_space"], r.run["screen_width"], r.run["screen_height"]) == ("screen", 1280, 800)
+    assert r.run["coord_space_source"].startswith("declared: the harness logs the point it executed")
+    warns = " ".join(r.run["warnings"])
+    assert "[screenshot_relocated]" in warns and warns.count("[screenshot_relocated]") == 1  # one note per folder
+    assert "session_log.json is read" in warns  # reasoning.json beside it is named, not read
+    assert [s["action_effect_observed"] for s in r.steps[:3]] == [False, None, True]
+    assert r.run["outcome_status"] == "done" and r.run["claimed_success"] is True
+
+
+def test_a_flat_raw_action_falls_back_to_the_reply_and_an_unreadable_one_is_unknown(tmp_path):
+    d = tmp_path / "raw"
+    shutil.copytree(MAC, d)
+    log = json.loads((d / "session_log.json").read_text())
+    log["steps"][0]["parsed_action"] = {"type": "raw", "raw": "click(start_box='(413,308)')"}
+    log["steps"][1]["parsed_action"] = {"type": "none"}
+    log["steps"][1]["model_reply"] = "Thought: hmm\nAction: teleport(to='moon')"
+    (d / "session_log.json").write_text(json.dumps(log))
+    [r] = score_paths([d], jobs=1).results
+    assert [s["action_type"] for s in r.steps] == ["CLICK", "UNKNOWN", "CLICK", "DONE"]
+    assert (r.steps[0]["action_x"], r.steps[0]["action_y"]) == (413.0, 308.0)
+    assert any("'teleport' is not a UI-TARS action" in w and w.endswith("[action_unparsed]") for w in r.run["warnings"])
+
+
+REAL = ROOT / "tests" / "fixtures" / "real" / "ui_tars" / "agent-tars-gui-basic"
+
+
+def test_a_log_the_agent_tars_harness_wrote():
+    """A real log (provenance in the fixture's README): a JSON array under a .jsonl name, screenshots inline,
+    UI-TARS's <point> grammar inside tool calls, a final answer without a tool call."""
+    [r] = score_paths([REAL], jobs=1).results
+    assert r.run["status"] == "ok" and r.run["goal"] == "What is Agent TARS"
+    assert [s["action_type"] for s in r.steps] == ["CLICK", "TYPE", "CLICK", "DONE"]
+    assert all(s["frame_pre"] and s["frame_post"] for s in r.steps)  # 4 screenshots, every step framed
+    assert (r.run["screen_width"], r.run["screen_height"]) == (2560, 1600)  # the first screenshot's size
+    # <point>458 525</point> on the 0-1000 grid: the "Google Search" button of the 2560x1600 capture
+    assert (r.steps[2]["action_x"], r.steps[2]["action_y"]) == (1172.5, 840.0)
+    assert r.run["coord_space"] == "relative-1000" and r.run["coord_space_source"].startswith("ambiguous")
+    assert any(w.endswith("[coord_space_ambiguous]") for w in r.run["warnings"])
+    assert r.steps[1]["action_text"] == "What is Agent TARS" and r.run["claimed_success"] is True
+
+
 @pytest.mark.parametrize("reply,kind,field,value", [
-    ("Thought: go\nAction: click(start_box='<|box_start|>(500,500)<|box_end|>')", "CLICK", "x", 640.0),
-    ("Action: left_double(start_box='(100,200,300,400)')", "DOUBLE_CLICK", "y", 240.0),  # a box: its centre
+    ("Thought: go\nAction: click(start_box='<|box_start|>(500,500)<|box_end|>')", "CLICK", "x", 500.0),
+    ("Action: left_double(start_box='(100,200,300,400)')", "DOUBLE_CLICK", "y", 300.0),  # a box: its centre
+    ("Action: click(start_box='[100, 200, 300, 400]')", "CLICK", "x", 200.0),
+    ("Action: click(point='<point>200 300</point>')", "CLICK", "y", 300.0),
+    ("Action: click(start_box='<bbox>637 964 639 966</bbox>')", "CLICK", "x", 638.0),
+    ("Action：click(start_box='(7,8)')", "CLICK", "x", 7.0),  # the full-width colon
+    ("Reflection: wrong field\nAction_Summary: retry\nAction: right_single(start_box='(1,2)')", "RIGHT_CLICK", "y", 2.0),
     ("Action: hotkey(key='ctrl c')", "KEY_PRESS", "keys", "ctrl+c"),
     ("Action: type(content='hello\\n')", "TYPE", "text", "hello\n"),
-    ("Action: drag(start_box='(10,10)', end_box='(500,250)')", "DRAG", "x", 640.0),
-    ("Action: scroll(start_box='(500,500)', direction='down')", "SCROLL", "x", 640.0),
+    ("Action: drag(start_point='<point>10 10</point>', end_point='<point>500 250</point>')", "DRAG", "x", 500.0),
+    ("Action: scroll(start_box='(500,500)', direction='down')", "SCROLL", "x", 500.0),
     ("Action: finished(content='done')", "DONE", "text", "done"),
     ("Action: wait()", "WAIT", "x", None),
+    ("Action: open_app(app_name='Settings')", "NAVIGATE", "text", "Settings"),
 ])
 def test_the_action_grammar(reply, kind, field, value):
-    thought, call = parse_reply(reply)
-    a = map_action(*call, (1.28, 0.8))
+    _thought, calls, bad = parse_reply(reply)
+    assert not bad and len(calls) == 1
+    a = map_action(*calls[0])
     assert a.type == kind and getattr(a, field) == value
     if kind == "TYPE":
         assert a.extra["then_enter"] is True  # a trailing newline submits: high-risk (typed_submit)
 
 
+def test_several_calls_in_one_reply_and_the_thought():
+    thought, calls, bad = parse_reply("Reflection: r\nAction_Summary: type then submit\nAction: type(content='a')\n\n"
+                                      "hotkey(key='enter')")
+    assert thought == "r\ntype then submit" and [c[0] for c in calls] == ["type", "hotkey"] and not bad
+
+
+def test_uitars_parsed_fractions_are_the_relative_grid():
+    a = map_action("click", {"start_box": "[0.25, 0.5, 0.25, 0.5]"}, fractions=True)
+    assert (a.x, a.y) == (250.0, 500.0)
+
+
 def test_an_unparseable_reply_and_what_is_claimed():
-    assert parse_reply("Thought: hmm\nAction: click(start_box=") == ("hmm", None)
-    assert claims(FIX)
+    assert parse_reply("Thought: hmm\nAction: click(start_box=") == ("hmm", [], ["click(start_box="])
+    assert claims(FIX) and claims(MAC) and claims(REAL)
     assert not claims(ROOT / "tests" / "fixtures" / "openai" / "cua-newsletter")
     assert not claims(ROOT / "tests" / "fixtures" / "anthropic" / "feedback-2x")
+
+
+def test_the_report_ui_tars_desktop_exports():
+    """The HTML report embeds the session (conversations, screenshots, parsed predictions with fractional
+    boxes): read like the session log it was made from (tests/fixtures/ui_tars/desktop-report, make_fixtures.py)."""
+    rep = ROOT / "tests" / "fixtures" / "ui_tars" / "desktop-report"
+    [r] = score_paths([rep], jobs=1).results
+    [want] = score_paths([FIX], jobs=1).results
+    keep = ("action_type", "action_effect_observed", "effect_reason")
+    assert [[s[k] for k in keep] for s in r.steps] == [[s[k] for k in keep] for s in want.steps]
+    assert [(s["action_x"], s["action_y"]) for s in r.steps] == [(s["action_x"], s["action_y"]) for s in want.steps]
+    assert (r.run["agent_model"], r.run["screen_width"], r.run["coord_space"]) == ("UI-TARS-1.5-7B", 1280, "relative-1000")
+    assert claims(rep)

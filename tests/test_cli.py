@@ -92,6 +92,60 @@ def test_silence_is_a_bug_json_no_reader_claims_exits_3(tmp_path):
     assert res.exit_code == 1 and '"file_missing"' in res.output and '"run.json"' in res.output
 
 
+def test_a_folder_no_reader_claims_is_named_beside_runs_that_scored(tmp_path):
+    """Issue 27: runs/ holding a native run, a UI-TARS session and a folder no reader reads. score and validate
+    name the folder (also when other runs were found), count it, and exit 1; the ignore file quiets it."""
+    import shutil
+
+    from conftest import ROOT, SAMPLES
+
+    runs = tmp_path / "runs"
+    shutil.copytree(SAMPLES / "nc-pay-loop", runs / "nc-pay-loop")
+    shutil.copytree(ROOT / "tests" / "fixtures" / "ui_tars" / "macos-session", runs / "uitars_task1")
+    odd = runs / "claude_steps"
+    odd.mkdir()
+    (odd / "step_01.weird.json").write_text('{"whatever": 1}')
+    (odd / "step_01.png").write_bytes((SAMPLES / "consent-overlay-on" / "frames" / "001.png").read_bytes())
+    res = CliRunner().invoke(app, ["score", str(runs), "--out", str(tmp_path / "L"), "--quiet"])
+    assert res.exit_code == 1, res.output
+    assert "1 JSON file and 1 image in claude_steps" in res.output and "[no_reader_claims]" in res.output
+    assert "scored 2 runs (0 invalid)" in res.output and "1 folder that no reader claims" in res.output
+    assert "verdicts: " in res.output and "false claim" in res.output
+    res = CliRunner().invoke(app, ["validate", str(runs)])
+    assert res.exit_code == 1 and "claude_steps" in res.output
+    (runs / ".trajcheckignore").write_text("# not runs\nclaude_*\n")
+    res = CliRunner().invoke(app, ["score", str(runs), "--out", str(tmp_path / "L"), "--quiet"])
+    assert res.exit_code == 0 and "claude_steps" not in res.output, res.output
+
+
+def test_a_run_read_poorly_says_so_in_the_summary(tmp_path):
+    """Issue 27: most actions not understood, or most screenshots not found, is a run-level warning that the
+    score summary shows, so that a ledger of empty runs is never read as a result."""
+    import json
+
+    d = tmp_path / "runs" / "uitars_task1"
+    d.mkdir(parents=True)
+    steps = [{"step": i, "screenshot_path": f"sessions/x/step_{i:03d}.png", "model_reply": "I am not sure.",
+              "parsed_action": {"type": "none"}} for i in range(7)]
+    (d / "session_log.json").write_text(json.dumps({"task": "t", "steps": steps}))
+    res = CliRunner().invoke(app, ["score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "--quiet"])
+    assert "uitars_task1" in res.output and "7 of 7 actions not understood" in res.output, res.output
+    assert "7 of 7 steps have no readable screenshot" in res.output and "[frames_not_found]" in res.output
+
+
+def test_the_score_table_shows_each_runs_verdict_and_false_claim(tmp_path):
+    import json
+
+    from conftest import SAMPLES
+
+    res = CliRunner().invoke(app, ["score", str(SAMPLES / "consent-overlay-off"), str(SAMPLES / "consent-overlay-on"),
+                                   "--out", str(tmp_path / "L"), "--quiet", "--format", "json"])
+    rows = {r["run_id"]: r for r in json.loads(res.stdout)}
+    assert (rows["consent-overlay-off"]["verdict"], rows["consent-overlay-off"]["false_claim"]) == ("fail", True)
+    assert (rows["consent-overlay-on"]["verdict"], rows["consent-overlay-on"]["false_claim"]) == ("pass", False)
+    assert "verdicts: 1 pass, 1 fail; 1 false claim" in res.output
+
+
 def test_tables_fit_80_columns_and_never_wrap_identifiers(monkeypatch):
     """Issue 15: in an 80-column terminal a run id stays on one line (cut with an ellipsis only past the room
     there is), long headers break after underscores, and no line is wider than the terminal."""

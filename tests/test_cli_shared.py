@@ -195,7 +195,8 @@ def test_the_score_command_is_one_library_call_then_rendering(monkeypatch, tmp_p
     """The command passes every option of trajcheck.score through, by name, and prints its result."""
     calls: list[tuple[tuple, dict]] = []
     rows = [{"run_id": "a", "status": "ok", "n_steps": 3, "effect_checked": 1, "effect_no_effect": 0,
-             "effect_no_effect_seed": 0, "warnings": [], "outcome_status": "done"},
+             "effect_no_effect_seed": 0, "warnings": [], "outcome_status": "done", "eval_final_verdict": "fail",
+             "false_claim": True},
             {"run_id": "b", "status": "invalid", "n_steps": None, "effect_checked": None, "effect_no_effect": None,
              "effect_no_effect_seed": None, "warnings": None, "outcome_status": None}]
 
@@ -214,9 +215,11 @@ def test_the_score_command_is_one_library_call_then_rendering(monkeypatch, tmp_p
            ("local", DEFAULT_THRESHOLD, DEFAULT_WAIT, None, None)
     assert [r["run_id"] for r in json.loads(res.stdout)] == ["a", "b"]
     assert json.loads(res.stdout)[0] == {"run_id": "a", "status": "ok", "steps": 3, "checked": 1, "no_effect": 0,
-                                         "no_effect_seed": 0, "warnings": 0, "outcome": "done"}
+                                         "no_effect_seed": 0, "warnings": 0, "outcome": "done", "verdict": "fail",
+                                         "false_claim": True}
     assert res.stderr.splitlines() == [
         "scored 2 runs (1 invalid), 10 frames in 4.00s (2.5 frames/s), 1 unchanged runs skipped "
         "(--force rescores them) -> L (generation 3)",
+        "verdicts: 1 fail; 1 false claim",
         "invalid: run b: broken [run_json_invalid]",
     ]

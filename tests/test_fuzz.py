@@ -21,3 +21,30 @@ def test_mutated_runs_never_cost_the_batch(tmp_path, seed):
     failures, slugs = fuzz_runs.run_fuzz(cases=24, batch=24, seed=seed, jobs=1, keep=tmp_path, log=lambda m: None)
     assert failures == []
     assert slugs["(runs ok)"] and slugs["(runs invalid)"]  # the mutations make both kinds of run
+
+
+def test_the_fuzzer_mutates_a_run_of_every_reader():
+    """Issue 27: every reader's logs are fuzzed, not only the native format's: the fuzzer's sources, unmutated,
+    are read by every reader (WebVoyager and BrowserGym runs come from ../shared/realruns, when it is there)."""
+    import trajcheck
+    from trajcheck import discovery
+    from trajcheck.adapters import ALL
+
+    refs, problems = discovery.discover(fuzz_runs.adapter_sources() + [fuzz_runs.TRACE])
+    assert not problems
+    have = {r.reader for r in refs}
+    want = {r.name for r in ALL}
+    if not fuzz_runs.SHARED.is_dir():
+        want -= {"webvoyager", "browsergym"}  # their runs are the real ones in ../shared only
+    assert want <= have, f"no fuzzed run for {sorted(want - have)}"
+    assert trajcheck  # the import above is what the fuzz batches use
+
+
+@pytest.mark.parametrize("seed", [101, 202])
+def test_mutated_logs_of_other_harnesses_never_cost_the_batch(tmp_path, seed):
+    sources = fuzz_runs.adapter_sources()
+    runs = fuzz_runs.make_batch(tmp_path / "batch", seed, 24, sources)
+    failures, slugs = fuzz_runs.check_batch(tmp_path / "batch", runs, tmp_path / "L", 1)
+    assert failures == []
+    assert not any(s.startswith("internal_error") for s in slugs), slugs
+    assert slugs["(runs ok)"] and slugs["(runs invalid)"]

@@ -93,3 +93,29 @@ def test_a_mapping_does_not_linger_into_the_next_call(tmp_path):
     assert any(r.name.startswith("mapping:") for r in discovery.READERS)
     trajcheck.score([SAMPLES / "nc-inbox-read"], out=tmp_path / "L2")
     assert not any(r.name.startswith("mapping:") for r in discovery.READERS)
+
+
+def test_one_file_per_step_read_through_a_mapping(tmp_path):
+    """Issue 27: a mapping names a per-step file pattern (natural order: step_10 after step_9), a goal file,
+    and a screenshot beside each step file by its stem (docs/mappings/claude-step-files.toml)."""
+    import shutil
+
+    src = ROOT / "tests" / "fixtures" / "anthropic" / "claude-steps"
+    d = tmp_path / "logs" / "claude-steps"
+    shutil.copytree(src, d)
+    for n in range(3, 11):  # steps 3..10 wait, the answer moves to step_11: natural order puts step_10 before it
+        (d / f"step_{n:02d}.json").write_text(json.dumps({"response": [
+            {"type": "tool_use", "id": f"w{n}", "name": "computer", "input": {"action": "screenshot"}}],
+            "tool_output": {"status": "success"}}))
+        shutil.copy(d / "step_02.png", d / f"step_{n:02d}.png")
+    (d / "step_11.json").write_text((src / "step_03.json").read_text())
+    res = trajcheck.score([tmp_path / "logs"], out=tmp_path / "L", mapping=MAPS / "claude-step-files.toml")
+    assert res.ok and res.scored == 1
+    steps = trajcheck.steps(tmp_path / "L")
+    assert list(steps["action_type"]) == ["WAIT", "CLICK"] + ["WAIT"] * 8 + ["DONE"]
+    click = steps.iloc[1]
+    assert (click["action_x"], click["action_y"], click["frame_pre"], click["frame_post"]) == (
+        899.0, 453.0, "step_01.png", "step_02.png")
+    assert click["action_effect_observed"] == False  # noqa: E712  (the swallowed click, as the reader finds it)
+    runs = trajcheck.runs(tmp_path / "L")
+    assert runs.iloc[0]["goal"] == "Send the drafted feedback about the mobile app to Brightdesk."

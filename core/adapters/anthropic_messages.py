@@ -1,4 +1,5 @@
-"""Anthropic Messages transcripts of a computer-use loop (the ``computer`` tool, 2024 and 2025 versions).
+"""Anthropic Messages transcripts of a computer-use loop (every ``computer`` tool version, the computer and
+browser toolsets; the shapes harnesses save them in: :mod:`~trajcheck.adapters.anthropic_logs`).
 
 A run is a directory holding one transcript: a JSON file with a ``messages`` list (and, as the API
 request has them, the ``tools`` and the ``model``), a JSON list of messages, or JSONL with one message
@@ -25,53 +26,41 @@ capture) is scaled to it. The final assistant message without a tool call is the
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from trajcheck.discovery import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
-from trajcheck.jsonio import parse_json_text
+from trajcheck.inputs import open_regular
 from trajcheck.schemas.records import Action, Run, Step
 
-from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, read_text_file, run_id_of
+from . import coords
+from .kit import MAX_HISTORY_BYTES, SNIFF_BYTES, Frames, Problems, Sniffer, frame_size, read_text_file, run_id_of
+from .anthropic_actions import LOOKS_ACTIONS, map_action, tool_action
+from .anthropic_logs import is_step_log, messages_of, step_files, steps_to_messages
 from .sparse import Results, Timeline, last_frame, steps_of
+from .stream import STREAM_BYTES, StreamError, stream_items
+
+__all__ = ["READER", "claims", "map_action", "read_anthropic_messages"]
 
 NAME = "anthropic-messages"
 
-_CLICKS = {"left_click": "CLICK", "right_click": "RIGHT_CLICK", "middle_click": "MIDDLE_CLICK",
-           "double_click": "DOUBLE_CLICK", "triple_click": "TRIPLE_CLICK"}
-#: Tool actions that only look: no step of their own effect (a screenshot between two frames is idle).
-_LOOKS = {"screenshot": "WAIT", "cursor_position": "READ", "zoom": "READ"}
-_LOOKS_ACTIONS = frozenset(_LOOKS)
+_MEMBER_MARK = re.compile(rb'"name"\s*:\s*"(?:left_click|type|key|screenshot|scroll|double_click|mouse_move)"')
 
 
-#: A transcript holds a tool_use of the computer tool.
-SNIFF = Sniffer(lambda head: b'"tool_use"' in head and b'"computer"' in head and b'"role"' in head, "messages.json")
+def _sniff(head: bytes) -> bool:
+    """A transcript holds a tool_use of the computer tool, or of a member of the computer toolset; or an event
+    log whose api_response events hold such blocks."""
+    if b'"tool_use"' not in head or not (b'"role"' in head or b'"api_response"' in head or is_step_log(head)):
+        return False
+    return b'"computer"' in head or bool(_MEMBER_MARK.search(head))
+
+
+SNIFF = Sniffer(_sniff, "messages.json")
 claims = SNIFF.claims
-
-
-def _messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple[list[Any], dict[str, Any]]:
-    """The messages and the request around them (tools, model...) of a transcript file."""
-    if rel.endswith(".jsonl"):
-        msgs: list[Any] = []
-        request: dict[str, Any] | None = None
-        for value in jsonl_values(text, run=run, rel=rel, problems=problems):
-            if isinstance(value, dict) and isinstance(value.get("messages"), list):
-                request = value  # one request per line: the last one holds the whole run
-            else:
-                msgs.append(value)
-        return (request["messages"], request) if request is not None else (msgs, {})
-    data, p = parse_json_text(text, run=run, file=rel)
-    if p:
-        problems.append(p)
-        return [], {}
-    if isinstance(data, list):
-        return data, {}
-    if isinstance(data, dict) and isinstance(data.get("messages"), list):
-        return data["messages"], data
-    problems.append(Problem("schema", "expected a messages list (or an object with one)", run=run, file=rel, line=1,
-                            field="messages", hint="save the conversation's messages as the API takes them"))
-    return [], {}
 
 
 def _blocks(msg: Any) -> list[dict[str, Any]]:
@@ -96,51 +85,6 @@ def _screen(req: dict[str, Any]) -> tuple[int | None, int | None]:
     w, h = req.get("display_width_px"), req.get("display_height_px")
     return (w, h) if isinstance(w, int) and isinstance(h, int) and w > 0 and h > 0 else (None, None)
 
-
-def _point(v: Any) -> tuple[float, float] | None:
-    if isinstance(v, (list, tuple)) and len(v) == 2 and all(
-            isinstance(c, (int, float)) and not isinstance(c, bool) for c in v):
-        return float(v[0]), float(v[1])
-    return None
-
-
-def map_action(inp: dict[str, Any]) -> Action:
-    """One ``computer`` tool input as a trajcheck action."""
-    name = str(inp.get("action", ""))
-    extra: dict[str, Any] = {"tool_action": name, "input": inp}
-    pt = _point(inp.get("coordinate"))
-    x, y = pt if pt else (None, None)
-    text = inp.get("text") if isinstance(inp.get("text"), str) else None
-    if name in _CLICKS:
-        if text:
-            extra["modifiers"] = text  # keys held during the click (2025 versions)
-        return Action(_CLICKS[name], x=x, y=y, extra=extra)
-    if name == "type":
-        return Action("TYPE", text=text, extra=extra)
-    if name in ("key", "hold_key"):
-        if name == "hold_key":
-            extra["duration"] = inp.get("duration")
-        return Action("KEY_PRESS", keys=text, extra=extra)
-    if name == "scroll":
-        extra.update(direction=inp.get("scroll_direction"), amount=inp.get("scroll_amount"))
-        return Action("SCROLL", x=x, y=y, extra=extra)
-    if name == "left_click_drag":
-        start = _point(inp.get("start_coordinate"))
-        if start:
-            extra["start"] = list(start)
-        return Action("DRAG", x=x, y=y, extra=extra)
-    if name == "mouse_move":
-        return Action("MOUSE_MOVE", x=x, y=y, extra=extra)
-    if name in ("left_mouse_down", "left_mouse_up"):
-        return Action("MOUSE_DOWN" if name.endswith("down") else "MOUSE_UP", x=x, y=y, extra=extra)
-    if name == "wait":
-        extra["duration"] = inp.get("duration")
-        return Action("WAIT", extra=extra)
-    if name in _LOOKS:
-        return Action(_LOOKS[name], x=x, y=y, extra=extra)
-    return Action(name.upper() or "UNKNOWN", x=x, y=y, extra=extra)
-
-
 def _frame_of(frames: Frames, block: dict[str, Any], field: str) -> str | None:
     """An ``image`` block's frame: ``source`` {type: base64, data}, or a file path (``source.path``,
     ``source.file``, ``path``) inside the run directory."""
@@ -151,17 +95,44 @@ def _frame_of(frames: Frames, block: dict[str, Any], field: str) -> str | None:
     return frames.from_path(path, field) if isinstance(path, str) and path else None
 
 
-def _parse(run_dir: Path, problems: Problems) -> tuple[str, list[Any], dict[str, Any]]:
-    """The transcript's file, its messages and the request around them; raises on an unreadable file."""
+def _parse(run_dir: Path, problems: Problems) -> tuple[str, Iterable[Any], dict[str, Any]]:
+    """The transcript's file (the first step file of a run saved one JSON per step), its messages and the
+    request around them; raises on an unreadable file."""
+    steps = step_files(run_dir)
+    if steps and is_step_log(_head(run_dir / steps[0])):
+        problems.file = steps[0]
+        messages, req = steps_to_messages(run_dir, steps, problems.run, problems)
+        problems.raise_errors()
+        return steps[0], messages, req
     rel = SNIFF.pick(run_dir, problems.run, problems)
     problems.file = rel
-    text = read_text_file(run_dir / rel, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
-    messages, req = _messages_of(text, rel, problems.run, problems) if text is not None else ([], {})
+    path = run_dir / rel
+    if rel.endswith(".json") and _size(path) >= STREAM_BYTES:  # a large transcript: one message at a time
+        meta: dict[str, Any] = {}  # the request around the messages: whole once they are read
+        return rel, stream_items(path, "messages", meta), meta
+    text = read_text_file(path, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
+    messages, req = messages_of(text, rel, problems.run, problems) if text is not None else ([], {})
     problems.raise_errors()
     return rel, messages, req
 
 
-def _timeline(messages: list[Any], frames: Frames) -> tuple[Timeline, Results, str | None, str | None]:
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(open_regular(path), "rb", closefd=True) as f:  # never a FIFO
+            return f.read(SNIFF_BYTES)
+    except OSError:
+        return b""
+
+
+def _timeline(messages: Iterable[Any], frames: Frames,
+              problems: Problems) -> tuple[Timeline, Results, str | None, str | None]:
     """The actions and screenshots in transcript order, each call's result, the goal, and the text of a final
     assistant message that calls no tool (None when the transcript ends otherwise)."""
     goal = None
@@ -173,11 +144,10 @@ def _timeline(messages: list[Any], frames: Frames) -> tuple[Timeline, Results, s
         role = msg.get("role") if isinstance(msg, dict) else None
         if role == "assistant":
             reasoning = _text(blocks)
-            uses = [b for b in blocks if b.get("type") == "tool_use" and b.get("name") == "computer"
-                    and isinstance(b.get("input"), dict)]
+            uses = [b for b in blocks if b.get("type") == "tool_use"]
             for b in uses:
-                timeline.append(("act", map_action(b["input"]), reasoning, b.get("id"), i))
-            final_text = None if uses or any(b.get("type") == "tool_use" for b in blocks) else reasoning
+                timeline.append(("act", tool_action(b, i, problems), reasoning, b.get("id"), i))
+            final_text = None if uses else reasoning
         elif role == "user":
             if goal is None and _text(blocks) and not any(b.get("type") == "tool_result" for b in blocks):
                 goal = _text(blocks)
@@ -206,14 +176,56 @@ def _user_turn(blocks: list[dict[str, Any]], i: int, frames: Frames, timeline: T
                     timeline.append(("frame", name))
 
 
+def _dropped(steps: list[Step], timeline: Timeline) -> list[Step]:
+    """Steps without frames before the transcript's first screenshot, in a transcript that has screenshots: the
+    loop removed the older images (the reference loop keeps the most recent ones), which is expected, so they are
+    marked ``extra.frames_dropped`` and not counted as missing."""
+    if not any(t[0] == "frame" for t in timeline):
+        return steps
+    out: list[Step] = []
+    for s in steps:
+        if s.frame_pre is None and s.frame_post is None and not s.extra.get("shared_frames"):
+            s = replace(s, extra={**s.extra, "frames_dropped": True})
+        elif s.frame_pre is not None or s.frame_post is not None:
+            out.extend(steps[len(out):])
+            return out
+        out.append(s)
+    return out
+
+
+def _space(req: dict[str, Any], steps: list[Step], shot: tuple[int, int] | None,
+           problems: Problems) -> tuple[coords.Space, list[Problem]]:
+    """The display the model's coordinates are in: the computer tool's declared ``display_width_px`` /
+    ``display_height_px``; else, for a capture larger than the reference loop's scaling targets, the target
+    it scales to (a coord_space_ambiguous warning when the points fit the capture too); else the capture."""
+    w, h = _screen(req)
+    if w and h:
+        return coords.make_space("screen", "declared: the computer tool's display_width_px, display_height_px",
+                                 (w, h), shot), []
+    target = coords.scaling_target(shot)
+    pts = [p for s in steps if (p := s.action.point) is not None]
+    return coords.decide(pts, default="screen" if target else "screenshot", candidates=("screen", "screenshot"),
+                         screen=target, shot=shot, run=problems.run, file=problems.file)
+
+
 def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     """Read one Anthropic computer-use transcript (see the module's docstring and :data:`DOC`)."""
     run_id = run_id_of(run_dir, display)
     problems = Problems(run_id)
     rel, messages, req = _parse(run_dir, problems)
     frames = Frames(run_dir, run_id, rel, problems)
-    timeline, results, goal, final_text = _timeline(messages, frames)
-    steps = steps_of(timeline, results, rel, _LOOKS_ACTIONS)
+    try:
+        timeline, results, goal, final_text = _timeline(messages, frames, problems)
+    except StreamError as exc:  # read it whole: the JSON error, with its line and column, makes the run invalid
+        text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
+        if text is not None:
+            messages_of(text, rel, run_id, problems)
+        if not any(p.severity == "error" for p in problems):
+            problems.error("json_invalid", f"the transcript stops being JSON: {str(exc).splitlines()[0]}",
+                           hint="re-export the transcript")
+        problems.raise_errors()
+        raise
+    steps = _dropped(steps_of(timeline, results, rel, LOOKS_ACTIONS), timeline)
     if final_text is not None:  # the outcome: a last answer without a tool call is the DONE
         last = last_frame(timeline)
         steps.append(Step(index=len(steps), action=Action("DONE", text=final_text), reasoning=final_text,
@@ -222,42 +234,73 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
         problems.error("steps_empty", "the transcript has no computer tool call", field="messages",
                        hint="a run needs at least one action of the computer tool")
     problems.raise_errors()
-    w, h = _screen(req)
+    space, notes = _space(req, steps, frame_size(frames, next((t[1] for t in timeline if t[0] == "frame"), None)),
+                          problems)
+    problems += notes
+    w, h = space.screen if space.screen else (None, None)
     run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), goal=goal,
               agent_name="anthropic computer use", agent_model=req.get("model") if isinstance(req.get("model"), str)
               else None, screen_width=w, screen_height=h, outcome_status="done" if final_text is not None else None,
-              extra={k: req[k] for k in ("task_id", "metadata") if k in req}, inline_frames=frames.inline)
+              extra={k: req[k] for k in ("task_id", "metadata") if k in req}, coord_space=space.name,
+              coord_space_source=space.how, inline_frames=frames.inline)
     return run, problems.warnings()
 
 
 DOC = FormatDoc(
     title="Anthropic computer-use transcripts",
-    claims=("A run is a directory holding one transcript of a loop driving Anthropic's `computer` tool: a "
-            "JSON object with the request's `messages` (and, as the API takes them, `tools` and `model`), a "
-            "JSON list of messages, or JSONL with one message per line (or one whole request per line: the "
-            "last is read). The reader claims a directory by content: one of its first 8 `.json`/`.jsonl` "
-            "files has, in its first 256 KiB, a `tool_use` block of the `computer` tool. Two transcripts in "
-            "one directory: the first by name is read, with a `history_ambiguous` warning."),
+    claims=("A run is a directory holding one run of a Claude computer-use loop, in any of the shapes harnesses "
+            "save: the request's `messages` (a JSON object with `messages`, `tools` and `model`; a JSON list of "
+            "messages; JSONL of messages, or of whole requests, the last of which is read), an event log "
+            "(`events`: `user_input`, `api_response`, `tool_result`), or one JSON per step (`step_01.json`: "
+            "`{response, tool_output}`, with `step_01.png` and a `task_*.txt` beside them). Claimed by content: "
+            "one of the folder's first 8 `.json`/`.jsonl` files has, in its first 256 KiB, a `tool_use` block of "
+            "the `computer` tool or of a member of the computer toolset (`left_click`, `type`, `screenshot`...), "
+            "or is a step file. Two transcripts in one directory: the first by name is read, with a "
+            "`history_ambiguous` warning."),
     example=("trajcheck score transcripts/ --out LEDGER          # one folder per transcript\n"
              "trajcheck formats anthropic-messages"),
     about=(
-        ("The shapes are Anthropic's documented ones and the reference loop's (anthropic-quickstarts, "
-         "`computer-use-demo/computer_use_demo/loop.py`, `_make_api_tool_result`; `tools/computer.py` for "
-         "the actions and the coordinate scaling)."),
+        ("Sources: the reference loop, anthropics/anthropic-quickstarts `computer-use-demo/computer_use_demo/"
+         "loop.py` (`_make_api_tool_result`, `_maybe_filter_to_n_most_recent_images`) and `tools/computer.py` "
+         "(the actions, `scale_coordinates`, `MAX_SCALING_TARGETS`) at 44c2b5c97d6d, and anthropics/"
+         "claude-quickstarts at 370e18d4a20f (`computer_20251124`: `zoom` with `region`, `left_click_drag` "
+         "with `start_coordinate`); anthropics/anthropic-sdk-python at f6346e63b750, `computer-toolset.md` and "
+         "`browser-toolset.md` (`computer_toolset_20260801`: each action a member tool of its own name with "
+         "`toolset_name: computer`; `browser_toolset_20260801`); anhnhatcs/CS715_ComputerUse (MIT) at "
+         "92fb144130be, `json_logger.py` (the event log)."),
     ),
     tables=(
         Table(head=("transcript", "trajcheck"), rows=(
             ("`tools[type=computer_*]` `display_width_px`, `display_height_px`",
              ("`screen`: the model's coordinates are in this size; a screenshot saved at another scale (2x) "
               "is scaled to it")),
-            ("first user message's text", "`goal`"),
+            ("no declared display", ("the capture's size; a capture larger than the reference loop's scaling "
+                                     "targets (1024x768, 1280x800, 1366x768, by aspect ratio) is taken to be "
+                                     "scaled to the target, with `coord_space_ambiguous` when the points fit "
+                                     "the capture too")),
+            ("first user message's text (`task_*.txt` for step files, `user_input` for event logs)", "`goal`"),
             ("assistant `text` blocks", "`reasoning` of the actions of that turn"),
             ("`tool_use` `computer` `{action, coordinate, text, ...}`", "one step per action (table below)"),
+            ("`tool_use` named after the action (`left_click`, `type`, ..., `toolset_name: computer`)",
+             "the same steps: the computer toolset's member tools"),
+            ("`tool_use` of the browser toolset (`toolset_name: browser`: `left_click` {target: {x, y} | {ref}}, "
+             "`navigate` {url}, `read_page`, `find`, `form_input`, ...)",
+             "`CLICK` at x, y or on `element = ref`, `NAVIGATE`, `READ`, `TYPE`..."),
+            ("`tool_use` of `bash`, the text editor and the loop's other tools", "a `TOOL` step (`extra.tool`)"),
+            ("any other `tool_use`", "`UNKNOWN`, with an `action_unparsed` warning naming the tool"),
             (("`tool_result` `image` blocks (`source.type = base64`, or `source.path` / `path` inside the "
               "run)"),
              ("frames, in order: an action's pre frame is the last screenshot before it, its post frame the "
               "first one after it")),
-            ("`tool_result` `is_error: true` and its text", "`executor.ok = false`, `executor.error`"),
+            ("`tool_result` `is_error: true` and its text (the toolset's \"Not executed: ...\" included)",
+             "`executor.ok = false`, `executor.error`"),
+            ("tool results whose images the loop removed (only the most recent ones kept)",
+             "steps without frames, marked `extra.frames_dropped`: expected, not counted as missing"),
+            ("event log: `api_response` {content}, `tool_result` {tool_use_id, output | error | image_path}, "
+             "`model_selection` {model}", "the assistant turns, the results (an `error` fails the call), "
+                                          "frames, `agent.model`"),
+            ("step files: `response` (blocks), `tool_output` {status, error, screenshot}, `step_NN.png`",
+             "one assistant turn a file, in step order (step_10 after step_9); its screenshot after its last call"),
             ("the last assistant message, when it calls no tool",
              "a `DONE` step with its text (`outcome.status = done`); `claimed_success` reads what it says"),
         )),
@@ -265,7 +308,7 @@ DOC = FormatDoc(
             (("`left_click`, `right_click`, `middle_click`, `double_click`, `triple_click` (`coordinate`, "
               "`text` = modifiers)"),
              "`CLICK`, `RIGHT_CLICK`, `MIDDLE_CLICK`, `DOUBLE_CLICK`, `TRIPLE_CLICK` at x, y (`extra.modifiers`)"),
-            ("`mouse_move` then a click without `coordinate` (2024 tool)",
+            ("`mouse_move` then a click without `coordinate`",
              "one click at the moved-to point (`extra.point_from = mouse_move`)"),
             ("`type`", "`TYPE`, text"),
             ("`key`, `hold_key` (xdotool names: `Return`, `ctrl+s`)",
@@ -274,7 +317,8 @@ DOC = FormatDoc(
             ("`left_click_drag` (`start_coordinate`), `left_mouse_down`/`up`, `mouse_move`",
              "`DRAG` (`extra.start`), `MOUSE_DOWN`/`MOUSE_UP`, `MOUSE_MOVE`"),
             ("`wait`, `screenshot`", "`WAIT` (a look: an idle frame pair teaches ambient change)"),
-            ("`cursor_position`, `zoom`", "`READ`"),
+            ("`cursor_position`, `zoom` (`region`)", "`READ`"),
+            ("an action name trajcheck does not know", "`UNKNOWN` (warning `action_unparsed`)"),
             ("every action", "`extra.tool_action`, `extra.input`; the call's id in `extra.tool_use_id`"),
         )),
     ),
@@ -286,24 +330,25 @@ DOC = FormatDoc(
     ),
     lost=(
         "No URLs, titles or DOM: the observation check has frames only.",
-        ("Screenshots the loop dropped from the transcript (the reference loop keeps only the most recent "
-         "images when asked) leave their steps without frames (`frames_missing`)."),
-        "Tool calls of other tools (bash, the text editor) are not steps.",
+        ("Screenshots the loop dropped from the transcript leave their steps without frames "
+         "(`extra.frames_dropped`)."),
+        ("An event log that keeps many sessions in one folder is read as one run (the first file, with "
+         "`history_ambiguous`): give each session a folder of its own."),
     ),
     bad_input=("a transcript that is not JSON (or a JSONL line that is not) makes the run invalid with its "
-               "file and line (`json_invalid`); a transcript without a computer tool call, `steps_empty`; an "
+               "file and line (`json_invalid`); a transcript without a tool call, `steps_empty`; an "
                "inline screenshot that is not base64 or not an image, `frame_unreadable` (a warning), and a "
                "screenshot path that leaves the run directory, `path_escapes_run` (a warning)."),
     fixtures=("`tests/fixtures/anthropic/make_fixtures.py` records the fixtures in Chromium in these shapes "
-              "(the screenshots are real; nothing is copied from anyone's logs)."),
-    brief=("a folder holding one transcript of a computer-use loop (JSON `{messages, tools, model}`, a JSON list "
-           "of messages, or JSONL), claimed by its content: `tool_use` blocks of the `computer` tool",
-           "`computer_20241022` and `computer_20250124`+ actions (left/right/middle/double/triple click, "
-           "mouse_move, drag, mouse down/up, type, key, hold_key, scroll, wait, screenshot, cursor_position, "
-           "zoom) with `coordinate` in the declared `display_width_px`/`display_height_px` (the run's `screen`: "
-           "a 2x capture is scaled); frames are the `tool_result` images (base64, or `source.path`); a "
-           "`mouse_move` then a `left_click` without a coordinate is one click; actions that share a frame pair "
-           "are `shared_frames`, and the pair goes to the last high-risk one",
+              "(`claude-steps` is the feedback run saved one JSON per step); `tests/fixtures/real/anthropic` "
+              "holds two sessions a Claude harness wrote, with their provenance."),
+    brief=("a folder holding one run of a Claude computer-use loop (the request's messages as JSON or JSONL, an "
+           "event log, or one JSON per step), claimed by its content: `tool_use` blocks of the computer tool or "
+           "its toolset's member tools",
+           "every `computer_*` version's actions and the toolset's member tools (left/right/middle/double/"
+           "triple click, mouse_move, drag, mouse down/up, type, key, hold_key, scroll, wait, screenshot, "
+           "cursor_position, zoom), the browser toolset, other tools as `TOOL` steps; coordinates in the "
+           "declared display (a 2x capture is scaled), else decided from the capture (`coord_space`)",
            "no URLs or DOM; frames only where the loop screenshotted; `is_error` results are executor errors; "
            "the final message without a tool call is the DONE, read for what it claims"),
 )
@@ -313,7 +358,7 @@ READER = Reader(
     name=NAME,
     claims=claims,
     read=read_anthropic_messages,
-    summary="Anthropic Messages transcript of a computer-use loop (computer_20241022 / computer_20250124 and "
-            "later): a JSON or JSONL file whose messages hold tool_use blocks of the computer tool",
+    summary="Anthropic computer-use runs (computer_20241022 to computer_20251124, computer_toolset_20260801): "
+            "a Messages transcript (JSON or JSONL), an event log, or one JSON per step",
     doc=DOC,
 )

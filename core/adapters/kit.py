@@ -19,33 +19,32 @@ imports the kit and not another reader:
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
-import struct
-from collections.abc import Iterable, Iterator
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Callable
 
 from trajcheck.errors import Problem
-from trajcheck.inputs import exists_not_dir, image_ext, open_regular
+from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import iter_jsonl, parse_json_text
 from trajcheck.rundir import MAX_JSON_BYTES, MAX_PROBLEMS, raise_errors, read_text_file, safe_join
 
+from .kit_frames import (MAX_FRAME_BYTES, BadImage, Frames, decode_image, first_file, frame_size, image_size,
+                         looks_like_base64, png_size, relocated)
+
 __all__ = ["MAX_FRAME_BYTES", "MAX_HISTORY_BYTES", "MAX_JSON_BYTES", "MAX_PROBLEMS", "SNIFF_BYTES", "SNIFF_FILES",
            "BadImage", "Frames", "Problems", "Sniffer", "array_item_lines", "claims_plain_dir", "decode_image",
-           "first_file", "image_size", "jsonl_values", "load_json", "load_json_or_jsonl", "looks_like_base64", "num",
-           "png_size", "raise_errors", "read_json_file", "read_text_file", "relocated", "run_id_of", "safe_join",
-           "str_or_none"]
+           "first_file", "frame_size", "image_size", "jsonl_values", "load_json", "load_json_or_jsonl",
+           "looks_like_base64", "num", "png_size", "raise_errors", "read_json_file", "read_text_file", "relocated",
+           "run_id_of", "safe_join", "str_or_none"]
 
 #: Logs that carry base64 screenshots (browser-use histories, vendor transcripts) may be this large.
 MAX_HISTORY_BYTES = 512 * 1024 * 1024
-#: One decoded inline screenshot larger than this is refused.
-MAX_FRAME_BYTES = 64 * 1024 * 1024
 #: How much of a JSON file is read to decide whether a reader claims it, and how many files of a folder.
 SNIFF_BYTES = 256 * 1024
 SNIFF_FILES = 8
+
 
 
 # --- problems ------------------------------------------------------------------------------------------------
@@ -121,9 +120,14 @@ def jsonl_values(text: str, *, run: str, rel: str, problems: list[Problem]) -> I
 
 
 def load_json_or_jsonl(text: str, *, run: str, rel: str, problems: list[Problem]) -> Any:
-    """A log that is JSON, or JSONL when its name ends with ``.jsonl`` (then: the list of its lines' values).
+    """A log that is JSON, or JSONL when its name ends with ``.jsonl`` (then: the list of its lines' values; a
+    pretty-printed JSON array saved under a ``.jsonl`` name, as Agent TARS writes its event stream, is read whole).
     None, with the problem appended, when JSON does not parse."""
     if rel.endswith(".jsonl"):
+        if text.lstrip("\ufeff \t\r\n").startswith("[") and "\n" in text.strip():  # a JSON array under a .jsonl name
+            value, p = parse_json_text(text, run=run, file=rel)
+            if p is None and isinstance(value, list):
+                return value
         return list(jsonl_values(text, run=run, rel=rel, problems=problems))
     value, p = parse_json_text(text, run=run, file=rel)
     if p:
@@ -210,16 +214,18 @@ def claims_plain_dir(path: Path, *names: str) -> bool:
 
 
 class Sniffer:
-    """Claims a folder by what its JSON holds: ``test`` sees the first SNIFF_BYTES of each of the folder's
-    first SNIFF_FILES ``.json``/``.jsonl`` files; ``default`` is the file named when there is none."""
+    """Claims a folder by what its files hold: ``test`` sees the first SNIFF_BYTES of each of the folder's
+    first SNIFF_FILES files with one of ``suffixes`` (JSON and JSONL by default); ``default`` is the file named
+    when there is none; among several, those that pass ``prefer`` are read first (a log with screenshots
+    before a side file of the same steps)."""
 
-    def __init__(self, test: Callable[[bytes], bool], default: str):
-        self.test, self.default = test, default
+    def __init__(self, test: Callable[[bytes], bool], default: str, suffixes: tuple[str, ...] = (".json", ".jsonl"),
+                 prefer: Callable[[bytes], bool] | None = None):
+        self.test, self.default, self.suffixes, self.prefer = test, default, suffixes, prefer
 
-    def files(self, path: Path) -> list[Path]:
-        """The folder's files that pass the test, by name."""
+    def _heads(self, path: Path) -> list[tuple[Path, bytes]]:
         try:
-            names = sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl") and exists_not_dir(p))
+            names = sorted(p for p in path.iterdir() if p.suffix.lower() in self.suffixes and exists_not_dir(p))
         except OSError:
             return []
         out = []
@@ -227,134 +233,29 @@ class Sniffer:
             try:
                 if p.is_file():
                     with p.open("rb") as f:
-                        if self.test(f.read(SNIFF_BYTES)):
-                            out.append(p)
+                        head = f.read(SNIFF_BYTES)
+                    if self.test(head):
+                        out.append((p, head))
             except OSError:
                 continue
         return out
 
+    def files(self, path: Path) -> list[Path]:
+        """The folder's files that pass the test: those that pass ``prefer`` first, then by name."""
+        heads = self._heads(path)
+        if self.prefer is not None:
+            heads.sort(key=lambda ph: not self.prefer(ph[1]))  # type: ignore[misc]  # checked just above
+        return [p for p, _ in heads]
+
     def claims(self, path: Path) -> bool:
         """A reader's ``claims``: not a native run, and one of its files passes the test."""
-        return not (path / "run.json").exists() and bool(self.files(path))
+        return not (path / "run.json").exists() and bool(self._heads(path))
 
     def pick(self, run_dir: Path, run: str, problems: list[Problem]) -> str:
-        """The transcript a run is read from (the first by name; a warning when there are several)."""
+        """The transcript a run is read from (the first, see :meth:`files`; a warning when there are several)."""
         found = self.files(run_dir)
         if len(found) > 1:
             problems.append(Problem("history_ambiguous", f"{', '.join(p.name for p in found)} are all transcripts; "
                                     f"{found[0].name} is read", run=run, file=found[1].name, severity="warning",
                                     hint="keep one transcript per directory"))
         return found[0].name if found else self.default
-
-
-# --- frames and paths ----------------------------------------------------------------------------------------
-
-class BadImage(ValueError):
-    """An inline screenshot that cannot be a frame: ``slug`` is frame_too_large or frame_unreadable, ``kind``
-    says which check failed (size, base64, format), the message completes "the screenshot ..."."""
-
-    def __init__(self, slug: str, kind: str, message: str):
-        super().__init__(message)
-        self.slug, self.kind = slug, kind
-
-
-def decode_image(b64: str) -> tuple[bytes, str]:
-    """The bytes and file extension of an inline screenshot (base64, or a ``data:`` URL); raises
-    :class:`BadImage` when it is over MAX_FRAME_BYTES, not base64, or not a PNG, JPEG or WebP image."""
-    if b64.startswith("data:") and "," in b64:
-        b64 = b64.split(",", 1)[1]
-    if len(b64) > MAX_FRAME_BYTES * 4 // 3 + 4:  # checked before decoding: the size is known from the text
-        raise BadImage("frame_too_large", "size", "is over the size limit")
-    try:
-        data = base64.b64decode(b64, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise BadImage("frame_unreadable", "base64", f"is not valid base64 ({exc})") from None
-    ext = image_ext(data)
-    if ext is None:
-        raise BadImage("frame_unreadable", "format", "is not a PNG, JPEG or WebP image")
-    return data, ext
-
-
-def looks_like_base64(shot: str) -> bool:
-    """A screenshot field that holds the image itself (a data: URL, or a long string that is no path)."""
-    return shot.startswith("data:") or (len(shot) > 200 and "/" not in shot[:64] and "." not in shot[-8:])
-
-
-class Frames:
-    """The frames a log carries: inline images kept (as ``Run.inline_frames``) under generated names, files
-    by their path inside the run directory; a bad one is a located warning."""
-
-    def __init__(self, run_dir: Path, run: str, rel: str, problems: list[Problem]):
-        self.run_dir, self.run, self.rel, self.problems = run_dir, run, rel, problems
-        self.inline: dict[str, bytes] = {}
-
-    def _warn(self, slug: str, msg: str, field: str) -> None:
-        self.problems.append(Problem(slug, msg, run=self.run, file=self.rel, field=field, severity="warning",
-                                     hint="the steps around this screenshot are not checked (frames_missing)"))
-
-    def from_base64(self, b64: str, field: str) -> str | None:
-        """An inline screenshot (base64, or a data: URL) as a frame name, or None with a warning."""
-        try:
-            data, ext = decode_image(b64)
-        except BadImage as exc:
-            self._warn(exc.slug, f"the screenshot {exc}", field)
-            return None
-        name = f"inline/frame-{len(self.inline):04d}.{ext}"
-        self.inline[name] = data
-        return name
-
-    def from_path(self, path: str, field: str) -> str | None:
-        """A screenshot saved as a file inside the run directory, or None with a warning."""
-        if safe_join(self.run_dir, path) is None:
-            self._warn("path_escapes_run", f"screenshot path {path!r} leaves the run directory", field)
-            return None
-        return path
-
-    def from_any(self, shot: str, field: str) -> str | None:
-        """A screenshot field that holds either the image (base64) or its path."""
-        return self.from_base64(shot, field) if looks_like_base64(shot) else self.from_path(shot, field)
-
-
-def relocated(run_dir: Path, path: str) -> str | None:
-    """A path that is not inside the run (an absolute one, as harnesses write under their temp dirs) found
-    again inside it by its last two parts, else its name; None when neither is a file there."""
-    parts = (PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).parts
-    for k in (2, 1):
-        if len(parts) < k:
-            continue
-        cand = "/".join(parts[-k:])
-        t = safe_join(run_dir, cand)
-        if t is not None and t.is_file():
-            return cand
-    return None
-
-
-def first_file(run_dir: Path, names: Iterable[str]) -> str | None:
-    """The first of ``names`` that is a file in ``run_dir``."""
-    return next((n for n in names if (run_dir / n).is_file()), None)
-
-
-def png_size(path: Path) -> tuple[int, int] | None:
-    """(width, height) from a PNG's header, without decoding it; None for another format or an unreadable
-    file."""
-    try:
-        with open(open_regular(path), "rb", closefd=True) as f:  # never a FIFO
-            head = f.read(24)
-    except OSError:
-        return None
-    if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
-        w, h = struct.unpack(">II", head[16:24])
-        return w, h
-    return None
-
-
-def image_size(path: Path) -> tuple[int, int] | None:
-    """(width, height) of any image Pillow reads; None when it cannot be read."""
-    from PIL import Image  # loaded when a reader needs a size (not by a warm `score`)
-
-    try:
-        with open(open_regular(path), "rb", closefd=True) as f, Image.open(f) as img:  # never a FIFO
-            w, h = img.size
-            return w, h
-    except (OSError, Image.DecompressionBombError):  # a header claiming a bomb's size is no usable size
-        return None

@@ -93,6 +93,8 @@ def map_action(a: dict[str, Any]) -> Action:
     kind = str(a.get("type", ""))
     extra: dict[str, Any] = {"tool_action": kind, "input": a}
     x, y = num(a.get("x")), num(a.get("y"))
+    if isinstance(a.get("keys"), list) and kind != "keypress":
+        extra["modifiers"] = _keys(a["keys"])  # keys held during a click, scroll, move or drag
     if kind == "click":
         return Action(_BUTTONS.get(str(a.get("button", "left")), "CLICK"), x=x, y=y, extra=extra)
     if kind == "double_click":
@@ -114,7 +116,7 @@ def map_action(a: dict[str, Any]) -> Action:
         return Action("DRAG", x=num(end.get("x")), y=num(end.get("y")), extra=extra)
     if kind in ("wait", "screenshot"):
         return Action("WAIT", extra=extra)
-    return Action(kind.upper() or "UNKNOWN", x=x, y=y, extra=extra)
+    return Action("UNKNOWN", x=x, y=y, extra={**extra, "raw": kind})  # the caller warns, naming it
 
 
 def _text_of(content: Any) -> str | None:
@@ -149,7 +151,7 @@ class _Transcript:
     final_text: str | None = None
 
 
-def _read_items(items: list[Any], frames: Frames) -> _Transcript:
+def _read_items(items: list[Any], frames: Frames, problems: Problems) -> _Transcript:
     t = _Transcript()
     reasoning = None
     for i, it in enumerate(items):
@@ -168,13 +170,24 @@ def _read_items(items: list[Any], frames: Frames) -> _Transcript:
             summary = it.get("summary") if isinstance(it.get("summary"), list) else []
             reasoning = _text_of(summary) or reasoning
         elif kind == "message" and it.get("role") == "assistant":
-            t.final_text = _text_of(it.get("content"))
-            reasoning = t.final_text or reasoning
-        elif kind == "computer_call" and isinstance(it.get("action"), dict):
-            action = map_action(it["action"])
-            if it.get("pending_safety_checks"):
-                action.extra["pending_safety_checks"] = it["pending_safety_checks"]
-            t.timeline.append(("act", action, reasoning, str(it.get("call_id") or it.get("id")), i))
+            text = _text_of(it.get("content"))
+            if it.get("phase") != "commentary":  # commentary narrates between calls: it is no final answer
+                t.final_text = text
+            reasoning = text or reasoning
+        elif kind == "computer_call":
+            acts: list[Any] = given if isinstance(given := it.get("actions"), list) else [it.get("action")]
+            call = str(it.get("call_id") or it.get("id"))
+            for k, a in enumerate(acts):  # a batch: every action runs, then one screenshot shows them all
+                action = map_action(a) if isinstance(a, dict) else Action("UNKNOWN", extra={"raw": repr(a)[:200]})
+                if action.type == "UNKNOWN":
+                    problems.warn("action_unparsed", f"computer_call action {action.extra.get('raw')!r} is not one "
+                                  "trajcheck knows", field=f"items[{i}].action" + (f"s[{k}]" if len(acts) > 1 else ""),
+                                  hint="the step is scored as an UNKNOWN action")
+                if it.get("pending_safety_checks"):
+                    action.extra["pending_safety_checks"] = it["pending_safety_checks"]
+                if len(acts) > 1:
+                    action.extra["batch"] = [k, len(acts)]
+                t.timeline.append(("act", action, reasoning, call, i))
             t.final_text = None
             reasoning = None
         elif kind == "computer_call_output":
@@ -218,7 +231,7 @@ def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Proble
     problems.raise_errors()
     del text
     frames = Frames(run_dir, run_id, rel, problems)
-    t = _read_items(items, frames)
+    t = _read_items(items, frames, problems)
     steps = steps_of(t.timeline, t.results, rel, _LOOKS)
     steps = [_with_url(s, t.urls, t.safety) for s in steps]
     steps = _urls_before(steps)
@@ -277,7 +290,10 @@ DOC = FormatDoc(
     about=(
         ("Shapes as the Responses API documents them and as OpenAI's reference loop writes them "
          "(openai-cua-sample-app, `agent/agent.py`: each call's output is a screenshot, with `current_url` in "
-         "a browser environment)."),
+         "a browser environment); openai/openai-python at e43b4224 "
+         "(`types/responses/response_computer_tool_call.py`: `action` or a batched `actions` list, "
+         "`pending_safety_checks`, `keys` held on a click; `response_output_message.py`: a message's `phase`, "
+         "`commentary` or `final_answer`)."),
     ),
     tables=(
         Table(head=("transcript", "trajcheck"), rows=(
@@ -294,12 +310,15 @@ DOC = FormatDoc(
             ('`keypress` {keys: ["CTRL", "A"]}',
              "`KEY_PRESS` `ctrl+a` (`ENTER`: `Return`, a submit; `CTRL`+`S`: a save shortcut)"),
             ("`wait`, `screenshot`", "`WAIT`"),
+            ("`computer_call` `actions` [...] (a batch: every action runs, then one screenshot)",
+             "one step per action (`extra.batch`), sharing the screenshot after the batch (`shared_frames`)"),
+            ("an action type trajcheck does not know", "`UNKNOWN` (warning `action_unparsed`)"),
             ("`pending_safety_checks`, `acknowledged_safety_checks`", "`steps.extra`"),
             ("`computer_call_output` `output.image_url` (data URL, or a path inside the run)",
              "the frames around each call"),
             ("`output.current_url`", "`page.url_after`, and the next step's `url_before`"),
-            ("the last assistant `message` after the last call", "a `DONE` step with its text "
-                                                                 "(`outcome.status = done`)"),
+            ("the last assistant `message` after the last call, unless its `phase` is `commentary`",
+             "a `DONE` step with its text (`outcome.status = done`); commentary is reasoning, no final answer"),
         )),
     ),
     notes=("Several calls between two screenshots share them as for `anthropic-messages` (`shared_frames`).",),

@@ -64,7 +64,8 @@ def steps_of(timeline: Timeline, results: Results, rel: str,
             continue
         risky = [m for m in members if highrisk.classify(acts[m][0].type, acts[m][0].keys, acts[m][1],
                                                          acts[m][0].text, acts[m][0].extra).high_risk]
-        acting = [m for m in members if acts[m][0].extra.get("tool_action") not in looks]
+        acting = [m for m in members if acts[m][0].extra.get("tool_action") not in looks
+                  and acts[m][0].type not in ("TOOL", "UNKNOWN")]
         owner[g] = (risky or acting or members)[-1]
     for g, members in enumerate(groups):
         for m in members:

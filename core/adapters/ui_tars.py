@@ -1,269 +1,306 @@
-"""UI-TARS style session logs: per-step screenshots, the model's raw reply, and a parsed action.
+"""UI-TARS logs: per-step screenshots, the model's reply in UI-TARS's grammar, and the action it became.
 
-A run is a directory holding one JSON (or JSONL) session log: an object with a ``steps`` (or
-``trajectory``) list, or a list of steps. Each step has the screenshot the model saw
-(``screenshot`` / ``screenshot_path`` / ``image``: a path inside the run or base64), the raw reply
-(``response`` / ``prediction`` / ``raw_response``: ``Thought: ... Action: click(start_box='(x,y)')``), and,
-when the harness parsed it, the action (``parsed_action`` / ``action``: ``{action_type, action_inputs:
-{start_box, end_box, content, key, direction}}``, the structure UI-TARS's own parser returns). The reply's
-action grammar is parsed when no parsed action is recorded:
+A run is a directory holding one log, in any of the shapes UI-TARS harnesses write:
 
-    click(start_box='(x,y)')  left_double(...)  right_single(...)  drag(start_box=..., end_box=...)
-    hotkey(key='ctrl c')  type(content='...')  scroll(start_box=..., direction='down')  wait()
-    finished(content='...')  call_user()
+* a **session log** (JSON or JSONL): an object with ``steps`` (or ``trajectory`` / ``history``), or a list
+  of steps. Each step has the screenshot the model saw (``screenshot`` / ``screenshot_path`` / ``image`` /
+  ``screenshot_file``: a path inside the run, or base64), the reply (``response`` / ``prediction`` /
+  ``raw_response`` / ``model_reply`` / ``raw_reply`` / ``model_output``) and, when the harness parsed it,
+  the action (``parsed_action`` / ``action``): UI-TARS's structure ``{action_type, action_inputs}`` (or a list
+  of them) or a flat ``{type, x, y, ...}`` (the point the harness executed). A step's screenshot is its pre
+  frame and the previous step's post frame;
+* an **Agent TARS event stream** (``event-stream.jsonl``: a JSON array of ``user_message`` events with the
+  screenshots, ``tool_call`` events whose ``arguments.action`` is a UI-TARS call, ``tool_result`` events);
+* a **UI-TARS-desktop** session (``{conversations: [{from, value, screenshotBase64, predictionParsed}]}``),
+  or the HTML report the desktop app exports, which embeds it in ``<script type="ui_tars_web_dump">``.
 
-Boxes may carry the model's special tokens (``<|box_start|>(x,y)<|box_end|>``) or four numbers (a box:
-its centre is the point). Coordinates are in the session's ``coordinate_space``: ``relative-1000``
-(UI-TARS's published convention: 0-999 across the screen; the default) or ``pixels`` (of ``screen``
-{width, height}, or of the screenshot). A step's screenshot is what the model saw before acting, so it is
-that step's pre frame and the previous step's post frame.
+The grammar is :mod:`~trajcheck.adapters.ui_tars_actions`. Several actions in one reply are one step each;
+they share that reply's screenshots (``shared_frames``, as for the vendor transcripts). The space of the
+points (:mod:`~trajcheck.adapters.coords`) is what the log declares (``coordinate_space``; a flat action's
+executed point is in screen pixels), else what the points fit, and the screen is the declared ``screen``
+or else the first screenshot's size.
 """
 
 from __future__ import annotations
 
-import ast
+import html
 import re
 from pathlib import Path
 from typing import Any
 
 from trajcheck.discovery import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
+from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Run, Step
 
-from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, load_json_or_jsonl, read_text_file, run_id_of
+from . import coords
+from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, frame_size, load_json_or_jsonl, read_text_file, \
+    run_id_of
+from .sparse import Timeline, last_frame, steps_of
+from .ui_tars_logs import SHOT_KEYS, Builder, desktop, events, session_steps
 
 NAME = "ui-tars"
-_MARKS = re.compile(rb"start_box|action_type|Action:\s*(?:click|type|hotkey|scroll|drag|finished|wait)\(")
-_REPLY = re.compile(r"Action:\s*(?P<call>[a-z_]+\(.*\))\s*$", re.S | re.I)
-_NUMS = re.compile(r"-?\d+(?:\.\d+)?")
-_KINDS = {"click": "CLICK", "left_single": "CLICK", "left_double": "DOUBLE_CLICK", "right_single": "RIGHT_CLICK",
-          "drag": "DRAG", "select": "DRAG", "hotkey": "KEY_PRESS", "press": "KEY_PRESS", "type": "TYPE",
-          "scroll": "SCROLL", "wait": "WAIT", "finished": "DONE", "call_user": "CALL_USER"}
+_MARKS = re.compile(rb"start_box|start_point|action_type|\"parsed_action\"|\"model_reply\"|ui_tars_web_dump|"
+                    rb"Action\s*(?::|\xef\xbc\x9a)\s*[a-z_]+\(|point='<point>|\"predictionParsed\"")
+_DUMP = re.compile(r"<script[^>]*\bui_tars_web_dump\b[^>]*>(.*?)</script>", re.S | re.I)
+_LOOKS = frozenset({"wait"})
+#: Declared coordinate spaces, as session logs name them.
+_DECLARED = {"relative-1000": "relative-1000", "relative": "relative-1000", "pixels": "screen", "screen": "screen",
+             "absolute": "screen", "screenshot": "screenshot", "smart-resize": "smart-resize"}
 
 
 #: A UI-TARS mark, and none of the vendor transcripts' (those readers claim them).
 SNIFF = Sniffer(lambda head: bool(_MARKS.search(head)) and b'"computer_call"' not in head and b'"tool_use"' not in head,
-                "session.json")
+                "session.json", suffixes=(".json", ".jsonl", ".html"),
+                prefer=lambda head: any(k.encode() in head for k in SHOT_KEYS) or b"screenshotBase64" in head)
 claims = SNIFF.claims
 
 
-def parse_call(text: str) -> tuple[str, dict[str, str]] | None:
-    """``click(start_box='(10,20)')`` as ("click", {"start_box": "(10,20)"}), with ``ast`` (never run)."""
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-        return None
-    args: dict[str, str] = {}
-    for kw in node.keywords:
-        if kw.arg and isinstance(kw.value, ast.Constant):
-            args[kw.arg] = str(kw.value.value)
-    return node.func.id, args
+def _parse(run_dir: Path, problems: Problems) -> tuple[str, Any]:
+    """The log's file and its value (an HTML report: its embedded session); raises on an unreadable log."""
+    rel = problems.file = SNIFF.pick(run_dir, problems.run, problems)
+    text = read_text_file(run_dir / rel, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
+    value: Any = None
+    if text is not None and rel.lower().endswith(".html"):
+        dumps = _DUMP.findall(text)
+        if not dumps:
+            problems.error("steps_empty", "the report embeds no ui_tars_web_dump script", hint="export the report "
+                           "from UI-TARS-desktop again")
+        else:
+            if len(dumps) > 1:
+                problems.warn("history_ambiguous", f"the report embeds {len(dumps)} sessions; the first is read")
+            value, p = parse_json_text(html.unescape(dumps[0]) if dumps[0].lstrip().startswith("&") else dumps[0],
+                                       run=problems.run, file=rel)
+            if p:
+                problems.append(p)
+    elif text is not None:
+        value = load_json_or_jsonl(text, run=problems.run, rel=rel, problems=problems)
+    problems.raise_errors()
+    return rel, value
 
 
-def parse_reply(reply: str) -> tuple[str | None, tuple[str, dict[str, str]] | None]:
-    """The thought and the action call of a raw UI-TARS reply (``Thought: ...`` then ``Action: ...``)."""
-    m = _REPLY.search(reply)
-    cut = m.start() if m else (reply.find("Action:") if "Action:" in reply else len(reply))
-    head = reply[:cut]
-    thought = re.sub(r"^\s*(?:Thought|Reflection|Action_Summary):\s*", "", head.strip(), flags=re.I) or None
-    return thought, parse_call(m.group("call")) if m else None
+def _shape(value: Any) -> str:
+    """Which of the shapes (module docstring) a log's value is."""
+    if isinstance(value, dict) and isinstance(value.get("conversations"), list):
+        return "desktop"
+    if isinstance(value, list) and any(isinstance(e, dict) and e.get("type") in ("tool_call", "user_message")
+                                       and "id" in e for e in value[:50]):
+        return "events"
+    return "session"
 
 
-def _point(box: Any, scale: tuple[float, float]) -> tuple[float, float] | None:
-    nums = [float(n) for n in _NUMS.findall(str(box))] if box is not None else []
-    if len(nums) == 4:
-        nums = [(nums[0] + nums[2]) / 2, (nums[1] + nums[3]) / 2]
-    if len(nums) != 2:
-        return None
-    return round(nums[0] * scale[0], 1), round(nums[1] * scale[1], 1)
-
-
-def map_action(kind: str, inputs: dict[str, Any], scale: tuple[float, float]) -> Action:
-    """A UI-TARS action (its name and inputs) as a trajcheck action; ``scale`` maps model coordinates to
-    screen pixels."""
-    t = _KINDS.get(kind, kind.upper() or "UNKNOWN")
-    extra: dict[str, Any] = {"tool_action": kind, "input": inputs}
-    pt = _point(inputs.get("start_box") or inputs.get("point"), scale)
-    x, y = pt if pt else (None, None)
-    if t == "DRAG":
-        end = _point(inputs.get("end_box"), scale)
-        extra["start"] = [x, y]
-        x, y = end if end else (None, None)
-    if t == "KEY_PRESS":
-        keys = str(inputs.get("key") or inputs.get("hotkey") or "").strip()
-        return Action(t, keys="+".join(keys.split()) or None, extra=extra)
-    if t == "TYPE":
-        text = str(inputs.get("content", ""))
-        if text.endswith("\n"):
-            extra["then_enter"] = True  # UI-TARS submits by typing a trailing newline
-        return Action(t, text=text, extra=extra)
-    if t == "SCROLL":
-        extra["direction"] = inputs.get("direction")
-    if t == "DONE":
-        return Action(t, text=str(inputs["content"]) if inputs.get("content") else None, extra=extra)
-    return Action(t, x=x, y=y, extra=extra)
-
-
-def _steps_of(value: Any) -> tuple[list[Any], dict[str, Any]]:
+def _steps_list(value: Any) -> tuple[list[Any], dict[str, Any]]:
     if isinstance(value, list):
         return value, {}
     if isinstance(value, dict):
         for k in ("steps", "trajectory", "history"):
             if isinstance(value.get(k), list):
                 return value[k], value
-    return [], {}
+    return [], value if isinstance(value, dict) else {}
 
 
-def _parse(run_dir: Path, problems: Problems) -> tuple[str, list[Any], dict[str, Any]]:
-    """The session log's file, its steps and the session's fields; raises on an unreadable log."""
-    rel = problems.file = SNIFF.pick(run_dir, problems.run, problems)
-    text = read_text_file(run_dir / rel, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
-    raw: list[Any] = []
-    meta: dict[str, Any] = {}
-    if text is not None:
-        value = load_json_or_jsonl(text, run=problems.run, rel=rel, problems=problems)
-        raw, meta = (value, {}) if rel.endswith(".jsonl") else _steps_of(value)
-    problems.raise_errors()
-    return rel, raw, meta
+def _first_size(frames: Frames, timeline: Timeline) -> tuple[int, int] | None:
+    """The first screenshot's (width, height): the screen size when the log declares none."""
+    return frame_size(frames, next((t[1] for t in timeline if t[0] == "frame"), None))
 
 
-def _screen(meta: dict[str, Any], problems: Problems) -> tuple[int | None, int | None, str, tuple[float, float]]:
-    """The session's screen size, its coordinate space, and the scale from model coordinates to pixels."""
-    screen = given if isinstance(given := meta.get("screen"), dict) else {}
+def _declared_screen(meta: dict[str, Any]) -> tuple[int, int] | None:
+    screen: dict[str, Any] = given if isinstance(given := meta.get("screen"), dict) else {}
     w, h = screen.get("width"), screen.get("height")
-    w, h = (w, h) if isinstance(w, int) and isinstance(h, int) and w > 0 and h > 0 else (None, None)
-    space = str(meta.get("coordinate_space") or "relative-1000")
-    if space == "relative-1000" and w is None:
-        problems.warn("screen_unknown", "coordinates are relative (0-999) but the session records no screen "
-                      "{width, height}", field="screen", hint="add screen to the session log, or coordinate_space: "
-                      "pixels; points are left out")
-    scale = (w / 1000, h / 1000) if space == "relative-1000" and w and h else (1.0, 1.0)  # both set or neither
-    return w, h, space, scale
+    return (w, h) if isinstance(w, int) and isinstance(h, int) and w > 0 and h > 0 else None
 
 
-def _shots(raw: list[Any], frames: Frames) -> list[str | None]:
-    """Each step's screenshot as a frame name (None when it has none or it cannot be read)."""
-    shots: list[str | None] = []
-    for i, s in enumerate(raw):
-        shot = s.get("screenshot") or s.get("screenshot_path") or s.get("image") if isinstance(s, dict) else None
-        shots.append(frames.from_any(shot, f"steps[{i}].screenshot") if isinstance(shot, str) and shot else None)
-    return shots
+def _space(b: Builder, meta: dict[str, Any], shape: str, screen: tuple[int, int] | None,
+           shot: tuple[int, int] | None) -> tuple[coords.Space, list[Problem]]:
+    """The space of the run's points: declared (``coordinate_space``; a flat action's executed point is in
+    screen pixels; UI-TARS's parsed fractions are the 0-1000 grid), else decided from the points."""
+    acts = [t[1] for t in b.timeline if t[0] == "act"]
+    pts = [p for a in acts for p in (a.point, tuple(a.extra.get("start") or ())) if p and len(p) == 2
+           and None not in p]
+    declared = _DECLARED.get(str(meta.get("coordinate_space") or "").lower())
+    if declared is None and b.flat:
+        return (coords.make_space("screen", "declared: the harness logs the point it executed (parsed_action x, y) "
+                              "in screen pixels", screen, shot), [])
+    if declared is None and b.fractions:
+        declared = "relative-1000"
+    if declared == "screen" and screen is None:
+        declared = "screenshot"
+    model = str(meta.get("model") or meta.get("modelName") or "")
+    default = "smart-resize" if re.search(r"1\.5", model) and "tars" in model.lower() else "relative-1000"
+    return coords.decide(pts, default=default, declared=declared, screen=screen, shot=shot, run=b.problems.run,
+                         file=b.problems.file, candidates=("relative-1000", "smart-resize", "screen", "screenshot")
+                         if shape != "events" else ("relative-1000", "screenshot"))
 
 
-def _action(i: int, s: dict[str, Any], scale: tuple[float, float], drop_points: bool,
-            problems: Problems) -> tuple[Action, str | None, str | None]:
-    """A step's action (the parsed one, else the reply's), the thought, and the raw reply."""
-    reply = next((s[k] for k in ("response", "prediction", "raw_response", "model_output")
-                  if isinstance(s.get(k), str)), None)
-    thought, call = parse_reply(reply) if reply else (None, None)
-    parsed = s.get("parsed_action") or s.get("action")
-    if isinstance(parsed, list) and parsed:
-        parsed = parsed[0]
-    if isinstance(parsed, dict) and parsed.get("action_type"):
-        action = map_action(str(parsed["action_type"]), dict(parsed.get("action_inputs") or {}), scale)
-    elif call is not None:
-        action = map_action(call[0], call[1], scale)
-    else:
-        problems.warn("action_unparsed", "no parsed action and no Action: call in the reply", field=f"steps[{i}]",
-                      hint="the step is scored as an UNKNOWN action")
-        action = Action("UNKNOWN", extra={"raw": reply})
-    if drop_points and action.x is not None:
-        action = Action(action.type, None, None, action.keys, action.text, action.url, action.element,
-                        {**action.extra, "point_dropped": "relative coordinates without a screen size"})
-    return action, thought, reply
-
-
-def _align(raw: list[Any], shots: list[str | None], scale: tuple[float, float], drop_points: bool, rel: str,
-           problems: Problems) -> list[Step]:
-    """One step per log entry: its screenshot is its pre frame and the previous step's post frame."""
-    steps: list[Step] = []
-    for i, s in enumerate(raw):
-        if not isinstance(s, dict):
-            problems.error("schema", f"step is a {type(s).__name__}, not an object", field=f"steps[{i}]",
-                           hint="each step is {screenshot, response, parsed_action}")
+def _convert(steps: list[Step], space: coords.Space) -> list[Step]:
+    """The steps with their points in the run's screen space (left out, with extra.point_dropped, when the
+    space cannot place them)."""
+    out = []
+    for s in steps:
+        a = s.action
+        if a.x is None and not a.extra.get("start"):
+            out.append(s)
             continue
-        action, thought, reply = _action(i, s, scale, drop_points, problems)
-        steps.append(Step(index=len(steps), action=action, reasoning=s.get("thought") or thought,
-                          frame_pre=shots[i], frame_post=shots[i + 1] if i + 1 < len(shots) else None,
-                          extra={"raw_reply": reply[:4000]} if reply else {}, source=rel))
-    return steps
+        x, y = space.convert(a.x, a.y)
+        extra = dict(a.extra)
+        if isinstance(extra.get("start"), list) and len(extra["start"]) == 2:
+            extra["start"] = list(space.convert(*extra["start"]))
+        if not space.usable:
+            extra["point_dropped"] = "relative coordinates without a screen size or a screenshot"
+        out.append(Step(s.index, Action(a.type, x, y, a.keys, a.text, a.url, a.element, extra), s.reasoning,
+                        s.frame_pre, s.frame_post, s.executor_ok, s.executor_error, s.page, s.client,
+                        s.recorded_effect, s.recorded_feedback, s.semantic, s.contract_name, s.contract_passed,
+                        s.predict, s.expected, s.extra, s.source, s.line))
+    return out
 
 
 def read_ui_tars(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
-    """Read one UI-TARS session log (see the module's docstring and :data:`DOC`)."""
+    """Read one UI-TARS log (see the module's docstring and :data:`DOC`)."""
     run_id = run_id_of(run_dir, display)
     problems = Problems(run_id)
-    rel, raw, meta = _parse(run_dir, problems)
-    w, h, space, scale = _screen(meta, problems)
+    rel, value = _parse(run_dir, problems)
     frames = Frames(run_dir, run_id, rel, problems)
-    steps = _align(raw, _shots(raw, frames), scale, space == "relative-1000" and w is None, rel, problems)
+    b = Builder(frames, problems)
+    shape = _shape(value)
+    final: str | None = None
+    finished = False
+    size: tuple[int, int] | None = None
+    if shape == "desktop":
+        goal, size = desktop(b, value)
+        meta: dict[str, Any] = value
+    elif shape == "events":
+        goal, final = events(b, value)
+        meta = {}
+    else:
+        raw, meta = _steps_list(value)
+        finished = session_steps(b, raw)
+        g = meta.get("instruction") or meta.get("task") or meta.get("goal")
+        goal = g if isinstance(g, str) else None
+    steps = steps_of(b.timeline, b.results, rel, _LOOKS)
+    if final is not None:  # the outcome: a last answer without a tool call is the DONE
+        last = last_frame(b.timeline)
+        steps.append(Step(index=len(steps), action=Action("DONE", text=final), reasoning=final, source=rel,
+                          frame_pre=last, frame_post=last))
     if not steps:
-        problems.error("steps_empty", "the session log has no steps", hint="a run needs at least one step")
+        problems.error("steps_empty", "the log has no steps", hint="a run needs at least one step")
     problems.raise_errors()
-    done = steps[-1].action.type == "DONE"  # the outcome: the session ended on finished()
-    goal = meta.get("instruction") or meta.get("task")
-    run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps),
-              goal=goal if isinstance(goal, str) else None,
-              agent_name="ui-tars", agent_model=meta.get("model") if isinstance(meta.get("model"), str) else None,
-              screen_width=w if space == "pixels" or w else None, screen_height=h if space == "pixels" or h else None,
-              outcome_status="done" if done else None, inline_frames=frames.inline)
+    screen = _declared_screen(meta) or size
+    space, notes = _space(b, meta, shape, screen, _first_size(frames, b.timeline))
+    problems += notes
+    if not space.usable and any(s.action.x is not None for s in steps):
+        problems.warn("screen_unknown", "coordinates are relative (0-1000) but the log records no screen size and "
+                      "no screenshot", field="screen", hint="add screen {width, height} to the log; points are left "
+                      "out")
+    steps = _convert(steps, space)
+    done = steps[-1].action.type == "DONE" or finished
+    model = meta.get("model") or meta.get("modelName")
+    run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), goal=goal,
+              agent_name="ui-tars", agent_model=model if isinstance(model, str) else None,
+              screen_width=space.screen[0] if space.screen else None,
+              screen_height=space.screen[1] if space.screen else None,
+              outcome_status="done" if done else None, coord_space=space.name, coord_space_source=space.how,
+              inline_frames=frames.inline)
     return run, problems.warnings()
 
 
 DOC = FormatDoc(
-    title="UI-TARS session logs",
-    claims=("A run is a directory holding one session log, JSON (an object with `steps`, or `trajectory`, "
-            "and the session's `instruction`, `model`, `screen` {width, height} and `coordinate_space`) or "
-            "JSONL (one step per line). Claimed by content: one of its first 8 JSON files holds `start_box`, "
-            "`action_type` or an `Action: click(`-style call in its first 256 KiB (and is no Anthropic or "
-            "OpenAI transcript)."),
+    title="UI-TARS logs",
+    claims=("A run is a directory holding one UI-TARS log: a session log (JSON with `steps`, `trajectory` or "
+            "`history`, or JSONL, one step per line), an Agent TARS event stream (`event-stream.jsonl`), a "
+            "UI-TARS-desktop session (`conversations`) or the HTML report UI-TARS-desktop exports. Claimed by "
+            "content: one of its first 8 JSON, JSONL or HTML files holds a UI-TARS mark (`start_box`, "
+            "`start_point`, `action_type`, `parsed_action`, `model_reply`, `point='<point>`, an `Action: "
+            "click(`-style call, `ui_tars_web_dump`) in its first 256 KiB, and is no Anthropic or OpenAI "
+            "transcript. Of several, a log with screenshots is read first (`session_log.json` before a "
+            "`reasoning.json` beside it), with a `history_ambiguous` warning."),
     example=("trajcheck score sessions/ --out LEDGER          # one folder per session log\n"
              "trajcheck formats ui-tars"),
+    about=(
+        ("Sources: bytedance/UI-TARS (Apache-2.0) `codes/ui_tars/action_parser.py` and `prompt.py` at "
+         "582f3a7ea5d2 (the grammar, `parse_action_to_structure_output`, `smart_resize`); "
+         "bytedance/UI-TARS-desktop (Apache-2.0) at 239b6544a0ea: `packages/ui-tars/action-parser/src/"
+         "actionParser.ts` (the full-width `Action：`, `<bbox>`), `packages/ui-tars/shared/src/types/data.ts` "
+         "(`GUIAgentData`, `conversations`), `apps/ui-tars/src/renderer/src/utils/html.ts` (the report's "
+         "`ui_tars_web_dump` script); martasumyk/rl_with_autonomous_feedback (MIT) `agents/agent_core.py` at "
+         "7f2ae1f7e74a (a UI-TARS-1.5 harness's `session_log.json`: `model_reply`, `screenshot_path`, the flat "
+         "`parsed_action`, `status_after_action`); bytedance/UI-TARS-desktop at d46aa85dd4f6, `packages/"
+         "multimodal/agent/fixtures/gui-agent_basic/event-stream.jsonl` (the Agent TARS event stream)."),
+    ),
     tables=(
-        Table(head=("session log", "trajcheck"), rows=(
-            ("`instruction` (or `task`), `model`, `screen` {width, height}", "`goal`, `agent.model`, `screen`"),
-            ("`screenshot` / `screenshot_path` / `image` (a path in the run, or base64)",
-             "the step's pre frame and the previous step's post frame (the model saw it before acting)"),
-            ("`response` / `prediction` / `raw_response` (`Thought: ...` then `Action: ...`)",
-             "`reasoning` (the thought); the action when none is parsed; `extra.raw_reply`"),
-            ("`parsed_action` / `action` {action_type, action_inputs} (UI-TARS's own parser output)", "the action"),
-            ("`click` / `left_single` (start_box), `left_double`, `right_single`",
-             ("`CLICK`, `DOUBLE_CLICK`, `RIGHT_CLICK` at the box (special tokens allowed; a 4-number box: "
-              "its centre)")),
-            ("`drag` / `select` (start_box, end_box), `scroll` (direction)",
-             "`DRAG` to end_box (`extra.start`), `SCROLL` (`extra.direction`)"),
-            ("`hotkey(key='ctrl c')`, `type(content=...)`",
-             "`KEY_PRESS ctrl+c`; `TYPE` (a trailing newline: `extra.then_enter`, a submit)"),
-            ("`wait()`, `finished(content=...)`, `call_user()`", "`WAIT`, `DONE` with its text, `CALL_USER`"),
-            ("the last step is `finished`", "`outcome.status = done`"),
+        Table(head=("log", "trajcheck"), rows=(
+            ("`instruction` / `task` / `goal`, `model`, `screen` {width, height}, `coordinate_space`",
+             "`goal`, `agent.model`, `screen`, the declared coordinate space"),
+            ("`screenshot` / `screenshot_path` / `image` / `screenshot_file` (a path, or base64)",
+             ("the step's pre frame and the previous step's post frame (the model saw it before acting); a path "
+              "that is not in the run (`sessions/<time>/step_000.png`) is found by its file name inside it "
+              "(`screenshot_relocated`)")),
+            ("`response` / `prediction` / `raw_response` / `model_reply` / `raw_reply` / `model_output`",
+             "`reasoning` (the thought); the actions when none is parsed"),
+            ("`parsed_action` / `action`: `{action_type, action_inputs}` (UI-TARS's parser: boxes as fractions "
+             "`[0.5, 0.5, 0.5, 0.5]`), or a list of them", "the actions (fractions read as the 0-1000 grid)"),
+            ("`parsed_action` flat: `{type: click, x, y}`, `{type: drag, x1, y1, x2, y2}`, `{type: hotkey, "
+             "keys}`, `{type: type, text}`, `{type: scroll, x, y, direction}`, `{type: finished, content}`",
+             "the action as the harness executed it: its point is in screen pixels (`coord_space_source` says so)"),
+            ("`parsed_action` `{type: raw}` / `{type: none}`, an unknown name, a call that does not parse",
+             "`UNKNOWN` (warning `action_unparsed` naming it): never dropped"),
+            ("`status_after_action: FINISHED`, or the last action `finished`", "`outcome.status = done`"),
+            ("Agent TARS `user_message` (text; `image_url` data URLs), `tool_call` `arguments.{thought, action}`, "
+             "`tool_result` `content.status`, a last `assistant_message` without tool calls",
+             "`goal`; frames; one step per call; `executor.ok`; a `DONE` step with its text"),
+            ("UI-TARS-desktop `conversations`: `human` `screenshotBase64` (`screenshotContext.size`), `gpt` "
+             "`value` and `predictionParsed`; the exported HTML report's `<script type=\"ui_tars_web_dump\">`",
+             "frames, `screen`; the actions"),
+        )),
+        Table(head=("UI-TARS call", "step"), rows=(
+            ("`click` / `left_single` / `left_click`, `left_double`, `right_single`, `long_press`, `hover`",
+             "`CLICK`, `DOUBLE_CLICK`, `RIGHT_CLICK`, `LONG_PRESS`, `MOUSE_MOVE` at the point"),
+            ("a point: `start_box='<|box_start|>(x,y)<|box_end|>'`, `'(x,y)'`, `'[x1,y1,x2,y2]'` (its centre), "
+             "`point='<point>x y</point>'`, `<bbox>x1 y1 x2 y2</bbox>`, `start_point=`", "x, y"),
+            ("`drag` / `select` / `swipe` (`start_box`/`start_point`, `end_box`/`end_point`), `scroll` (direction)",
+             "`DRAG` to the end (`extra.start`), `SCROLL` (`extra.direction`)"),
+            ("`hotkey(key='ctrl c')`, `press`, `keydown`, `release`/`keyup`, `type(content=...)`",
+             "`KEY_PRESS ctrl+c`, `KEY_UP`; `TYPE` (a trailing newline: `extra.then_enter`, a submit)"),
+            ("`navigate(content=url)`, `navigate_back`, `press_back`, `press_home`, `open_app(app_name)`",
+             "`NAVIGATE` (`extra.navigation`), `KEY_PRESS home`"),
+            ("`wait()`, `finished(content=...)`, `call_user()`, `user_stop` / `error_env`",
+             "`WAIT`, `DONE` with its text, `CALL_USER`, `DONE` with `extra.infeasible` (no claim)"),
+            ("`Thought:`, `Reflection:` + `Action_Summary:`, `Action:` or `Action：`; several calls separated by "
+             "blank lines", "the thought is the reasoning; one step per call (they share the screenshots: "
+             "`shared_frames`)"),
         )),
     ),
     notes=(
-        ("Coordinates: `coordinate_space: relative-1000` (the default, UI-TARS's published convention: 0-999 "
-         "across the screen, scaled to `screen`) or `pixels`. Relative points without a `screen` are left out "
-         "with a `screen_unknown` warning (only the global hash then decides). The reply is parsed with "
-         "Python's `ast`, never run."),
+        ("Coordinates (`runs.coord_space`, `runs.coord_space_source`): the log's `coordinate_space` "
+         "(`relative-1000`, `pixels`/`screen`, `screenshot`, `smart-resize`) when it declares one; a flat "
+         "`parsed_action`'s point is in screen pixels (what the harness executed); UI-TARS's parsed fractions "
+         "are the 0-1000 grid. Otherwise the points decide: a point beyond 1000 is no relative point, one "
+         "beyond the screenshot is no pixel of it; when several spaces fit every point, the default is kept "
+         "(relative-1000; smart-resize for a `model` named UI-TARS 1.5) with a `coord_space_ambiguous` "
+         "warning. `smart-resize` is UI-TARS 1.5's (Qwen2.5-VL's) space: pixels of the screenshot resized to "
+         "multiples of 28 within 100x28x28 to 16384x28x28 pixels. Without a declared `screen`, the screen is "
+         "the first screenshot's size. Replies are parsed with Python's `ast`, never run."),
     ),
     lost=(
         "No URLs, titles or DOM: the observation check has frames only.",
-        ("A relative point without a screen size is left out (`screen_unknown`, `extra.point_dropped`): only "
-         "the global frame hash compares that step's frames."),
-        "Only the first of several parsed actions of one step is read.",
+        ("A relative point with neither a screen size nor a screenshot is left out (`screen_unknown`, "
+         "`extra.point_dropped`): only the global frame hash compares that step's frames."),
+        "A `reasoning.json` beside the session log is not merged into it: the session log is read.",
     ),
-    bad_input=("a session log that is not JSON (or a JSONL line that is not) makes the run invalid with its "
-               "file and line (`json_invalid`); a step that is not an object is a `schema` error; a step with "
-               "neither a parsed action nor an `Action:` call is `UNKNOWN` (warning `action_unparsed`)."),
-    fixtures=("The fixture `tests/fixtures/ui_tars/workspace` is recorded in Chromium by "
-              "`tests/fixtures/anthropic/make_fixtures.py`."),
-    brief=("a folder holding a UI-TARS style session log (JSON or JSONL; `steps` with `screenshot`, the raw "
-           "`response` and an optional `parsed_action`), claimed by content",
-           "UI-TARS's grammar (`click(start_box='(x,y)')`, `left_double`, `right_single`, `drag`, "
-           "`hotkey(key='ctrl c')`, `type(content=...)` (a trailing newline submits), `scroll`, `wait`, "
-           "`finished`), parsed with `ast`, never run; coordinates relative 0-999 (the default, scaled to the "
-           "session's `screen`) or `coordinate_space: pixels`",
-           "no URLs or DOM; a relative point without a screen size is left out (`screen_unknown`)"),
+    bad_input=("a log that is not JSON (or a JSONL line that is not) makes the run invalid with its file and "
+               "line (`json_invalid`); a step that is not an object is a `schema` error; an action that cannot "
+               "be read is `UNKNOWN` (warning `action_unparsed`); a screenshot path found nowhere in the run is "
+               "`frames_missing` where a step uses it."),
+    fixtures=("`tests/fixtures/ui_tars/workspace` is recorded in Chromium by "
+              "`tests/fixtures/anthropic/make_fixtures.py`; `tests/fixtures/ui_tars/macos-session` follows the "
+              "UI-TARS-1.5 macOS harness's `session_log.json` as its source writes it; "
+              "`tests/fixtures/real/ui_tars/agent-tars-gui-basic` is a log the Agent TARS harness wrote, with its "
+              "provenance beside it."),
+    brief=("a folder holding a UI-TARS log (a session log with `steps`, an Agent TARS event stream, a "
+           "UI-TARS-desktop session or its HTML report), claimed by content",
+           "UI-TARS's grammar in every published form (`<|box_start|>`, `(x,y)`, boxes, `<point>`, `<bbox>`, "
+           "`point=`, `Action：`, several calls a reply), UI-TARS's parsed structure and harnesses' flat "
+           "actions; coordinates declared or decided from the data (`coord_space`)",
+           "no URLs or DOM; the space of the points is decided per run (`coord_space_source`)"),
 )
 
 
@@ -271,7 +308,8 @@ READER = Reader(
     name=NAME,
     claims=claims,
     read=read_ui_tars,
-    summary="UI-TARS style session log: per-step screenshots, the raw reply (Thought/Action grammar) and a "
-            "parsed action; coordinates relative (0-999, the default) or in pixels",
+    summary="UI-TARS logs: session logs (steps with screenshots, the reply in UI-TARS's grammar, a parsed "
+            "action), Agent TARS event streams, UI-TARS-desktop sessions and reports; coordinates declared or "
+            "decided from the data",
     doc=DOC,
 )

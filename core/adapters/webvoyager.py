@@ -361,6 +361,7 @@ READER = Reader(
     name=NAME,
     claims=lambda p: claims_plain_dir(p, MESSAGES),
     read=read_webvoyager,
+    companions=(METADATA_DIR,),
     summary="WebVoyager: interact_messages.json chat log + screenshot{K}.png Set-of-Mark frames "
             "(element labels, no coordinates)",
     doc=DOC,

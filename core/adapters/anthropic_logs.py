@@ -1,0 +1,144 @@
+"""The shapes Claude computer-use harnesses save a run in, read as the Messages transcript they stand for: the
+request's ``messages`` (JSON, a list, or JSONL of messages or of whole requests), an event log (``events``:
+``user_input``, ``api_response``, ``tool_result`` with ``output`` / ``error`` / ``image_path``, as the
+CS715 macOS demo's ``json_logger.py`` writes it), and one JSON per step (``step_01.json``: ``{response,
+tool_output}``, with ``step_01.png`` beside it and the task in ``task_*.txt``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from trajcheck.errors import Problem
+from trajcheck.inputs import exists_not_dir
+from trajcheck.jsonio import parse_json_text
+
+from .kit import jsonl_values, load_json, looks_like_base64, read_text_file
+
+def messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple[list[Any], dict[str, Any]]:
+    """The messages and the request around them (tools, model...) of a transcript file."""
+    if rel.endswith(".jsonl"):
+        msgs: list[Any] = []
+        request: dict[str, Any] | None = None
+        for value in jsonl_values(text, run=run, rel=rel, problems=problems):
+            if isinstance(value, dict) and isinstance(value.get("messages"), list):
+                request = value  # one request per line: the last one holds the whole run
+            else:
+                msgs.append(value)
+        return (request["messages"], request) if request is not None else (msgs, {})
+    data, p = parse_json_text(text, run=run, file=rel)
+    if p:
+        problems.append(p)
+        return [], {}
+    if isinstance(data, list):
+        return data, {}
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        return data["messages"], data
+    if isinstance(data, dict) and isinstance(data.get("events"), list):
+        return events_to_messages(data["events"])
+    problems.append(Problem("schema", "expected a messages list (or an object with one)", run=run, file=rel, line=1,
+                            field="messages", hint="save the conversation's messages as the API takes them"))
+    return [], {}
+
+
+def events_to_messages(events: list[Any]) -> tuple[list[Any], dict[str, Any]]:
+    """A harness's event log (``events``: ``user_input`` {instruction}, ``model_selection`` {model},
+    ``api_response`` {content: the response's blocks}, ``tool_result`` {tool_use_id, output | error |
+    image_path}) as the messages it stands for."""
+    msgs: list[Any] = []
+    req: dict[str, Any] = {}
+    for e in events:
+        data: dict[str, Any] = given if isinstance(e, dict) and isinstance(given := e.get("data"), dict) else {}
+        kind = e.get("type") if isinstance(e, dict) else None
+        if kind == "user_input" and isinstance(data.get("instruction"), str):
+            msgs.append({"role": "user", "content": data["instruction"]})
+        elif kind == "model_selection" and isinstance(data.get("model"), str):
+            req["model"] = data["model"]
+        elif kind == "api_response":
+            msgs.append({"role": "assistant", "content": data.get("content")})
+        elif kind == "tool_result":
+            content: list[dict[str, Any]] = []
+            text = data.get("error") or data.get("output")
+            if isinstance(text, str) and text:
+                content.append({"type": "text", "text": text})
+            if isinstance(data.get("image_path"), str):
+                content.append({"type": "image", "path": data["image_path"]})
+            msgs.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": data.get("tool_use_id"),
+                                                      "is_error": bool(data.get("error")), "content": content}]})
+    return msgs, req
+
+
+#: One JSON per step: ``step_01.json``, ``step-2.json``, ``step3.json``.
+STEP_FILE = re.compile(r"^step[_-]?(\d+)\.json$", re.I)
+#: At most this many step files are read for one run.
+MAX_STEP_FILES = 100_000
+
+
+def is_step_log(head: bytes) -> bool:
+    """A per-step file of a Claude harness: the model's ``response`` blocks and the ``tool_output``."""
+    return b'"tool_output"' in head and b'"response"' in head
+
+
+def step_files(run_dir: Path) -> list[str]:
+    """The run's step files in step order (by their number, not by name: step_10 after step_9)."""
+    try:
+        names = [p.name for p in run_dir.iterdir() if STEP_FILE.match(p.name) and exists_not_dir(p)]
+    except OSError:
+        return []
+    match = STEP_FILE.match
+    return sorted(names, key=lambda n: int(m.group(1)) if (m := match(n)) else 0)[:MAX_STEP_FILES]
+
+
+def _task(run_dir: Path, run: str, problems: list[Problem]) -> str | None:
+    """The instruction a per-step harness keeps beside the steps (``task_001.txt``, ``task.txt``)."""
+    try:
+        names = sorted(p.name for p in run_dir.iterdir() if p.name.lower().startswith(("task", "instruction"))
+                       and p.suffix.lower() == ".txt" and exists_not_dir(p))
+    except OSError:
+        return None
+    if not names:
+        return None
+    text = read_text_file(run_dir / names[0], run=run, rel=names[0], problems=problems, limit=1024 * 1024)
+    return text.strip() or None if text is not None else None
+
+
+def steps_to_messages(run_dir: Path, names: list[str], run: str,
+                      problems: list[Problem]) -> tuple[list[Any], dict[str, Any]]:
+    """One JSON per step (``{response: [blocks], tool_output: {status, error, screenshot}}``, the step's
+    screenshot, taken after it, in ``tool_output.screenshot`` or beside it as ``step_NN.png``) as messages: the
+    task, then each step's assistant turn and the results of its tool calls."""
+    msgs: list[Any] = []
+    task = _task(run_dir, run, problems)
+    if task:
+        msgs.append({"role": "user", "content": task})
+    for name in names:
+        got = load_json(run_dir / name, run=run, rel=name, problems=problems)
+        d = got[0] if got is not None and isinstance(got[0], dict) else None
+        if d is None:
+            continue
+        resp = d.get("response")
+        blocks = resp.get("content") if isinstance(resp, dict) else resp
+        blocks = [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
+        msgs.append({"role": "assistant", "content": blocks})
+        uses = [b for b in blocks if b.get("type") == "tool_use"]
+        if not uses:
+            continue
+        out: dict[str, Any] = given if isinstance(given := d.get("tool_output"), dict) else {}
+        err = out.get("error")
+        failed = bool(err) or str(out.get("status", "")).lower() in ("error", "failed", "failure")
+        text = str(err or out.get("status") or "") or None
+        shot = out.get("screenshot")
+        if not isinstance(shot, str) or not shot:
+            stem = name.rsplit(".", 1)[0]
+            shot = next((f"{stem}{ext}" for ext in (".png", ".jpg", ".jpeg", ".webp")
+                         if exists_not_dir(run_dir / f"{stem}{ext}")), None)
+        results = []
+        for k, b in enumerate(uses):
+            content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+            if k == len(uses) - 1 and shot:  # one screenshot after the step: after its last call
+                content.append({"type": "image", **({"source": {"type": "base64", "data": shot}}
+                                                    if looks_like_base64(shot) else {"path": shot})})
+            results.append({"type": "tool_result", "tool_use_id": b.get("id"), "is_error": failed, "content": content})
+        msgs.append({"role": "user", "content": results})
+    return msgs, {}

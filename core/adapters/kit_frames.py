@@ -1,0 +1,197 @@
+"""The adapter kit's frames and paths (re-exported by :mod:`trajcheck.adapters.kit`): inline screenshots
+(base64, data URLs) and screenshot files inside a run, found again by name when the log names another folder,
+and image sizes read from headers."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import struct
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+from trajcheck.errors import Problem
+from trajcheck.inputs import exists_not_dir, image_ext, open_regular
+from trajcheck.rundir import safe_join
+
+#: One decoded inline screenshot larger than this is refused.
+MAX_FRAME_BYTES = 64 * 1024 * 1024
+#: How far a run directory is searched for a screenshot by its file name.
+MAX_LISTED_FILES = 20_000
+MAX_LISTED_DEPTH = 4
+
+
+class BadImage(ValueError):
+    """An inline screenshot that cannot be a frame: ``slug`` is frame_too_large or frame_unreadable, ``kind``
+    says which check failed (size, base64, format), the message completes "the screenshot ..."."""
+
+    def __init__(self, slug: str, kind: str, message: str):
+        super().__init__(message)
+        self.slug, self.kind = slug, kind
+
+
+def decode_image(b64: str) -> tuple[bytes, str]:
+    """The bytes and file extension of an inline screenshot (base64, or a ``data:`` URL); raises
+    :class:`BadImage` when it is over MAX_FRAME_BYTES, not base64, or not a PNG, JPEG or WebP image."""
+    if b64.startswith("data:") and "," in b64:
+        b64 = b64.split(",", 1)[1]
+    if len(b64) > MAX_FRAME_BYTES * 4 // 3 + 4:  # checked before decoding: the size is known from the text
+        raise BadImage("frame_too_large", "size", "is over the size limit")
+    try:
+        data = base64.b64decode(b64, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise BadImage("frame_unreadable", "base64", f"is not valid base64 ({exc})") from None
+    ext = image_ext(data)
+    if ext is None:
+        raise BadImage("frame_unreadable", "format", "is not a PNG, JPEG or WebP image")
+    return data, ext
+
+
+def looks_like_base64(shot: str) -> bool:
+    """A screenshot field that holds the image itself (a data: URL, or a long string that is no path)."""
+    return shot.startswith("data:") or (len(shot) > 200 and "/" not in shot[:64] and "." not in shot[-8:])
+
+
+class Frames:
+    """The frames a log carries: inline images kept (as ``Run.inline_frames``) under generated names, files
+    by their path inside the run directory; a bad one is a located warning."""
+
+    def __init__(self, run_dir: Path, run: str, rel: str, problems: list[Problem]):
+        self.run_dir, self.run, self.rel, self.problems = run_dir, run, rel, problems
+        self.inline: dict[str, bytes] = {}
+        self._names: dict[str, list[str]] | None = None  # image files by name, listed when first needed
+        self._relocated: set[str] = set()  # folders named by the log whose screenshots were found elsewhere
+
+    def _warn(self, slug: str, msg: str, field: str) -> None:
+        self.problems.append(Problem(slug, msg, run=self.run, file=self.rel, field=field, severity="warning",
+                                     hint="the steps around this screenshot are not checked (frames_missing)"))
+
+    def from_base64(self, b64: str, field: str) -> str | None:
+        """An inline screenshot (base64, or a data: URL) as a frame name, or None with a warning."""
+        try:
+            data, ext = decode_image(b64)
+        except BadImage as exc:
+            self._warn(exc.slug, f"the screenshot {exc}", field)
+            return None
+        name = f"inline/frame-{len(self.inline):04d}.{ext}"
+        self.inline[name] = data
+        return name
+
+    def from_path(self, path: str, field: str) -> str | None:
+        """A screenshot saved as a file inside the run directory, or None with a warning. A path that is not
+        a file there (the folder the harness wrote to, an absolute path) is looked up by its file name inside
+        the run: one match is used (one ``screenshot_relocated`` warning for each folder the log names),
+        several are ``screenshot_ambiguous``."""
+        target = safe_join(self.run_dir, path)
+        if target is not None and exists_not_dir(target):
+            return path
+        name = (PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).name
+        found = self._by_name().get(name, []) if name else []
+        if len(found) == 1:
+            where = str((PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).parent)
+            if where not in self._relocated:
+                self._relocated.add(where)
+                self.problems.append(Problem(
+                    "screenshot_relocated", f"screenshot {path!r} is not in the run; {found[0]!r}, the one file of "
+                    f"its name inside it, is used (and likewise for the other screenshots under {where!r})",
+                    run=self.run, file=self.rel, field=field, severity="warning",
+                    hint="store screenshot paths relative to the log"))
+            return found[0]
+        if len(found) > 1:
+            self.problems.append(Problem(
+                "screenshot_ambiguous", f"screenshot {path!r} is not in the run, and {len(found)} files of its name "
+                f"are ({', '.join(found[:3])}); none is used", run=self.run, file=self.rel, field=field,
+                severity="warning", hint="store screenshot paths relative to the log"))
+            return None
+        if target is None:
+            self._warn("path_escapes_run", f"screenshot path {path!r} leaves the run directory", field)
+            return None
+        return path  # not there: loading reports it (frames_missing) where a step uses it
+
+    def _by_name(self) -> dict[str, list[str]]:
+        """The run directory's image files by file name (relative paths), listed once: at most
+        MAX_LISTED_FILES files, MAX_LISTED_DEPTH folders deep, hidden folders left out."""
+        if self._names is None:
+            self._names = {}
+            seen = 0
+            for dirpath, dirnames, files in os.walk(self.run_dir, followlinks=False):
+                here = Path(dirpath)
+                depth = len(here.relative_to(self.run_dir).parts)
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")) if depth < MAX_LISTED_DEPTH else []
+                for f in sorted(files):
+                    if f.lower().endswith((".png", ".jpg", ".jpeg", ".webp")):
+                        self._names.setdefault(f, []).append((here / f).relative_to(self.run_dir).as_posix())
+                seen += len(files)
+                if seen > MAX_LISTED_FILES:
+                    break
+        return self._names
+
+    def from_any(self, shot: str, field: str) -> str | None:
+        """A screenshot field that holds either the image (base64) or its path."""
+        return self.from_base64(shot, field) if looks_like_base64(shot) else self.from_path(shot, field)
+
+
+def relocated(run_dir: Path, path: str) -> str | None:
+    """A path that is not inside the run (an absolute one, as harnesses write under their temp dirs) found
+    again inside it by its last two parts, else its name; None when neither is a file there."""
+    parts = (PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).parts
+    for k in (2, 1):
+        if len(parts) < k:
+            continue
+        cand = "/".join(parts[-k:])
+        t = safe_join(run_dir, cand)
+        if t is not None and t.is_file():
+            return cand
+    return None
+
+
+def first_file(run_dir: Path, names: Iterable[str]) -> str | None:
+    """The first of ``names`` that is a file in ``run_dir``."""
+    return next((n for n in names if (run_dir / n).is_file()), None)
+
+
+def frame_size(frames: Frames, name: str | None) -> tuple[int, int] | None:
+    """(width, height) of a frame a reader found (inline or a file in the run), from its header; None when it
+    cannot be read."""
+    if name is None:
+        return None
+    if name in frames.inline:
+        import io
+
+        from PIL import Image
+
+        try:
+            with Image.open(io.BytesIO(frames.inline[name])) as img:
+                w, h = img.size
+                return w, h
+        except (OSError, Image.DecompressionBombError):
+            return None
+    path = safe_join(frames.run_dir, name)
+    return image_size(path) if path is not None else None
+
+
+def png_size(path: Path) -> tuple[int, int] | None:
+    """(width, height) from a PNG's header, without decoding it; None for another format or an unreadable
+    file."""
+    try:
+        with open(open_regular(path), "rb", closefd=True) as f:  # never a FIFO
+            head = f.read(24)
+    except OSError:
+        return None
+    if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
+        w, h = struct.unpack(">II", head[16:24])
+        return w, h
+    return None
+
+
+def image_size(path: Path) -> tuple[int, int] | None:
+    """(width, height) of any image Pillow reads; None when it cannot be read."""
+    from PIL import Image  # loaded when a reader needs a size (not by a warm `score`)
+
+    try:
+        with open(open_regular(path), "rb", closefd=True) as f, Image.open(f) as img:  # never a FIFO
+            w, h = img.size
+            return w, h
+    except (OSError, Image.DecompressionBombError):  # a header claiming a bomb's size is no usable size
+        return None
