@@ -46,6 +46,8 @@ FIXTURES = ROOT / "tests" / "fixtures"
 ADAPTER_RUNS = [FIXTURES / p for p in ("anthropic/feedback-2x", "anthropic/claude-steps", "openai/cua-newsletter",
                                        "ui_tars/workspace", "ui_tars/macos-session", "ui_tars/desktop-report",
                                        "real/ui_tars/agent-tars-gui-basic", "real/anthropic/cs715-session-3",
+                                       "real/openai/response-1", "real/playwright/pwtracellm-v8-scroll",
+                                       "real/osworld/o3-writer-table/66399b0d-8fda-4618-95c4-bfc6191617e9",
                                        "browser_use_new/recipe-search")]
 SHARED = ROOT.parent / "shared" / "realruns"
 #: Files that make a folder run data: one left that no reader reads must be named (no_reader_claims).

@@ -117,3 +117,42 @@ def test_an_unknown_action_type_is_an_unknown_step_with_a_warning(tmp_path):
     r = _one(d)
     assert r.steps[0]["action_type"] == "UNKNOWN"
     assert any("'teleport'" in w and w.endswith("[action_unparsed]") for w in r.run["warnings"])
+
+
+def test_a_large_transcript_is_read_one_item_at_a_time(monkeypatch, tmp_path):
+    """Past STREAM_BYTES a transcript is streamed: the same steps as read whole, in each container shape."""
+    from trajcheck.adapters import openai_responses
+
+    want = _one(FIX)
+    data = json.loads((FIX / "items.json").read_text())
+    shapes = {"list": data["items"], "responses": [{"output": data["items"]}], "items": data}
+    monkeypatch.setattr(openai_responses, "STREAM_BYTES", 0)
+    keep = ("action_type", "action_x", "action_y", "frame_pre", "frame_post", "url_after", "action_effect_observed")
+    for name, value in shapes.items():
+        d = tmp_path / name
+        d.mkdir()
+        (d / "items.json").write_text(json.dumps(value))
+        got = _one(d)
+        assert [[s[k] for k in keep] for s in got.steps] == [[s[k] for k in keep] for s in want.steps], name
+    assert _one(tmp_path / "items").run["screen_width"] == want.run["screen_width"] == 1280  # tools after the items
+    d = tmp_path / "cut"
+    d.mkdir()
+    text = json.dumps(data)
+    (d / "items.json").write_text(text[: len(text) // 2])
+    bad = _one(d)
+    assert bad.run["status"] == "invalid" and "[json_invalid]" in bad.run["error"]
+
+
+REAL = ROOT / "tests" / "fixtures" / "real" / "openai"
+
+
+def test_output_the_ga_computer_tool_really_returned():
+    """Real Responses API output (provenance in the fixture's README): a whole response with a batched
+    `actions` list, and one computer_call item saved alone. No screenshots were captured: the run says so."""
+    runs = {r.run["run_id"]: r for r in score_paths([REAL], jobs=1).results}
+    resp, turn = runs["response-1"], runs["turn-1"]
+    assert (resp.run["status"], resp.run["agent_model"]) == ("ok", "gpt-5.6-sol")
+    assert [s["action_type"] for s in resp.steps] == ["WAIT"]  # the batch's one screenshot action
+    assert [(s["action_type"], s["action_x"], s["action_y"]) for s in turn.steps] == [("MOUSE_MOVE", 426.0, 87.0)]
+    assert json.loads(turn.steps[0]["action_extra"]).get("modifiers") is None  # keys: null holds no key
+    assert any(w.endswith("[frames_not_found]") for w in turn.run["warnings"])

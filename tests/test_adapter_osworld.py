@@ -206,3 +206,18 @@ def test_trajcheck_score_on_the_fixture_folder(tmp_path):
     rows = ledger.query(tmp_path / "L", "select source_format, outcome_score, screen_width, screen_height, n_steps "
                                         "from runs order by run_id").rows
     assert rows == [("osworld", 1.0, 960, 540, 3), ("osworld", None, 960, 540, 1)]
+
+
+def test_a_log_osworlds_runner_wrote():
+    """A real OSWorld-Verified traj.jsonl (provenance in tests/fixtures/real/osworld/README.md): all 15 actions
+    read from the agent's pyautogui code, and its absent screenshots said per step and for the run."""
+    real = Path(__file__).resolve().parent / "fixtures" / "real" / "osworld"
+    [r] = score_paths([real], jobs=1).results
+    assert r.run["status"] == "ok" and r.run["n_steps"] == 15
+    types = [s["action_type"] for s in r.steps]
+    assert "UNKNOWN" not in types and types.count("CLICK") == 10 and types.count("TYPE") == 2
+    assert (r.steps[0]["action_x"], r.steps[0]["action_y"]) == (420.0, 72.0)
+    assert [s["action_keys"] for s in r.steps if s["action_type"] == "KEY_PRESS"] == ["ctrl+f12", "tab", "backspace"]
+    warns = r.run["warnings"]
+    assert sum(w.endswith("[screenshot_missing]") for w in warns) >= 1
+    assert any("15 of 15 steps have no readable screenshot" in w for w in warns)

@@ -19,6 +19,7 @@ Anthropic reader.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from trajcheck.schemas.records import Action, Page, Run, Step
 
 from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, num, read_text_file, run_id_of
 from .sparse import Results, Timeline, last_frame, steps_of
+from .stream import STREAM_BYTES, StreamError, stream_items
 
 NAME = "openai-responses"
 _LOOKS = frozenset({"screenshot"})
@@ -54,6 +56,8 @@ def _flatten(value: Any, req: dict[str, Any]) -> list[Any]:
             out += _flatten(v, req) if isinstance(v, dict) and "type" not in v and (
                 "output" in v or "input" in v or "items" in v) else [v]
         return out
+    if isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] != "response":
+        return [value]  # one item saved alone (a computer_call cut out of a response)
     if isinstance(value, dict):
         for k in ("tools", "model", "task_id", "metadata"):
             if k in value and k not in req:
@@ -151,7 +155,7 @@ class _Transcript:
     final_text: str | None = None
 
 
-def _read_items(items: list[Any], frames: Frames, problems: Problems) -> _Transcript:
+def _read_items(items: Iterable[Any], frames: Frames, problems: Problems) -> _Transcript:
     t = _Transcript()
     reasoning = None
     for i, it in enumerate(items):
@@ -221,17 +225,49 @@ def _screen(req: dict[str, Any]) -> tuple[int | None, int | None]:
     return w, h
 
 
+def _whole(run_dir: Path, rel: str, run_id: str, problems: Problems) -> tuple[list[Any], dict[str, Any]]:
+    """The transcript read whole: its items and the request's fields; raises on a file that does not parse."""
+    text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
+    items, req = _items_of(text, rel, run_id, problems) if text is not None else ([], {})
+    problems.raise_errors()
+    return items, req
+
+
+def _streamed(path: Path, req: dict[str, Any]) -> Iterator[Any]:
+    """The items of a large transcript, one at a time: a top-level list (of items or of responses) or
+    ``{items}``; the request's other fields (and an ``{input, output}`` transcript's items, read whole) after."""
+    meta: dict[str, Any] = {}
+    for v in stream_items(path, "items", meta):
+        yield from _flatten([v], req)
+    yield from _flatten(meta, req)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     """Read one OpenAI computer-use transcript (see the module's docstring and :data:`DOC`)."""
     run_id = run_id_of(run_dir, display)
     problems = Problems(run_id)
     rel = problems.file = SNIFF.pick(run_dir, run_id, problems)
-    text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
-    items, req = _items_of(text, rel, run_id, problems) if text is not None else ([], {})
-    problems.raise_errors()
-    del text
     frames = Frames(run_dir, run_id, rel, problems)
-    t = _read_items(items, frames, problems)
+    if rel.endswith(".json") and _size(run_dir / rel) >= STREAM_BYTES:  # a large transcript: an item at a time
+        req: dict[str, Any] = {}
+        try:
+            t = _read_items(_streamed(run_dir / rel, req), frames, problems)
+        except StreamError as exc:
+            _whole(run_dir, rel, run_id, problems)  # the JSON error, located, makes the run invalid
+            problems.error("json_invalid", f"the transcript stops being JSON: {str(exc).splitlines()[0]}",
+                           hint="re-export the transcript")
+            problems.raise_errors()
+            raise
+    else:
+        items, req = _whole(run_dir, rel, run_id, problems)
+        t = _read_items(items, frames, problems)
     steps = steps_of(t.timeline, t.results, rel, _LOOKS)
     steps = [_with_url(s, t.urls, t.safety) for s in steps]
     steps = _urls_before(steps)
@@ -331,7 +367,8 @@ DOC = FormatDoc(
                "file and line (`json_invalid`); a transcript without a `computer_call`, `steps_empty`; an "
                "inline screenshot that is not base64 or not an image is a warning (`frame_unreadable`)."),
     fixtures=("The fixture `tests/fixtures/openai/cua-newsletter` is recorded in Chromium by "
-              "`tests/fixtures/anthropic/make_fixtures.py`."),
+              "`tests/fixtures/anthropic/make_fixtures.py`; `tests/fixtures/real/openai` holds output the GA "
+              "`computer` tool really returned (batched `actions`; no screenshots), with its provenance."),
     brief=("a folder holding one transcript of a CUA loop (a JSON list of Responses items, `{items}` or "
            "`{input, output}` with the `tools`, a list of responses, or JSONL), claimed by content: "
            "`computer_call` items",

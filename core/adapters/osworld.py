@@ -300,7 +300,9 @@ DOC = FormatDoc(
                "`UNKNOWN` with the code in `extra.raw` (warning `action_unparsed`); a `result.txt` that is "
                "not a number is a warning and no score."),
     fixtures=("The test fixture was constructed by following that writer code, with real Chromium "
-              "screenshots (`tests/fixtures/osworld/README.md`), not recorded by OSWorld."),
+              "screenshots (`tests/fixtures/osworld/README.md`), not recorded by OSWorld; "
+              "`tests/fixtures/real/osworld` holds a `traj.jsonl` OSWorld's runner wrote (an o3 rollout of "
+              "OSWorld-Verified, MIT), without its screenshots, with its provenance."),
     brief=("a result folder `<action_space>/<observation_type>/<model>/<domain>/<example_id>/` with `traj.jsonl`, "
            "`step_{n}_{timestamp}.png`, `result.txt`",
            "pyautogui code parsed with `ast` (never run): click/doubleClick/rightClick/press/hotkey/typewrite/"

@@ -307,7 +307,8 @@ DOC = FormatDoc(
                "(`trace_unreadable`); too many members or bytes, `trace_too_large`; a member named with "
                "`..`, an absolute path, a drive letter or a backslash, `path_escapes_run`."),
     fixtures=("The fixtures (`tests/fixtures/playwright_trace/`) are real traces written by Playwright's "
-              "own tracing driving Debian's Chromium (see their README)."),
+              "own tracing driving Debian's Chromium (see their README); `tests/fixtures/real/playwright` holds two "
+              "traces from public repositories (trace formats 4 and 8), with their provenance."),
     brief=("a folder holding a `trace.zip` (read in place, never extracted; member count and size limits; "
            "events streamed; each screencast frame unpacked when a step needs it, with a 32 MiB budget counted "
            "on the bytes produced)",
