@@ -77,6 +77,9 @@ class Reader:
     summary: str = ""
     doc: FormatDoc | None = None  # the field mapping and what is lost (None: a --mapping file's reader)
     companions: tuple[str, ...] = ()  # folders the reader reads beside its runs (WebVoyager's _metadata/)
+    #: a claimed folder's run files, when it holds several runs of one file each (a folder of transcripts);
+    #: empty when the folder is one run
+    entries: Callable[[Path], list[str]] | None = None
 
     @property
     def mapping(self) -> tuple[tuple[str, str], ...]:
@@ -167,6 +170,11 @@ class RunRef:
     url: str | None = None  # fsspec URL of a remote run directory (copied locally to be scored)
 
     @property
+    def run_dir(self) -> Path:
+        """The folder the run's files are in: ``path`` itself, or the folder of a run that is one file."""
+        return self.path.parent if self.url is None and self.path.is_file() else self.path
+
+    @property
     def key(self) -> str:
         """Where the run lives: its URL, or its absolute local path."""
         return self.url or os.path.abspath(self.path)
@@ -234,7 +242,7 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
             continue
         r = _claim(root, only)
         if r is not None:
-            refs.append(RunRef(root, root.resolve().name or str(root), r.name))
+            refs += _refs(root, root.resolve().name or str(root), r)
             continue
         refs += _walk(root, only, problems)
     return refs, problems
@@ -278,7 +286,7 @@ def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> lis
             sub = here / d
             r = _claim(sub, only)
             if r is not None:
-                refs.append(RunRef(sub, sub.relative_to(root).as_posix(), r.name))
+                refs += _refs(sub, sub.relative_to(root).as_posix(), r)
             else:
                 keep.append(d)
         dirnames[:] = keep
@@ -286,6 +294,17 @@ def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> lis
     if unclaimed:  # the adapters' names: loaded only then (a folder of native runs leaves them unloaded)
         problems += _unclaimed_problems(root, unclaimed, only if only is not None else readers())
     return refs
+
+
+def _refs(path: Path, display: str, r: Reader) -> list[RunRef]:
+    """The runs of a claimed folder: the folder, or (a folder of transcripts) each of its run files."""
+    try:
+        names = r.entries(path) if r.entries is not None else []
+    except OSError:
+        names = []
+    if len(names) < 2:
+        return [RunRef(path, display, r.name)]
+    return [RunRef(path / n, f"{display}/{n}", r.name) for n in names]
 
 
 def _companions(reader: str) -> tuple[str, ...]:
@@ -299,7 +318,7 @@ def _unclaimed(data: list[tuple[Path, list[int]]], refs: list[RunRef]) -> list[t
     """The folders to name: those with data and no run at or below them (a folder of runs may keep its own
     labels or task lists), each once: a folder inside one already named adds its counts to it."""
     holders = {p for r in refs for p in (r.path, *r.path.parents)}
-    companions = {r.path.parent / c for r in refs for c in _companions(r.reader)}
+    companions = {r.run_dir.parent / c for r in refs for c in _companions(r.reader)}
     named: dict[Path, list[int]] = {}
     for here, counts in data:
         if here in holders or here in companions:

@@ -25,9 +25,9 @@ from .rows import RunResult, build_result, invalid_result
 
 def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
     run, warnings = get_reader(ref.reader).read(ref.path, ref.display)
-    contract, contract_problems = find_contract(ref.path, run.task_id, opts.contracts_dir, run.run_id)
+    contract, contract_problems = find_contract(ref.run_dir, run.task_id, opts.contracts_dir, run.run_id)
     plan = plan_referee(run, contract)
-    loaded = load_run(run, ref.path, plan, opts)
+    loaded = load_run(run, ref.run_dir, plan, opts)
     found = analyze(run, loaded, plan, opts)
     coverage = read_coverage(run, loaded.evidence)
     return build_result(found, ref, loaded.frames_decoded, coverage + warnings + contract_problems + loaded.problems)

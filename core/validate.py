@@ -83,7 +83,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
                         except FrameError as exc:  # an archive member over the frame byte budget
                             seen[rel] = (exc.slug, None)
                     else:
-                        path = safe_join(ref.path, rel)
+                        path = safe_join(ref.run_dir, rel)
                         seen[rel] = _frame_header(path) if path else ("frame_unreadable", None)
                     slug, _ = seen[rel]
                     if slug:

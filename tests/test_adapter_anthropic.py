@@ -263,3 +263,39 @@ def test_a_large_transcript_is_read_one_message_at_a_time(monkeypatch, tmp_path)
     (d / "messages.json").write_text(text[: len(text) * 3 // 4])
     bad = _score(d)["cut"]
     assert bad.run["status"] == "invalid" and "[json_invalid]" in bad.run["error"] and "messages.json" in bad.run["error"]
+
+
+def test_a_folder_of_session_logs_is_a_run_each(tmp_path):
+    """A harness that keeps every session's log in one folder (the CS715 harness's logs/): each file is a run
+    of its own, named by the file, never the first read and the rest passed over."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for sess in ("cs715-session-3", "cs715-session-15"):
+        for f in (REAL / sess).iterdir():
+            if f.is_dir():
+                shutil.copytree(f, logs / f.name, dirs_exist_ok=True)
+            else:
+                shutil.copy(f, logs / f.name)
+    runs = _score(tmp_path)
+    assert sorted(runs) == ["session_15_Basic_App_File_20250701_112824", "session_3_Basic_App_File_20250701_035818"]
+    r3 = runs["session_3_Basic_App_File_20250701_035818"]
+    assert [s["action_type"] for s in r3.steps] == ["TOOL", "WAIT", "CLICK", "WAIT", "CLICK", "DONE"]
+    assert r3.steps[2]["frame_post"] == "screenshots/screenshot_toolu_015CnVW2aFLNHY7fqmn4cAiu.png"
+    assert all(not any("[history_ambiguous]" in w for w in r.run["warnings"]) for r in runs.values())
+    assert r3.run["run_path"].endswith("logs/session_3_Basic_App_File_20250701_035818.json")
+
+
+def test_a_request_saved_at_every_step_is_one_run_read_from_the_last(tmp_path):
+    """A harness that saves, at every step, the whole request so far and the response it got
+    ({step, messages, response}): the folder is one run, read from its last file (natural order: 10 after 9)."""
+    src = json.loads((FIX / "feedback-2x" / "messages.json").read_text())
+    msgs = src["messages"]
+    d = tmp_path / "t1"
+    d.mkdir()
+    for n, upto in ((1, 1), (2, 3), (10, 5)):  # the request before each model call, then its reply
+        (d / f"{n}.json").write_text(json.dumps({"timestamp": "2025-01-01T00:00:00", "step": n, "messages":
+                                                 msgs[:upto], "response": {"content": msgs[upto]["content"]}}))
+    got, want = _score(d)["t1"], _score(FIX / "feedback-2x")["feedback-2x"]
+    assert [s["action_type"] for s in got.steps] == [s["action_type"] for s in want.steps]
+    assert got.steps[-1]["action_text"] == want.steps[-1]["action_text"]
+    assert not any("[history_ambiguous]" in w for w in got.run["warnings"])

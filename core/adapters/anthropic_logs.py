@@ -34,6 +34,9 @@ def messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple
     if isinstance(data, list):
         return data, {}
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        reply = data.get("response")  # a request saved with the response it got (one file per step)
+        if isinstance(reply, dict) and isinstance(reply.get("content"), list):
+            return [*data["messages"], {"role": "assistant", "content": reply["content"]}], data
         return data["messages"], data
     if isinstance(data, dict) and isinstance(data.get("events"), list):
         return events_to_messages(data["events"])
@@ -142,3 +145,14 @@ def steps_to_messages(run_dir: Path, names: list[str], run: str,
             results.append({"type": "tool_result", "tool_use_id": b.get("id"), "is_error": failed, "content": content})
         msgs.append({"role": "user", "content": results})
     return msgs, {}
+
+
+def is_cumulative(head: bytes) -> bool:
+    """A file a harness writes at every step holding the whole request so far and its response
+    (``{step, messages, response}``): the folder's last such file holds the whole run."""
+    return b'"messages"' in head and b'"response"' in head and b'"step"' in head
+
+
+def natural(name: str) -> list[Any]:
+    """A sort key that orders numbers by value: 9.json before 10.json."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name) if t]

@@ -38,9 +38,10 @@ from trajcheck.inputs import open_regular
 from trajcheck.schemas.records import Action, Run, Step
 
 from . import coords
-from .kit import MAX_HISTORY_BYTES, SNIFF_BYTES, Frames, Problems, Sniffer, frame_size, read_text_file, run_id_of
+from .kit import MAX_HISTORY_BYTES, SNIFF_BYTES, Frames, Problems, Sniffer, frame_size, read_text_file, run_id_of, \
+    split_run
 from .anthropic_actions import LOOKS_ACTIONS, map_action, tool_action
-from .anthropic_logs import is_step_log, messages_of, step_files, steps_to_messages
+from .anthropic_logs import is_cumulative, is_step_log, messages_of, natural, step_files, steps_to_messages
 from .sparse import Results, Timeline, last_frame, steps_of
 from .stream import STREAM_BYTES, StreamError, stream_items
 
@@ -95,16 +96,37 @@ def _frame_of(frames: Frames, block: dict[str, Any], field: str) -> str | None:
     return frames.from_path(path, field) if isinstance(path, str) and path else None
 
 
-def _parse(run_dir: Path, problems: Problems) -> tuple[str, Iterable[Any], dict[str, Any]]:
-    """The transcript's file (the first step file of a run saved one JSON per step), its messages and the
-    request around them; raises on an unreadable file."""
-    steps = step_files(run_dir)
+def entries(path: Path) -> list[str]:
+    """A folder holding several transcripts, each a run of its own (a harness that keeps every session's log in
+    one folder), gives their names; a folder that is one run (one transcript, one JSON per step, or a request
+    saved at every step) gives none."""
+    if step_files(path):
+        return []
+    found = SNIFF.every(path)
+    if len(found) < 2 or all(is_cumulative(head) for _, head in found):
+        return []
+    return sorted((p.name for p, _ in found), key=natural)
+
+
+def _pick(run_dir: Path, problems: Problems) -> str:
+    """The transcript of a folder that is one run: the last of the requests a harness saved at every step
+    (the whole run), else the first by name (with a warning when there are several)."""
+    found = SNIFF.every(run_dir)
+    if len(found) > 1 and all(is_cumulative(head) for _, head in found):
+        return sorted((p.name for p, _ in found), key=natural)[-1]
+    return SNIFF.pick(run_dir, problems.run, problems)
+
+
+def _parse(run_dir: Path, problems: Problems, only: str | None) -> tuple[str, Iterable[Any], dict[str, Any]]:
+    """The transcript's file (``only``: the run is that file of a folder of transcripts; the first step file of
+    a run saved one JSON per step), its messages and the request around them; raises on an unreadable file."""
+    steps = step_files(run_dir) if only is None else []
     if steps and is_step_log(_head(run_dir / steps[0])):
         problems.file = steps[0]
         messages, req = steps_to_messages(run_dir, steps, problems.run, problems)
         problems.raise_errors()
         return steps[0], messages, req
-    rel = SNIFF.pick(run_dir, problems.run, problems)
+    rel = only or _pick(run_dir, problems)
     problems.file = rel
     path = run_dir / rel
     if rel.endswith(".json") and _size(path) >= STREAM_BYTES:  # a large transcript: one message at a time
@@ -211,8 +233,9 @@ def _space(req: dict[str, Any], steps: list[Step], shot: tuple[int, int] | None,
 def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     """Read one Anthropic computer-use transcript (see the module's docstring and :data:`DOC`)."""
     run_id = run_id_of(run_dir, display)
+    run_dir, only = split_run(run_dir)
     problems = Problems(run_id)
-    rel, messages, req = _parse(run_dir, problems)
+    rel, messages, req = _parse(run_dir, problems, only)
     frames = Frames(run_dir, run_id, rel, problems)
     try:
         timeline, results, goal, final_text = _timeline(messages, frames, problems)
@@ -255,8 +278,10 @@ DOC = FormatDoc(
             "`{response, tool_output}`, with `step_01.png` and a `task_*.txt` beside them). Claimed by content: "
             "one of the folder's first 8 `.json`/`.jsonl` files has, in its first 256 KiB, a `tool_use` block of "
             "the `computer` tool or of a member of the computer toolset (`left_click`, `type`, `screenshot`...), "
-            "or is a step file. Two transcripts in one directory: the first by name is read, with a "
-            "`history_ambiguous` warning."),
+            "or is a step file. A folder holding several transcripts (a harness that keeps every session's log "
+            "in one folder) is a run per file, named by the file; a folder of requests saved at every step "
+            "(`{step, messages, response}`, each holding the whole conversation so far) is one run, read from its "
+            "last file (natural order) with the response appended."),
     example=("trajcheck score transcripts/ --out LEDGER          # one folder per transcript\n"
              "trajcheck formats anthropic-messages"),
     about=(
@@ -332,8 +357,8 @@ DOC = FormatDoc(
         "No URLs, titles or DOM: the observation check has frames only.",
         ("Screenshots the loop dropped from the transcript leave their steps without frames "
          "(`extra.frames_dropped`)."),
-        ("An event log that keeps many sessions in one folder is read as one run (the first file, with "
-         "`history_ambiguous`): give each session a folder of its own."),
+        ("A session log whose screenshots lie outside its folder (the CS715 harness keeps `logs/` beside "
+         "`screenshots/`) finds them only when they are inside the folder scored as the run."),
     ),
     bad_input=("a transcript that is not JSON (or a JSONL line that is not) makes the run invalid with its "
                "file and line (`json_invalid`); a transcript without a tool call, `steps_empty`; an "
@@ -358,6 +383,7 @@ READER = Reader(
     name=NAME,
     claims=claims,
     read=read_anthropic_messages,
+    entries=entries,
     summary="Anthropic computer-use runs (computer_20241022 to computer_20251124, computer_toolset_20260801): "
             "a Messages transcript (JSON or JSONL), an event log, or one JSON per step",
     doc=DOC,

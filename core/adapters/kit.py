@@ -37,13 +37,15 @@ __all__ = ["MAX_FRAME_BYTES", "MAX_HISTORY_BYTES", "MAX_JSON_BYTES", "MAX_PROBLE
            "BadImage", "Frames", "Problems", "Sniffer", "array_item_lines", "claims_plain_dir", "decode_image",
            "first_file", "frame_size", "image_size", "jsonl_values", "load_json", "load_json_or_jsonl",
            "looks_like_base64", "num", "png_size", "raise_errors", "read_json_file", "read_text_file", "relocated",
-           "run_id_of", "safe_join", "str_or_none"]
+           "run_id_of", "safe_join", "split_run", "str_or_none"]
 
 #: Logs that carry base64 screenshots (browser-use histories, vendor transcripts) may be this large.
 MAX_HISTORY_BYTES = 512 * 1024 * 1024
 #: How much of a JSON file is read to decide whether a reader claims it, and how many files of a folder.
 SNIFF_BYTES = 256 * 1024
 SNIFF_FILES = 8
+#: A folder of transcripts is read as at most this many runs (one a file).
+MAX_ENTRIES = 10_000
 
 
 
@@ -82,8 +84,16 @@ class Problems(list[Problem]):
 
 
 def run_id_of(run_dir: Path, display: str) -> str:
-    """A run's id when its format names none: the directory's own name."""
+    """A run's id when its format names none: the directory's own name (a run that is one file of a folder of
+    transcripts: the file's name without its extension)."""
+    if run_dir.is_file():
+        return run_dir.stem
     return run_dir.resolve().name or display
+
+
+def split_run(path: Path) -> tuple[Path, str | None]:
+    """The run's folder and, for a run that is one file of a folder of transcripts, that file's name."""
+    return (path.parent, path.name) if path.is_file() else (path, None)
 
 
 # --- reading -------------------------------------------------------------------------------------------------
@@ -223,13 +233,13 @@ class Sniffer:
                  prefer: Callable[[bytes], bool] | None = None):
         self.test, self.default, self.suffixes, self.prefer = test, default, suffixes, prefer
 
-    def _heads(self, path: Path) -> list[tuple[Path, bytes]]:
+    def _heads(self, path: Path, most: int = SNIFF_FILES) -> list[tuple[Path, bytes]]:
         try:
             names = sorted(p for p in path.iterdir() if p.suffix.lower() in self.suffixes and exists_not_dir(p))
         except OSError:
             return []
         out = []
-        for p in names[:SNIFF_FILES]:
+        for p in names[:most]:
             try:
                 if p.is_file():
                     with p.open("rb") as f:
@@ -246,6 +256,10 @@ class Sniffer:
         if self.prefer is not None:
             heads.sort(key=lambda ph: not self.prefer(ph[1]))  # type: ignore[misc]  # checked just above
         return [p for p, _ in heads]
+
+    def every(self, path: Path) -> list[tuple[Path, bytes]]:
+        """Every file of the folder that passes the test (at most MAX_ENTRIES), with the head that was read."""
+        return self._heads(path, MAX_ENTRIES)
 
     def claims(self, path: Path) -> bool:
         """A reader's ``claims``: not a native run, and one of its files passes the test."""

@@ -29,7 +29,8 @@ from trajcheck.errors import Problem
 from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Page, Run, Step
 
-from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, num, read_text_file, run_id_of
+from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, num, read_text_file, run_id_of, \
+    split_run
 from .sparse import Results, Timeline, last_frame, steps_of
 from .stream import STREAM_BYTES, StreamError, stream_items
 
@@ -249,11 +250,18 @@ def _size(path: Path) -> int:
         return 0
 
 
+def entries(path: Path) -> list[str]:
+    """A folder holding several transcripts gives their names: each is a run of its own."""
+    found = SNIFF.every(path)
+    return sorted(p.name for p, _ in found) if len(found) > 1 else []
+
+
 def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     """Read one OpenAI computer-use transcript (see the module's docstring and :data:`DOC`)."""
     run_id = run_id_of(run_dir, display)
+    run_dir, only = split_run(run_dir)
     problems = Problems(run_id)
-    rel = problems.file = SNIFF.pick(run_dir, run_id, problems)
+    rel = problems.file = only or SNIFF.pick(run_dir, run_id, problems)
     frames = Frames(run_dir, run_id, rel, problems)
     if rel.endswith(".json") and _size(run_dir / rel) >= STREAM_BYTES:  # a large transcript: an item at a time
         req: dict[str, Any] = {}
@@ -320,7 +328,8 @@ DOC = FormatDoc(
             "`computer_use_preview` tool: a JSON list of items, an object with `items` (or the request's "
             "`input` and the response's `output`) and the `tools`, a list of responses (each with its "
             "`output`), or JSONL with one item or one response per line. Claimed by content: a "
-            "`computer_call` item in the first 256 KiB of one of the folder's first 8 JSON files."),
+            "`computer_call` item in the first 256 KiB of one of the folder's first 8 JSON files. A folder holding "
+            "several transcripts is a run per file, named by the file."),
     example=("trajcheck score transcripts/ --out LEDGER          # one folder per transcript\n"
              "trajcheck formats openai-responses"),
     about=(
@@ -385,6 +394,7 @@ READER = Reader(
     name=NAME,
     claims=claims,
     read=read_openai_responses,
+    entries=entries,
     summary="OpenAI Responses transcript of a computer-use (CUA) loop: computer_call and computer_call_output "
             "items (a JSON list, {items} or {input, output}, responses, or JSONL)",
     doc=DOC,
