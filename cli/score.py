@@ -180,10 +180,12 @@ def _summary(result: "ScoreResult") -> None:
               highlight=False)
     if result.summaries:
         err.print(_verdict_line(result.summaries), highlight=False)
-    for r in result.summaries:  # runs read so poorly that their rows say little: named, never silent
-        for w in r.get("warnings") or []:
-            if w.endswith(READ_WARNINGS):
-                err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
+    poor = [w for r in result.summaries for w in r.get("warnings") or [] if w.endswith(READ_WARNINGS)]
+    for w in poor[:MAX_LISTED]:  # runs read so poorly that their rows say little: named, never silent
+        err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
+    if len(poor) > MAX_LISTED:
+        err.print(f"[yellow]warning:[/] and {len(poor) - MAX_LISTED} more runs read as poorly (the runs table's "
+                  "warnings column has them all)", highlight=False)
     for r in result.invalid:
         err.print(f"[red]invalid:[/] {escape(r['error'])}", highlight=False)
 

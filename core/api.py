@@ -157,13 +157,14 @@ def _unchanged(root: Path, paths: list[str], input_format: str | None,
     """The run ids, and the problems of the paths (folders no reader claims), when the ledger at ``root``
     holds every run under ``paths`` unchanged and none of them is gone (nothing to score: the analyzers and
     pyarrow are never loaded), else None."""
-    from .digest import options_fingerprint  # json and hashlib only
+    from .digest import forget_listings, options_fingerprint  # json and hashlib only
     from .discovery import discover
     from .incremental import plan
 
     previous = _previous(root)
     if not previous:
         return None
+    forget_listings()
     refs, problems = discover(paths, input_format)
     p = plan(paths, refs, previous, options_fingerprint(opts, input_format))
     if p.todo or p.removed or not p.skipped:

@@ -54,11 +54,13 @@ def file_manifest(root: Path, prior: dict[str, FileEntry] | None = None) -> dict
     prior = prior or {}
     out: dict[str, FileEntry] = {}
     base = str(root)
-    if os.path.isfile(base):  # a reader that takes a single file as the run
+    if os.path.isfile(base):  # a run that is one file of a folder of transcripts
         name = os.path.basename(base)
         entry = _entry(base, prior.get(name))
         # gone or unreadable since isfile(): left out, as _scan leaves out such a file of a folder
-        return {} if entry is None else {name: entry}
+        out = {} if entry is None else {name: entry}
+        out[IMAGES_BESIDE] = _images_beside(os.path.dirname(base))
+        return out
     _scan(base, "", prior, out)
     return out
 
@@ -93,6 +95,47 @@ def _dir_entry(e: os.DirEntry[str], old: FileEntry | None) -> FileEntry | None:
         return _record(e.path, e.stat(follow_symlinks=False), e.is_symlink(), old)
     except OSError:
         return None
+
+
+#: The manifest entry of a run that is one file, for the images in its folder (screenshots it may name): a
+#: screenshot copied in, changed or removed later changes the run's digest.
+IMAGES_BESIDE = "<images in the run's folder>"
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+_beside: dict[tuple[str, int], FileEntry] = {}
+
+
+def forget_listings() -> None:
+    """Drop the folder listings kept by :func:`_images_beside`: each scoring call lists folders afresh."""
+    _beside.clear()
+
+
+def _images_beside(folder: str) -> FileEntry:
+    """[count, newest mtime_ns, digest of every image's relative path, size and mtime] under ``folder``, listed
+    once per scoring call (a folder of many transcripts is listed once, not once per run; see
+    :func:`forget_listings`)."""
+    try:
+        key = (folder, os.stat(folder).st_mtime_ns)
+    except OSError:
+        return [0, 0, "absent"]
+    if key not in _beside:
+        h = hashlib.blake2b(digest_size=16)
+        n = newest = 0
+        for dirpath, dirnames, files in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
+            for f in sorted(files):
+                if f.lower().endswith(_IMAGE_SUFFIXES):
+                    try:
+                        st = os.lstat(os.path.join(dirpath, f))
+                    except OSError:
+                        continue
+                    n += 1
+                    newest = max(newest, st.st_mtime_ns)
+                    h.update(f"{os.path.relpath(os.path.join(dirpath, f), folder)}\0{st.st_size}\0{st.st_mtime_ns}\n"
+                             .encode("utf-8", "surrogateescape"))
+        if len(_beside) > 256:
+            _beside.clear()
+        _beside[key] = [n, newest, h.hexdigest()]
+    return list(_beside[key])
 
 
 def _entry(full: str, old: FileEntry | None) -> FileEntry | None:

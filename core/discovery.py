@@ -248,7 +248,8 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
     return refs, problems
 
 
-#: A file in a searched folder listing subfolders that hold no runs (one name or glob a line, as .gitignore).
+#: A file in a searched folder naming its subfolders that hold no runs: one subfolder name or glob a line (matched
+#: against the names of that folder's own subfolders; ``#`` starts a comment).
 IGNORE_FILE = ".trajcheckignore"
 #: How many unclaimed folders are named one by one; the rest are counted in one more problem.
 MAX_NAMED = 20

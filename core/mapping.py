@@ -48,13 +48,14 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import re
+import itertools
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from . import discovery
-from .adapters.kit import Frames, load_json_or_jsonl, num, raise_errors, read_text_file, safe_join
+from .adapters.kit import MAX_STEP_FILES, Frames, load_json_or_jsonl, natural, num, raise_errors, read_text_file, \
+    safe_join
 from .discovery import Reader
 from .errors import Problem, RunFormatError, UsageError
 from .inputs import exists_not_dir
@@ -86,6 +87,10 @@ class Mapping:
                              "(JMESPath expressions)")
         self.files = str(run.get("files", "*.json"))
         self.goal_file = str(run["goal_file"]) if isinstance(run.get("goal_file"), str) else None
+        for key, pattern in (("step_files", self.step_files), ("goal_file", self.goal_file)):
+            if pattern is not None and not _inside(pattern):
+                raise UsageError(f"--mapping {path}: [run] {key} = {pattern!r} must be a non-empty glob relative to "
+                                 "the run folder, without '..'")
         self.shot_file = str(step["screenshot_file"]) if isinstance(step.get("screenshot_file"), str) else None
         self.pre = str(step.get("screenshot_is", "pre")) != "post"
         self.relative = str(run.get("coordinates", "pixels")) == "relative-1000"
@@ -121,12 +126,12 @@ class Mapping:
         """A run directory's step files (``[run] step_files``) in natural order, at most MAX_STEP_FILES."""
         if self.step_files is None:
             return []
-        try:
-            found = [p for p in path.glob(self.step_files) if exists_not_dir(p) and safe_join(path, str(
-                p.relative_to(path))) is not None]
-        except (OSError, ValueError):
+        try:  # at most MAX_STEP_FILES + 1 matches are looked at: a glob over a huge tree stays bounded
+            found = [p for p in itertools.islice(path.glob(self.step_files), MAX_STEP_FILES + 1)
+                     if exists_not_dir(p) and safe_join(path, str(p.relative_to(path))) is not None]
+        except (OSError, ValueError, NotImplementedError):
             return []
-        return sorted(found, key=lambda p: _natural(p.relative_to(path).as_posix()))[:MAX_STEP_FILES]
+        return sorted(found, key=lambda p: natural(p.relative_to(path).as_posix()))[:MAX_STEP_FILES]
 
     def steps_in(self, value: Any) -> list[Any] | None:
         """The steps one log (or one step file) holds: ``[run] steps``; a step file without it is one step."""
@@ -160,13 +165,11 @@ class Mapping:
         return bool(self.steps_in(value))
 
 
-#: At most this many step files are read for one run.
-MAX_STEP_FILES = 100_000
-
-
-def _natural(name: str) -> list[Any]:
-    """A sort key that orders numbers by value: step_9 before step_10."""
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name) if t]
+def _inside(pattern: str) -> bool:
+    """A glob that stays inside the run folder: not empty, not absolute, no drive, no '..' part."""
+    parts = pattern.replace("\\", "/").split("/")
+    return bool(pattern.strip()) and not pattern.startswith(("/", "\\")) and ":" not in parts[0] \
+        and ".." not in parts
 
 
 def _load(text: str, rel: str, run: str, problems: list[Problem]) -> Any:
@@ -217,7 +220,11 @@ def _goal(m: Mapping, run_dir: Path, value: Any, run_name: str, problems: list[P
     goal = _str(m.get("run.goal", value))
     if goal or m.goal_file is None:
         return goal
-    names = sorted(p for p in run_dir.glob(m.goal_file) if exists_not_dir(p))
+    try:
+        names = sorted(p for p in itertools.islice(run_dir.glob(m.goal_file), 1000)
+                       if exists_not_dir(p) and safe_join(run_dir, str(p.relative_to(run_dir))) is not None)
+    except (OSError, ValueError, NotImplementedError):
+        return None
     if not names:
         return None
     text = read_text_file(names[0], run=run_name, rel=names[0].name, problems=problems, limit=1024 * 1024)
@@ -231,8 +238,10 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
     rel, value, records = _records(m, run_dir, run_name, problems)
     raw = [s for s, _ in records]
     if not raw:
-        raise RunFormatError([Problem("mapping_matches_nothing", f"[run] steps of {m.path.name} gives no list of "
-                                      "steps here", run=run_name, file=rel, field="run.steps",
+        what = (f"[run] step_files = {m.step_files!r} of {m.path.name} matches no step file here"
+                if m.step_files is not None else f"[run] steps of {m.path.name} gives no list of steps here")
+        raise RunFormatError([Problem("mapping_matches_nothing", what, run=run_name, file=rel,
+                                      field="run.step_files" if m.step_files is not None else "run.steps",
                                       hint="check the expression against the log (jmespath.org)")])
     frames = Frames(run_dir, run_name, rel, problems)
     width = num(m.get("run.screen_width", value)) or (m.screen[0] if m.screen else None)

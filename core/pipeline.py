@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from . import incremental
-from .digest import options_fingerprint
+from .digest import forget_listings, options_fingerprint
 from .discovery import discover
 from .errors import Problem
 from .incremental import Previous
@@ -56,6 +56,7 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     """
     opts = opts or ScoreOptions()
     paths = list(paths)
+    forget_listings()
     refs, problems = discover(paths, input_format)
     fingerprint = options_fingerprint(opts, input_format)
     plan = incremental.plan(paths, refs, previous, fingerprint)

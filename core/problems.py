@@ -162,7 +162,8 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
         _K("screenshot_ambiguous", "warning", "A screenshot path the log records is not in the run, and several "
            "files of its name are; none is used.", "store screenshot paths relative to the log"),
         _K("coord_space_ambiguous", "warning", "Nothing declares the space of the run's action points, and "
-           "several spaces fit every point; the reader's default is used (runs.coord_space_source says so).",
+           "several spaces fit every point, or none does; the reader's default is used (runs.coord_space_source "
+           "says so).",
            "declare the coordinate space (or the screen size) in the log, or read it with a --mapping file"),
         _K("screenshot_overwritten", "warning", "OSWorld's runner wrote the next action's screenshot over this "
            "one's; the step is scored without its post frame.", "give every step's screenshot its own file"),

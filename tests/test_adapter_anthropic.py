@@ -248,11 +248,15 @@ def test_one_json_per_step_is_read_as_the_transcript_it_stands_for():
 def test_a_large_transcript_is_read_one_message_at_a_time(monkeypatch, tmp_path):
     """Issue 27: past STREAM_BYTES a transcript is streamed (ijson); it reads as the whole file does, and a
     broken one is still a located json_invalid (benchmarks/bench_transcript.py measures memory and speed)."""
-    from trajcheck.adapters import anthropic_messages
+    from trajcheck.adapters import anthropic_messages, stream
 
     want = _score(FIX / "feedback-2x")["feedback-2x"]
-    monkeypatch.setattr(anthropic_messages, "STREAM_BYTES", 0)
+    monkeypatch.setattr(stream, "STREAM_BYTES", 0)
+    streamed = []
+    real = anthropic_messages.stream_items
+    monkeypatch.setattr(anthropic_messages, "stream_items", lambda *a: streamed.append(a) or real(*a))
     got = _score(FIX / "feedback-2x")["feedback-2x"]
+    assert streamed  # the streamed path was taken
     keep = ("action_type", "action_x", "action_y", "frame_pre", "frame_post", "action_effect_observed", "reasoning")
     assert [[s[k] for k in keep] for s in got.steps] == [[s[k] for k in keep] for s in want.steps]
     assert (got.run["screen_width"], got.run["agent_model"], got.run["goal"]) == (
@@ -277,8 +281,9 @@ def test_a_folder_of_session_logs_is_a_run_each(tmp_path):
             else:
                 shutil.copy(f, logs / f.name)
     runs = _score(tmp_path)
-    assert sorted(runs) == ["session_15_Basic_App_File_20250701_112824", "session_3_Basic_App_File_20250701_035818"]
-    r3 = runs["session_3_Basic_App_File_20250701_035818"]
+    assert sorted(runs) == ["logs/session_15_Basic_App_File_20250701_112824",
+                            "logs/session_3_Basic_App_File_20250701_035818"]
+    r3 = runs["logs/session_3_Basic_App_File_20250701_035818"]
     assert [s["action_type"] for s in r3.steps] == ["TOOL", "WAIT", "CLICK", "WAIT", "CLICK", "DONE"]
     assert r3.steps[2]["frame_post"] == "screenshots/screenshot_toolu_015CnVW2aFLNHY7fqmn4cAiu.png"
     assert all(not any("[history_ambiguous]" in w for w in r.run["warnings"]) for r in runs.values())
@@ -299,3 +304,19 @@ def test_a_request_saved_at_every_step_is_one_run_read_from_the_last(tmp_path):
     assert [s["action_type"] for s in got.steps] == [s["action_type"] for s in want.steps]
     assert got.steps[-1]["action_text"] == want.steps[-1]["action_text"]
     assert not any("[history_ambiguous]" in w for w in got.run["warnings"])
+
+
+def test_large_event_logs_and_saved_requests_are_read_whole(monkeypatch, tmp_path):
+    """The shapes the stream does not cover (an event log, a request saved with its response) are read whole
+    whatever their size, never read as empty."""
+    from trajcheck.adapters import stream
+
+    monkeypatch.setattr(stream, "STREAM_BYTES", 0)
+    runs = _score(REAL / "cs715-session-3")
+    assert [s["action_type"] for s in runs["cs715-session-3"].steps] == ["TOOL", "WAIT", "CLICK", "WAIT", "CLICK",
+                                                                          "DONE"]
+    src = json.loads((FIX / "feedback-2x" / "messages.json").read_text())["messages"]
+    d = tmp_path / "saved"
+    d.mkdir()
+    (d / "3.json").write_text(json.dumps({"step": 3, "messages": src[:5], "response": {"content": src[5]["content"]}}))
+    assert _score(d)["saved"].steps[-1]["action_type"] == "DONE"

@@ -121,12 +121,15 @@ def test_an_unknown_action_type_is_an_unknown_step_with_a_warning(tmp_path):
 
 def test_a_large_transcript_is_read_one_item_at_a_time(monkeypatch, tmp_path):
     """Past STREAM_BYTES a transcript is streamed: the same steps as read whole, in each container shape."""
-    from trajcheck.adapters import openai_responses
+    from trajcheck.adapters import openai_responses, stream
 
     want = _one(FIX)
     data = json.loads((FIX / "items.json").read_text())
     shapes = {"list": data["items"], "responses": [{"output": data["items"]}], "items": data}
-    monkeypatch.setattr(openai_responses, "STREAM_BYTES", 0)
+    monkeypatch.setattr(stream, "STREAM_BYTES", 0)
+    streamed = []
+    real = openai_responses.stream_items
+    monkeypatch.setattr(openai_responses, "stream_items", lambda *a: streamed.append(a) or real(*a))
     keep = ("action_type", "action_x", "action_y", "frame_pre", "frame_post", "url_after", "action_effect_observed")
     for name, value in shapes.items():
         d = tmp_path / name
@@ -135,6 +138,7 @@ def test_a_large_transcript_is_read_one_item_at_a_time(monkeypatch, tmp_path):
         got = _one(d)
         assert [[s[k] for k in keep] for s in got.steps] == [[s[k] for k in keep] for s in want.steps], name
     assert _one(tmp_path / "items").run["screen_width"] == want.run["screen_width"] == 1280  # tools after the items
+    assert len(streamed) >= 3  # each shape took the streamed path
     d = tmp_path / "cut"
     d.mkdir()
     text = json.dumps(data)

@@ -175,3 +175,41 @@ def test_the_report_ui_tars_desktop_exports():
     assert [(s["action_x"], s["action_y"]) for s in r.steps] == [(s["action_x"], s["action_y"]) for s in want.steps]
     assert (r.run["agent_model"], r.run["screen_width"], r.run["coord_space"]) == ("UI-TARS-1.5-7B", 1280, "relative-1000")
     assert claims(rep)
+
+
+def test_reply_points_beside_flat_ones_follow_what_the_harness_did(tmp_path):
+    """A run whose flat actions are executed points and whose other steps fall back to the reply: the steps that
+    log both show the harness's scale (here 2x), and the reply-only points are read with it."""
+    d = tmp_path / "mixed"
+    shutil.copytree(MAC, d)
+    log = json.loads((d / "session_log.json").read_text())
+    log["steps"][0]["parsed_action"] = {"type": "click", "x": 300, "y": 400}
+    log["steps"][0]["model_reply"] = "Thought: a\nAction: click(start_box='(150,200)')"
+    log["steps"][1]["parsed_action"] = {"type": "raw", "raw": "?"}
+    log["steps"][1]["model_reply"] = "Thought: b\nAction: click(start_box='(250,100)')"
+    log["steps"][2]["parsed_action"] = {"type": "click", "x": 826, "y": 616}  # its reply says (413,308): 2x too
+    (d / "session_log.json").write_text(json.dumps(log))
+    [r] = score_paths([d], jobs=1).results
+    assert [(s["action_x"], s["action_y"]) for s in r.steps[:2]] == [(300.0, 400.0), (500.0, 200.0)]
+    assert r.run["coord_space"] == "screen"
+    log["steps"][2]["parsed_action"] = {"type": "click", "x": 413, "y": 308}  # 1x here, 2x above: no one scale
+    (d / "session_log.json").write_text(json.dumps(log))
+    [r] = score_paths([d], jobs=1).results
+    assert (r.steps[1]["action_x"], r.steps[1]["action_y"]) == (320.0, 80.0)  # decided from the reply points alone
+    assert any(w.endswith("[coord_space_ambiguous]") for w in r.run["warnings"])
+
+
+def test_hostile_replies_cost_linear_time():
+    """Replies padded with blank lines, a huge typed text, a report of unclosed tags: each read in well under a
+    second (the patterns are bounded; calls are joined once)."""
+    import time
+
+    from trajcheck.adapters.ui_tars import _DUMP
+
+    t = time.perf_counter()
+    parse_reply("\n" * 200_000 + "x")
+    parse_reply("Thought: " + "\n" * 200_000 + "Action: click(start_box='(1,2)')")
+    thought, calls, bad = parse_reply("Action: type(content='" + "a\n" * 500_000 + "')")
+    list(_DUMP.finditer("<html>ui_tars_web_dump " + "<script " * 100_000))
+    # a bound on a hang, not a speed target (these took minutes when quadratic; benchmarks/ measures speed)
+    assert time.perf_counter() - t < 30 and len(calls) == 1 and not bad

@@ -103,12 +103,13 @@ def test_one_file_per_step_read_through_a_mapping(tmp_path):
     src = ROOT / "tests" / "fixtures" / "anthropic" / "claude-steps"
     d = tmp_path / "logs" / "claude-steps"
     shutil.copytree(src, d)
-    for n in range(3, 11):  # steps 3..10 wait, the answer moves to step_11: natural order puts step_10 before it
-        (d / f"step_{n:02d}.json").write_text(json.dumps({"response": [
+    (d / "step_03.json").unlink()
+    for n in range(3, 11):  # step_3..step_10 wait (unpadded: by name, step_10 would come before step_3)
+        (d / f"step_{n}.json").write_text(json.dumps({"response": [
             {"type": "tool_use", "id": f"w{n}", "name": "computer", "input": {"action": "screenshot"}}],
             "tool_output": {"status": "success"}}))
-        shutil.copy(d / "step_02.png", d / f"step_{n:02d}.png")
-    (d / "step_11.json").write_text((src / "step_03.json").read_text())
+        shutil.copy(d / "step_02.png", d / f"step_{n}.png")
+    (d / "step_11.json").write_text((src / "step_03.json").read_text())  # the answer, last by number
     res = trajcheck.score([tmp_path / "logs"], out=tmp_path / "L", mapping=MAPS / "claude-step-files.toml")
     assert res.ok and res.scored == 1
     steps = trajcheck.steps(tmp_path / "L")

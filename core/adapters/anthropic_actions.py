@@ -89,7 +89,7 @@ def tool_action(block: dict[str, Any], i: int, problems: Problems) -> Action:
     if toolset == "browser":
         return _browser_action(name, inp, i, problems)
     if name in MEMBERS and (toolset in (None, "computer")) and "action" not in inp:
-        a = map_action({"action": name, **inp})
+        a = map_action({**inp, "action": name})
         return Action(a.type, a.x, a.y, a.keys, a.text, a.url, a.element, {**a.extra, "toolset": "computer"})
     if name in OTHER_TOOLS:
         return Action("TOOL", text=str(inp.get("command") or inp.get("query") or "")[:2000] or None,
@@ -118,7 +118,7 @@ def _browser_action(name: str, inp: dict[str, Any], i: int, problems: Problems) 
         return Action("WAIT" if name == "screenshot" else "READ", extra=extra)
     if name in MEMBERS:
         point = [target["x"], target["y"]] if target.get("type") == "coordinate" and "x" in target else None
-        a = map_action({"action": name, **inp, **({"coordinate": point} if point else {})})
+        a = map_action({**inp, **({"coordinate": point} if point else {}), "action": name})
         element = str(target["ref"]) if target.get("type") == "ref" and target.get("ref") is not None else None
         return Action(a.type, a.x, a.y, a.keys, a.text, a.url, element, {**a.extra, **extra})
     if name in ("new_tab", "switch_tab", "close_tab"):
@@ -127,7 +127,8 @@ def _browser_action(name: str, inp: dict[str, Any], i: int, problems: Problems) 
         return Action("TYPE", text=str(inp.get("value") or "") or None, element=str(inp.get("ref") or "") or None,
                       extra=extra)
     if name == "hover":
-        return _browser_action("mouse_move", inp, i, problems)
+        a = _browser_action("mouse_move", inp, i, problems)
+        return Action(a.type, a.x, a.y, a.keys, a.text, a.url, a.element, {**a.extra, "tool_action": "hover"})
     if name == "scroll_to":
         return Action("SCROLL", element=str(inp.get("ref") or "") or None, extra=extra)
     if name == "javascript_exec":

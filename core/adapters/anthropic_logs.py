@@ -14,7 +14,7 @@ from trajcheck.errors import Problem
 from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import parse_json_text
 
-from .kit import jsonl_values, load_json, looks_like_base64, read_text_file
+from .kit import MAX_STEP_FILES, jsonl_values, load_json, looks_like_base64, natural, read_text_file
 
 def messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple[list[Any], dict[str, Any]]:
     """The messages and the request around them (tools, model...) of a transcript file."""
@@ -74,10 +74,6 @@ def events_to_messages(events: list[Any]) -> tuple[list[Any], dict[str, Any]]:
 
 #: One JSON per step: ``step_01.json``, ``step-2.json``, ``step3.json``.
 STEP_FILE = re.compile(r"^step[_-]?(\d+)\.json$", re.I)
-#: At most this many step files are read for one run.
-MAX_STEP_FILES = 100_000
-
-
 def is_step_log(head: bytes) -> bool:
     """A per-step file of a Claude harness: the model's ``response`` blocks and the ``tool_output``."""
     return b'"tool_output"' in head and b'"response"' in head
@@ -89,8 +85,7 @@ def step_files(run_dir: Path) -> list[str]:
         names = [p.name for p in run_dir.iterdir() if STEP_FILE.match(p.name) and exists_not_dir(p)]
     except OSError:
         return []
-    match = STEP_FILE.match
-    return sorted(names, key=lambda n: int(m.group(1)) if (m := match(n)) else 0)[:MAX_STEP_FILES]
+    return sorted(names, key=natural)[:MAX_STEP_FILES]
 
 
 def _task(run_dir: Path, run: str, problems: list[Problem]) -> str | None:
@@ -152,7 +147,3 @@ def is_cumulative(head: bytes) -> bool:
     (``{step, messages, response}``): the folder's last such file holds the whole run."""
     return b'"messages"' in head and b'"response"' in head and b'"step"' in head
 
-
-def natural(name: str) -> list[Any]:
-    """A sort key that orders numbers by value: 9.json before 10.json."""
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name) if t]

@@ -38,12 +38,12 @@ from trajcheck.inputs import open_regular
 from trajcheck.schemas.records import Action, Run, Step
 
 from . import coords
-from .kit import MAX_HISTORY_BYTES, SNIFF_BYTES, Frames, Problems, Sniffer, frame_size, read_text_file, run_id_of, \
-    split_run
+from .kit import MAX_HISTORY_BYTES, SNIFF_BYTES, Frames, Problems, Sniffer, frame_size, natural, \
+    read_text_file, run_id_of, split_run
 from .anthropic_actions import LOOKS_ACTIONS, map_action, tool_action
-from .anthropic_logs import is_cumulative, is_step_log, messages_of, natural, step_files, steps_to_messages
+from .anthropic_logs import is_cumulative, is_step_log, messages_of, step_files, steps_to_messages
 from .sparse import Results, Timeline, last_frame, steps_of
-from .stream import STREAM_BYTES, StreamError, stream_items
+from .stream import StreamError, stream_items, streams
 
 __all__ = ["READER", "claims", "map_action", "read_anthropic_messages"]
 
@@ -129,20 +129,15 @@ def _parse(run_dir: Path, problems: Problems, only: str | None) -> tuple[str, It
     rel = only or _pick(run_dir, problems)
     problems.file = rel
     path = run_dir / rel
-    if rel.endswith(".json") and _size(path) >= STREAM_BYTES:  # a large transcript: one message at a time
+    head = _head(path)
+    if streams(run_dir, rel, MAX_HISTORY_BYTES) and b'"messages"' in head and not is_cumulative(head) \
+            and b'"events"' not in head:  # a large transcript: one message at a time (other shapes: read whole)
         meta: dict[str, Any] = {}  # the request around the messages: whole once they are read
         return rel, stream_items(path, "messages", meta), meta
     text = read_text_file(path, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
     messages, req = messages_of(text, rel, problems.run, problems) if text is not None else ([], {})
     problems.raise_errors()
     return rel, messages, req
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def _head(path: Path) -> bytes:

@@ -140,7 +140,11 @@ def decide(points: Iterable[tuple[float, float]], *, default: str, candidates: t
         return make_space(distinct[0], f"data: {why}" + (f"; not {', '.join(ruled_out)}" if ruled_out else ""),
                       screen, shot), []
     if not distinct:
-        return make_space(default, f"default: no space fits every point (largest {mx:g}, {my:g})", screen, shot), []
+        none = Problem("coord_space_ambiguous", f"no coordinate space fits every point (largest {mx:g}, {my:g}); "
+                       f"{default} is used, and the points beyond it are outside the frame", run=run, file=file,
+                       field="coordinates", severity="warning",
+                       hint="declare the coordinate space (or the screen size) in the log")
+        return make_space(default, f"default: no space fits every point (largest {mx:g}, {my:g})", screen, shot), [none]
     chosen = default if default in fits else distinct[0]
     how = f"ambiguous: {', '.join(distinct)} all fit every point; {chosen} (the format's default) is used"
     return make_space(chosen, how, screen, shot), [Problem(

@@ -37,7 +37,7 @@ __all__ = ["MAX_FRAME_BYTES", "MAX_HISTORY_BYTES", "MAX_JSON_BYTES", "MAX_PROBLE
            "BadImage", "Frames", "Problems", "Sniffer", "array_item_lines", "claims_plain_dir", "decode_image",
            "first_file", "frame_size", "image_size", "jsonl_values", "load_json", "load_json_or_jsonl",
            "looks_like_base64", "num", "png_size", "raise_errors", "read_json_file", "read_text_file", "relocated",
-           "run_id_of", "safe_join", "split_run", "str_or_none"]
+           "run_id_of", "safe_join", "split_run", "str_or_none", "MAX_STEP_FILES", "natural", "file_size"]
 
 #: Logs that carry base64 screenshots (browser-use histories, vendor transcripts) may be this large.
 MAX_HISTORY_BYTES = 512 * 1024 * 1024
@@ -83,11 +83,28 @@ class Problems(list[Problem]):
         return [p for p in self if p.severity != "error"]
 
 
+#: At most this many step files are read for one run (a log written one file per step).
+MAX_STEP_FILES = 100_000
+
+
+def natural(name: str) -> list[Any]:
+    """A sort key that orders numbers by value: step_9 before step_10."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name) if t]
+
+
+def file_size(path: Path) -> int:
+    """A file's size in bytes; 0 when it cannot be read."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def run_id_of(run_dir: Path, display: str) -> str:
     """A run's id when its format names none: the directory's own name (a run that is one file of a folder of
-    transcripts: the file's name without its extension)."""
-    if run_dir.is_file():
-        return run_dir.stem
+    transcripts: the folder's name and the file's name without its extension, ``logs/session_3``)."""
+    if run_dir.is_file():  # its folder's name too: model_a/task1.json and model_b/task1.json are two runs
+        return f"{run_dir.resolve().parent.name}/{run_dir.stem}"
     return run_dir.resolve().name or display
 
 

@@ -110,26 +110,46 @@ class Frames:
         return path  # not there: loading reports it (frames_missing) where a step uses it
 
     def _by_name(self) -> dict[str, list[str]]:
-        """The run directory's image files by file name (relative paths), listed once: at most
-        MAX_LISTED_FILES files, MAX_LISTED_DEPTH folders deep, hidden folders left out."""
+        """The run directory's image files by file name (relative paths): see :func:`images_by_name`."""
         if self._names is None:
-            self._names = {}
-            seen = 0
-            for dirpath, dirnames, files in os.walk(self.run_dir, followlinks=False):
-                here = Path(dirpath)
-                depth = len(here.relative_to(self.run_dir).parts)
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")) if depth < MAX_LISTED_DEPTH else []
-                for f in sorted(files):
-                    if f.lower().endswith((".png", ".jpg", ".jpeg", ".webp")):
-                        self._names.setdefault(f, []).append((here / f).relative_to(self.run_dir).as_posix())
-                seen += len(files)
-                if seen > MAX_LISTED_FILES:
-                    break
+            self._names = images_by_name(self.run_dir)
         return self._names
 
     def from_any(self, shot: str, field: str) -> str | None:
         """A screenshot field that holds either the image (base64) or its path."""
         return self.from_base64(shot, field) if looks_like_base64(shot) else self.from_path(shot, field)
+
+
+_listed: dict[tuple[str, int], dict[str, list[str]]] = {}
+
+
+def images_by_name(run_dir: Path) -> dict[str, list[str]]:
+    """A folder's image files by file name (relative paths): at most MAX_LISTED_FILES entries (files and
+    folders), MAX_LISTED_DEPTH folders deep, hidden folders left out. Listed once per folder state in a process:
+    the runs of a folder of transcripts share one listing."""
+    try:
+        key = (str(run_dir), run_dir.stat().st_mtime_ns)
+    except OSError:
+        return {}
+    names = _listed.get(key)
+    if names is not None:
+        return names
+    names = {}
+    seen = 0
+    for dirpath, dirnames, files in os.walk(run_dir, followlinks=False):
+        here = Path(dirpath)
+        depth = len(here.relative_to(run_dir).parts)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")) if depth < MAX_LISTED_DEPTH else []
+        for f in sorted(files):
+            if f.lower().endswith((".png", ".jpg", ".jpeg", ".webp")):
+                names.setdefault(f, []).append((here / f).relative_to(run_dir).as_posix())
+        seen += len(files) + len(dirnames)
+        if seen > MAX_LISTED_FILES:
+            break
+    if len(_listed) > 64:
+        _listed.clear()
+    _listed[key] = names
+    return names
 
 
 def relocated(run_dir: Path, path: str) -> str | None:

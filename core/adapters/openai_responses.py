@@ -29,10 +29,10 @@ from trajcheck.errors import Problem
 from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Page, Run, Step
 
-from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, num, read_text_file, run_id_of, \
-    split_run
+from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, num, read_text_file, \
+    run_id_of, split_run
 from .sparse import Results, Timeline, last_frame, steps_of
-from .stream import STREAM_BYTES, StreamError, stream_items
+from .stream import StreamError, stream_items, streams
 
 NAME = "openai-responses"
 _LOOKS = frozenset({"screenshot"})
@@ -243,13 +243,6 @@ def _streamed(path: Path, req: dict[str, Any]) -> Iterator[Any]:
     yield from _flatten(meta, req)
 
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
 def entries(path: Path) -> list[str]:
     """A folder holding several transcripts gives their names: each is a run of its own."""
     found = SNIFF.every(path)
@@ -263,7 +256,7 @@ def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Proble
     problems = Problems(run_id)
     rel = problems.file = only or SNIFF.pick(run_dir, run_id, problems)
     frames = Frames(run_dir, run_id, rel, problems)
-    if rel.endswith(".json") and _size(run_dir / rel) >= STREAM_BYTES:  # a large transcript: an item at a time
+    if streams(run_dir, rel, MAX_HISTORY_BYTES):  # a large transcript: an item at a time
         req: dict[str, Any] = {}
         try:
             t = _read_items(_streamed(run_dir / rel, req), frames, problems)

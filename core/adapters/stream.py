@@ -4,6 +4,7 @@ goes (:class:`~trajcheck.adapters.kit.Frames`) and drops the text."""
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,22 @@ from trajcheck.inputs import open_regular
 #: Logs at least this large are streamed; smaller ones are read whole (the same result, with a JSON error's
 #: line and column in the problem).
 STREAM_BYTES = 32 * 1024 * 1024
+
+
+def streams(run_dir: Path, rel: str, limit: int) -> bool:
+    """Whether the log ``rel`` is read streamed: a JSON file from STREAM_BYTES up to ``limit`` bytes, a regular
+    file inside the run (else it is read whole, whose checks report the file that is too large, not regular, or
+    a link out of the run)."""
+    from trajcheck.rundir import safe_join
+
+    path = safe_join(run_dir, rel)
+    if path is None or not rel.endswith(".json"):
+        return False
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and STREAM_BYTES <= st.st_size <= limit
 
 
 class StreamError(ValueError):

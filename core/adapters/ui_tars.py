@@ -23,7 +23,6 @@ or else the first screenshot's size.
 
 from __future__ import annotations
 
-import html
 import re
 from pathlib import Path
 from typing import Any
@@ -42,7 +41,9 @@ from .ui_tars_logs import SHOT_KEYS, Builder, desktop, events, session_steps
 NAME = "ui-tars"
 _MARKS = re.compile(rb"start_box|start_point|action_type|\"parsed_action\"|\"model_reply\"|ui_tars_web_dump|"
                     rb"Action\s*(?::|\xef\xbc\x9a)\s*[a-z_]+\(|point='<point>|\"predictionParsed\"")
-_DUMP = re.compile(r"<script[^>]*\bui_tars_web_dump\b[^>]*>(.*?)</script>", re.S | re.I)
+#: The report's embedded session: the opening tag (bounded, so a page of unclosed tags costs linear time), then
+#: the text up to the next closing tag, found with str.find.
+_DUMP = re.compile(r"<script[^<>]{0,512}\bui_tars_web_dump\b[^<>]{0,512}>", re.I)
 _LOOKS = frozenset({"wait"})
 #: Declared coordinate spaces, as session logs name them.
 _DECLARED = {"relative-1000": "relative-1000", "relative": "relative-1000", "pixels": "screen", "screen": "screen",
@@ -62,15 +63,15 @@ def _parse(run_dir: Path, problems: Problems) -> tuple[str, Any]:
     text = read_text_file(run_dir / rel, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
     value: Any = None
     if text is not None and rel.lower().endswith(".html"):
-        dumps = _DUMP.findall(text)
-        if not dumps:
+        tags = list(_DUMP.finditer(text))
+        end = text.find("</script>", tags[0].end()) if tags else -1
+        if end < 0:
             problems.error("steps_empty", "the report embeds no ui_tars_web_dump script", hint="export the report "
                            "from UI-TARS-desktop again")
         else:
-            if len(dumps) > 1:
-                problems.warn("history_ambiguous", f"the report embeds {len(dumps)} sessions; the first is read")
-            value, p = parse_json_text(html.unescape(dumps[0]) if dumps[0].lstrip().startswith("&") else dumps[0],
-                                       run=problems.run, file=rel)
+            if len(tags) > 1:
+                problems.warn("history_ambiguous", f"the report embeds {len(tags)} sessions; the first is read")
+            value, p = parse_json_text(text[tags[0].end():end], run=problems.run, file=rel)
             if p:
                 problems.append(p)
     elif text is not None:
@@ -110,17 +111,51 @@ def _declared_screen(meta: dict[str, Any]) -> tuple[int, int] | None:
     return (w, h) if isinstance(w, int) and isinstance(h, int) and w > 0 and h > 0 else None
 
 
-def _space(b: Builder, meta: dict[str, Any], shape: str, screen: tuple[int, int] | None,
-           shot: tuple[int, int] | None) -> tuple[coords.Space, list[Problem]]:
-    """The space of the run's points: declared (``coordinate_space``; a flat action's executed point is in
-    screen pixels; UI-TARS's parsed fractions are the 0-1000 grid), else decided from the points."""
+def _points(acts: list[Action]) -> list[tuple[float, float]]:
+    return [p for a in acts for p in (a.point, tuple(a.extra.get("start") or ())) if p and len(p) == 2
+            and None not in p]
+
+
+def _pair_scale(pairs: list[tuple[tuple[float, float], tuple[float, float]]]) -> tuple[float, float] | None:
+    """The one scale that takes every reply point to its executed point (within 1%), or None."""
+    ks = [(e[0] / m[0], e[1] / m[1]) for e, m in pairs if m[0] > 0 and m[1] > 0]
+    if not ks:
+        return None
+    kx, ky = ks[0]
+    if all(abs(x - kx) <= 0.01 * kx and abs(y - ky) <= 0.01 * ky for x, y in ks):
+        return (1.0, 1.0) if abs(kx - 1) <= 0.01 and abs(ky - 1) <= 0.01 else (round(kx, 4), round(ky, 4))
+    return None
+
+
+def _spaces(b: Builder, meta: dict[str, Any], shape: str, screen: tuple[int, int] | None,
+            shot: tuple[int, int] | None) -> tuple[coords.Space, coords.Space | None, list[Problem]]:
+    """The space of the run's points, and of the points read from replies in a run whose other points are a
+    harness's flat actions (their executed points are in screen pixels; a reply's are the model's)."""
     acts = [t[1] for t in b.timeline if t[0] == "act"]
-    pts = [p for a in acts for p in (a.point, tuple(a.extra.get("start") or ())) if p and len(p) == 2
-           and None not in p]
+    if b.flat and not _DECLARED.get(str(meta.get("coordinate_space") or "").lower()):
+        flat = coords.make_space("screen", "declared: the harness logs the point it executed (parsed_action x, y) "
+                                 "in screen pixels", screen, shot)
+        replies = [a for a in acts if a.extra.get("from_reply")]
+        if not _points(replies):
+            return flat, None, []
+        scale = _pair_scale(b.pairs)
+        if scale is not None:  # the steps that log both show how the harness turned the model's points into its own
+            how = ("declared: the harness executes the model's points as they are (parsed_action equals the reply)"
+                   if scale == (1.0, 1.0) else f"data: the harness scaled the model's points by {scale[0]:g} x "
+                   f"{scale[1]:g} (parsed_action against the reply)")
+            return flat, coords.Space("screen", how, flat.screen, scale), []
+        model, notes = _space(b, replies, meta, shape, screen, shot)
+        return flat, model, notes
+    space, notes = _space(b, acts, meta, shape, screen, shot)
+    return space, None, notes
+
+
+def _space(b: Builder, acts: list[Action], meta: dict[str, Any], shape: str, screen: tuple[int, int] | None,
+           shot: tuple[int, int] | None) -> tuple[coords.Space, list[Problem]]:
+    """The space of ``acts``' points: declared (``coordinate_space``; UI-TARS's parsed fractions are the
+    0-1000 grid), else decided from the points."""
+    pts = _points(acts)
     declared = _DECLARED.get(str(meta.get("coordinate_space") or "").lower())
-    if declared is None and b.flat:
-        return (coords.make_space("screen", "declared: the harness logs the point it executed (parsed_action x, y) "
-                              "in screen pixels", screen, shot), [])
     if declared is None and b.fractions:
         declared = "relative-1000"
     if declared == "screen" and screen is None:
@@ -132,20 +167,26 @@ def _space(b: Builder, meta: dict[str, Any], shape: str, screen: tuple[int, int]
                          if shape != "events" else ("relative-1000", "screenshot"))
 
 
-def _convert(steps: list[Step], space: coords.Space) -> list[Step]:
+def _convert(steps: list[Step], space: coords.Space, replies: coords.Space | None) -> list[Step]:
     """The steps with their points in the run's screen space (left out, with extra.point_dropped, when the
-    space cannot place them)."""
+    space cannot place them); ``replies``, when set, is the space of the points read from replies, taken to
+    the run's screen from there."""
     out = []
     for s in steps:
         a = s.action
         if a.x is None and not a.extra.get("start"):
             out.append(s)
             continue
-        x, y = space.convert(a.x, a.y)
+        use = replies if replies is not None and a.extra.get("from_reply") else space
+        if use is not space and use.screen and space.screen:  # the reply's space, then to the run's screen
+            k = (space.screen[0] / use.screen[0], space.screen[1] / use.screen[1])
+            use = coords.Space(use.name, use.how, space.screen, (use.scale[0] * k[0], use.scale[1] * k[1]),
+                               use.usable)
+        x, y = use.convert(a.x, a.y)
         extra = dict(a.extra)
         if isinstance(extra.get("start"), list) and len(extra["start"]) == 2:
-            extra["start"] = list(space.convert(*extra["start"]))
-        if not space.usable:
+            extra["start"] = list(use.convert(*extra["start"]))
+        if not use.usable:
             extra["point_dropped"] = "relative coordinates without a screen size or a screenshot"
         out.append(Step(s.index, Action(a.type, x, y, a.keys, a.text, a.url, a.element, extra), s.reasoning,
                         s.frame_pre, s.frame_post, s.executor_ok, s.executor_error, s.page, s.client,
@@ -185,13 +226,13 @@ def read_ui_tars(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
         problems.error("steps_empty", "the log has no steps", hint="a run needs at least one step")
     problems.raise_errors()
     screen = _declared_screen(meta) or size
-    space, notes = _space(b, meta, shape, screen, _first_size(frames, b.timeline))
+    space, replies, notes = _spaces(b, meta, shape, screen, _first_size(frames, b.timeline))
     problems += notes
     if not space.usable and any(s.action.x is not None for s in steps):
         problems.warn("screen_unknown", "coordinates are relative (0-1000) but the log records no screen size and "
                       "no screenshot", field="screen", hint="add screen {width, height} to the log; points are left "
                       "out")
-    steps = _convert(steps, space)
+    steps = _convert(steps, space, replies)
     done = steps[-1].action.type == "DONE" or finished
     model = meta.get("model") or meta.get("modelName")
     run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), goal=goal,

@@ -27,8 +27,10 @@ from typing import Any
 
 from trajcheck.schemas.records import Action
 
-_ACTION = re.compile(r"Action\s*[:：]\s*", re.I)
-_HEADS = re.compile(r"^\s*(?:Thought|Reflection|Action_Summary)\s*[:：]\s*", re.I | re.M)
+#: The action part's marker, as UI-TARS's parsers find it: case-sensitive, the last one in the reply (bounded
+#: classes only: every pattern here runs in linear time on any reply).
+_ACTION = re.compile(r"\bAction[ \t]*[:：][ \t]*")
+_HEADS = re.compile(r"^[ \t]*(?:Thought|Reflection|Action_Summary)[ \t]*[:：][ \t]*", re.M)
 _NUMS = re.compile(r"-?\d+(?:\.\d+)?")
 _CALL_START = re.compile(r"^\s*[A-Za-z_]\w*\s*\(")
 
@@ -73,24 +75,29 @@ def parse_call(text: str) -> tuple[str, dict[str, str]] | None:
 def split_calls(text: str) -> list[str]:
     """The calls of an action part: each line that starts a call, with the lines up to the next one (a typed
     text may hold newlines)."""
-    calls: list[str] = []
+    calls: list[list[str]] = []
     for line in text.splitlines():
         if _CALL_START.match(line) or not calls:
-            calls.append(line)
+            calls.append([line])
         else:
-            calls[-1] += "\n" + line
-    return [c.strip() for c in calls if c.strip()]
+            calls[-1].append(line)
+    return [c for c in ("\n".join(lines).strip() for lines in calls) if c]
 
 
 def parse_reply(reply: str) -> tuple[str | None, list[tuple[str, dict[str, str]]], list[str]]:
     """The thought of a raw UI-TARS reply, its action calls, and the call texts that do not parse."""
-    parts = _ACTION.split(reply)
-    head = parts[0] if len(parts) > 1 else reply
+    marks = list(_ACTION.finditer(reply))
+    head = reply[:marks[-1].start()] if marks else reply
     thought = _HEADS.sub("", head).strip() or None
-    if len(parts) < 2:
+    if not marks:
         return thought, [], []
+    part = reply[marks[-1].end():]
+    # one call, whatever newlines its text holds (a typed text with raw newlines, as some harnesses log it)
+    whole = parse_call(part) or (parse_call(part.replace("\n", "\\n")) if "\n" in part.strip() else None)
+    if whole is not None:
+        return thought, [whole], []
     calls, bad = [], []
-    for text in split_calls(parts[-1]):
+    for text in split_calls(part):
         got = parse_call(text)
         if got is None:
             bad.append(text)
@@ -165,9 +172,21 @@ def map_flat(d: dict[str, Any]) -> Action | None:
         return None
     inputs: dict[str, Any] = {k: v for k, v in d.items() if k != "type"}
     if "x" in d and "y" in d:
-        inputs["start_coords"] = [d["x"], d["y"]]
+        inputs["start_coords"] = [_number(d["x"]), _number(d["y"])]
     if "x1" in d and "y1" in d:
-        inputs["start_coords"] = [d["x1"], d["y1"]]
-        inputs["end_coords"] = [d.get("x2"), d.get("y2")]
+        inputs["start_coords"] = [_number(d["x1"]), _number(d["y1"])]
+        inputs["end_coords"] = [_number(d.get("x2")), _number(d.get("y2"))]
     a = map_action(kind, inputs)
     return Action(a.type, a.x, a.y, a.keys, a.text, a.url, a.element, {**a.extra, "flat": True})
+
+
+def _number(v: Any) -> float | None:
+    """A coordinate as a number: a JSON number, or a string that holds one (``"124"``); None otherwise."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v.strip())
+        except ValueError:
+            return None
+    return None

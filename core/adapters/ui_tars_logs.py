@@ -30,6 +30,8 @@ class Builder:
         self.timeline: Timeline = []
         self.results: Results = {}
         self.flat = 0  # actions read from a harness's flat shape (executed points, in screen pixels)
+        #: (executed point, the reply's point) of steps that record both: do they agree, or how do they scale?
+        self.pairs: list[tuple[tuple[float, float], tuple[float, float]]] = []
         self.unreadable: list[Any] = []  # flat actions the harness itself could not parse (type raw / none)
         self.fractions = False
 
@@ -53,9 +55,16 @@ class Builder:
         """The actions of a UI-TARS reply (True when it had any, or an unreadable call that is now UNKNOWN)."""
         if not reply:
             return False
-        thought, calls, bad = parse_reply(reply)
+        return self.reply_calls(parse_reply(reply), i, field, reasoning, call_id)
+
+    def reply_calls(self, parsed: tuple[str | None, list[tuple[str, dict[str, str]]], list[str]], i: int,
+                    field: str, reasoning: str | None, call_id: str | None = None) -> bool:
+        """The actions of a parsed reply (:func:`parse_reply`'s thought, calls and unreadable calls)."""
+        thought, calls, bad = parsed
         for kind, inputs in calls:
-            self.named(map_action(kind, inputs), reasoning or thought, call_id, i, field)
+            a = map_action(kind, inputs)
+            a.extra["from_reply"] = True  # the model's point, in the model's space (not an executed one)
+            self.named(a, reasoning or thought, call_id, i, field)
         for text in bad:
             self.unknown(f"the action call {text[:120]!r} does not parse", text, i, field, reasoning or thought)
         return bool(calls or bad)
@@ -102,6 +111,17 @@ def _fractions(inputs: dict[str, Any]) -> bool:
     return bool(nums) and all(0.0 <= n <= 1.0 for n in nums) and "." in str(box)
 
 
+def _pair(b: Builder, before: int, said: tuple[str | None, list[tuple[str, dict[str, str]]], list[str]]) -> None:
+    """When a step's flat action (the point executed) and its reply (the model's point) both name a point, keep
+    the pair: the run's reply points are then read in the space the pairs show."""
+    if b.flat == before or not said[1]:
+        return
+    executed = next((t[1].point for t in reversed(b.timeline) if t[0] == "act"), None)
+    model = map_action(*said[1][0]).point
+    if executed is not None and model is not None:
+        b.pairs.append((executed, model))
+
+
 def session_steps(b: Builder, raw: list[Any]) -> bool:
     """A session log's steps; True when the last one says the session finished."""
     finished = False
@@ -113,11 +133,16 @@ def session_steps(b: Builder, raw: list[Any]) -> bool:
             continue
         b.frame(next((s[k] for k in SHOT_KEYS if isinstance(s.get(k), str) and s.get(k)), None), f"{field}.screenshot")
         reply = _reply(s)
+        said = parse_reply(reply) if reply else (None, [], [])  # once per step: the thought and the calls
         reasoning = _str(s.get("thought"))
         parsed = s.get("parsed_action", s.get("action"))
         b.unreadable.clear()
-        if not b.parsed(parsed, i, f"{field}.parsed_action", reasoning or (parse_reply(reply)[0] if reply else None)):
-            if not b.reply_actions(reply, i, field, reasoning):
+        flat = b.flat
+        if b.parsed(parsed, i, f"{field}.parsed_action", reasoning or said[0]):
+            _pair(b, flat, said)
+        else:
+            read = b.reply_calls(said, i, field, reasoning) if reply else False
+            if not read:
                 what = (f"the parsed action {json.dumps(b.unreadable[0])[:120]} is no action, and the reply holds "
                         "no Action: call" if b.unreadable else "no parsed action and no Action: call in the reply")
                 b.unknown(what, reply if reply is not None else parsed, i, field, reasoning)
