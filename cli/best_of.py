@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
 
-import typer
 
 from .common import emit
 from .exits import exit_on_error
-from .options import Format, FormatOpt, LedgerArg
+from .options import ByOpt, Format, FormatOpt, LedgerArg
 
 
 @exit_on_error()
 def best_of(
     ledger_dir: LedgerArg,
-    by: Annotated[str, typer.Option(help="Group rollouts by this runs column (or config.KEY).")] = "task_id",
+    by: ByOpt = "task_id",
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Pick the best of several rollouts of each task: verdict (pass > unknown > uncertain > fail),
@@ -26,7 +24,8 @@ def best_of(
     """
     from trajcheck.views import best_of as choose  # DuckDB loads when the command runs
 
-    rows = choose(ledger_dir, by)
-    emit([by, "best_run", "verdict", "source", "reward_total", "steps", "rollouts", "why"],
+    group = by or "task_id"
+    rows = choose(ledger_dir, group)
+    emit([group, "best_run", "verdict", "source", "reward_total", "steps", "rollouts", "why"],
          [(r.group, r.best, r.verdict, r.source, r.reward_total, r.n_steps, r.candidates, r.why) for r in rows], fmt,
          title="best of N")

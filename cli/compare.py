@@ -11,7 +11,7 @@ import typer
 
 from .common import emit, err
 from .exits import exit_on_error
-from .options import Format, FormatOpt, SuccessScoreOpt
+from .options import ByOpt, Format, FormatOpt, SuccessScoreOpt
 
 
 def pct(rate: dict[str, Any]) -> str:
@@ -51,8 +51,7 @@ def pair_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
 def compare(
     ledgers: Annotated[list[Path], typer.Argument(metavar="LEDGER [LEDGER_B]", help="One ledger (with --by) or "
                                                   "two ledgers to compare as two arms.")],
-    by: Annotated[Optional[str], typer.Option(help="Split one ledger into arms by this runs column or config.KEY.")]
-    = None,
+    by: ByOpt = None,
     success_score: SuccessScoreOpt = 1.0,
     baseline: Annotated[Optional[str], typer.Option(help="The arm the others are paired against, as shown in the "
                                                     "arms table (e.g. false); default: the first by name.")] = None,

@@ -13,7 +13,7 @@ import typer
 
 from .common import Exit
 from .exits import Rule, exit_on_error
-from .options import ExportFormat, ExportFormatOpt, LedgerArg, SuccessScoreOpt
+from .options import ByOpt, ExportFormat, ExportFormatOpt, LedgerArg, SuccessScoreOpt
 
 
 class ExportTable(str, enum.Enum):
@@ -29,7 +29,7 @@ def export(
     ledger_dir: LedgerArg,
     table: Annotated[ExportTable, typer.Option(help="Which table.")] = ExportTable.summary,
     fmt: ExportFormatOpt = ExportFormat.md,
-    by: Annotated[Optional[str], typer.Option(help="Group runs by this column or config.KEY (arms).")] = None,
+    by: ByOpt = None,
     success_score: SuccessScoreOpt = 1.0,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write here (default: stdout).")] = None,
 ) -> None:

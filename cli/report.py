@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from .common import Exit, err
 from .exits import Rule, exit_on_error
-from .options import LedgerArg
+from .options import ByOpt, LedgerArg
 
 
 @exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the report: {error}"))
@@ -17,8 +17,7 @@ def report(
     ledger_dir: LedgerArg,
     out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (index.html, runs/, assets/).")]
     = Path("report"),
-    by: Annotated[Optional[str], typer.Option(help="Arms for the comparison (default: config.perceptual_verifier "
-                                              "when the ledger has both arms).")] = None,
+    by: ByOpt = None,
     max_runs: Annotated[int, typer.Option(min=0, help="Runs whose pages get thumbnails (false claims, uncertain "
                                           "and failed runs first); every run gets a page.")] = 60,
 ) -> None:

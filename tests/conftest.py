@@ -23,6 +23,15 @@ def sample_frames() -> list[Path]:
     return out
 
 
+@pytest.fixture(autouse=True)
+def own_cache_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test has a cache folder of its own (``TRAJCHECK_CACHE_DIR``, inherited by the commands it runs):
+    no test reads what another one cached, and none writes to the user's ~/.cache."""
+    folder = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("TRAJCHECK_CACHE_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture(scope="session")
 def samples() -> Path:
     assert sample_run_dirs(), "sample_runs/ holds no recorded runs (re-record them: sample_runs/recorder/README.md)"
