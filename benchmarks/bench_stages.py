@@ -111,12 +111,12 @@ def score_once(corpus: Path) -> tuple[float, Counter[str], Counter[str]]:
 
 def table(wall: float, own: Counter[str], calls: Counter[str]) -> list[str]:
     """The lines printed for one pass: each stage, what no stage covers, and the hashing stage's share."""
-    lines = [f"{'stage':48} {'calls':>6} {'seconds':>8} {'share':>6}  also in the hashing stage"]
+    lines = [f"{'stage':50} {'calls':>6} {'seconds':>8} {'share':>6}  also in the hashing stage"]
     for label, _m, _a, shared in STAGES:
-        lines.append(f"{label:48} {calls[label]:6d} {own[label]:8.2f} {own[label] / wall:6.1%}  "
+        lines.append(f"{label:50} {calls[label]:6d} {own[label]:8.2f} {own[label] / wall:6.1%}  "
                      f"{'yes' if shared else ''}".rstrip())
     rest = wall - sum(own[label] for label, *_ in STAGES)
-    lines.append(f"{'everything else (discovery, ledger, lazy imports)':48} {'':6} {rest:8.2f} {rest / wall:6.1%}")
+    lines.append(f"{'everything else (discovery, ledger, lazy imports)':50} {'':6} {rest:8.2f} {rest / wall:6.1%}")
     hashing = sum(own[label] for label, _m, _a, shared in STAGES if shared)
     lines.append(f"work the hashing stage also does: {hashing:.2f} s ({hashing / wall:.0%}); the rest: "
                  f"{wall - hashing:.2f} s ({(wall - hashing) / wall:.0%})")
