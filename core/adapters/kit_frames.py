@@ -10,6 +10,7 @@ import os
 import struct
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import BinaryIO
 
 from trajcheck.errors import Problem
 from trajcheck.inputs import exists_not_dir, image_ext, open_regular
@@ -179,14 +180,7 @@ def frame_size(frames: Frames, name: str | None) -> tuple[int, int] | None:
     if name in frames.inline:
         import io
 
-        from PIL import Image
-
-        try:
-            with Image.open(io.BytesIO(frames.inline[name])) as img:
-                w, h = img.size
-                return w, h
-        except (OSError, Image.DecompressionBombError):
-            return None
+        return _size_of(io.BytesIO(frames.inline[name]))
     path = safe_join(frames.run_dir, name)
     return image_size(path) if path is not None else None
 
@@ -207,10 +201,19 @@ def png_size(path: Path) -> tuple[int, int] | None:
 
 def image_size(path: Path) -> tuple[int, int] | None:
     """(width, height) of any image Pillow reads; None when it cannot be read."""
+    try:
+        with open(open_regular(path), "rb", closefd=True) as f:  # never a FIFO
+            return _size_of(f)
+    except OSError:
+        return None
+
+
+def _size_of(f: BinaryIO) -> tuple[int, int] | None:
+    """(width, height) from an image's header (Pillow); None when it cannot be read."""
     from PIL import Image  # loaded when a reader needs a size (not by a warm `score`)
 
     try:
-        with open(open_regular(path), "rb", closefd=True) as f, Image.open(f) as img:  # never a FIFO
+        with Image.open(f) as img:
             w, h = img.size
             return w, h
     except (OSError, Image.DecompressionBombError):  # a header claiming a bomb's size is no usable size
