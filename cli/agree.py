@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .common import emit, err
+from .common import emit, err, print_json
 from .compare import pct
 from .exits import exit_on_error
 from .options import Format, FormatOpt, LedgerArg
@@ -29,11 +27,11 @@ def agree(
 
     Exit codes: 0 ok; 2 unreadable labels; 3 the ledger cannot be read.
     """
-    from trajcheck.agree import agree as run_agree  # scipy.stats: imported only when used
+    from trajcheck.commands import agree as run_agree  # scipy.stats: imported only when used
 
     data = run_agree(ledger_dir, labels)
     if fmt is Format.json:
-        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        print_json(data)
         return
     cols = ["source", "level", "covered", "precision", "recall", "f1", "npv", "tnr"]
     rows = [[s["source"], s["level"], f"{s['covered']}/{s['labelled']}", pct(s["precision"]), pct(s["recall"]),

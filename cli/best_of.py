@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-
-
-from .common import emit
+from .common import emit, print_json
 from .exits import exit_on_error
 from .options import ByOpt, Format, FormatOpt, LedgerArg
 
@@ -22,10 +20,12 @@ def best_of(
 
     Exit codes: 0 ok; 2 unknown --by column; 3 the ledger cannot be read.
     """
-    from trajcheck.views import best_of as choose  # DuckDB loads when the command runs
+    from trajcheck.commands import best_of as choose  # DuckDB loads when the command runs
 
     group = by or "task_id"
     rows = choose(ledger_dir, group)
-    emit([group, "best_run", "verdict", "source", "reward_total", "steps", "rollouts", "why"],
-         [(r.group, r.best, r.verdict, r.source, r.reward_total, r.n_steps, r.candidates, r.why) for r in rows], fmt,
-         title="best of N")
+    if fmt is Format.json:
+        print_json(rows)
+        return
+    cols = [group, "best_run", "verdict", "source", "reward_total", "steps", "rollouts", "why"]
+    emit(cols, [[r[c] for c in cols] for r in rows], fmt, title="best of N")

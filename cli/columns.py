@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import Exit, emit, fail
+from .common import emit, print_json
 from .exits import exit_on_error
 from .options import ColumnsFormat, ColumnsFormatOpt, Format
 
@@ -31,15 +31,15 @@ def columns(
 
     Example: trajcheck columns --table steps --format md
     """
-    from trajcheck.schemas.ledger import TABLES  # pyarrow: loaded when the command runs
+    from trajcheck.commands import columns as declared  # pyarrow: loaded when the command runs
 
-    names = [table] if table else list(TABLES)
-    for n in names:
-        if n not in TABLES:
-            fail(f"no table {n!r}", Exit.USAGE, f"tables: {', '.join(TABLES)}")
+    rows = declared(table)
     if fmt is ColumnsFormat.md:
-        for n in names:
+        for n in dict.fromkeys(r["table"] for r in rows):
             sys.stdout.write(f"### `{n}`\n\n{markdown(n)}\n")
         return
-    rows = [(n, c.name, str(c.type), c.description) for n in names for c in TABLES[n]]
-    emit(["table", "column", "type", "description"], rows, Format(fmt.value))
+    if fmt is ColumnsFormat.json:
+        print_json(rows)
+        return
+    cols = ["table", "column", "type", "description"]
+    emit(cols, [[r[c] for c in cols] for r in rows], Format(fmt.value))

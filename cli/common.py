@@ -146,6 +146,11 @@ def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, tit
         out.print(t)
 
 
+def print_json(data: Any) -> None:
+    """``--format json``: a library function's result (:func:`trajcheck.commands.plain`) on stdout, as is."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
 def print_problems(problems: Iterable["Problem"]) -> None:
     """One stderr line per problem of the input: its severity, location, message, hint and slug."""
     for p in problems:

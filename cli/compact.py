@@ -7,16 +7,16 @@ import typer
 from trajcheck.errors import LedgerError
 from trajcheck.lock import DEFAULT_WAIT
 
-from .common import Exit, err, wait_line
+from .common import Exit, emit, err, print_json, wait_line
 from .exits import Rule, exit_on_error
-from .options import LedgerArg, WaitOpt
+from .options import Format, FormatOpt, LedgerArg, WaitOpt
 
 #: What compact could not do, said of a ledger that cannot be read and of a file that cannot be written.
 CANNOT = "cannot compact the ledger: {error}"
 
 
 @exit_on_error(Rule(LedgerError, Exit.INPUT, CANNOT), Rule(OSError, Exit.INPUT, CANNOT))
-def compact(ledger_dir: LedgerArg, wait: WaitOpt = DEFAULT_WAIT) -> None:
+def compact(ledger_dir: LedgerArg, wait: WaitOpt = DEFAULT_WAIT, fmt: FormatOpt = Format.table) -> None:
     """Merge the ledger's parts (one per scoring batch) into one part per table; rows are unchanged.
 
     Example: trajcheck compact ledger/
@@ -24,11 +24,15 @@ def compact(ledger_dir: LedgerArg, wait: WaitOpt = DEFAULT_WAIT) -> None:
     Exit codes: 0 done; 3 the ledger cannot be read or written; 4 another writer held the ledger for
     longer than --wait.
     """
-    from trajcheck import ledger  # DuckDB loads when the command runs
+    from trajcheck.commands import compact as merge  # pyarrow loads when the command runs
 
-    before = ledger.read_manifest(ledger_dir) if ledger_dir.is_dir() else None
-    manifest = ledger.compact(ledger_dir, wait, lambda w: err.print(wait_line(w), highlight=False, markup=False))
-    n_before = sum(len(v) for v in before.parts.values()) if before else 0
-    err.print(f"compacted {ledger_dir}: {n_before} parts -> {sum(len(v) for v in manifest.parts.values())} "
-              f"(generation {manifest.generation})", highlight=False)
+    done = merge(ledger_dir, wait=wait, on_wait=lambda w: err.print(wait_line(w), highlight=False, markup=False))
+    if fmt is Format.table:
+        err.print(f"compacted {done.ledger}: {done.parts_before} parts -> {done.parts_after} "
+                  f"(generation {done.generation})", highlight=False)
+    elif fmt is Format.json:
+        print_json(done.to_json())
+    else:
+        emit(["ledger", "parts_before", "parts_after", "generation"],
+             [[str(done.ledger), done.parts_before, done.parts_after, done.generation]], fmt)
     raise typer.Exit(int(Exit.OK))

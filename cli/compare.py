@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
-from .common import emit, err
+from .common import emit, err, print_json
 from .exits import exit_on_error
 from .options import ByOpt, Format, FormatOpt, SuccessScoreOpt
 
@@ -71,14 +70,13 @@ def compare(
 
     Exit codes: 0 ok; 2 bad --by or arguments; 3 a ledger cannot be read.
     """
-    from trajcheck.compare import compare as run_compare  # scipy.stats: imported only when used
+    from trajcheck.commands import compare as run_compare  # scipy.stats: imported only when used
 
     # a new list typed as compare() takes it (a list[Path] is not a list[str | PathLike]: lists are invariant)
-    result = run_compare(list(ledgers), by, success_score, baseline=baseline, where=where,
-                         include_missing=include_missing)
-    data = result.to_json()
+    data = run_compare(list(ledgers), by, success_score, baseline=baseline, where=where,
+                       include_missing=include_missing).to_json()
     if fmt is Format.json:
-        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        print_json(data)
         return
     cols, rows = arm_rows(data)
     if fmt is Format.csv:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import enum
-import os
 import sys
-import uuid
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -39,12 +37,8 @@ def export(
 
     Exit codes: 0 ok; 2 bad options; 3 the ledger cannot be read or the file written.
     """
-    from trajcheck.tables import RENDERERS, build  # scipy.stats: imported only when used
+    from trajcheck.commands import export_table  # scipy.stats: imported only when used
 
-    text = RENDERERS[fmt.value](build(ledger_dir, table.value, by, success_score))
+    text = export_table(ledger_dir, table.value, fmt.value, by=by, success_score=success_score, out=out)
     if out is None:
         sys.stdout.write(text)
-        return
-    tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")  # readers never see half a file
-    tmp.write_text(text, "utf-8")
-    os.replace(tmp, out)

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import Exit, emit, fail
+from .common import emit, print_json
 from .exits import exit_on_error
 from .options import Format, FormatOpt
 
@@ -20,14 +20,12 @@ def formats(
 
     Example: trajcheck formats webvoyager
     """
-    from trajcheck.discovery import readers  # loaded when the command runs
+    from trajcheck.commands import format_summary, formats as known  # loaded when the command runs
 
-    known = readers()
-
-    if name is None:
-        emit(["format", "summary"], [(r.name, r.summary) for r in known], fmt, title="run formats")
+    rows = known(name)
+    if fmt is Format.json:
+        print_json(rows)
         return
-    reader = next((r for r in known if r.name == name), None)
-    if reader is None:
-        fail(f"unknown format {name!r}", Exit.USAGE, "formats: " + ", ".join(r.name for r in known))
-    emit(["source field", "trajcheck field"], list(reader.mapping), fmt, title=f"{reader.name}: {reader.summary}")
+    cols = ["format", "summary"] if name is None else ["source field", "trajcheck field"]
+    emit(cols, [[r[c] for c in cols] for r in rows], fmt,
+         title="run formats" if name is None else f"{name}: {format_summary(name)}")

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from .common import emit
+from .common import emit, print_json
 from .exits import exit_on_error
 from .options import Format, FormatOpt, LedgerArg
 
@@ -23,7 +23,10 @@ def query(
 
     Exit codes: 0 ok; 3 the ledger cannot be read or the SQL fails.
     """
-    from trajcheck import ledger  # DuckDB loads when the command runs
+    from trajcheck.commands import query as run  # DuckDB loads when the command runs
 
-    result = ledger.query(ledger_dir, sql)
+    result = run(ledger_dir, sql)
+    if fmt is Format.json:
+        print_json(result.to_json())
+        return
     emit(result.columns, result.rows, fmt)

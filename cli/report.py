@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from .common import Exit, err
+from .common import Exit, emit, err, print_json
 from .exits import Rule, exit_on_error
-from .options import ByOpt, LedgerArg
+from .options import ByOpt, Format, FormatOpt, LedgerArg
 
 
 @exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the report: {error}"))
@@ -20,6 +20,7 @@ def report(
     by: ByOpt = None,
     max_runs: Annotated[int, typer.Option(min=0, help="Runs whose pages get thumbnails (false claims, uncertain "
                                           "and failed runs first); every run gets a page.")] = 60,
+    fmt: FormatOpt = Format.table,
 ) -> None:
     """Write a static HTML report: index.html with summary and comparison tables, a success chart
     and a sortable, filterable table of every run; runs/<n>.html with each run's story, its
@@ -30,7 +31,13 @@ def report(
 
     Exit codes: 0 ok; 2 bad --by; 3 the ledger cannot be read or the report written.
     """
-    from trajcheck.report import write_report  # Pillow and the frame decoder: when the command runs
+    from trajcheck.commands import report as write  # Pillow and the frame decoder: when the command runs
 
-    index = write_report(ledger_dir, out, by, max_runs)
-    err.print(f"report written: {index}", highlight=False)
+    written = write(ledger_dir, out, by=by, max_runs=max_runs)
+    if fmt is Format.table:
+        err.print(f"report written: {written.index} ({written.runs} runs, {written.with_thumbnails} with "
+                  "thumbnails)", highlight=False)
+    elif fmt is Format.json:
+        print_json(written.to_json())
+    else:
+        emit(["index", "runs", "with_thumbnails"], [[str(written.index), written.runs, written.with_thumbnails]], fmt)

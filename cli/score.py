@@ -14,7 +14,7 @@ from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD
 from trajcheck.errors import LedgerError
 from trajcheck.lock import DEFAULT_WAIT
 
-from .common import Exit, emit, err, out, print_problems, wait_line
+from .common import Exit, emit, err, out, print_json, print_problems, wait_line
 from .exits import Rule, exit_on_error
 from .options import Format, FormatOpt, MappingOpt, QuietOpt, WaitOpt
 
@@ -120,7 +120,10 @@ def score(
                            engine=engine.value, scheduler=scheduler, force=force, evaluator_pass=evaluator_pass,
                            on_found=bar.found, on_result=bar.scored, wait=wait, on_wait=_waiting, mapping=mapping)
     print_problems(result.problems)
-    _render(result.summaries, fmt)
+    if fmt is Format.json:
+        print_json(result.to_json())
+    else:
+        _render(result.summaries, fmt)
     _summary(result)
     raise typer.Exit(int(Exit.OK if result.ok else Exit.FINDINGS))
 

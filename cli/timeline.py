@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Annotated, Any
 
 import typer
@@ -11,7 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from .common import out
+from .common import out, print_json
 from .exits import exit_on_error
 from .options import LedgerArg, TimelineFormat, TimelineFormatOpt
 
@@ -133,10 +132,10 @@ def timeline(
 
     Exit codes: 0 ok; 2 no such run; 3 the ledger cannot be read.
     """
-    from trajcheck.views import timeline as build  # DuckDB loads when the command runs
+    from trajcheck.commands import timeline as build  # DuckDB loads when the command runs
 
     data = build(ledger_dir, run_id)
     if fmt is TimelineFormat.json:
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+        print_json(data)
         return
     out.print(render(data))

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import Exit, emit, err
+from .common import Exit, emit, err, print_json
 from .exits import exit_on_error
 from .options import Format, FormatOpt, MappingOpt
 
@@ -27,16 +27,16 @@ def validate(
     Exit codes: 0 no errors; 1 errors found (or warnings, with --strict); 3 a path does not exist, or
     a folder holds JSON or images but no run any reader claims.
     """
-    from trajcheck.validate import validate_paths  # loaded when the command runs
+    from trajcheck.commands import validate as check  # loaded when the command runs
 
-    report = validate_paths(runs, mapping=mapping)
-    cols = ["severity", "slug", "run", "file", "line", "field", "message", "hint"]
-    if fmt is not Format.table or report.problems:
+    report = check(runs, mapping=mapping)
+    if fmt is Format.json:
+        print_json(report.to_json())
+    elif fmt is Format.csv or report.problems:
+        cols = ["severity", "slug", "run", "file", "line", "field", "message", "hint"]
         emit(cols, [[p.to_dict()[c] for c in cols] for p in report.problems], fmt, title="trajcheck validate")
-    n_err = len(report.errors)
-    n_warn = len(report.problems) - n_err
-    err.print(f"checked {report.runs} runs: {n_err} errors, {n_warn} warnings", highlight=False)
-    slugs = {p.slug for p in report.problems}
-    if "path_not_found" in slugs or (not report.runs and slugs & {"no_reader_claims", "mapping_matches_nothing"}):
-        raise typer.Exit(int(Exit.INPUT))  # nothing to check: a missing path, or files no reader reads
-    raise typer.Exit(int(Exit.FINDINGS if n_err or (strict and n_warn) else Exit.OK))
+    err.print(f"checked {report.runs} runs: {len(report.errors)} errors, {len(report.warnings)} warnings",
+              highlight=False)
+    if report.nothing_to_check:
+        raise typer.Exit(int(Exit.INPUT))
+    raise typer.Exit(int(Exit.FINDINGS if report.errors or (strict and report.warnings) else Exit.OK))

@@ -12,11 +12,17 @@ __version__ = "0.1.0"
 from .api import NoRunsFound, ScoreResult, connect, runs, score, steps  # noqa: E402  (light: no pyarrow)
 
 if TYPE_CHECKING:
+    from .commands import (agree, best_of, columns, compact, compare, export_table, formats, query, report, timeline,
+                           validate)
     from .live import LiveState, StepCheck, verify_step
     from .writer import RunWriter
 
-#: Names imported from their module on first use (PEP 562): `trajcheck score` uses neither.
-_LAZY = {"verify_step": "live", "LiveState": "live", "StepCheck": "live", "RunWriter": "writer"}
+#: The library call behind each command but score (docs/api.md).
+COMMANDS = ("validate", "query", "compare", "agree", "export_table", "report", "best_of", "timeline", "compact",
+            "columns", "formats")
+#: Names imported from their module on first use (PEP 562): `trajcheck score` uses none of them.
+_LAZY = {"verify_step": "live", "LiveState": "live", "StepCheck": "live", "RunWriter": "writer",
+         **{name: "commands" for name in COMMANDS}}
 
 
 def __getattr__(name: str) -> Any:
@@ -29,5 +35,6 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["__version__", "score", "connect", "runs", "steps", "ScoreResult", "NoRunsFound", "verify_step",
-           "LiveState", "StepCheck", "RunWriter"]
+__all__ = ["__version__", "score", "connect", "runs", "steps", "ScoreResult", "NoRunsFound", "validate", "query",
+           "compare", "agree", "export_table", "report", "best_of", "timeline", "compact", "columns", "formats",
+           "verify_step", "LiveState", "StepCheck", "RunWriter"]

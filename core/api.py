@@ -69,6 +69,13 @@ class ScoreResult:
         """Frames scored per second of the call (0.0 for a call that took no time)."""
         return self.frames / self.elapsed if self.elapsed > 0 else 0.0
 
+    def to_json(self) -> dict[str, Any]:
+        """The result as ``score --format json`` prints it: ``runs`` holds the scored runs' summaries."""
+        return {"ledger": str(self.ledger), "generation": self.generation, "ok": self.ok, "scored": self.scored,
+                "frames": self.frames, "elapsed": round(self.elapsed, 3), "runs": self.summaries,
+                "invalid": self.invalid, "skipped": self.skipped, "removed": self.removed,
+                "problems": [p.to_dict() for p in self.problems]}
+
 
 def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] = "ledger", *,
           jobs: int | None = None, threshold: int | None = None, verifier: bool = True, ambient: bool = True,

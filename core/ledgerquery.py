@@ -68,7 +68,12 @@ class QueryResult:
     rows: list[tuple[Any, ...]]
 
     def records(self) -> list[dict[str, Any]]:
+        """One dict per row, keyed by column name."""
         return [dict(zip(self.columns, r)) for r in self.rows]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """What ``query --format json`` prints: :meth:`records`."""
+        return self.records()
 
 
 def query(ledger: str | os.PathLike[str], sql: str) -> QueryResult:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import __version__, ledger, stats
-from .compare import compare, outcome_of
+from .comparison import compare, outcome_of
 from .errors import UsageError
 from .views import group_expr
 

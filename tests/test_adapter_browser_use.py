@@ -219,7 +219,7 @@ def test_claims_skip_native_runs(tmp_path):
 
 
 def test_validate_reads_inline_frames_instead_of_looking_for_files(tmp_path, adapters):
-    from trajcheck.validate import validate_paths
+    from trajcheck.validation import validate_paths
 
     d = tmp_path / "inline_ok"
     d.mkdir()

@@ -202,7 +202,8 @@ def test_trajcheck_score_on_the_fixture_folder(tmp_path):
     res = CliRunner().invoke(app, ["score", str(RESULTS), "--out", str(tmp_path / "L"), "--format", "json",
                                    "-q", "-j", "1"])
     assert res.exit_code == 0, res.output
-    assert [(r["status"], r["outcome"]) for r in json.loads(res.stdout)] == [("ok", "done"), ("ok", "error")]
+    assert [(r["status"], r["outcome_status"]) for r in json.loads(res.stdout)["runs"]] == \
+        [("ok", "done"), ("ok", "error")]
     rows = ledger.query(tmp_path / "L", "select source_format, outcome_score, screen_width, screen_height, n_steps "
                                         "from runs order by run_id").rows
     assert rows == [("osworld", 1.0, 960, 540, 3), ("osworld", None, 960, 540, 1)]

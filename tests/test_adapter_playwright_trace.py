@@ -318,7 +318,7 @@ def test_trajcheck_score_on_the_fixture_folder(tmp_path):
     res = CliRunner().invoke(app, ["score", str(FIXTURE.parent), "--out", str(tmp_path / "L"), "--format", "json",
                                    "-q", "-j", "1"])
     assert res.exit_code == 0, res.output
-    assert sorted((r["run_id"], r["status"]) for r in json.loads(res.stdout)) == \
+    assert sorted((r["run_id"], r["status"]) for r in json.loads(res.stdout)["runs"]) == \
         [("notes-trace", "ok"), ("popup-trace", "ok")]
     rows = ledger.query(tmp_path / "L", "select run_id, source_format, n_steps from runs order by 1").rows
     assert rows == [("notes-trace", "playwright-trace", 8), ("popup-trace", "playwright-trace", 5)]

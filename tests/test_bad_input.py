@@ -211,7 +211,7 @@ def test_validate_lists_every_problem_with_location(bad):
     root, exp, _ = bad
     res = CliRunner().invoke(app, ["validate", str(root), "--format", "json"])
     assert res.exit_code == 1
-    problems = json.loads(res.stdout)
+    problems = json.loads(res.stdout)["problems"]
     slugs = {p["slug"] for p in problems}
     assert {"json_invalid", "value_out_of_range", "json_too_deep", "duplicate_step_index", "path_escapes_run",
             "frames_missing", "frame_too_large", "frame_unreadable", "unknown_action_type",

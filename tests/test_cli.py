@@ -48,10 +48,12 @@ def test_score_json_output_and_exit_code(samples, tmp_path):
     res = runner.invoke(app, ["score", str(samples), "--out", str(tmp_path / "L"), "--format", "json", "-q",
                               "--jobs", "2"])
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.stdout)
-    assert rows and all(r["status"] == "ok" for r in rows)
+    result = json.loads(res.stdout)
+    rows = result["runs"]
+    assert rows and all(r["status"] == "ok" for r in rows) and result["ok"] is True
+    assert (result["scored"], result["invalid"], result["ledger"]) == (len(rows), [], str(tmp_path / "L"))
     got = ledger.query(tmp_path / "L", "select run_id, effect_no_effect from runs order by run_id").rows
-    assert sorted((r["run_id"], r["no_effect"]) for r in rows) == got
+    assert sorted((r["run_id"], r["effect_no_effect"]) for r in rows) == got
 
 
 def test_no_verifier_is_the_ablation_toggle(samples, tmp_path):
@@ -140,9 +142,10 @@ def test_the_score_table_shows_each_runs_verdict_and_false_claim(tmp_path):
 
     res = CliRunner().invoke(app, ["score", str(SAMPLES / "consent-overlay-off"), str(SAMPLES / "consent-overlay-on"),
                                    "--out", str(tmp_path / "L"), "--quiet", "--format", "json"])
-    rows = {r["run_id"]: r for r in json.loads(res.stdout)}
-    assert (rows["consent-overlay-off"]["verdict"], rows["consent-overlay-off"]["false_claim"]) == ("fail", True)
-    assert (rows["consent-overlay-on"]["verdict"], rows["consent-overlay-on"]["false_claim"]) == ("pass", False)
+    rows = {r["run_id"]: r for r in json.loads(res.stdout)["runs"]}
+    off, on = rows["consent-overlay-off"], rows["consent-overlay-on"]
+    assert (off["eval_final_verdict"], off["false_claim"]) == ("fail", True)
+    assert (on["eval_final_verdict"], on["false_claim"]) == ("pass", False)
     assert "verdicts: 1 pass, 1 fail; 1 false claim" in res.output
 
 

@@ -77,7 +77,7 @@ def test_a_mapping_that_matches_nothing_is_reported(tmp_path):
     m.write_text('[run]\nfiles = "log.json"\nsteps = "history"\n[step]\ntype = "kind"\n')
     res = CliRunner().invoke(app, ["validate", str(tmp_path / "logs"), "--mapping", str(m), "--format", "json"])
     assert res.exit_code == 3, res.output
-    probs = json.loads(res.stdout)
+    probs = json.loads(res.stdout)["problems"]
     hit = [p for p in probs if p["slug"] == "mapping_matches_nothing"]
     assert hit and hit[0]["field"] == "run.steps" and "turns" in hit[0]["hint"]
     bad = tmp_path / "bad.toml"

@@ -28,7 +28,7 @@ PACKAGES = ("trajcheck", "trajcheck.cli", "trajcheck.analyzers", "trajcheck.sche
 #: they do not emit them.
 NOT_EMITTERS = frozenset({"problems.py", "errors.py"})
 #: Where a slug travels as the first item of a tuple: (variable name, function name) — a tuple assigned to
-#: that variable (core/dom.py) or returned by that function (core/validate.py ``_frame_header``).
+#: that variable (core/dom.py) or returned by that function (core/validation.py ``_frame_header``).
 SLUG_TUPLES = ({"problem"}, {"_frame_header"})
 #: Modules whose methods share a helper's name (``warnings.warn``, ``logging.error``) but take no slug.
 NOT_HELPERS = frozenset({"warnings", "logging", "logger", "log"})

@@ -188,7 +188,7 @@ def test_thumbnails_mark_the_click_and_long_texts_are_cut(sample_ledger, tmp_pat
     import numpy as np
     from PIL import Image
 
-    from trajcheck.report import MARK, THUMB_WIDTH
+    from trajcheck.htmlreport import MARK, THUMB_WIDTH
 
     res = runner.invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
@@ -206,7 +206,7 @@ def test_thumbnails_mark_the_click_and_long_texts_are_cut(sample_ledger, tmp_pat
 
 
 def test_a_long_reasoning_is_cut_with_the_whole_text_in_a_file(tmp_path):
-    from trajcheck.report import _cut
+    from trajcheck.htmlreport import _cut
 
     assets = tmp_path / "assets"
     assets.mkdir()
@@ -219,7 +219,7 @@ def test_a_long_reasoning_is_cut_with_the_whole_text_in_a_file(tmp_path):
 def test_a_zero_rate_label_is_not_drawn_under_its_interval_line():
     import re
 
-    from trajcheck.report import _chart
+    from trajcheck.htmlreport import _chart
 
     arms = [{"arm": "false", "success": {"k": 0, "n": 5, "rate": 0.0, "low": 0.0, "high": 0.434}},
             {"arm": "true", "success": {"k": 5, "n": 5, "rate": 1.0, "low": 0.566, "high": 1.0}}]
@@ -233,7 +233,7 @@ def test_drag_paths_and_scroll_directions_are_drawn(tmp_path):
     import numpy as np
     from PIL import Image
 
-    from trajcheck.report import MARK, _motion, _thumb
+    from trajcheck.htmlreport import MARK, _motion, _thumb
 
     step = {"action_type": "DRAG", "action_x": 300, "action_y": 200, "frame_width": 1280, "frame_height": 800,
             "action_extra": '{"start": [100, 200]}'}

@@ -81,7 +81,7 @@ def test_validate_reports_the_same_problem_first(tmp_path):
     write_steps(root / "captcha-blocked", steps)
     res = CliRunner().invoke(app, ["validate", str(root), "--format", "json"])
     assert res.exit_code == 1
-    [p] = [p for p in json.loads(res.stdout) if p["severity"] == "error"]
+    [p] = [p for p in json.loads(res.stdout)["problems"] if p["severity"] == "error"]
     assert (p["slug"], p["file"], p["line"], p["field"]) == ("value_out_of_range", "steps.jsonl", 1, "index")
 
 

@@ -155,12 +155,13 @@ _RANK = {"uncertain": 0, "fail": 1, "unknown": 2, "pass": 3}
 
 
 def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], by: str | None = None,
-                 max_runs: int = DEFAULT_MAX_RUNS, success_score: float = 1.0) -> Path:
+                 max_runs: int = DEFAULT_MAX_RUNS, success_score: float = 1.0) -> tuple[Path, int]:
     """Write ``out_dir/index.html`` (summary, comparison and a sortable, filterable table of every run),
     ``out_dir/runs/<n>.html`` (one page per run: its story step by step) and ``out_dir/assets/``; return the
-    index path. The ``max_runs`` most telling runs (false claims, uncertain, failed first) get thumbnails."""
+    index path and the number of run pages. The ``max_runs`` most telling runs (false claims, uncertain,
+    failed first) get thumbnails."""
     from . import ledger  # DuckDB, scipy.stats: imported when a report is written, not at CLI start-up
-    from .compare import compare
+    from .comparison import compare
     from .tables import build, to_html
 
     out = Path(out_dir)
@@ -210,7 +211,7 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return out / "index.html"
+    return out / "index.html", len(runs)
 
 
 def _page(title: str, body: str, root: str, script: bool = False) -> str:

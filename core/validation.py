@@ -7,7 +7,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from PIL import Image, UnidentifiedImageError
 
@@ -20,12 +20,36 @@ from .rundir import safe_join
 
 @dataclass
 class ValidationReport:
+    """What :func:`trajcheck.validate` found: how many runs it checked and every problem, in order."""
+
     runs: int
     problems: list[Problem]
 
     @property
     def errors(self) -> list[Problem]:
+        """The problems that make a run (or a path argument) unreadable."""
         return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        """The problems a run is still scored with."""
+        return [p for p in self.problems if p.severity != "error"]
+
+    @property
+    def nothing_to_check(self) -> bool:
+        """True when the input could not be checked at all: a path does not exist, or no run was found and
+        what was there is files no reader reads (or a mapping that matches nothing)."""
+        slugs = {p.slug for p in self.problems}
+        return "path_not_found" in slugs or (not self.runs and bool(slugs & _NOTHING_READ))
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``validate --format json`` prints it."""
+        return {"runs": self.runs, "errors": len(self.errors), "warnings": len(self.warnings),
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+#: The problems that say a path held nothing any reader reads.
+_NOTHING_READ = frozenset({"no_reader_claims", "mapping_matches_nothing"})
 
 
 def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[str | None, tuple[int, int] | None]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import ledger, stats
-from .compare import outcome_of
+from .comparison import outcome_of
 from .errors import UsageError
 
 

@@ -1,0 +1,202 @@
+"""The library call behind each command: ``trajcheck validate`` is :func:`validate`, and so on.
+
+    import trajcheck
+
+    found = trajcheck.validate(["runs/"])               # every problem, without scoring
+    arms = trajcheck.compare(["ledger/"], by="config.perceptual_verifier")
+    best = trajcheck.best_of("ledger/")                 # a list of dicts, one per task
+
+Each function returns plain data, or a value whose ``to_json()`` is plain data, and a command's
+``--format json`` prints exactly that (:func:`plain`). The commands only parse options, call the function
+and render its result; every decision (an exit code's condition, a count, a file written) is made here.
+Heavy libraries load inside the functions: importing this module costs nothing at a command's start.
+``trajcheck.score`` is in :mod:`trajcheck.api`.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from .errors import UsageError
+from .lock import DEFAULT_WAIT, LockWait
+
+if TYPE_CHECKING:
+    from .comparison import Comparison
+    from .ledgerquery import QueryResult
+    from .validation import ValidationReport
+
+Pathish = str | os.PathLike[str]
+
+
+def plain(value: Any) -> Any:
+    """What ``--format json`` prints for a function's result: its ``to_json()``, or the value itself."""
+    to_json = getattr(value, "to_json", None)
+    return to_json() if callable(to_json) else value
+
+
+def validate(paths: Iterable[Pathish], *, mapping: Pathish | None = None) -> "ValidationReport":
+    """Every problem of every run under ``paths`` (JSON, schema, step indices, paths, frame headers,
+    coordinates), without scoring; ``mapping`` reads logs of another shape. Never raises for bad input."""
+    from .validation import validate_paths
+
+    return validate_paths(paths, mapping=mapping)
+
+
+def query(ledger: Pathish, sql: str) -> "QueryResult":
+    """The rows of ``sql`` over the ledger's views ``runs`` and ``steps`` (DuckDB); QueryError if it fails."""
+    from .ledgerquery import query as run
+
+    return run(ledger, sql)
+
+
+def compare(ledgers: list[Pathish], by: str | None = None, success_score: float = 1.0, *,
+            baseline: str | None = None, where: str | None = None,
+            include_missing: bool = False) -> "Comparison":
+    """Ablation arms of one ledger (``by`` a runs column or ``config.KEY``) or two ledgers: success with
+    Wilson intervals, the paired difference, McNemar's test, per-task wins, what the verifier-off arm
+    missed. UsageError for a bad ``by``, ``baseline`` or ``where``."""
+    from .comparison import compare as run
+
+    return run(list(ledgers), by, success_score, baseline=baseline, where=where, include_missing=include_missing)
+
+
+def agree(ledger: Pathish, labels: Pathish) -> dict[str, Any]:
+    """Each verdict source against expert ``labels`` (JSON ``{run_id: {...}}`` or CSV): precision, recall,
+    F1, NPV, TNR, contract-vs-judge confusion, Cohen's kappa, pass@k and flaky tasks."""
+    from .agreement import agree as run
+
+    return run(ledger, labels)
+
+
+#: The tables :func:`export_table` builds, and the formats it writes them in.
+EXPORT_TABLES = ("summary", "per-task", "per-action-type", "compare")
+EXPORT_FORMATS = ("md", "csv", "latex", "html", "json")
+
+
+def export_table(ledger: Pathish, table: str = "summary", fmt: str = "md", *, by: str | None = None,
+                 success_score: float = 1.0, out: Pathish | None = None) -> str:
+    """One table for a paper or a PR (``table`` one of :data:`EXPORT_TABLES`, ``fmt`` one of
+    :data:`EXPORT_FORMATS`), as text: the same ledger always gives the same bytes. With ``out`` the text is
+    also written there, atomically (a reader never sees half a file); OSError if it cannot be."""
+    from .tables import RENDERERS, build
+
+    if table not in EXPORT_TABLES:
+        raise UsageError(f"unknown table {table!r}: " + ", ".join(EXPORT_TABLES))
+    if fmt not in RENDERERS:
+        raise UsageError(f"unknown export format {fmt!r}: " + ", ".join(RENDERERS))
+    text = RENDERERS[fmt](build(ledger, table, by, success_score))
+    if out is not None:
+        path = Path(out)
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+        try:
+            tmp.write_text(text, "utf-8")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+    return text
+
+
+@dataclass(frozen=True)
+class ReportWritten:
+    """What :func:`report` wrote: the index page, and how many run pages (and how many with thumbnails)."""
+
+    index: Path
+    runs: int
+    with_thumbnails: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": str(self.index), "runs": self.runs, "with_thumbnails": self.with_thumbnails}
+
+
+def report(ledger: Pathish, out: Pathish = "report", *, by: str | None = None, max_runs: int = 60,
+           success_score: float = 1.0) -> ReportWritten:
+    """A static HTML report in the folder ``out`` (replaced whole, never half-written): index.html with
+    summary and comparison tables and every run; one page per run, the ``max_runs`` most telling with
+    thumbnails. OSError when it cannot be written."""
+    from .htmlreport import write_report
+
+    index, runs = write_report(ledger, out, by, max_runs, success_score)
+    return ReportWritten(index, runs, min(runs, max_runs))
+
+
+def best_of(ledger: Pathish, by: str = "task_id") -> list[dict[str, Any]]:
+    """The best rollout of each group (``by`` a runs column or ``config.KEY``): verdict (pass > unknown >
+    uncertain > fail), then higher total reward, then fewer steps, then run_id, and why. One dict per group,
+    its first key named ``by``."""
+    from .views import best_of as choose
+
+    return [{by: r.group, "best_run": r.best, "verdict": r.verdict, "source": r.source,
+             "reward_total": r.reward_total, "steps": r.n_steps, "rollouts": r.candidates, "why": r.why}
+            for r in choose(ledger, by)]
+
+
+def timeline(ledger: Pathish, run_id: str) -> dict[str, Any]:
+    """One run as ``{"run": {...}, "steps": [...]}``: its row and its step rows, in order. UsageError when
+    the ledger has no such run."""
+    from .views import timeline as build
+
+    return build(ledger, run_id)
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """What :func:`compact` did: the ledger's parts before and after, and the generation it committed."""
+
+    ledger: Path
+    parts_before: int
+    parts_after: int
+    generation: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ledger": str(self.ledger), "parts_before": self.parts_before, "parts_after": self.parts_after,
+                "generation": self.generation}
+
+
+def compact(ledger: Pathish, *, wait: float = DEFAULT_WAIT,
+            on_wait: Callable[[LockWait], None] | None = None) -> Compacted:
+    """Merge the ledger's parts into one per table (the rows are unchanged), holding its writer lock;
+    LedgerError when it cannot be read or written, LedgerBusy when ``wait`` seconds ran out."""
+    from . import ledger as _ledger
+
+    root = Path(ledger)
+    before = _ledger.read_manifest(root) if root.is_dir() else None
+    manifest = _ledger.compact(root, wait, on_wait)
+    return Compacted(root, sum(map(len, before.parts.values())) if before else 0,
+                     sum(map(len, manifest.parts.values())), manifest.generation)
+
+
+def columns(table: str | None = None) -> list[dict[str, str]]:
+    """The ledger's columns (of one table, ``runs`` or ``steps``, or both): table, column, Arrow type and
+    meaning, from their one declaration. UsageError for an unknown table."""
+    from .schemas.ledger import TABLES
+
+    if table is not None and table not in TABLES:
+        raise UsageError(f"no table {table!r}; tables: {', '.join(TABLES)}")
+    return [{"table": n, "column": c.name, "type": str(c.type), "description": c.description}
+            for n in ([table] if table else TABLES) for c in TABLES[n]]
+
+
+def formats(name: str | None = None) -> list[dict[str, str]]:
+    """The run formats ``score --input-format`` accepts (``{"format", "summary"}`` each), or with ``name``
+    that format's field mapping (``{"source field", "trajcheck field"}`` each). UsageError for an unknown
+    name."""
+    from .discovery import readers
+
+    known = readers()
+    if name is None:
+        return [{"format": r.name, "summary": r.summary} for r in known]
+    reader = next((r for r in known if r.name == name), None)
+    if reader is None:
+        raise UsageError(f"unknown format {name!r}; formats: " + ", ".join(r.name for r in known))
+    return [{"source field": source, "trajcheck field": field} for source, field in reader.mapping]
+
+
+def format_summary(name: str) -> str:
+    """One reader's one-line summary (the title of ``trajcheck formats NAME``)."""
+    from .discovery import get_reader
+
+    return get_reader(name).summary
