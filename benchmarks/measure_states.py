@@ -61,11 +61,12 @@ def main() -> int:
             cells = [int(np.count_nonzero(diff > d)) for d in DELTAS]
             rows.append((run.run_id, s.index, sl["effect"], sl["kind"], hb - ha, cells))  # type: ignore[operator]
     print(f"{len(rows)} labelled steps with both frames\n")
-    print(f"{'run':28} {'#':>2} {'label':5} {'kind':30} {'pHash':>5}  cells moved > " + " ".join(f"{d:>4}" for d in DELTAS))
+    head = " ".join(f"{d:>4}" for d in DELTAS)
+    print(f"{'run':28} {'#':>2} {'label':5} {'kind':30} {'pHash':>5}  cells moved > {head}")
     for r in sorted(rows, key=lambda r: (not r[2], r[3], r[0], r[1])):
         print(f"{r[0]:28} {r[1]:>2} {str(r[2]):5} {r[3]:30} {r[4]:>5}  {'':14}" + " ".join(f"{c:>4}" for c in r[5]))
-    print(f"\n{'D':>3} {'N':>3}  {'false pairs split':>17}  {'true pairs merged':>17}   (one screen: pHash <= 8 and at most N "
-          "cells moved > D)")
+    print(f"\n{'D':>3} {'N':>3}  {'false pairs split':>17}  {'true pairs merged':>17}   "
+          "(one screen: pHash <= 8 and at most N cells moved > D)")
     for i, d in enumerate(DELTAS):
         for n in (0, 1, 2, 3, 5, 8):
             split = sum(1 for r in rows if not r[2] and (r[4] > 8 or r[5][i] > n))
