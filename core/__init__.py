@@ -7,24 +7,29 @@ that DuckDB can query.
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
-from .api import NoRunsFound, ScoreResult, connect, runs, score, steps  # noqa: E402  (light: no pyarrow)
+from .api import NoRunsFound, ScoreResult, connect, runs, score, steps  # (light: no pyarrow)
+from .version import __version__
 
 if TYPE_CHECKING:
     from .live import LiveState, StepCheck, verify_step
     from .writer import RunWriter
 
-#: Names imported from their module on first use (PEP 562): `trajcheck score` uses neither.
-_LAZY = {"verify_step": "live", "LiveState": "live", "StepCheck": "live", "RunWriter": "writer"}
+#: Names imported from their module on first use (PEP 562): `trajcheck score` uses neither module.
+_LIVE = ("verify_step", "LiveState", "StepCheck")
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+    # plain imports, not importlib with a name: the import graph (trajcheck.imports) sees them
+    if name in _LIVE:
+        from . import live
 
-    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(live, name)
+    elif name == "RunWriter":
+        from . import writer
+
+        value = writer.RunWriter
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
 

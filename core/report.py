@@ -22,7 +22,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from . import __version__
+from .version import __version__
 from .box import Box
 from .frames import FrameError, decode
 from .rundir import safe_join

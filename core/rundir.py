@@ -158,7 +158,7 @@ def _own_digest() -> str:
     try:
         return hashlib.blake2b(Path(__file__).read_bytes(), digest_size=8).hexdigest()
     except OSError:  # an install without sources: the version stands for the code
-        from . import __version__
+        from .version import __version__
 
         return __version__
 
