@@ -31,7 +31,7 @@ from .errors import Problem
 from .frames import Frame, FrameError, decode, read_frame_file, region_box, to_frame
 from .options import ScoreOptions
 from .refcache import RefCountedCache
-from .rundir import safe_join
+from .runfiles import safe_join
 
 _FRAME_HINTS = {"frames_missing": "re-export the run with its screenshots, or drop the reference",
                 "frame_too_large": "screenshots over Pillow's MAX_IMAGE_PIXELS are refused as decompression bombs"}
