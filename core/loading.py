@@ -21,7 +21,7 @@ from typing import Any
 from trajcheck.analyzers.ambient import Transition, transition_of
 from trajcheck.analyzers.contract import ContractState, Picture
 from trajcheck.analyzers.page import PageFacts, page_facts
-from trajcheck.analyzers.perceptual import ImageEvidence
+from trajcheck.analyzers.image_evidence import ImageEvidence
 from trajcheck.analyzers.pixeldiff import diff_frames, no_change
 from trajcheck.schemas.records import Run, Step
 
