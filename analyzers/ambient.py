@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -41,10 +41,8 @@ from trajcheck.box import Box
 from trajcheck.schemas.records import Step
 
 from . import components
+from .image_evidence import ImageEvidence
 from .pixeldiff import CELL, ChangeMap, grow
-
-if TYPE_CHECKING:  # perceptual imports this module
-    from .perceptual import ImageEvidence
 
 #: A transition that repaints more than this share of the screen (a page load) teaches nothing about ambient change.
 MAX_REPAINT_SHARE = 0.25
@@ -176,7 +174,7 @@ def _navigated(s: Step) -> bool:
     return bool(s.page and s.page.url_before and s.page.url_after and s.page.url_before != s.page.url_after)
 
 
-def transition_of(s: Step, ev: "ImageEvidence") -> Transition | None:
+def transition_of(s: Step, ev: ImageEvidence) -> Transition | None:
     """The frame pair of a step as evidence for :func:`learn_ambient`, or None when it teaches nothing (no
     frames, one frame for both, or a navigation to another page). The offline scorer and the live verifier
     (:mod:`trajcheck.live`) both use it."""

@@ -3,18 +3,19 @@
 A contract is data (``contract.json``, validated by ``schemas/contract.schema.json``);
 this module evaluates its checks against the state the pipeline hands it: the
 last URL, the last DOM snapshot (parsed), the final frame, the frames after
-earlier steps, and decoded reference images. Each check returns structured
+earlier steps, and decoded reference images, each with the pHashes of the regions
+its checks compare, computed beforehand (:class:`Picture`). Each check returns structured
 evidence, so a verdict can always be traced to pixels or elements.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 from trajcheck.box import Box
 from trajcheck.hashing import Hash64
@@ -29,16 +30,35 @@ GRID_INSET = 0.25
 REGION_MATCH_DISTANCE = 4
 
 
+#: The checks that compare a region's pHash between two pictures.
+REGION_CHECKS = ("region_matches", "region_changed", "region_unchanged")
+
+
 @dataclass(frozen=True)
 class Picture:
-    """A decoded frame as the contract sees it."""
+    """A decoded frame as the contract checks and the reference judge see it: its pixels, and the pHashes that
+    the loading stage computed for it (the whole frame's, and each region's of :func:`hashed_regions` that lies
+    inside it). Hashing is not done here: it reads the resize tables' on-disk cache (:mod:`trajcheck.resample`),
+    and the analyzers do no I/O."""
 
     rgb: np.ndarray
-    gray: Image.Image
+    phash: Hash64
+    regions: Mapping[Box, Hash64] = field(default_factory=dict)
 
     def region_hash(self, box: Box) -> Hash64:
-        """pHash of the crop ``box`` (left, top, right, bottom), as :meth:`trajcheck.frames.Frame.region_hash`."""
-        return Hash64.of(self.gray.crop(box))
+        """pHash of the crop ``box`` (left, top, right, bottom), as :meth:`trajcheck.frames.Frame.region_hash`
+        computed it; a KeyError for a box that :func:`hashed_regions` does not name (or outside the picture)."""
+        return self.regions[box]
+
+
+def hashed_regions(contract: dict[str, Any] | None) -> tuple[Box, ...]:
+    """Every region whose pHash the contract's checks and the reference judge compare (what the loading stage
+    hashes in each picture): the ``region`` of each region check, and the ``judge_regions``."""
+    if contract is None:
+        return ()
+    boxes = [c["region"] for c in contract.get("checks", []) if c.get("type") in REGION_CHECKS and "region" in c]
+    boxes += contract.get("judge_regions", []) or []
+    return tuple(dict.fromkeys(Box.from_xywh(*b) for b in boxes))
 
 
 @dataclass

@@ -16,9 +16,10 @@ from trajcheck.schemas.records import Run, Step
 
 from . import reward
 from .answers import answer_matches
+from .image_evidence import ImageEvidence
 from .loops import ActionKey, LoopFinding, step_key
 from .page import PageFacts
-from .perceptual import EffectFinding, ImageEvidence
+from .perceptual import EffectFinding
 from .predictions import PredictionFinding
 
 #: Failures after which a re-read is judged against the observation the failing step relied on.

@@ -23,43 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from trajcheck.box import Box
-from trajcheck.hashing import Hash64
 
 from .ambient import is_ambient
-# re-exported (`X as X`): the perceptual verifier's options, where its callers look for them
+# re-exported (`X as X`): the perceptual verifier's options and evidence, where its callers look for them
 from .effect_options import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD, PerceptualOptions as PerceptualOptions
 from .highrisk import HighRisk
-from .pixeldiff import ChangeMap, boxes_intersect
+from .image_evidence import ImageEvidence as ImageEvidence
+from .pixeldiff import boxes_intersect
 
 #: Reasons for a None verdict.
 SKIP_REASONS = ("verifier_off", "not_high_risk", "frames_missing", "frame_unreadable", "frame_too_large")
-
-
-@dataclass(frozen=True)
-class ImageEvidence:
-    """What the frames of one step say, computed from one decode of each frame."""
-
-    pre_hash: Hash64 | None = None
-    post_hash: Hash64 | None = None
-    region: Box | None = None  # crop box in frame pixels, None without a usable point
-    pre_region_hash: Hash64 | None = None
-    post_region_hash: Hash64 | None = None
-    change: ChangeMap | None = None
-    problem: str | None = None  # frames_missing | frame_unreadable | frame_too_large
-    point: str = "none"  # "in_frame" | "outside_frame" | "none"
-
-    @property
-    def global_distance(self) -> int | None:
-        if self.pre_hash is None or self.post_hash is None:
-            return None
-        return self.post_hash - self.pre_hash
-
-    @property
-    def region_distance(self) -> int | None:
-        if self.pre_region_hash is None or self.post_region_hash is None:
-            return None
-        return self.post_region_hash - self.pre_region_hash
 
 
 @dataclass(frozen=True)

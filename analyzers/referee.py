@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from trajcheck.box import Box
-from trajcheck.hashing import Hash64
 
 from .contract import ContractResult, Picture
 from .evidence import EvidenceVerdict
@@ -75,10 +74,9 @@ def reference_judge(final: Picture, refs: list[tuple[str, Picture]], regions: li
         return None
     best = None
     H, W = final.rgb.shape[:2]
-    fg = Hash64.of(final.gray)
     for path, ref in refs:
         reasons = []
-        gd = fg - Hash64.of(ref.gray)
+        gd = final.phash - ref.phash
         ok = gd <= max_global
         reasons.append(f"{path}: global distance {gd} (limit {max_global})")
         margins = [(max_global - gd) / max(1, max_global)]

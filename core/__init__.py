@@ -7,9 +7,8 @@ that DuckDB can query.
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
-from .api import NoRunsFound, ScoreResult, connect, runs, score, steps  # noqa: E402  (light: no pyarrow)
+from .api import NoRunsFound, ScoreResult, connect, runs, score, steps  # (light: no pyarrow)
+from .version import __version__
 
 if TYPE_CHECKING:
     from .commands import (agree, best_of, columns, compact, compare, export_table, formats, query, report, timeline,
@@ -20,17 +19,26 @@ if TYPE_CHECKING:
 #: The library call behind each command but score (docs/api.md).
 COMMANDS = ("validate", "query", "compare", "agree", "export_table", "report", "best_of", "timeline", "compact",
             "columns", "formats")
-#: Names imported from their module on first use (PEP 562): `trajcheck score` uses none of them.
-_LAZY = {"verify_step": "live", "LiveState": "live", "StepCheck": "live", "RunWriter": "writer",
-         **{name: "commands" for name in COMMANDS}}
+#: Names imported from their module on first use (PEP 562): `trajcheck score` uses none of these modules.
+_LIVE = ("verify_step", "LiveState", "StepCheck")
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+    # plain imports, not importlib with a name: the import graph (trajcheck.imports) sees them
+    if name in _LIVE:
+        from . import live
 
-    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(live, name)
+    elif name == "RunWriter":
+        from . import writer
+
+        value = writer.RunWriter
+    elif name in COMMANDS:
+        from . import commands
+
+        value = getattr(commands, name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
 

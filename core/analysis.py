@@ -26,8 +26,9 @@ from trajcheck.analyzers import claims, contract as contract_mod, evidence as ev
 from trajcheck.analyzers.ambient import learn_per_page, page_of
 from trajcheck.analyzers.answers import answer_matches
 from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult
+from trajcheck.analyzers.image_evidence import ImageEvidence
 from trajcheck.analyzers.page import PageFacts
-from trajcheck.analyzers.perceptual import EffectFinding, ImageEvidence
+from trajcheck.analyzers.perceptual import EffectFinding
 from trajcheck.analyzers.predictions import PredictionFinding
 from trajcheck.analyzers.referee import Judge, Verdict
 from trajcheck.analyzers.reward import Reward

@@ -9,7 +9,8 @@ from typing import Any
 from .errors import Problem, RunFormatError
 from .inputs import NotRegularFile, exists_not_dir, read_regular
 from .jsonio import decode_utf8, parse_json_text
-from .rundir import safe_join, valid_fast, validator
+from .rundir import valid_fast, validator
+from .runfiles import safe_join
 
 
 @dataclass(frozen=True)

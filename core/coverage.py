@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from trajcheck.analyzers.perceptual import ImageEvidence
+from trajcheck.analyzers.image_evidence import ImageEvidence
 from trajcheck.schemas.records import Run
 
 from .errors import Problem

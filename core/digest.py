@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from trajcheck.schemas.version import SCHEMA_VERSION
 
-from . import __version__
+from .version import __version__
 from .inputs import kind_of, open_regular
 
 #: Files are hashed in chunks of this size.

@@ -2,9 +2,9 @@
 
 A *reader* claims run directories of one format and maps them into the typed
 records of :mod:`trajcheck.schemas.records`. The native format is one reader
-among others; format adapters (``trajcheck.adapters``) add theirs to
-:data:`READERS`. The first reader that claims a directory reads it, unless the
-user forces one with ``--input-format``.
+among others; the format adapters' readers (``trajcheck.adapters.ALL``) are added
+to :data:`READERS` when first needed. The first reader that claims a directory
+reads it, unless the user forces one with ``--input-format``.
 """
 
 from __future__ import annotations
@@ -13,13 +13,15 @@ import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from trajcheck.schemas.version import RUN_FORMAT
 
 from . import remote
 from .errors import Problem
 from .inputs import exists_not_dir
+# re-exported (`X as X`): what a reader is, where the callers of discovery look for it
+from .reader import FormatDoc as FormatDoc, Reader as Reader, Table as Table
 
 if TYPE_CHECKING:
     from trajcheck.schemas.records import Run
@@ -29,62 +31,6 @@ _SKIP_DIRS = {"node_modules", "__pycache__"}
 _JSON_SUFFIXES = (".json", ".jsonl")
 _HTML_SUFFIXES = (".html", ".htm")
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
-
-
-@dataclass(frozen=True)
-class Table:
-    """One field-mapping table of a format: rows of (the format's field or path, what it becomes in trajcheck's
-    records). Cells are markdown (`code` spans); ``head`` names the two columns."""
-
-    rows: tuple[tuple[str, str], ...]
-    head: tuple[str, str] = ("source", "trajcheck")
-
-
-@dataclass(frozen=True)
-class FormatDoc:
-    """How a reader maps its format, declared as data beside the reader's code: ``docs/formats.md``, the
-    README's format table and ``trajcheck formats NAME`` are generated from it (``trajcheck.adapters.docs``).
-    Text is markdown, one string per paragraph or list item (the generator wraps it)."""
-
-    title: str  # the format's name for people: "WebVoyager", "Playwright traces"
-    claims: str  # what a run is, and what makes the reader claim a directory
-    example: str = ""  # shell lines
-    about: tuple[str, ...] = ()  # how the harness records a run (before the tables); "- " starts a list item
-    tables: tuple[Table, ...] = ()
-    notes: tuple[str, ...] = ()  # rules the tables only name (after them); "- " starts a list item
-    lost: tuple[str, ...] = ()  # what the format records that trajcheck does not keep, or cannot know
-    bad_input: str = ""  # what a damaged run becomes
-    fixtures: str = ""  # where the test inputs of this format come from
-    brief: tuple[str, str, str] = ("", "", "")  # the README row: a run is, actions and coordinates, lost (main)
-
-    def pairs(self) -> tuple[tuple[str, str], ...]:
-        """Every mapping row of every table, without markdown's code marks (for a terminal)."""
-        return tuple((_plain(a), _plain(b)) for t in self.tables for a, b in t.rows)
-
-
-def _plain(text: str) -> str:
-    return text.replace("`", "")
-
-
-@dataclass(frozen=True)
-class Reader:
-    """A run format trajcheck reads: how it claims a directory, how it reads one, and (``doc``) how its fields
-    map and what it loses."""
-
-    name: str  # what --input-format takes, and the runs table's source_format
-    claims: Callable[[Path], bool]  # cheap test on a directory: is it a run of this format
-    read: Callable[[Path, str], tuple[Run, list[Problem]]]  # (dir, display) -> run, warnings; raises RunFormatError
-    summary: str = ""
-    doc: FormatDoc | None = None  # the field mapping and what is lost (None: a --mapping file's reader)
-    companions: tuple[str, ...] = ()  # folders the reader reads beside its runs (WebVoyager's _metadata/)
-    #: a claimed folder's run files, when it holds several runs of one file each (a folder of transcripts);
-    #: empty when the folder is one run
-    entries: Callable[[Path], list[str]] | None = None
-
-    @property
-    def mapping(self) -> tuple[tuple[str, str], ...]:
-        """(format's field, trajcheck field) rows, from the reader's :class:`FormatDoc`."""
-        return self.doc.pairs() if self.doc is not None else ()
 
 
 def _read_native(path: Path, display: str) -> "tuple[Run, list[Problem]]":
@@ -191,7 +137,7 @@ def _claim(path: Path, only: list[Reader] | None) -> Reader | None:
             continue
     if only is not None:
         return None
-    if not _registered and not _has_files(path):
+    if _registered_in is not READERS and not _has_files(path):
         return None  # no adapter claims a folder with no file in it (a folder of runs): they stay unloaded
     return _claim(path, [r for r in readers() if r is not NATIVE])
 
@@ -351,24 +297,20 @@ def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, list[int]]], rea
     return out
 
 
-_registered = False
+#: The list the adapters were added to (None: not yet). A list, not a flag: whoever replaces :data:`READERS`
+#: (a test, with a copy that has a reader more) gets the adapters added to the new list when it asks for them.
+_registered_in: list[Reader] | None = None
 
 
 def register_adapters() -> None:
-    """Add the format adapters' readers to :data:`READERS`, once (a worker process does it when it first reads
-    a run of another format). When the adapters
-    package is what is being imported (``import trajcheck.adapters`` first: its readers import this module
-    before its ``ALL`` exists), it calls this again once ``ALL`` is defined."""
-    global _registered
-    if _registered:
-        return
-    import sys
-
-    package = sys.modules.get(f"{__package__}.adapters")
-    if package is not None and not hasattr(package, "ALL"):
+    """Add the format adapters' readers (:data:`trajcheck.adapters.ALL`) to :data:`READERS`, once (a worker
+    process does it when it first reads a run of another format). The adapters do not import this module
+    (what a reader is, they take from :mod:`trajcheck.reader`), so importing them here is one way."""
+    global _registered_in
+    if _registered_in is READERS:
         return
     from .adapters import ALL
 
-    _registered = True
+    _registered_in = READERS
     have = {r.name for r in READERS}
     READERS.extend(r for r in ALL if r.name not in have)  # after a --mapping reader (it comes first, see mapping)

@@ -17,7 +17,7 @@ from .domscan import MAX_DOM_DEPTH, MAX_DOM_ELEMENTS, check as dom_shape
 from .errors import Problem
 from .refcache import RefCountedCache
 from .inputs import kind_of, read_regular
-from .rundir import safe_join
+from .runfiles import safe_join
 
 #: DOM snapshots larger than this are not parsed (real pages are KiB to a few MiB); nor are snapshots
 #: deeper than domscan.MAX_DOM_DEPTH or with more elements than domscan.MAX_DOM_ELEMENTS (see there).

@@ -22,10 +22,10 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from . import __version__
 from .box import Box
 from .frames import FrameError, decode
-from .rundir import safe_join
+from .runfiles import safe_join
+from .version import __version__
 
 THUMB_WIDTH = 360
 #: Runs whose pages get thumbnails, most telling first (false claims, uncertain, failed).

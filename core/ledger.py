@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from trajcheck.schemas.ledger import TABLES, arrow_schema
 from trajcheck.schemas.version import SCHEMA_VERSION
 
-from . import __version__
+from .version import __version__
 from .errors import LedgerError
 # the ledger's read side, re-exported (`X as X`): ledger.connect, ledger.query
 from .ledgerquery import QueryResult as QueryResult, connect as connect, query as query

@@ -14,24 +14,26 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from trajcheck.analyzers.ambient import Transition, transition_of
-from trajcheck.analyzers.contract import ContractState, Picture
+from trajcheck.analyzers.contract import ContractState, Picture, hashed_regions
 from trajcheck.analyzers.page import PageFacts, page_facts
-from trajcheck.analyzers.perceptual import ImageEvidence
+from trajcheck.analyzers.image_evidence import ImageEvidence
 from trajcheck.analyzers.pixeldiff import diff_frames, no_change
 from trajcheck.schemas.records import Run, Step
 
+from .box import Box
 from .contracts import LoadedContract, reference_paths
 from .dom import DomCache
 from .errors import Problem
 from .frames import Frame, FrameError, decode, read_frame_file, region_box, to_frame
 from .options import ScoreOptions
 from .refcache import RefCountedCache
-from .rundir import safe_join
+from .runfiles import safe_join
 
 _FRAME_HINTS = {"frames_missing": "re-export the run with its screenshots, or drop the reference",
                 "frame_too_large": "screenshots over Pillow's MAX_IMAGE_PIXELS are refused as decompression bombs"}
@@ -99,10 +101,19 @@ class FrameCache(RefCountedCache["Frame | FrameError"]):
         if digest is not None and digest not in self._digest.values():
             self._by_digest.pop(digest, None)
 
-    def picture(self, rel: str | None) -> Picture | None:
-        """The frame at ``rel`` as the contract checks and judges read it, if it is still in memory."""
+    def picture(self, rel: str | None, boxes: Iterable[Box]) -> Picture | None:
+        """The frame at ``rel`` as the contract checks and judges read it (:func:`picture`), if it is still in
+        memory."""
         f = self.cache.get(rel) if rel else None
-        return Picture(f.rgb, f.gray) if isinstance(f, Frame) else None
+        return picture(f, boxes) if isinstance(f, Frame) else None
+
+
+def picture(frame: Frame, boxes: Iterable[Box]) -> Picture:
+    """``frame`` as the contract checks and the reference judge read it: its pixels, its pHash, and the pHash
+    of each of ``boxes`` that lies inside it. Hashed here, not in the analyzers: a region's hash may read (and
+    write) the resize tables' on-disk cache, and the analyzers do no I/O."""
+    return Picture(frame.rgb, frame.phash, {b: frame.region_hash(b) for b in boxes if b.left >= 0 and b.top >= 0
+                                            and b.right <= frame.width and b.bottom <= frame.height})
 
 
 def uses(steps: tuple[Step, ...]) -> tuple[Counter[str], Counter[str]]:
@@ -212,7 +223,8 @@ class RefereeEvidence:
     problems: list[Problem] = field(default_factory=list)
 
 
-def _load_reference(base: Path, rel: str, run: Run, source: str, problems: list[Problem]) -> Picture | None:
+def _load_reference(base: Path, rel: str, run: Run, source: str, problems: list[Problem],
+                    boxes: tuple[Box, ...]) -> Picture | None:
     path = safe_join(base, rel)
     if path is None:
         problems.append(Problem("path_escapes_run", f"reference {rel!r} points outside {base}", run=run.run_id,
@@ -224,30 +236,33 @@ def _load_reference(base: Path, rel: str, run: Run, source: str, problems: list[
         problems.append(Problem(exc.slug, f"reference screenshot {rel!r}: {exc}", run=run.run_id, file=source,
                                 severity="warning", hint="the check that needs it fails for missing evidence"))
         return None
-    return Picture(f.rgb, f.gray)
+    return picture(f, boxes)
 
 
 def load_referee(run: Run, run_dir: Path, plan: RefereePlan, frames: FrameCache, doms: DomCache) -> RefereeEvidence:
     """Read what the referee needs, then release the files the plan kept for it."""
     problems: list[Problem] = []
-    final = frames.picture(plan.frame_rel)
+    boxes = hashed_regions(plan.contract.data if plan.contract is not None else None)
+    final = frames.picture(plan.frame_rel, boxes)
     snap = doms.cache.get(plan.dom_rel) if plan.dom_rel else None
     st = run.steps[plan.eval_pos]
     url = (st.page.url_after or st.page.url_before) if st.page else None
     ev = RefereeEvidence(final, None, [], [], {}, problems)
     if plan.contract is not None:
         c = plan.contract
-        loaded = {rel: _load_reference(c.base, rel, run, c.source, problems) for rel in reference_paths(c.data)}
+        loaded = {rel: _load_reference(c.base, rel, run, c.source, problems, boxes)
+                  for rel in reference_paths(c.data)}
         ev.contract_state = ContractState(
             url=url, dom=snap.tree if snap else None, text=snap.text.text if snap else None, frame=final,
-            references=loaded, frames_after={k: p for k, rel in plan.since.items() if (p := frames.picture(rel))})
+            references=loaded,
+            frames_after={k: p for k, rel in plan.since.items() if (p := frames.picture(rel, boxes))})
         ev.references = [(rel, p) for rel in c.data.get("reference_screenshots", []) or [] if (p := loaded.get(rel))]
         ev.regions = list(c.data.get("judge_regions", []) or [])
         for k, name in (("judge_max_global_distance", "max_global"), ("judge_max_region_distance", "max_region")):
             if k in c.data:
                 ev.limits[name] = c.data[k]
     for rel in plan.run_refs:
-        p = _load_reference(run_dir, rel, run, "run.json", problems)
+        p = _load_reference(run_dir, rel, run, "run.json", problems, boxes)
         if p is not None:
             ev.references.append((rel, p))
     for used in [plan.frame_rel, *plan.since.values()]:

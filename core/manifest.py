@@ -21,7 +21,7 @@ from typing import Any
 from trajcheck.schemas.migrations import OLDEST_READABLE
 from trajcheck.schemas.version import SCHEMA_VERSION, TABLE_NAMES
 
-from . import __version__
+from .version import __version__
 from .errors import LedgerError
 
 MANIFEST = "manifest.json"

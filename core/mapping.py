@@ -56,7 +56,7 @@ from typing import Any
 from . import discovery
 from .adapters.kit import MAX_STEP_FILES, Frames, load_json_or_jsonl, natural, num, raise_errors, read_text_file, \
     safe_join
-from .discovery import Reader
+from .reader import Reader
 from .errors import Problem, RunFormatError, UsageError
 from .inputs import exists_not_dir
 from .schemas.records import Action, Page, Run, Step

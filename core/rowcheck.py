@@ -20,7 +20,6 @@ import math
 import numbers
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable
 
 from .errors import Problem
@@ -187,37 +186,6 @@ def find_bad_value(run: dict[str, Any], steps: list[dict[str, Any]]) -> BadValue
     return None
 
 
-def locate_step(reader: str, path: Path, display: str) -> Callable[[Any], tuple[str, int | None]]:
-    """A step's file and line by its index, from the run read again (the error path only)."""
-    def locate(index: Any) -> tuple[str, int | None]:
-        try:
-            from .discovery import get_reader
-
-            run, _ = get_reader(reader).read(path, display)
-            step = next((s for s in run.steps if s.index == index), None)
-            if step is not None:
-                return step.source, step.line
-        except Exception:  # noqa: BLE001  (the location is a courtesy; the problem stands without it)
-            pass
-        return "", None
-
-    return locate
-
-
 def printable(text: str) -> str:
     """``text`` with anything UTF-8 cannot hold escaped (a lone surrogate from a file name, say)."""
     return text if _utf8(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def checked(res: Any, ref: Any) -> Any:
-    """``res`` (a :class:`~trajcheck.rows.RunResult` of the run at ``ref``), or, when one of its rows
-    holds a value the ledger cannot store, the run's ``invalid`` result naming it."""
-    bad = find_bad_value(res.run, res.steps)
-    if bad is None:
-        return res
-    from .rows import invalid_result
-
-    fmt = res.run.get("source_format") or ref.reader
-    problem = bad.problem(printable(str(res.run.get("run_id") or ref.display)), fmt,
-                          locate_step(ref.reader, Path(ref.path), ref.display))
-    return invalid_result(printable(ref.display), printable(str(ref.path)), [problem], fmt)

@@ -22,7 +22,7 @@ from trajcheck.schemas.ledger import RUNS, STEPS, Column
 from trajcheck.schemas.version import SCHEMA_VERSION
 from trajcheck.schemas.records import Run
 
-from . import __version__
+from .version import __version__
 from .analysis import RunFindings, StepFindings
 from .contracts import LoadedContract
 from .discovery import RunRef

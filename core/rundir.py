@@ -7,108 +7,21 @@ every path it names must stay inside the run directory (symlinks included).
 
 from __future__ import annotations
 
-import os
 import re
 from functools import lru_cache
 from pathlib import Path
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
-from .errors import Problem, RunFormatError
-from .inputs import NotRegularFile, exists_not_dir, read_regular, regular_stat
-from .jsonio import Where, decode_utf8, iter_jsonl, parse_json_text, short_number
+from .errors import Problem
+from .inputs import exists_not_dir
+from .jsonio import Where, iter_jsonl, parse_json_text, short_number
+from .runfiles import raise_errors, read_text_file, safe_join
 from trajcheck.schemas import load_json_schema
 from trajcheck.schemas.records import KNOWN_ACTION_TYPES, Run, Step
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
-
-#: Metadata and step files larger than this are refused (real ones are KiB to a few MiB).
-MAX_JSON_BYTES = 64 * 1024 * 1024
-#: At most this many problems are reported per run; the rest are counted.
-MAX_PROBLEMS = 20
-
-
-def raise_errors(problems: list[Problem], run: str) -> None:
-    """Raise :class:`RunFormatError` with the errors among ``problems`` (the first MAX_PROBLEMS, then a count).
-    Shared by the native reader and the format adapters (``trajcheck.adapters.kit``)."""
-    errors = [p for p in problems if p.severity == "error"]
-    if not errors:
-        return
-    if len(errors) > MAX_PROBLEMS:
-        more = len(errors) - MAX_PROBLEMS
-        errors = errors[:MAX_PROBLEMS] + [Problem("more_problems", f"{more} more errors not shown", run=run)]
-    raise RunFormatError(errors)
-
-
-@lru_cache(maxsize=256)
-def _real(path: str) -> str:
-    """realpath of a run directory, once per directory (a run's frames and snapshots are joined to it)."""
-    return os.path.realpath(path)
-
-
-def safe_join(run_dir: Path, rel: str) -> Path | None:
-    """Resolve ``rel`` inside ``run_dir``; None when it is absolute or escapes the
-    directory (through ``..`` or a symlink)."""
-    if not rel or os.path.isabs(rel) or re.match(r"^[A-Za-z]:[\\/]", rel) or "\x00" in rel:
-        return None
-    base = _real(os.fspath(run_dir))
-    parts = [p for p in rel.split("/") if p not in ("", ".")]
-    target = os.path.join(base, *parts) if parts else base
-    if ".." in parts or any(os.path.islink(os.path.join(base, *parts[:i + 1])) for i in range(len(parts))):
-        # a symlink or ``..`` below the run directory: resolve it all (the base is already real, so a
-        # path with neither resolves to itself with one lstat per component of ``rel``)
-        target = os.path.realpath(os.path.join(base, rel))
-    if target != base and not target.startswith(base + os.sep):
-        return None
-    return Path(target)
-
-
-def read_text_file(path: Path, *, run: str, rel: str, problems: list[Problem],
-                   limit: int = MAX_JSON_BYTES) -> str | None:
-    """A run file as UTF-8 text, or None with the problem appended (too large, missing, unreadable,
-    not UTF-8, not a regular file, a link out of the run directory). Shared by the native reader and the
-    format adapters. When ``path`` ends with ``rel``, the rest of it is the run directory, and ``rel`` must
-    stay inside it as every path a run names must (:func:`safe_join`: a link out is refused)."""
-    base = _base_of(path, rel)
-    if base is not None and safe_join(base, rel) is None:
-        problems.append(Problem("path_escapes_run", f"{rel} is a link to a file outside the run directory; it "
-                                "is not read", run=run, file=rel,
-                                hint="copy the file into the run directory instead of linking to it"))
-        return None
-    try:
-        st = regular_stat(path)
-        if st.st_size > limit:
-            problems.append(Problem("file_too_large", f"{st.st_size} bytes is over the {limit} byte limit", run=run,
-                                    file=rel, hint="split the run or strip embedded images"))
-            return None
-        data = read_regular(path, st)
-    except NotRegularFile as exc:
-        problems.append(Problem("not_a_regular_file", f"{exc.kind}, not a regular file; it is not read", run=run,
-                                file=rel, hint="replace it with the file the runner wrote"))
-        return None
-    except FileNotFoundError:
-        problems.append(Problem("file_missing", "file not found", run=run, file=rel,
-                                hint="the run directory is incomplete; copy the whole run"))
-        return None
-    except OSError as exc:
-        problems.append(Problem("file_unreadable", f"cannot read: {exc.strerror or exc}", run=run, file=rel,
-                                hint="check permissions and that the file is not a broken link"))
-        return None
-    text, problem = decode_utf8(data, run=run, file=rel)
-    if problem:
-        problems.append(problem)
-    return text
-
-
-def _base_of(path: Path, rel: str) -> Path | None:
-    """The directory ``path`` is ``rel`` inside (``path`` minus the parts of ``rel``), None when ``path``
-    does not end with ``rel``."""
-    parts = [p for p in rel.split("/") if p not in ("", ".")]
-    if not parts or ".." in parts or len(path.parts) <= len(parts) or list(path.parts[-len(parts):]) != parts:
-        return None
-    return Path(*path.parts[:-len(parts)])
-
 
 #: fastjsonschema's options: no defaults written into the record, formats as annotations (as jsonschema reads them).
 _FAST_OPTIONS: dict[str, Any] = {"use_default": False, "use_formats": False}
@@ -158,7 +71,7 @@ def _own_digest() -> str:
     try:
         return hashlib.blake2b(Path(__file__).read_bytes(), digest_size=8).hexdigest()
     except OSError:  # an install without sources: the version stands for the code
-        from . import __version__
+        from .version import __version__
 
         return __version__
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import remote, rowcheck
 from .analysis import analyze
@@ -65,6 +65,33 @@ def _score_remote(ref: RunRef, opts: ScoreOptions, fingerprint: str | None) -> R
     return res
 
 
+def locate_step(reader: str, path: Path, display: str) -> Callable[[Any], tuple[str, int | None]]:
+    """A step's file and line by its index, from the run read again (the error path only)."""
+    def locate(index: Any) -> tuple[str, int | None]:
+        try:
+            run, _ = get_reader(reader).read(path, display)
+            step = next((s for s in run.steps if s.index == index), None)
+            if step is not None:
+                return step.source, step.line
+        except Exception:  # noqa: BLE001  (the location is a courtesy; the problem stands without it)
+            pass
+        return "", None
+
+    return locate
+
+
+def checked(res: RunResult, ref: RunRef) -> RunResult:
+    """``res`` (the result of the run at ``ref``), or, when one of its rows holds a value the ledger cannot store
+    (:func:`trajcheck.rowcheck.find_bad_value`), the run's ``invalid`` result naming it."""
+    bad = rowcheck.find_bad_value(res.run, res.steps)
+    if bad is None:
+        return res
+    fmt = res.run.get("source_format") or ref.reader
+    problem = bad.problem(rowcheck.printable(str(res.run.get("run_id") or ref.display)), fmt,
+                          locate_step(ref.reader, Path(ref.path), ref.display))
+    return invalid_result(rowcheck.printable(ref.display), rowcheck.printable(str(ref.path)), [problem], fmt)
+
+
 _blas: Any = None
 
 
@@ -88,7 +115,7 @@ def score_run(ref: RunRef, opts: ScoreOptions, fingerprint: str | None = None) -
         return _score_remote(ref, opts, fingerprint)
     with _one_blas_thread():
         res = _score_safely(ref, opts)
-    res = rowcheck.checked(res, ref)  # a value the ledger cannot store costs this run, not the batch
+    res = checked(res, ref)  # a value the ledger cannot store costs this run, not the batch
     files = file_manifest(Path(ref.path))
     res.run["warnings"] = res.run["warnings"] + special_files(files, res.run["run_id"], res.run["warnings"])
     fp = fingerprint if fingerprint is not None else options_fingerprint(opts, None)

@@ -13,9 +13,10 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import __version__, ledger, stats
+from . import ledger, stats
 from .comparison import compare, outcome_of
 from .errors import UsageError
+from .version import __version__
 from .views import group_expr
 
 EXPORT_TABLES = ("summary", "per-task", "per-action-type", "compare")

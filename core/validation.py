@@ -15,7 +15,7 @@ from .errors import Problem, RunFormatError
 from .frames import ALLOWED_FORMATS, FrameError, in_frame, to_frame
 from .inputs import NotRegularFile, regular_stat
 from .discovery import discover, get_reader
-from .rundir import safe_join
+from .runfiles import safe_join
 
 
 @dataclass

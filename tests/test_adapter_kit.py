@@ -166,8 +166,8 @@ def test_num_and_run_id_of(tmp_path):
 @pytest.mark.parametrize("module", ["trajcheck.adapters", "trajcheck.adapters.kit", "trajcheck.adapters.docs",
                                     "trajcheck.discovery", "trajcheck.mapping"])
 def test_any_module_can_be_imported_first_and_every_reader_is_registered(module):
-    """trajcheck.adapters and trajcheck.discovery import each other; whichever comes first, the readers are
-    all registered once."""
+    """Whichever module comes first (the adapters no longer import discovery; discovery imports them when first
+    needed), the readers are all registered once."""
     code = (f"import {module}\nfrom trajcheck import discovery\n"
             "print(','.join(discovery.reader_names()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PIL import Image
 
 from trajcheck.analyzers import skeleton as sk
-from trajcheck.analyzers.contract import ContractResult, ContractState, Picture, CheckResult, evaluate, detect_active, grid_cells
+from trajcheck.analyzers.contract import ContractResult, ContractState, Picture, CheckResult, evaluate, detect_active, \
+    grid_cells, hashed_regions
 from trajcheck.analyzers.referee import Judge, choose_judges, decide, reference_judge
+from trajcheck.frames import from_array
+from trajcheck.loading import picture
 
 
-def pic(rgb: np.ndarray) -> Picture:
-    return Picture(rgb, Image.fromarray(rgb).convert("L"))
+def pic(rgb: np.ndarray, contract: dict | None = None) -> Picture:
+    """The picture the loading stage hands the analyzers, with the pHashes of the regions ``contract`` compares."""
+    return picture(from_array(rgb), hashed_regions(contract))
 
 
 def page_frame(seed=0) -> np.ndarray:
@@ -91,15 +94,17 @@ def test_frame_checks():
     before = page_frame(1)
     after = before.copy()
     after[200:240, 100:200] = 0
-    st = ContractState(frame=pic(after), frames_after={1: pic(before)}, references={"ref.png": pic(after.copy())})
     checks = [{"type": "region_changed", "region": [100, 200, 100, 40], "since_step": 1},
               {"type": "region_unchanged", "region": [20, 20, 100, 30], "since_step": 1},
               {"type": "region_matches", "region": [20, 20, 300, 200], "reference": "ref.png", "max_distance": 0}]
-    r = evaluate({"checks": checks}, st)
+    c = {"checks": checks}
+    st = ContractState(frame=pic(after, c), frames_after={1: pic(before, c)}, references={"ref.png": pic(after.copy(), c)})
+    r = evaluate(c, st)
     assert r.verdict == "pass", [c.evidence for c in r.checks]
     assert r.checks[0].evidence["changed_px"] == 4000
-    st2 = ContractState(frame=pic(before), frames_after={1: pic(before)}, references={"ref.png": pic(page_frame(7))})
-    r2 = evaluate({"checks": checks}, st2)
+    st2 = ContractState(frame=pic(before, c), frames_after={1: pic(before, c)},
+                        references={"ref.png": pic(page_frame(7), c)})
+    r2 = evaluate(c, st2)
     assert [c.passed for c in r2.checks] == [False, True, False]
 
 
@@ -111,9 +116,10 @@ def test_region_outside_the_frame_is_an_error_not_a_crash():
 
 def test_reference_judge_rubric():
     goal = page_frame(3)
-    same = reference_judge(pic(goal), [("goal.png", pic(goal.copy()))], [[20, 20, 200, 40]])
+    c = {"judge_regions": [[20, 20, 200, 40]]}
+    same = reference_judge(pic(goal, c), [("goal.png", pic(goal.copy(), c))], [[20, 20, 200, 40]])
     assert same.verdict == "pass" and same.model == "reference-phash" and same.score == 1.0
-    other = reference_judge(pic(page_frame(9)), [("goal.png", pic(goal))], [[20, 20, 200, 40]])
+    other = reference_judge(pic(page_frame(9), c), [("goal.png", pic(goal, c))], [[20, 20, 200, 40]])
     assert other.verdict == "fail"
     assert reference_judge(pic(goal), [], []) is None
 

@@ -1,8 +1,8 @@
 """Format adapters: readers that map runs recorded by other harnesses into trajcheck's records.
 
 Each reader module (``webvoyager``, ``browsergym``, ...) exposes ``READER`` (a
-:class:`trajcheck.discovery.Reader`) and ``DOC``, its field mapping and what it loses as data
-(:class:`trajcheck.discovery.FormatDoc`); it reads its format in three stages, parse, align and outcome,
+:class:`trajcheck.reader.Reader`) and ``DOC``, its field mapping and what it loses as data
+(:class:`trajcheck.reader.FormatDoc`); it reads its format in three stages, parse, align and outcome,
 with the shared parts from :mod:`~trajcheck.adapters.kit`, and keeps its action grammar (or, for Playwright,
 its archive and event reading) in helper modules beside it (``*_actions``, ``playwright_zip``,
 ``playwright_events``). :data:`ALL` lists the readers in the order they are asked to claim a directory,
@@ -19,8 +19,3 @@ ALL = [webvoyager.READER, browsergym.READER, browser_use.READER, playwright_trac
 
 __all__ = ["ALL"]
 
-# Imported first (before trajcheck.discovery), this package defines ALL only after discovery has run its
-# registration; register now (a no-op when discovery already did).
-from trajcheck import discovery as _discovery  # noqa: E402
-
-_discovery.register_adapters()

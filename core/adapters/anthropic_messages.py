@@ -32,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from trajcheck.discovery import FormatDoc, Reader, Table
+from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
 from trajcheck.inputs import open_regular
 from trajcheck.schemas.records import Action, Run, Step

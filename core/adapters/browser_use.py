@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from trajcheck.discovery import FormatDoc, Reader, Table
+from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
 from trajcheck.schemas.records import Action, Page, RecordedJudge, Run, Step
 

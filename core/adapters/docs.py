@@ -1,6 +1,6 @@
 """``docs/formats.md`` and the README's format table, generated from the readers' own declarations.
 
-Each reader declares its field mapping and what it loses as a :class:`~trajcheck.discovery.FormatDoc`
+Each reader declares its field mapping and what it loses as a :class:`~trajcheck.reader.FormatDoc`
 beside its code; this module only lays them out. Regenerate after changing one::
 
     python -m trajcheck.adapters.docs > docs/formats.md
@@ -15,7 +15,8 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 
-from trajcheck.discovery import NATIVE, FormatDoc, Reader, Table
+from trajcheck.discovery import NATIVE
+from trajcheck.reader import FormatDoc, Reader, Table
 
 from . import ALL
 

@@ -28,7 +28,7 @@ from typing import Any, Callable
 from trajcheck.errors import Problem
 from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import iter_jsonl, parse_json_text
-from trajcheck.rundir import MAX_JSON_BYTES, MAX_PROBLEMS, raise_errors, read_text_file, safe_join
+from trajcheck.runfiles import MAX_JSON_BYTES, MAX_PROBLEMS, raise_errors, read_text_file, safe_join
 
 from .kit_frames import (MAX_FRAME_BYTES, BadImage, Frames, decode_image, first_file, frame_size, image_size,
                          looks_like_base64, png_size, relocated)

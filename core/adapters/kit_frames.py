@@ -14,7 +14,7 @@ from typing import BinaryIO
 
 from trajcheck.errors import Problem
 from trajcheck.inputs import exists_not_dir, image_ext, open_regular
-from trajcheck.rundir import safe_join
+from trajcheck.runfiles import safe_join
 
 #: One decoded inline screenshot larger than this is refused.
 MAX_FRAME_BYTES = 64 * 1024 * 1024

@@ -32,7 +32,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from trajcheck.discovery import FormatDoc, Reader, Table
+from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
 from trajcheck.schemas.records import Action, Client, Page, Run, Step
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from trajcheck.inputs import open_regular
+from trajcheck.runfiles import safe_join
 
 #: Logs at least this large are streamed; smaller ones are read whole (the same result, with a JSON error's
 #: line and column in the problem).
@@ -20,8 +21,6 @@ def streams(run_dir: Path, rel: str, limit: int) -> bool:
     """Whether the log ``rel`` is read streamed: a JSON file from STREAM_BYTES up to ``limit`` bytes, a regular
     file inside the run (else it is read whole, whose checks report the file that is too large, not regular, or
     a link out of the run)."""
-    from trajcheck.rundir import safe_join
-
     path = safe_join(run_dir, rel)
     if path is None or not rel.endswith(".json"):
         return False

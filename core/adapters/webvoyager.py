@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trajcheck.discovery import FormatDoc, Reader, Table
+from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
 from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Run, Step
