@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import enum
-import os
 import sys
-import uuid
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+
+from trajcheck.atomic import atomic_write
 
 from .common import Exit
 from .exits import Rule, exit_on_error
@@ -45,6 +45,5 @@ def export(
     if out is None:
         sys.stdout.write(text)
         return
-    tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")  # readers never see half a file
-    tmp.write_text(text, "utf-8")
-    os.replace(tmp, out)
+    with atomic_write(out, "w", hidden=True) as f:  # readers never see half a file
+        f.write(text)
