@@ -11,8 +11,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from .common import out
-from .exits import exit_on_error
+from trajcheck.errors import LedgerError
+
+from .common import Exit, out
+from .exits import Outcome, exit_on_error
 from .options import LedgerArg, TimelineFormat, TimelineFormatOpt
 
 
@@ -121,7 +123,7 @@ def _brief(ev: dict[str, Any]) -> str:
     return ", ".join(f"{k}={ev[k]}" for k in keys)
 
 
-@exit_on_error()
+@exit_on_error(Outcome(Exit.USAGE, "no such run"), raises=(LedgerError,))
 def timeline(
     ledger_dir: LedgerArg,
     run_id: Annotated[str, typer.Argument(help="The run to show.")],
@@ -130,8 +132,6 @@ def timeline(
     """Show one run step by step: action, state, hint, reward, then the referee's verdicts.
 
     Example: trajcheck timeline ledger/ consent-overlay__verifier-off
-
-    Exit codes: 0 ok; 2 no such run; 3 the ledger cannot be read.
     """
     from trajcheck.views import timeline as build  # DuckDB loads when the command runs
 
