@@ -7,13 +7,15 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import emit, err, print_json
+from trajcheck.errors import LedgerError
+
+from .common import Exit, emit, err, print_json
 from .compare import pct
-from .exits import exit_on_error
+from .exits import Outcome, exit_on_error
 from .options import Format, FormatOpt, LedgerArg
 
 
-@exit_on_error()
+@exit_on_error(Outcome(Exit.USAGE, "the labels cannot be read"), raises=(LedgerError,))
 def agree(
     ledger_dir: LedgerArg,
     labels: Annotated[Path, typer.Option("--labels", help="Labels: JSON {run_id: {...}} or CSV.")],
@@ -24,8 +26,6 @@ def agree(
     contract-vs-judge confusion; Cohen's kappa; pass@k, pass^k and flaky tasks.
 
     Example: trajcheck agree ledger/ --labels sample_runs/labels.json
-
-    Exit codes: 0 ok; 2 unreadable labels; 3 the ledger cannot be read.
     """
     from trajcheck.commands import agree as run_agree  # scipy.stats: imported only when used
 

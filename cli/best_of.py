@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from trajcheck.errors import LedgerError
+
 from .common import emit, print_json
 from .exits import exit_on_error
 from .options import ByOpt, Format, FormatOpt, LedgerArg
 
 
-@exit_on_error()
+@exit_on_error(raises=(LedgerError,))
 def best_of(
     ledger_dir: LedgerArg,
     by: ByOpt = "task_id",
@@ -17,8 +19,6 @@ def best_of(
     then higher total reward, then fewer steps, then run_id; and say why.
 
     Example: trajcheck best-of ledger/ --by task_id
-
-    Exit codes: 0 ok; 2 unknown --by column; 3 the ledger cannot be read.
     """
     from trajcheck.commands import best_of as choose  # DuckDB loads when the command runs
 

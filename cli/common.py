@@ -27,13 +27,28 @@ err = Console(stderr=True, soft_wrap=True)  # one message per line: scripts grep
 
 
 class Exit(enum.IntEnum):
-    """Exit codes, a documented contract (README, "Exit codes")."""
+    """Exit codes, a documented contract: the README's "Exit codes" table is generated from their meanings
+    and the commands' exit rules (cli/exits.py, ``python -m trajcheck.exitdoc``)."""
 
-    OK = 0  # done, nothing to report
-    FINDINGS = 1  # done, and some runs are invalid (score) or have errors (validate)
-    USAGE = 2  # bad options or arguments
-    INPUT = 3  # input that cannot be read at all: a path that does not exist, an unreadable ledger, bad SQL
-    LOCKED = 4  # another writer held the ledger for longer than --wait; nothing was written
+    OK = 0
+    FINDINGS = 1
+    USAGE = 2
+    INPUT = 3
+    LOCKED = 4
+
+    @property
+    def meaning(self) -> str:
+        """What the code says, whichever command exits with it."""
+        return _MEANINGS[self]
+
+
+_MEANINGS = {
+    Exit.OK: "done, nothing to report",
+    Exit.FINDINGS: "done, with findings: the command did its work and found runs or files to look at",
+    Exit.USAGE: "usage error: an unknown option or value",
+    Exit.INPUT: "input that cannot be read at all, or a file that cannot be written",
+    Exit.LOCKED: "another writer held the ledger for longer than `--wait`: nothing was written; run again",
+}
 
 
 def wait_line(w: "LockWait") -> str:

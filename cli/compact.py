@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from trajcheck.errors import LedgerError
-from trajcheck.lock import DEFAULT_WAIT
+from trajcheck.lock import DEFAULT_WAIT, LedgerBusy
 
 from .common import Exit, emit, err, print_json, wait_line
 from .exits import Rule, exit_on_error
@@ -13,16 +13,15 @@ from .options import Format, FormatOpt, LedgerArg, WaitOpt
 
 #: What compact could not do, said of a ledger that cannot be read and of a file that cannot be written.
 CANNOT = "cannot compact the ledger: {error}"
+WHEN = "the ledger cannot be read or written"
 
 
-@exit_on_error(Rule(LedgerError, Exit.INPUT, CANNOT), Rule(OSError, Exit.INPUT, CANNOT))
+@exit_on_error(Rule(LedgerError, Exit.INPUT, CANNOT, means=WHEN), Rule(OSError, Exit.INPUT, CANNOT, means=WHEN),
+               raises=(LedgerBusy,))
 def compact(ledger_dir: LedgerArg, wait: WaitOpt = DEFAULT_WAIT, fmt: FormatOpt = Format.table) -> None:
     """Merge the ledger's parts (one per scoring batch) into one part per table; rows are unchanged.
 
     Example: trajcheck compact ledger/
-
-    Exit codes: 0 done; 3 the ledger cannot be read or written; 4 another writer held the ledger for
-    longer than --wait.
     """
     from trajcheck.commands import compact as merge  # pyarrow loads when the command runs
 

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from trajcheck.errors import LedgerError
+
 from .common import emit, err, print_json
 from .exits import exit_on_error
 from .options import ByOpt, Format, FormatOpt, SuccessScoreOpt
@@ -46,7 +48,7 @@ def pair_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     return cols, rows
 
 
-@exit_on_error()
+@exit_on_error(raises=(LedgerError,))
 def compare(
     ledgers: Annotated[list[Path], typer.Argument(metavar="LEDGER [LEDGER_B]", help="One ledger (with --by) or "
                                                   "two ledgers to compare as two arms.")],
@@ -67,8 +69,6 @@ def compare(
     verifier-off arm missed. Runs without a value of --by are counted apart, not an arm.
 
     Example: trajcheck compare ledger/ --by config.perceptual_verifier --baseline false
-
-    Exit codes: 0 ok; 2 bad --by or arguments; 3 a ledger cannot be read.
     """
     from trajcheck.commands import compare as run_compare  # scipy.stats: imported only when used
 

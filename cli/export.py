@@ -9,6 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from trajcheck.errors import LedgerError
+
 from .common import Exit
 from .exits import Rule, exit_on_error
 from .options import ByOpt, ExportFormat, ExportFormatOpt, LedgerArg, SuccessScoreOpt
@@ -22,7 +24,8 @@ class ExportTable(str, enum.Enum):
 
 
 # the file is named, not its temporary sibling the OSError names
-@exit_on_error(Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out'] or 'stdout'}: {exc}"))
+@exit_on_error(Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out'] or 'stdout'}: {exc}",
+                    means="the file cannot be written"), raises=(LedgerError,))
 def export(
     ledger_dir: LedgerArg,
     table: Annotated[ExportTable, typer.Option(help="Which table.")] = ExportTable.summary,
@@ -34,8 +37,6 @@ def export(
     """Export a table for a paper or a PR: same ledger, byte-identical output.
 
     Example: trajcheck export ledger/ --table compare --by config.perceptual_verifier --format latex --out t.tex
-
-    Exit codes: 0 ok; 2 bad options; 3 the ledger cannot be read or the file written.
     """
     from trajcheck.commands import export_table  # scipy.stats: imported only when used
 

@@ -6,12 +6,14 @@ from typing import Annotated
 
 import typer
 
+from trajcheck.errors import LedgerError, QueryError
+
 from .common import emit, print_json
 from .exits import exit_on_error
 from .options import Format, FormatOpt, LedgerArg
 
 
-@exit_on_error()
+@exit_on_error(raises=(LedgerError, QueryError))
 def query(
     ledger_dir: LedgerArg,
     sql: Annotated[str, typer.Argument(help="SQL over the views `runs` and `steps`.")],
@@ -20,8 +22,6 @@ def query(
     """Run SQL against a ledger (DuckDB, views `runs` and `steps`).
 
     Example: trajcheck query ledger/ "select run_id, effect_no_effect from runs order by 2 desc"
-
-    Exit codes: 0 ok; 3 the ledger cannot be read or the SQL fails.
     """
     from trajcheck.commands import query as run  # DuckDB loads when the command runs
 

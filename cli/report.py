@@ -7,12 +7,15 @@ from typing import Annotated
 
 import typer
 
+from trajcheck.errors import LedgerError
+
 from .common import Exit, emit, err, print_json
 from .exits import Rule, exit_on_error
 from .options import ByOpt, Format, FormatOpt, LedgerArg
 
 
-@exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the report: {error}"))
+@exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the report: {error}", means="the report cannot be written"),
+               raises=(LedgerError,))
 def report(
     ledger_dir: LedgerArg,
     out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (index.html, runs/, assets/).")]
@@ -28,8 +31,6 @@ def report(
     the changed box.
 
     Example: trajcheck report ledger/ --out report/
-
-    Exit codes: 0 ok; 2 bad --by; 3 the ledger cannot be read or the report written.
     """
     from trajcheck.commands import report as write  # Pillow and the frame decoder: when the command runs
 

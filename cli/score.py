@@ -11,11 +11,12 @@ import typer
 from rich.markup import escape
 
 from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD
+from trajcheck.api import NoRunsFound
 from trajcheck.errors import LedgerError
-from trajcheck.lock import DEFAULT_WAIT
+from trajcheck.lock import DEFAULT_WAIT, LedgerBusy
 
 from .common import Exit, emit, err, out, print_json, print_problems, wait_line
-from .exits import Rule, exit_on_error
+from .exits import Outcome, Rule, exit_on_error
 from .options import Format, FormatOpt, MappingOpt, QuietOpt, WaitOpt
 
 if TYPE_CHECKING:
@@ -58,7 +59,12 @@ class Engine(str, enum.Enum):
 MAX_LISTED = 60
 
 
-@exit_on_error(Rule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}"))
+@exit_on_error(Rule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}",
+                    means="the ledger cannot be read or written"),
+               Outcome(Exit.OK, "all runs scored"),
+               Outcome(Exit.FINDINGS, "the ledger was written but some runs are invalid, or a folder holds JSON, "
+                                      "HTML or images that no reader claims (named on stderr)"),
+               raises=(NoRunsFound, LedgerBusy))
 def score(
     runs: Annotated[list[str], typer.Argument(help="Run directories, folders searched recursively for runs, or "
                                               "fsspec URLs (s3://bucket/prefix).", show_default=False)],
@@ -104,11 +110,6 @@ def score(
     Scoring into an existing ledger skips runs whose input digest (files, reader,
     options, trajcheck version) is unchanged, rescores the rest, and drops runs
     whose directory is gone from a folder scored again; --force rescores all.
-
-    Exit codes: 0 all runs scored; 1 ledger written but some runs are invalid, or a folder
-    holds JSON, HTML or images that no reader claims (named on stderr); 2 bad options;
-    3 nothing could be read or the ledger cannot be written;
-    4 another writer held the ledger for longer than --wait.
     """
     from trajcheck.api import score as run_score
 

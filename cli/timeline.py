@@ -10,8 +10,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from .common import out, print_json
-from .exits import exit_on_error
+from trajcheck.errors import LedgerError
+
+from .common import Exit, out, print_json
+from .exits import Outcome, exit_on_error
 from .options import LedgerArg, TimelineFormat, TimelineFormatOpt
 
 
@@ -120,7 +122,7 @@ def _brief(ev: dict[str, Any]) -> str:
     return ", ".join(f"{k}={ev[k]}" for k in keys)
 
 
-@exit_on_error()
+@exit_on_error(Outcome(Exit.USAGE, "no such run"), raises=(LedgerError,))
 def timeline(
     ledger_dir: LedgerArg,
     run_id: Annotated[str, typer.Argument(help="The run to show.")],
@@ -129,8 +131,6 @@ def timeline(
     """Show one run step by step: action, state, hint, reward, then the referee's verdicts.
 
     Example: trajcheck timeline ledger/ consent-overlay__verifier-off
-
-    Exit codes: 0 ok; 2 no such run; 3 the ledger cannot be read.
     """
     from trajcheck.commands import timeline as build  # DuckDB loads when the command runs
 

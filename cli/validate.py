@@ -8,11 +8,13 @@ from typing import Annotated
 import typer
 
 from .common import Exit, emit, err, print_json
-from .exits import exit_on_error
+from .exits import Outcome, exit_on_error
 from .options import Format, FormatOpt, MappingOpt
 
 
-@exit_on_error()
+@exit_on_error(Outcome(Exit.OK, "no errors"), Outcome(Exit.FINDINGS, "errors found, or warnings with --strict"),
+               Outcome(Exit.INPUT, "a path does not exist, or a folder holds JSON or images but no run any "
+                                   "reader claims"))
 def validate(
     runs: Annotated[list[Path], typer.Argument(help="Run directories, or folders searched recursively.",
                                                show_default=False)],
@@ -23,9 +25,6 @@ def validate(
     """Check run directories: JSON, schema, step indices, paths, frame files and coordinates.
 
     Example: trajcheck validate sample_runs/
-
-    Exit codes: 0 no errors; 1 errors found (or warnings, with --strict); 3 a path does not exist, or
-    a folder holds JSON or images but no run any reader claims.
     """
     from trajcheck.commands import validate as check  # loaded when the command runs
 

@@ -16,11 +16,11 @@ Heavy libraries load inside the functions: importing this module costs nothing a
 from __future__ import annotations
 
 import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from .atomic import atomic_write
 from .errors import UsageError
 from .lock import DEFAULT_WAIT, LockWait
 
@@ -90,13 +90,8 @@ def export_table(ledger: Pathish, table: str = "summary", fmt: str = "md", *, by
         raise UsageError(f"unknown export format {fmt!r}: " + ", ".join(RENDERERS))
     text = RENDERERS[fmt](build(ledger, table, by, success_score))
     if out is not None:
-        path = Path(out)
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-        try:
-            tmp.write_text(text, "utf-8")
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with atomic_write(out, "w", hidden=True) as f:
+            f.write(text)
     return text
 
 

@@ -24,10 +24,11 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from types import CodeType
 from typing import Any
+
+from .atomic import atomic_write
 
 #: The largest cache file read (a file this small holds thousands of facts).
 MAX_BYTES = 1 << 20
@@ -67,14 +68,8 @@ def write(name: str, data: dict[str, Any]) -> bool:
         return False
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(data, f, sort_keys=True)
-            os.replace(tmp, folder / f"{name}.json")
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        with atomic_write(folder / f"{name}.json", "w", hidden=True, private=True) as f:
+            json.dump(data, f, sort_keys=True)
     except OSError:
         return False
     return True

@@ -15,13 +15,12 @@ from __future__ import annotations
 import html
 import json
 import os
-import shutil
-import uuid
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw
 
+from .atomic import atomic_path
 from .box import Box
 from .frames import FrameError, decode
 from .runfiles import safe_join
@@ -182,11 +181,11 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     finally:
         con.close()
     by = by or ("config.perceptual_verifier" if has_arms else None)
-    tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex}.tmp")
-    assets = tmp / "assets"
-    assets.mkdir(parents=True)
-    (tmp / "runs").mkdir()
-    try:
+    # written beside the old report and swapped in whole (the old one removed after): never half a report
+    with atomic_path(out, hidden=True) as tmp:
+        assets = tmp / "assets"
+        assets.mkdir(parents=True)
+        (tmp / "runs").mkdir()
         body = [f"<h1>trajcheck report</h1><p class=muted>{len(runs)} runs from {_e(Path(ledger_dir).name)}; "
                 f"trajcheck {_e(__version__)}</p>"]
         body.append("<h2>Summary</h2>" + to_html(build(ledger_dir, "summary", by, success_score)))
@@ -201,16 +200,6 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
             (tmp / "runs" / f"{i}.html").write_text(_page(f"{r['run_id']} - trajcheck", page, "../"), "utf-8")
         (assets / "index.js").write_text(INDEX_JS, "utf-8")
         (tmp / "index.html").write_text(_page("trajcheck report", "".join(body), "", script=True), "utf-8")
-        if out.exists():
-            old = out.with_name(f".{out.name}.{uuid.uuid4().hex}.old")
-            os.replace(out, old)
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out / "index.html", len(runs)
 
 

@@ -34,8 +34,8 @@ class Group:
 GROUPS = (
     Group("schemas", "typed records, the ledger's columns and migrations", ("schemas", "schemas.*")),
     Group("base", "errors and problems, bounded reading of a run's files, JSON, the pHash value and its "
-          "on-disk cache", ("version", "problems", "errors", "inputs", "jsonio", "runfiles", "remote", "box",
-                            "hashing", "resample", "diskcache")),
+          "on-disk cache, atomic writes", ("version", "problems", "errors", "inputs", "jsonio", "runfiles", "remote",
+                                           "box", "atomic", "hashing", "resample", "diskcache")),
     Group("analyzers", "pure analyzers: evidence in, findings out", ("analyzers", "analyzers.*")),
     Group("media", "decoding frames and DOM snapshots", ("frames", "dom", "domscan", "refcache")),
     Group("readers", "the native reader, the format adapters, discovery", ("reader", "rundir", "discovery",
@@ -52,7 +52,8 @@ GROUPS = (
     Group("api", "the public API (the package itself, one function per command), live verification, the run "
           "writer", ("", "api", "commands", "live", "writer")),
     Group("cli", "the commands", ("cli", "cli.*")),
-    Group("tools", "the import graph and this diagram, the API page", ("imports", "layers", "apidoc")),
+    Group("tools", "the import graph and this diagram, the API page and the exit-code table",
+          ("imports", "layers", "apidoc", "exitdoc")),
 )
 
 BEGIN = "<!-- import-graph: begin (generated: python -m trajcheck.layers --diagram docs/architecture.md) -->"

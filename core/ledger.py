@@ -8,7 +8,7 @@ Layout::
     LEDGER/steps/part-<gen>[-<k>].parquet
 
 A write puts new parts under temporary names, renames them into place, then
-replaces ``manifest.json`` atomically (write to a temp file, ``os.replace``). A
+replaces ``manifest.json`` atomically (:mod:`trajcheck.atomic`: a temp file, then a rename). A
 reader only ever sees the parts the manifest names, so an interrupted command
 leaves the previous ledger whole. Every file is flushed to disk (``fsync`` of the
 file, then of its folder) before the manifest that names it is renamed into place,
@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -33,6 +32,7 @@ import pyarrow.parquet as pq
 from trajcheck.schemas.ledger import TABLES, arrow_schema
 from trajcheck.schemas.version import SCHEMA_VERSION
 
+from .atomic import atomic_path, atomic_write, commit, fsync_dir, fsync_file, temp_name
 from .version import __version__
 from .errors import LedgerError
 # the ledger's read side, re-exported (`X as X`): ledger.connect, ledger.query
@@ -41,8 +41,8 @@ from .lock import DEFAULT_WAIT, LedgerLock, LockWait, acquire
 from .rowcheck import find_bad_value, printable
 
 # `X as X`: re-exported, callers read the manifest as ledger.read_manifest
-from .manifest import (DIGESTS, LEDGER_FORMAT as LEDGER_FORMAT, MANIFEST, Manifest, fsync_dir, fsync_file,
-                       previous_from_index, read_manifest as read_manifest, write_digest_index)
+from .manifest import (DIGESTS, LEDGER_FORMAT as LEDGER_FORMAT, MANIFEST, Manifest, previous_from_index,
+                       read_manifest as read_manifest, write_digest_index)
 
 #: ledger.lock(root, wait, on_wait): the writer lock, under the name callers know it by.
 lock = acquire
@@ -151,7 +151,8 @@ class Writer:
             return
         if table not in self._writers:
             (self.root / table).mkdir(exist_ok=True)
-            tmp = self.root / f"{table}/part-{self.generation:06d}.parquet.{uuid.uuid4().hex}.tmp"
+            # renamed into place at the commit (a temp file is the ledger's until then: abort sweeps it)
+            tmp = temp_name(self.root / f"{table}/part-{self.generation:06d}.parquet")
             self._tmp[table] = tmp
             self._writers[table] = pq.ParquetWriter(tmp, arrow_schema(table), compression="zstd")
         self._writers[table].write_table(_to_table(table, rows), row_group_size=64 * 1024)
@@ -159,10 +160,8 @@ class Writer:
 
     def _put(self, table: str, data: pa.Table, rel: str) -> None:
         (self.root / table).mkdir(exist_ok=True)
-        tmp = self.root / f"{rel}.{uuid.uuid4().hex}.tmp"
-        pq.write_table(data, tmp, compression="zstd", row_group_size=64 * 1024)
-        fsync_file(tmp)
-        os.replace(tmp, self.root / rel)
+        with atomic_path(self.root / rel, sync=True) as tmp:
+            pq.write_table(data, tmp, compression="zstd", row_group_size=64 * 1024)
         self._written.append(self.root / rel)
 
     def commit(self, remove: Iterable[str] = ()) -> Manifest:
@@ -195,7 +194,7 @@ class Writer:
                         keep.append(new_rel)
                 if table in self._tmp:
                     rel = f"{table}/part-{self.generation:06d}.parquet"
-                    os.replace(self._tmp.pop(table), self.root / rel)
+                    commit(self._tmp.pop(table), self.root / rel)  # fsynced above
                     self._written.append(self.root / rel)
                     keep.append(rel)
                 parts[table] = keep
@@ -340,10 +339,8 @@ def _compact(root: Path) -> Manifest:
             data = _read_parts(root, old.parts.get(table, []), table)
             rel = f"{table}/part-{generation:06d}.parquet"
             (root / table).mkdir(exist_ok=True)
-            tmp = root / f"{rel}.{uuid.uuid4().hex}.tmp"
-            pq.write_table(data, tmp, compression="zstd", row_group_size=64 * 1024)
-            fsync_file(tmp)
-            os.replace(tmp, root / rel)
+            with atomic_path(root / rel, sync=True) as tmp:
+                pq.write_table(data, tmp, compression="zstd", row_group_size=64 * 1024)
             written.append(root / rel)
             parts[table] = [rel]
         manifest = Manifest(generation, parts)
@@ -382,10 +379,8 @@ def _commit(root: Path, manifest: Manifest, rows: list[list[Any]] | None = None)
         if (root / table).is_dir():
             fsync_dir(root / table)
     write_digest_index(root, manifest.generation, rows)
-    tmp = root / f"{MANIFEST}.{uuid.uuid4().hex}.tmp"
-    tmp.write_text(json.dumps(manifest.to_json(), indent=2, sort_keys=True) + "\n", "utf-8")
-    fsync_file(tmp)
-    os.replace(tmp, root / MANIFEST)  # the commit point
+    with atomic_write(root / MANIFEST, "w", sync=True) as f:  # the rename is the commit point
+        f.write(json.dumps(manifest.to_json(), indent=2, sort_keys=True) + "\n")
     fsync_dir(root)  # ... made durable before the old parts are swept
 
 

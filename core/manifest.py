@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 from trajcheck.schemas.migrations import OLDEST_READABLE
 from trajcheck.schemas.version import SCHEMA_VERSION, TABLE_NAMES
 
+from .atomic import atomic_write
 from .version import __version__
 from .errors import LedgerError
 
@@ -64,34 +64,8 @@ def read_manifest(ledger: Path) -> Manifest | None:
 def write_digest_index(root: Path, generation: int, rows: list[list[Any]]) -> None:
     """Write ``digests.json`` for ``generation`` (temp file, then rename): rows of
     [run_id, status, input_digest, inputs]."""
-    tmp = root / f"{DIGESTS}.{uuid.uuid4().hex}.tmp"
-    tmp.write_text(json.dumps({"generation": generation, "runs": rows}, separators=(",", ":")), "utf-8")
-    fsync_file(tmp)
-    os.replace(tmp, root / DIGESTS)
-
-
-def fsync_file(path: Path) -> None:
-    """Flush a file's data to disk (before a rename makes it part of a commit)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def fsync_dir(path: Path) -> None:
-    """Flush a folder's entries (the renames into it) to disk; a no-op where folders cannot be opened
-    or synced (Windows, some network file systems)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    with atomic_write(root / DIGESTS, "w", sync=True) as f:
+        f.write(json.dumps({"generation": generation, "runs": rows}, separators=(",", ":")))
 
 
 def previous_from_index(ledger: str | os.PathLike[str]) -> list[Any] | None:

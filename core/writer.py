@@ -26,6 +26,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .atomic import commit
 from .errors import RunFormatError
 from .inputs import image_ext
 
@@ -136,7 +137,7 @@ class RunWriter:
         read_native_run(self._tmp, str(self.path))  # raises RunFormatError with located problems
         if self.path.exists():
             raise FileExistsError(f"{self.path} appeared while the run was written; the run is kept at {self._tmp}")
-        os.replace(self._tmp, self.path)
+        commit(self._tmp, self.path)
         self._done = True
         return self.path
 

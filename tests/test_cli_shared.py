@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ import trajcheck
 from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD
 from trajcheck.api import NoRunsFound, ScoreResult
 from trajcheck.cli.common import Exit
-from trajcheck.cli.exits import RULES, Rule, exit_on_error
+from trajcheck.cli.exits import RULES, Outcome, Rule, codes_of, exit_on_error, help_line
 from trajcheck.cli.main import COMMANDS, app, command
 from trajcheck.errors import LedgerError, Problem, QueryError, RunFormatError, UsageError
 from trajcheck.lock import DEFAULT_WAIT, LedgerBusy
@@ -118,6 +119,63 @@ def test_every_command_runs_under_the_one_error_path():
         assert rules[len(rules) - len(RULES):] == RULES, name
 
 
+#: The codes each command exits with, written out here apart from the declarations they are checked against
+#: (every command exits 2 on a bad option, as click does before the command runs).
+EXIT_CODES = {
+    "score": [0, 1, 2, 3, 4], "validate": [0, 1, 2, 3], "query": [0, 2, 3], "columns": [0, 2], "formats": [0, 2],
+    "timeline": [0, 2, 3], "compare": [0, 2, 3], "agree": [0, 2, 3], "export": [0, 2, 3], "report": [0, 2, 3],
+    "best-of": [0, 2, 3], "compact": [0, 2, 3, 4],
+}
+
+
+def _exit_paragraph(help_text: str) -> str:
+    """The "Exit codes:" paragraph of a rendered --help, its lines joined (rich wraps it to the terminal)."""
+    lines = help_text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("Exit codes:"))
+    end = next(i for i in range(start, len(lines)) if not lines[i].strip())
+    return " ".join(" ".join(lines[start:end]).split())
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_help_lists_exactly_the_exit_codes_of_the_command(name):
+    res = runner.invoke(app, [name, "--help"])
+    assert res.exit_code == 0, res.output
+    paragraph = _exit_paragraph(res.stdout)
+    listed = [int(c) for c in re.findall(r"(?:^Exit codes: |; )(\d) ", paragraph)]
+    assert listed == EXIT_CODES[name] == [int(c) for c in codes_of(command(name))], paragraph
+    assert paragraph == help_line(codes_of(command(name)))  # the words of the rules and outcomes, whole
+    assert res.stdout.count("Exit codes:") == 1
+    assert f"Example: trajcheck {name} " in " ".join(res.stdout.split())  # the hand-written example is kept
+    written = inspect.getdoc(command(name).__wrapped__) or ""
+    assert "Exit codes" not in written, "the exit codes are generated: remove them from the docstring"
+
+
+def test_the_help_line_is_made_from_rules_raised_errors_and_outcomes():
+    @exit_on_error(Rule(OSError, Exit.INPUT, "cannot write: {error}", means="the file cannot be written"),
+                   Outcome(Exit.FINDINGS, "something was found"), Outcome(Exit.USAGE, "no such thing"),
+                   raises=(LedgerBusy, LedgerError))
+    def made(target: str = "out.txt") -> None:
+        """Do a thing.
+
+        Example: trajcheck made
+        """
+
+    assert made.__doc__ == (
+        "Do a thing.\n\nExample: trajcheck made\n\nExit codes: 0 done; 1 something was found; "
+        "2 bad options or arguments, or no such thing; 3 the ledger cannot be read, or the file cannot be "
+        "written; 4 another writer held the ledger for longer than --wait (nothing was written).")
+    # a command's own 0 replaces "done"; a shared error it does not raise is not listed
+    quiet = exit_on_error(Outcome(Exit.OK, "all went well"))(lambda: None)
+    assert codes_of(quiet) == {Exit.OK: ("all went well",), Exit.USAGE: ("bad options or arguments",)}
+
+
+def test_a_rule_without_meaning_or_an_error_without_rule_is_refused():
+    with pytest.raises(ValueError, match="OSError"):
+        exit_on_error(Rule(OSError, Exit.INPUT, "cannot write: {error}"))
+    with pytest.raises(ValueError, match="KeyError"):
+        exit_on_error(raises=(KeyError,))
+
+
 def test_an_unreadable_ledger_is_exit_3_and_one_line_in_every_command(tmp_path):
     bad = tmp_path / "bad"
     bad.mkdir()
@@ -183,8 +241,9 @@ def test_an_error_no_rule_names_is_a_bug_and_keeps_its_traceback():
 
 
 def test_a_command_rule_rewords_its_class_and_the_subclass_rules_still_win():
-    own = (Rule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}"),
-           Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['target']}: {exc}"))
+    own = (Rule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}", means="the ledger cannot be written"),
+           Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['target']}: {exc}",
+                means="the target cannot be written"))
     res = _run(LedgerError("L: unreadable"), *own)
     assert (res.exit_code, res.stderr) == (3, "error: cannot write the ledger: L: unreadable\n")
     res = _run(LedgerBusy(Path("L"), None, 1), *own)  # LedgerBusy's own shared rule is more specific
