@@ -27,6 +27,7 @@ def validate(
     Exit codes: 0 no errors; 1 errors found (or warnings, with --strict); 3 a path does not exist, or
     a folder holds JSON or images but no run any reader claims.
     """
+    from trajcheck.problems import Slug
     from trajcheck.validate import validate_paths  # loaded when the command runs
 
     report = validate_paths(runs, mapping=mapping)
@@ -37,6 +38,7 @@ def validate(
     n_warn = len(report.problems) - n_err
     err.print(f"checked {report.runs} runs: {n_err} errors, {n_warn} warnings", highlight=False)
     slugs = {p.slug for p in report.problems}
-    if "path_not_found" in slugs or (not report.runs and slugs & {"no_reader_claims", "mapping_matches_nothing"}):
+    nothing_read = {Slug.NO_READER_CLAIMS, Slug.MAPPING_MATCHES_NOTHING}
+    if Slug.PATH_NOT_FOUND in slugs or (not report.runs and slugs & nothing_read):
         raise typer.Exit(int(Exit.INPUT))  # nothing to check: a missing path, or files no reader reads
     raise typer.Exit(int(Exit.FINDINGS if n_err or (strict and n_warn) else Exit.OK))
