@@ -12,6 +12,7 @@ from trajcheck.schemas.records import Run
 
 from .errors import Problem
 from .problems import Slug
+from .reasons import EffectReason
 
 #: Evidence problems that mean a step's recorded screenshots could not be used.
 _NO_FRAME = frozenset({Slug.FRAMES_MISSING, Slug.FRAME_UNREADABLE, Slug.FRAME_TOO_LARGE})
@@ -35,7 +36,7 @@ def read_coverage(run: Run, evidence: Sequence[ImageEvidence]) -> list[Problem]:
                            run=run.run_id, file=first.source, line=first.line, field=f"steps[{first.index}].action",
                            severity="warning"))
     counted = [(s, e) for s, e in zip(run.steps, evidence)
-               if e.problem != "shared_frames" and not s.extra.get("frames_dropped")]
+               if e.problem != EffectReason.SHARED_FRAMES and not s.extra.get("frames_dropped")]
     lost = [s for s, e in counted if e.problem in _NO_FRAME]
     if _most(len(lost), len(counted)):
         first = lost[0]

@@ -23,6 +23,7 @@ from trajcheck.analyzers.contract import ContractState, Picture
 from trajcheck.analyzers.page import PageFacts, page_facts
 from trajcheck.analyzers.perceptual import ImageEvidence
 from trajcheck.analyzers.pixeldiff import diff_frames, no_change
+from trajcheck.reasons import EffectReason
 from trajcheck.schemas.records import Run, Step
 
 from .contracts import LoadedContract, reference_paths
@@ -135,7 +136,7 @@ def step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: Fr
     """The image evidence of one step from its decoded frames (either may be missing or bad). Used by the
     scorer and by the live verifier (:mod:`trajcheck.live`) alike."""
     if step.extra.get("shared_frames") is True:  # the reader gave this step's frame pair to another action
-        return ImageEvidence(problem="shared_frames")
+        return ImageEvidence(problem=EffectReason.SHARED_FRAMES)
     if not isinstance(pre, Frame) or not isinstance(post, Frame):
         bad = pre if isinstance(pre, FrameError) else post if isinstance(post, FrameError) else None
         return ImageEvidence(

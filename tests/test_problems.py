@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("trajcheck", "trajcheck.cli", "trajcheck.analyzers", "trajcheck.schemas")
 #: Literals that spell a slug but mean something else there: (file name, text).
 NOT_SLUGS = frozenset({("digest.py", "schema"),  # the digest's key for the schema version
-                       # the frame problems a step's evidence carries are effect reasons too
-                       *(("perceptual.py", s) for s in ("frames_missing", "frame_unreadable", "frame_too_large"))})
+                       # the frame problems a step's evidence carries are effect reasons too (tests/test_reasons.py)
+                       *(("reasons.py", s) for s in ("frames_missing", "frame_unreadable", "frame_too_large",
+                                                     "not_a_regular_file"))})
 
 
 def _sources() -> list[tuple[str, ast.Module]]:
