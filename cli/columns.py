@@ -12,13 +12,24 @@ from .exits import exit_on_error
 from .options import ColumnsFormat, ColumnsFormatOpt, Format
 
 
+def values_link(table: str, column: str, md: bool) -> str:
+    """For a reason column, where its values are listed (its section of docs/reasons.md); else ""."""
+    from trajcheck.reasons import BY_COLUMN
+
+    section = BY_COLUMN.get(f"{table}.{column}")
+    if section is None:
+        return ""
+    return f" Values: [reasons.md#{section.key}]({section.link})." if md else f" Values: docs/{section.link}."
+
+
 def markdown(table: str) -> str:
     """The Markdown table of one ledger table's columns (docs/columns.md)."""
     from trajcheck.schemas.ledger import TABLES  # pyarrow: loaded when the command runs
 
     lines = ["| column | type | description |", "|---|---|---|"]
     for c in TABLES[table]:
-        lines.append(f"| `{c.name}` | {c.type} | {c.description.replace('|', '/')} |")
+        text = c.description.replace('|', '/') + values_link(table, c.name, md=True)
+        lines.append(f"| `{c.name}` | {c.type} | {text} |")
     return "\n".join(lines) + "\n"
 
 
@@ -41,5 +52,6 @@ def columns(
         for n in names:
             sys.stdout.write(f"### `{n}`\n\n{markdown(n)}\n")
         return
-    rows = [(n, c.name, str(c.type), c.description) for n in names for c in TABLES[n]]
+    rows = [(n, c.name, str(c.type), c.description + values_link(n, c.name, md=False))
+            for n in names for c in TABLES[n]]
     emit(["table", "column", "type", "description"], rows, Format(fmt.value))

@@ -140,16 +140,20 @@ class ClaimReason(StrEnum):
 
 @dataclass(frozen=True)
 class Section:
-    """One set of values: its ``key`` (the anchor of its section in docs/reasons.md), a ``title``, the ledger
-    ``columns`` (``table.column``) that hold them, how a value sits in a cell (``form``), and each value's
-    meaning, in the enum's order."""
+    """One set of values: the ``title`` of its section in docs/reasons.md, the ledger ``columns``
+    (``table.column``) that hold them, how a value sits in a cell (``form``), and each value's meaning, in
+    the enum's order."""
 
-    key: str
     title: str
     columns: tuple[str, ...]
     values: type[StrEnum]
     form: str
     means: dict[str, str]
+
+    @property
+    def key(self) -> str:
+        """The section's anchor, as GitHub makes it from the heading."""
+        return self.title.lower().replace(" ", "-")
 
     @property
     def link(self) -> str:
@@ -162,7 +166,7 @@ _R = RewardCode
 _V = VerdictReason
 
 SECTIONS: tuple[Section, ...] = (
-    Section("effect", "Effect verdicts", ("steps.effect_reason", "steps.effect_seed_reason"), EffectReason,
+    Section("Effect verdicts", ("steps.effect_reason", "steps.effect_seed_reason"), EffectReason,
             "the value itself; the seed's rule (effect_seed_reason) gives the first seven and the last five",
             {
                 _E.VERIFIER_OFF: "the run was scored with the perceptual verifier off (null verdict)",
@@ -194,7 +198,7 @@ SECTIONS: tuple[Section, ...] = (
                 _E.GLOBAL_STABLE: "seed's rule: the whole frame's pHash did not change, and there is no region "
                                   "(False)",
             }),
-    Section("observation", "Observation verdicts", ("steps.obs_reason",), ObservationReason, "the value itself", {
+    Section("Observation verdicts", ("steps.obs_reason",), ObservationReason, "the value itself", {
         ObservationReason.NO_CHANGE: "neither the URL, the page's skeleton nor the client witness changed",
         ObservationReason.CLIENT_WITNESS_ONLY: "only the browser extension (the client witness) saw a change",
         ObservationReason.CHANGED_NO_SEMANTIC_VERDICT: "something changed, and no semantic verdict was recorded",
@@ -205,7 +209,7 @@ SECTIONS: tuple[Section, ...] = (
         ObservationReason.SEMANTIC_FAILURE: "the recorded semantic verdict says neither, or not confidently enough",
         ObservationReason.NO_PAGE_EVIDENCE: "the step records no URL, DOM snapshot or client witness to check",
     }),
-    Section("reward", "Reward signals", ("steps.reward_reasons",), RewardCode,
+    Section("Reward signals", ("steps.reward_reasons",), RewardCode,
             "`code`, or `code: evidence`; see docs/reward.md for the weights", {
                 _R.UNCONFIRMED_DESTRUCTIVE_ACTION: "a destructive or transactional action with no confirmation "
                                                    "before it, when the run requires one (hard negative)",
@@ -234,7 +238,7 @@ SECTIONS: tuple[Section, ...] = (
                 _R.NO_CHANGE: "an acting step after which nothing changed (the observation verifier)",
                 _R.NO_SIGNAL: "no rule applied (neutral)",
             }),
-    Section("evidence", "Evidence referee", ("runs.evidence_reasons",), EvidenceCode,
+    Section("Evidence referee", ("runs.evidence_reasons",), EvidenceCode,
             "`code@step: evidence`; see docs/referee.md for the weights", {
                 EvidenceCode.ENDS_BLOCKED: "the run ends on a blocking page, a CAPTCHA, or the login page an auth "
                                            "redirect led to",
@@ -254,7 +258,7 @@ SECTIONS: tuple[Section, ...] = (
                 EvidenceCode.EFFECT_WITHOUT_OUTCOME: "the last high-risk action changed the screen, with no message "
                                                      "or navigation saying whether it worked",
             }),
-    Section("verdict", "Final verdicts", ("runs.verdict_reason", "runs.disagreement_reason"), VerdictReason,
+    Section("Final verdicts", ("runs.verdict_reason", "runs.disagreement_reason"), VerdictReason,
             "the value itself; disagreement_reason holds the two disagreements only, when the verdict is "
             "uncertain", {
                 _V.AGREEMENT: "the sources present (contract, evaluator, judge) agree",
@@ -266,7 +270,7 @@ SECTIONS: tuple[Section, ...] = (
                 _V.EVIDENCE_ONLY: "no contract, evaluator or judge: the evidence referee decided",
                 _V.NO_VERDICT: "no source could decide (unknown)",
             }),
-    Section("claim", "What the agent claimed", ("runs.claim_reason",), ClaimReason, "the value itself", {
+    Section("What the agent claimed", ("runs.claim_reason",), ClaimReason, "the value itself", {
         ClaimReason.NO_DONE: "the run has no DONE step and no outcome status done",
         ClaimReason.AGENT_REPORTED_FAILURE: "the final DONE carries the harness's failure flag (browser-use success "
                                             "false, BrowserGym report_infeasible, OSWorld FAIL) or "
@@ -301,7 +305,7 @@ def markdown() -> str:
             "with a run's files is another list: [problems.md](problems.md)."), ""]
     for s in SECTIONS:
         cols = ", ".join(f"`{c}`" for c in s.columns)
-        out += [f'<a id="{s.key}"></a>', "", f"## {s.title}", "", f"Columns: {cols}. A cell holds {s.form}.", "",
+        out += [f"## {s.title}", "", f"Columns: {cols}. A cell holds {s.form}.", "",
                 "| value | what it means |", "|---|---|"]
         out += [f"| `{v}` | {_cell(s.means[v])} |" for v in s.values]
         out.append("")
