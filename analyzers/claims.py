@@ -28,19 +28,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from trajcheck.reasons import BY_COLUMN, ClaimReason as CR
 from trajcheck.schemas.records import Run
 
-#: (code, what it means): every reason :func:`read_claim` gives, in rule order.
-CLAIM_RULES: tuple[tuple[str, bool, str], ...] = (
-    ("no_done", False, "the run has no DONE step and no outcome status done"),
-    ("agent_reported_failure", False, "the final DONE carries the harness's failure flag (browser-use success "
-     "false, BrowserGym report_infeasible, OSWorld FAIL) or semantic.task_completed = false"),
-    ("agent_reported_success", True, "the final DONE carries semantic.task_completed = true"),
-    ("message_admits_failure", False, "the final message says the agent could not do the task, refuses it, or "
-     "names what blocked it (a sign-in wall, a CAPTCHA)"),
-    ("done", True, "a DONE step whose message does not admit failure"),
-    ("outcome_done", True, "outcome status done, without a DONE step"),
-)
+_CLAIMED = {CR.NO_DONE: False, CR.AGENT_REPORTED_FAILURE: False, CR.AGENT_REPORTED_SUCCESS: True,
+            CR.MESSAGE_ADMITS_FAILURE: False, CR.DONE: True, CR.OUTCOME_DONE: True}
+
+#: (code, claimed, what it means): every reason :func:`read_claim` gives, in rule order (the meanings are
+#: the catalogue's, trajcheck.reasons).
+CLAIM_RULES: tuple[tuple[CR, bool, str], ...] = tuple(
+    (c, claimed, BY_COLUMN["runs.claim_reason"].means[c]) for c, claimed in _CLAIMED.items())
 
 _I = r"\b(?:i|we)(?:\s+(?:still|really|just|unfortunately))?\s+"
 _NEG_ABLE = (r"(?:could\s*not|couldn'?t|can\s*not|cannot|can'?t|was\s*n[o']t\s+able|were\s*n[o']t\s+able|"
@@ -78,7 +75,7 @@ ADMISSIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
 @dataclass(frozen=True)
 class Claim:
     claimed: bool
-    reason: str  # a code of CLAIM_RULES
+    reason: CR
     evidence: str | None = None  # the admission's label and words, or the flag that decided
 
 
@@ -104,17 +101,17 @@ def read_claim(has_done: bool, outcome_status: str | None, *, flag_failed: bool 
     """
     if not has_done:
         if outcome_status == "done":
-            return Claim(True, "outcome_done")
-        return Claim(False, "no_done")
+            return Claim(True, CR.OUTCOME_DONE)
+        return Claim(False, CR.NO_DONE)
     if flag_failed or task_completed is False:
-        return Claim(False, "agent_reported_failure",
+        return Claim(False, CR.AGENT_REPORTED_FAILURE,
                      "infeasible" if flag_failed else "semantic.task_completed = false")
     if task_completed is True:
-        return Claim(True, "agent_reported_success", "semantic.task_completed = true")
+        return Claim(True, CR.AGENT_REPORTED_SUCCESS, "semantic.task_completed = true")
     said = admission(message)
     if said is not None:
-        return Claim(False, "message_admits_failure", said)
-    return Claim(True, "done")
+        return Claim(False, CR.MESSAGE_ADMITS_FAILURE, said)
+    return Claim(True, CR.DONE)
 
 
 def claim_of(run: Run) -> Claim:

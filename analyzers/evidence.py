@@ -31,39 +31,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
+from trajcheck.reasons import BLOCKING_CODES as _BLOCKING, BY_COLUMN, EvidenceCode as C, RewardCode
+
 from .messages import PageMessages
 
 #: The rules' weights (see the table above).
-WEIGHTS: dict[str, float] = {
-    "ends_blocked": -0.8,
-    "error_after_last_high_risk": -0.8,
-    "last_high_risk_no_effect": -0.6,
-    "ends_in_loop": -0.6,
-    "done_after_idle_waits": -0.4,
-    "navigated_after_last_high_risk": 0.6,
-    "success_after_last_high_risk": 0.7,
-    "answer_matches_reference": 0.8,
-    "effect_without_outcome": 0.0,
+WEIGHTS: dict[C, float] = {
+    C.ENDS_BLOCKED: -0.8,
+    C.ERROR_AFTER_LAST_HIGH_RISK: -0.8,
+    C.LAST_HIGH_RISK_NO_EFFECT: -0.6,
+    C.ENDS_IN_LOOP: -0.6,
+    C.DONE_AFTER_IDLE_WAITS: -0.4,
+    C.NAVIGATED_AFTER_LAST_HIGH_RISK: 0.6,
+    C.SUCCESS_AFTER_LAST_HIGH_RISK: 0.7,
+    C.ANSWER_MATCHES_REFERENCE: 0.8,
+    C.EFFECT_WITHOUT_OUTCOME: 0.0,
 }
 
-#: What each reason code means, for `trajcheck columns` and docs/referee.md.
-MEANINGS: dict[str, str] = {
-    "ends_blocked": "the run ends on a blocking page, a CAPTCHA, or the login page an auth redirect led to",
-    "error_after_last_high_risk": "an error message or a field marked invalid appeared after the last high-risk "
-                                  "action and was not on the page before it",
-    "last_high_risk_no_effect": "the last high-risk action had no observed effect and nothing after it changed the "
-                                "screen or the URL",
-    "ends_in_loop": "the last acting step repeats an action on an unchanging screen (a drift loop)",
-    "done_after_idle_waits": "DONE after WAIT steps whose frames never changed (the done gate)",
-    "navigated_after_last_high_risk": "the last high-risk action led to a page with another path",
-    "success_after_last_high_risk": "a success message appeared after the last high-risk action",
-    "answer_matches_reference": "the agent's extracted answer matches the task's reference answer",
-    "effect_without_outcome": "the last high-risk action changed the screen, with no message or navigation saying "
-                              "whether it worked",
-}
+#: What each reason code means, for docs/referee.md: the catalogue's (trajcheck.reasons).
+MEANINGS: dict[str, str] = BY_COLUMN["runs.evidence_reasons"].means
 
 #: Reasons whose weight an error after the last high-risk action sets to 0.
-PASS_CODES = frozenset({"navigated_after_last_high_risk", "success_after_last_high_risk"})
+PASS_CODES = frozenset({C.NAVIGATED_AFTER_LAST_HIGH_RISK, C.SUCCESS_AFTER_LAST_HIGH_RISK})
 
 #: The sum of weights at which the referee decides.
 DECIDE_AT = 0.5
@@ -73,8 +62,9 @@ MAX_CONFIDENCE = 0.9
 NON_ACTING = frozenset({"DONE", "FAIL", "WAIT", "SCREENSHOT", "READ", "READ_PAGE", "EXTRACT", "OBSERVE", "GET_TEXT",
                         "SNAPSHOT", "FIND"})
 
-#: Reward reason codes that mean the page after the step blocks the agent.
-BLOCKING_CODES = frozenset({"blocking_page", "captcha"})
+#: Reward reason codes that mean the page itself blocks the agent (an auth redirect is read apart: only when
+#: the run ends on the wall it led to).
+BLOCKING_CODES = _BLOCKING - {RewardCode.AUTH_REDIRECT}
 
 
 @dataclass(frozen=True)
@@ -153,57 +143,57 @@ def _final_url(steps: list[StepEvidence]) -> str | None:
     return None
 
 
-def _end_rules(steps: list[StepEvidence]) -> list[tuple[str, int, str]]:
+def _end_rules(steps: list[StepEvidence]) -> list[tuple[C, int, str]]:
     """Rules about how the run ends, whatever its last high-risk action was."""
-    out: list[tuple[str, int, str]] = []
+    out: list[tuple[C, int, str]] = []
     last_page = next((s for s in reversed(steps) if s.reward_codes or s.url_after or s.messages_after is not None),
                      None)
     if last_page is not None:
         codes = sorted(c for c in last_page.reward_codes if c in BLOCKING_CODES)
         if codes:
-            out.append(("ends_blocked", last_page.index, ", ".join(codes)))
+            out.append((C.ENDS_BLOCKED, last_page.index, ", ".join(codes)))
     final = _path(_final_url(steps))
-    auth = next((s for s in reversed(steps) if "auth_redirect" in s.reward_codes), None)
+    auth = next((s for s in reversed(steps) if RewardCode.AUTH_REDIRECT in s.reward_codes), None)
     if auth is not None and final is not None and _path(auth.url_after) == final and not out:
-        out.append(("ends_blocked", auth.index, _clip(f"auth wall {auth.url_after}")))
+        out.append((C.ENDS_BLOCKED, auth.index, _clip(f"auth wall {auth.url_after}")))
     acting = [s for s in steps if s.action_type not in NON_ACTING]
     if acting and acting[-1].in_loop:
-        out.append(("ends_in_loop", acting[-1].index, f"{acting[-1].action_type} repeated on an unchanging screen"))
+        out.append((C.ENDS_IN_LOOP, acting[-1].index, f"{acting[-1].action_type} repeated on an unchanging screen"))
     gate = next((s for s in steps if s.done_gate), None)
     if gate is not None:
-        out.append(("done_after_idle_waits", gate.index, "no frame change across the waits before DONE"))
+        out.append((C.DONE_AFTER_IDLE_WAITS, gate.index, "no frame change across the waits before DONE"))
     answer = next((s for s in reversed(steps) if s.answer_matches is not None), None)
     if answer is not None and answer.answer_matches:
-        out.append(("answer_matches_reference", answer.index, "extracted answer contains a reference answer"))
+        out.append((C.ANSWER_MATCHES_REFERENCE, answer.index, "extracted answer contains a reference answer"))
     return out
 
 
-def _last_action_rules(steps: list[StepEvidence]) -> list[tuple[str, int, str]]:
+def _last_action_rules(steps: list[StepEvidence]) -> list[tuple[C, int, str]]:
     """Rules about the last high-risk action and what followed it."""
     k = next((i for i in range(len(steps) - 1, -1, -1) if steps[i].high_risk), None)
     if k is None:
         return []
     last = steps[k]
     later = steps[k + 1:]
-    out: list[tuple[str, int, str]] = []
+    out: list[tuple[C, int, str]] = []
     errors, successes, seen_dom = _messages_after(steps, k)
     if errors:
-        out.append(("error_after_last_high_risk", last.index, _short(errors)))
+        out.append((C.ERROR_AFTER_LAST_HIGH_RISK, last.index, _short(errors)))
     start = _path(last.url_before)
     moved_to = next((u for s in steps[k:] for u in (s.url_after, s.url_before) if u and _path(u) != start), None) \
         if start else None
-    blocked = any(c in ("auth_redirect", *BLOCKING_CODES) for s in steps[k:] for c in s.reward_codes)
+    blocked = any(c in _BLOCKING for s in steps[k:] for c in s.reward_codes)
     if moved_to is not None and not blocked:
-        out.append(("navigated_after_last_high_risk", last.index, _clip(f"to {moved_to}")))
+        out.append((C.NAVIGATED_AFTER_LAST_HIGH_RISK, last.index, _clip(f"to {moved_to}")))
     if successes:
-        out.append(("success_after_last_high_risk", last.index, _short(successes)))
+        out.append((C.SUCCESS_AFTER_LAST_HIGH_RISK, last.index, _short(successes)))
     changed_later = any(s.content_changed or (s.url_after and _path(s.url_after) != start) for s in later)
     if last.effect is False and not changed_later and moved_to is None:
-        out.append(("last_high_risk_no_effect", last.index, f"{last.action_type} changed nothing, nor did any "
+        out.append((C.LAST_HIGH_RISK_NO_EFFECT, last.index, f"{last.action_type} changed nothing, nor did any "
                                                             "later step"))
     elif (last.effect or changed_later) and not out:
         why = "no DOM snapshot to read a message from" if not seen_dom else "no message and no navigation"
-        out.append(("effect_without_outcome", last.index, why))
+        out.append((C.EFFECT_WITHOUT_OUTCOME, last.index, why))
     return out
 
 
@@ -212,7 +202,7 @@ def decide(steps: list[StepEvidence]) -> EvidenceVerdict:
     if not steps:
         return UNKNOWN
     found = _last_action_rules(steps) + _end_rules(steps)
-    veto = any(code == "error_after_last_high_risk" for code, _, _ in found)
+    veto = any(code == C.ERROR_AFTER_LAST_HIGH_RISK for code, _, _ in found)
     total = 0.0
     reasons: list[str] = []
     for code, index, evidence in found:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trajcheck.hashing import Hash64
+from trajcheck.reasons import RewardCode
 from trajcheck.schemas.records import Run, Step
 
 from . import reward
@@ -23,7 +24,7 @@ from .perceptual import EffectFinding
 from .predictions import PredictionFinding
 
 #: Failures after which a re-read is judged against the observation the failing step relied on.
-_STALE = ("executor_stale_ref", "executor_not_found")
+_STALE = (RewardCode.EXECUTOR_STALE_REF, RewardCode.EXECUTOR_NOT_FOUND)
 
 
 @dataclass
@@ -33,7 +34,7 @@ class _History:
     failed_keys: list[ActionKey] = field(default_factory=list)
     seen_frames: list[Hash64] = field(default_factory=list)
     seen_doms: set[str] = field(default_factory=set)
-    prev_failure: str | None = None
+    prev_failure: RewardCode | None = None
     last_observation: tuple[Hash64 | None, str | None] | None = None  # post state of the last observation step
     recent_confirm: list[bool] = field(default_factory=list)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trajcheck.reasons import ObservationReason
+
 from . import skeleton as sk
 # the seed's thresholds and the options that carry them (re-exported: observation.ObservationOptions)
 from .observation_options import (GOAL_THRESHOLD as GOAL_THRESHOLD, LOW_CONFIDENCE_BELOW as LOW_CONFIDENCE_BELOW,
@@ -55,10 +57,11 @@ class ObservationFinding:
     goal_achieved: bool | None
     low_confidence_completion: bool | None
     confidence: float | None
-    reason: str
+    reason: ObservationReason
 
 
-NOT_APPLICABLE = ObservationFinding((), None, None, None, None, None, None, None, None, "no_page_evidence")
+NOT_APPLICABLE = ObservationFinding((), None, None, None, None, None, None, None, None,
+                                  ObservationReason.NO_PAGE_EVIDENCE)
 
 
 _DEFAULTS = ObservationOptions()
@@ -109,14 +112,16 @@ def verify(ev: PageEvidence, opts: ObservationOptions = _DEFAULTS) -> Observatio
     something = bool(url_changed or meaningful or client)
     if not something:
         return ObservationFinding(tuple(obs), url_changed, dom_changed, meaningful, False, False, None, None,
-                                  NO_CHANGE_CONFIDENCE, "no_change")
+                                  NO_CHANGE_CONFIDENCE, ObservationReason.NO_CHANGE)
     if ev.confidence is None or (ev.action_succeeded is None and ev.task_completed is None):
-        reason = "client_witness_only" if client and not (url_changed or meaningful) else "changed_no_semantic_verdict"
+        reason = ObservationReason.CLIENT_WITNESS_ONLY if client and not (url_changed or meaningful) \
+            else ObservationReason.CHANGED_NO_SEMANTIC_VERDICT
         return ObservationFinding(tuple(obs), url_changed, dom_changed, meaningful, True, None, None, None, None,
                                   reason)
     c = float(ev.confidence)
     success = bool(ev.action_succeeded) and c >= opts.success_threshold
     goal = bool(ev.task_completed) and c >= opts.goal_threshold
     low = goal and c < opts.low_confidence_below
-    reason = "semantic_goal_achieved" if goal else "semantic_success" if success else "semantic_failure"
+    reason = ObservationReason.SEMANTIC_GOAL_ACHIEVED if goal else ObservationReason.SEMANTIC_SUCCESS if success \
+        else ObservationReason.SEMANTIC_FAILURE
     return ObservationFinding(tuple(obs), url_changed, dom_changed, meaningful, True, success, goal, low, c, reason)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from trajcheck.reasons import EffectReason
 
 from .ambient import is_ambient
 # re-exported (`X as X`): the perceptual verifier's options and evidence, where its callers look for them
@@ -32,15 +33,16 @@ from .image_evidence import ImageEvidence as ImageEvidence
 from .pixeldiff import boxes_intersect
 
 #: Reasons for a None verdict.
-SKIP_REASONS = ("verifier_off", "not_high_risk", "frames_missing", "frame_unreadable", "frame_too_large")
+SKIP_REASONS = (EffectReason.VERIFIER_OFF, EffectReason.NOT_HIGH_RISK, EffectReason.FRAMES_MISSING,
+                EffectReason.FRAME_UNREADABLE, EffectReason.FRAME_TOO_LARGE)
 
 
 @dataclass(frozen=True)
 class EffectFinding:
     action_effect_observed: bool | None
-    reason: str
+    reason: EffectReason
     action_effect_observed_seed: bool | None
-    seed_reason: str
+    seed_reason: EffectReason
     content_changed: bool | None  # trajcheck's change test, whether or not the step is high-risk
     content_px: int | None
     filtered: tuple[str, ...]  # kinds of change discounted: outline, caret, ambient
@@ -81,22 +83,23 @@ def content_change(ev: ImageEvidence, ambient: np.ndarray | None,
     return px > 0, px, tuple(sorted(filtered)), in_region
 
 
-def _seed_verdict(ev: ImageEvidence, threshold: int) -> tuple[bool, str]:
+def _seed_verdict(ev: ImageEvidence, threshold: int) -> tuple[bool, EffectReason]:
     g = ev.global_distance
     r = ev.region_distance
     g_changed = g is not None and g > threshold
     r_changed = r is not None and r > threshold
     if g_changed and r_changed:
-        return True, "global_and_region_changed"
+        return True, EffectReason.GLOBAL_AND_REGION_CHANGED
     if g_changed:
-        return True, "global_changed"
+        return True, EffectReason.GLOBAL_CHANGED
     if r_changed:
-        return True, "region_changed"
-    return False, "global_and_region_stable" if r is not None else "global_stable"
+        return True, EffectReason.REGION_CHANGED
+    return False, EffectReason.GLOBAL_AND_REGION_STABLE if r is not None else EffectReason.GLOBAL_STABLE
 
 
-_FALSE_REASONS = {"outline": "only_focus_outline", "caret": "only_caret", "ambient": "only_ambient_change",
-                  "restyle": "only_pointer_restyle", "noise": "only_render_noise"}
+_FALSE_REASONS = {"outline": EffectReason.ONLY_FOCUS_OUTLINE, "caret": EffectReason.ONLY_CARET,
+                  "ambient": EffectReason.ONLY_AMBIENT_CHANGE, "restyle": EffectReason.ONLY_POINTER_RESTYLE,
+                  "noise": EffectReason.ONLY_RENDER_NOISE}
 
 
 def assess(action_type: str, keys: str | None, risk: HighRisk, ev: ImageEvidence,
@@ -109,33 +112,33 @@ def assess(action_type: str, keys: str | None, risk: HighRisk, ev: ImageEvidence
     if ev.change is not None:
         content, px, filtered, in_region = content_change(ev, ambient, opts.ambient)
 
-    def skip(reason: str) -> EffectFinding:
+    def skip(reason: EffectReason) -> EffectFinding:
         return EffectFinding(None, reason, None, reason, content, px, filtered, None, None)
 
     if not opts.enabled:
-        return skip("verifier_off")
+        return skip(EffectReason.VERIFIER_OFF)
     if not risk.high_risk:
-        return skip("not_high_risk")
-    if ev.problem or ev.change is None or ev.global_distance is None:
-        return skip(ev.problem or "frames_missing")
+        return skip(EffectReason.NOT_HIGH_RISK)
+    if ev.problem or ev.change is None or ev.global_distance is None:  # a frame problem's slug is its reason
+        return skip(EffectReason(ev.problem) if ev.problem else EffectReason.FRAMES_MISSING)
 
     seed, seed_reason = _seed_verdict(ev, opts.threshold)
     assert ev.change is not None
     if ev.change.size_changed:
-        verdict, reason = True, "frame_size_changed"
+        verdict, reason = True, EffectReason.FRAME_SIZE_CHANGED
     elif content:
         if ev.region is None:
-            verdict, reason = True, "content_changed"
+            verdict, reason = True, EffectReason.CONTENT_CHANGED
         elif in_region:
-            verdict, reason = True, "content_changed_in_region"
+            verdict, reason = True, EffectReason.CONTENT_CHANGED_IN_REGION
         else:
-            verdict, reason = True, "content_changed_outside_region"
+            verdict, reason = True, EffectReason.CONTENT_CHANGED_OUTSIDE_REGION
     elif not ev.change.changed:
-        verdict, reason = False, "no_pixel_change"
+        verdict, reason = False, EffectReason.NO_PIXEL_CHANGE
     elif len(filtered) == 1:
         verdict, reason = False, _FALSE_REASONS[filtered[0]]
     else:
-        verdict, reason = False, "only_cosmetic_change"
+        verdict, reason = False, EffectReason.ONLY_COSMETIC_CHANGE
     return EffectFinding(
         action_effect_observed=verdict,
         reason=reason,

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trajcheck.box import Box
+from trajcheck.reasons import VerdictReason as VR
 
 from .contract import ContractResult, Picture
 from .evidence import EvidenceVerdict
@@ -110,8 +111,7 @@ class Verdict:
     judge: Judge | None  # the visual judge of the final verdict
     other_judge: Judge | None  # a second judge, kept beside
     final: str  # pass | fail | uncertain | unknown
-    reason: str  # agreement | judge_disagreement | evaluator_disagreement | contract_only | evaluator_only |
-    #            judge_only | evidence_only | no_verdict
+    reason: VR
     confidence: float
     claimed_success: bool
     false_claim: bool
@@ -147,29 +147,30 @@ def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, c
     verdicts = {v for _, v in programmatic}
     p = next(iter(verdicts)) if len(verdicts) == 1 else None
     if len(verdicts) > 1:
-        final, reason, conf = "uncertain", "evaluator_disagreement", 0.5
+        final, reason, conf = "uncertain", VR.EVALUATOR_DISAGREEMENT, 0.5
     elif p and jv:
         if p == jv:
-            final, reason, conf = p, "agreement", max(0.9, jconf)
+            final, reason, conf = p, VR.AGREEMENT, max(0.9, jconf)
         else:
-            final, reason, conf = "uncertain", "judge_disagreement", 0.5
+            final, reason, conf = "uncertain", VR.JUDGE_DISAGREEMENT, 0.5
     elif p:
         final, conf = p, (0.9 if len(programmatic) > 1 else 0.95 * SINGLE_SOURCE_FACTOR)
-        reason = "agreement" if len(programmatic) > 1 else f"{programmatic[0][0]}_only"
+        only = VR.CONTRACT_ONLY if programmatic[0][0] == "contract" else VR.EVALUATOR_ONLY
+        reason = VR.AGREEMENT if len(programmatic) > 1 else only
     elif jv:
-        final, reason, conf = jv, "judge_only", jconf * SINGLE_SOURCE_FACTOR
+        final, reason, conf = jv, VR.JUDGE_ONLY, jconf * SINGLE_SOURCE_FACTOR
     elif evidence is not None and evidence.verdict in ("pass", "fail"):
-        final, reason, conf = evidence.verdict, "evidence_only", min(EVIDENCE_MAX_CONFIDENCE, evidence.confidence)
+        final, reason, conf = evidence.verdict, VR.EVIDENCE_ONLY, min(EVIDENCE_MAX_CONFIDENCE, evidence.confidence)
         source = "evidence"
     else:
-        final, reason, conf = "unknown", "no_verdict", 0.0
+        final, reason, conf = "unknown", VR.NO_VERDICT, 0.0
     false_claim = claimed_success and final in ("fail", "uncertain")
     basis = None
     if false_claim:
         basis = source if source in ("evidence", "evaluator") else "referee"
     promotable = source != "evidence" and (final == "pass" or (final == "fail" and "fail" in verdicts and jv != "pass"))
     lesson = None
-    if reason in ("judge_disagreement", "evaluator_disagreement"):
+    if reason in (VR.JUDGE_DISAGREEMENT, VR.EVALUATOR_DISAGREEMENT):
         said = []
         if det in ("pass", "fail"):
             failed = "; ".join(f"{c.name}: {_short(c.evidence)}" for c in contract.failed) or "every check passed"

@@ -46,8 +46,10 @@ import re
 from dataclasses import dataclass
 from urllib.parse import ParseResult, parse_qs, urlparse
 
-#: Signals that make a step negative whatever else it shows (rule 4), and the score cap they impose.
-BLOCKED_CODES = frozenset({"auth_redirect", "blocking_page", "captcha"})
+from trajcheck.reasons import BLOCKING_CODES as BLOCKED_CODES, RewardCode as R
+
+#: The score cap of the signals that make a step negative whatever else it shows (rule 4: BLOCKED_CODES,
+#: declared with the codes in trajcheck.reasons).
 BLOCKED_MAX = -0.3
 
 CLASSES = ("strong_positive", "weak_positive", "neutral", "negative", "hard_negative")
@@ -56,10 +58,10 @@ OBSERVATION_TYPES = frozenset({"WAIT", "SCROLL", "EXTRACT", "READ", "READ_PAGE",
                                "GET_TEXT", "FIND", "SNAPSHOT"})
 
 _ERRORS = (
-    ("executor_stale_ref", -0.5, re.compile(r"stale|detached|not attached|no longer (?:attached|in the dom)|"
+    (R.EXECUTOR_STALE_REF, -0.5, re.compile(r"stale|detached|not attached|no longer (?:attached|in the dom)|"
                                             r"element (?:is )?not (?:attached|connected)", re.I)),
-    ("executor_timeout", -0.5, re.compile(r"time(?:d)? ?out|timeout|deadline exceeded", re.I)),
-    ("executor_not_found", -0.5, re.compile(r"not found|no (?:such )?element|could not find|unable to (?:find|locate)|"
+    (R.EXECUTOR_TIMEOUT, -0.5, re.compile(r"time(?:d)? ?out|timeout|deadline exceeded", re.I)),
+    (R.EXECUTOR_NOT_FOUND, -0.5, re.compile(r"not found|no (?:such )?element|could not find|unable to (?:find|locate)|"
                                             r"no node|does not exist|invalid (?:bid|element|ref)", re.I)),
 )
 
@@ -124,15 +126,15 @@ class RewardInput:
     require_confirmation: bool = False
     confirmed_before: bool = False
     repeats_failed_action: bool = False  # the same action already failed earlier in the run
-    previous_failure_kind: str | None = None  # executor_* code of the step just before
+    previous_failure_kind: R | None = None  # executor_* code of the step just before
 
 
-def classify_error(message: str | None) -> tuple[str, float]:
+def classify_error(message: str | None) -> tuple[R, float]:
     """The executor error as a stable code and its weight."""
     for code, w, rx in _ERRORS:
         if message and rx.search(message):
             return code, w
-    return "executor_error", -0.4
+    return R.EXECUTOR_ERROR, -0.4
 
 
 def is_auth_redirect(url_before: str | None, url_after: str | None, login_form_after: bool | None = None) -> bool:
@@ -159,13 +161,13 @@ def is_auth_redirect(url_before: str | None, url_after: str | None, login_form_a
     return not (url_before and wall(urlparse(url_before), None))
 
 
-def blocking_signal(title: str | None, text: str | None) -> str | None:
+def blocking_signal(title: str | None, text: str | None) -> R | None:
     """``captcha`` or ``blocking_page`` when the page says so, else None."""
     hay = f"{title or ''}\n{(text or '')[:2000]}"
     if _CAPTCHA.search(hay):
-        return "captcha"
+        return R.CAPTCHA
     if _BLOCKING.search(hay):
-        return "blocking_page"
+        return R.BLOCKING_PAGE
     return None
 
 
@@ -206,59 +208,60 @@ def score_step(inp: RewardInput) -> Reward:
     conf = _confidence(inp)
     if inp.require_confirmation and is_destructive(inp.action_type, inp.reasoning) and not (
             inp.confirmed_before or mentions_confirmation(inp.reasoning)):
-        return Reward(-1.0, "hard_negative", (f"unconfirmed_destructive_action: {_ev(inp.reasoning)}",), max(conf, 0.8))
+        why = f"{R.UNCONFIRMED_DESTRUCTIVE_ACTION}: {_ev(inp.reasoning)}"
+        return Reward(-1.0, "hard_negative", (why,), max(conf, 0.8))
     if inp.contract_passed is True:
-        return Reward(1.0, "strong_positive", (f"contract_passed: {inp.contract_name or 'step contract'}",), 0.95)
+        return Reward(1.0, "strong_positive", (f"{R.CONTRACT_PASSED}: {inp.contract_name or 'step contract'}",), 0.95)
     if inp.contract_passed is False:
-        return Reward(-0.8, "negative", (f"contract_failed: {inp.contract_name or 'step contract'}",), 0.95)
+        return Reward(-0.8, "negative", (f"{R.CONTRACT_FAILED}: {inp.contract_name or 'step contract'}",), 0.95)
 
     signals: list[tuple[str, float]] = []
     failed = inp.executor_ok is False or bool(inp.executor_error)
     observation = inp.action_type in OBSERVATION_TYPES
 
     if inp.answer_matches is True:
-        signals.append(("expected_data_extracted", 0.9))
+        signals.append((R.EXPECTED_DATA_EXTRACTED, 0.9))
     if inp.expected_state_reached is True:
-        signals.append(("expected_state_reached", 0.8))
+        signals.append((R.EXPECTED_STATE_REACHED, 0.8))
     if failed:
         code, w = classify_error(inp.executor_error)
         signals.append((f"{code}: {_ev(inp.executor_error) or 'executor reported failure'}", w))
         if inp.repeats_failed_action:
-            signals.append((f"repeated_failed_action: {inp.signature}", -0.7))
+            signals.append((f"{R.REPEATED_FAILED_ACTION}: {inp.signature}", -0.7))
     block = blocking_signal(inp.page_title, inp.page_text)
     if block:
         signals.append((f"{block}: {_ev(inp.page_title) or _ev(inp.page_text)}", -0.8))
     if is_auth_redirect(inp.url_before, inp.url_after, inp.login_form_after):
-        signals.append((f"auth_redirect: {_ev(inp.url_after, 80)}", -0.7))
+        signals.append((f"{R.AUTH_REDIRECT}: {_ev(inp.url_after, 80)}", -0.7))
     if inp.loop_position is not None and inp.loop_position >= 2:
-        signals.append((f"drift_loop: repetition {inp.loop_position}", -0.6))
+        signals.append((f"{R.DRIFT_LOOP}: repetition {inp.loop_position}", -0.6))
     if inp.done_gate:
-        signals.append(("no_observed_delta_after_waits", -0.5))
+        signals.append((R.NO_OBSERVED_DELTA_AFTER_WAITS, -0.5))
     if inp.effect is False:
-        signals.append(("no_observed_effect", -0.4))
+        signals.append((R.NO_OBSERVED_EFFECT, -0.4))
     if inp.prediction_held is False:
-        signals.append(("prediction_failed", -0.3))
+        signals.append((R.PREDICTION_FAILED, -0.3))
 
     changed = bool(inp.url_before and inp.url_after and inp.url_before != inp.url_after) or bool(
         inp.meaningful_change) or (inp.effect is True) or (inp.content_changed is True and not observation)
     if observation and not failed:
         if inp.new_information:
-            if inp.previous_failure_kind in ("executor_stale_ref", "executor_not_found"):
-                signals.append(("fresh_read_after_failure", 0.5))
+            if inp.previous_failure_kind in (R.EXECUTOR_STALE_REF, R.EXECUTOR_NOT_FOUND):
+                signals.append((R.FRESH_READ_AFTER_FAILURE, 0.5))
             else:
-                signals.append(("new_information", 0.1))
+                signals.append((R.NEW_INFORMATION, 0.1))
         elif inp.new_information is False:
-            signals.append(("repeated_observation", -0.3))
+            signals.append((R.REPEATED_OBSERVATION, -0.3))
     elif not failed and not block and inp.action_type != "DONE":
         if changed:
-            signals.append(("page_changed", 0.4))
+            signals.append((R.PAGE_CHANGED, 0.4))
         elif inp.something_changed is False and inp.effect is not False:
-            signals.append(("no_change", -0.3))
+            signals.append((R.NO_CHANGE, -0.3))
 
     score = max(-0.95, min(0.95, round(sum(w for _, w in signals), 4)))
     if any(code.split(":")[0] in BLOCKED_CODES for code, _ in signals):
         score = min(score, BLOCKED_MAX)
-    reasons = tuple(code for code, _ in signals) or ("no_signal",)
+    reasons = tuple(str(code) for code, _ in signals) or (R.NO_SIGNAL,)
     if not signals:
         conf = min(conf, 0.5)
     return Reward(score, _klass(score), reasons, conf)

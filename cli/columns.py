@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from trajcheck.commands import values_link
+
 from .common import emit, print_json
 from .exits import exit_on_error
 from .options import ColumnsFormat, ColumnsFormatOpt, Format
@@ -18,7 +20,8 @@ def markdown(table: str) -> str:
 
     lines = ["| column | type | description |", "|---|---|---|"]
     for c in TABLES[table]:
-        lines.append(f"| `{c.name}` | {c.type} | {c.description.replace('|', '/')} |")
+        text = c.description.replace('|', '/') + values_link(table, c.name, md=True)
+        lines.append(f"| `{c.name}` | {c.type} | {text} |")
     return "\n".join(lines) + "\n"
 
 

@@ -62,7 +62,9 @@ class ScoreResult:
     @property
     def unclaimed(self) -> list[Problem]:
         """The folders under the paths that hold JSON, HTML or images but no run any reader claims."""
-        return [p for p in self.problems if p.slug == "no_reader_claims"]
+        from .problems import Slug  # not with the package: `python -m trajcheck.problems` runs it unimported
+
+        return [p for p in self.problems if p.slug == Slug.NO_READER_CLAIMS]
 
     @property
     def frames_per_second(self) -> float:

@@ -171,8 +171,19 @@ def columns(table: str | None = None) -> list[dict[str, str]]:
 
     if table is not None and table not in TABLES:
         raise UsageError(f"no table {table!r}; tables: {', '.join(TABLES)}")
-    return [{"table": n, "column": c.name, "type": str(c.type), "description": c.description}
+    return [{"table": n, "column": c.name, "type": str(c.type), "description": c.description + values_link(n, c.name)}
             for n in ([table] if table else TABLES) for c in TABLES[n]]
+
+
+def values_link(table: str, column: str, md: bool = False) -> str:
+    """For a reason column, where its values are listed (its section of docs/reasons.md, a Markdown link with
+    ``md``); else ""."""
+    from .reasons import BY_COLUMN
+
+    section = BY_COLUMN.get(f"{table}.{column}")
+    if section is None:
+        return ""
+    return f" Values: [reasons.md#{section.key}]({section.link})." if md else f" Values: docs/{section.link}."
 
 
 def formats(name: str | None = None) -> list[dict[str, str]]:

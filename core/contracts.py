@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import Problem, RunFormatError
+from .problems import Slug
 from .inputs import NotRegularFile, exists_not_dir, read_regular
 from .jsonio import decode_utf8, parse_json_text
 from .rundir import valid_fast, validator
@@ -32,33 +33,33 @@ def find_contract(run_dir: Path, task_id: str | None, contracts_dir: Path | None
         if not exists_not_dir(path):
             continue
         if base == run_dir and safe_join(run_dir, "contract.json") is None:  # the rule every run file follows
-            raise RunFormatError([Problem("path_escapes_run", "contract.json is a link to a file outside the run "
+            raise RunFormatError([Problem(Slug.PATH_ESCAPES_RUN, "contract.json is a link to a file outside the run "
                                           "directory; it is not read", run=run, file=label,
                                           hint="copy the contract into the run directory instead of linking it")])
         problems: list[Problem] = []
         try:
             raw = read_regular(path)
         except NotRegularFile as exc:
-            return None, [Problem("not_a_regular_file", f"{exc.kind}, not a regular file; it is never opened",
+            return None, [Problem(Slug.NOT_A_REGULAR_FILE, f"{exc.kind}, not a regular file; it is never opened",
                                   run=run, file=label, severity="warning",
                                   hint="the run is scored without a contract")]
         except OSError as exc:
-            return None, [Problem("contract_invalid", f"cannot read: {exc}", run=run, file=label, severity="warning",
+            return None, [Problem(Slug.CONTRACT_INVALID, f"cannot read: {exc}", run=run, file=label, severity="warning",
                                   hint="the run is scored without a contract")]
         text, p = decode_utf8(raw, run=run, file=label)
         if p:
-            p.slug, p.severity = "contract_invalid", "warning"
+            p.slug, p.severity = Slug.CONTRACT_INVALID, "warning"
             return None, [p]
         data, p = parse_json_text(text or "", run=run, file=label)
-        if p and p.slug == "value_out_of_range" and base == run_dir:  # NaN or 1e999 in a run's own file
+        if p and p.slug == Slug.VALUE_OUT_OF_RANGE and base == run_dir:  # NaN or 1e999 in a run's own file
             raise RunFormatError([p])
         if p:
-            p.slug, p.severity = "contract_invalid", "warning"
+            p.slug, p.severity = Slug.CONTRACT_INVALID, "warning"
             return None, [p]
         errors = [] if valid_fast("contract", data) else validator("contract").iter_errors(data)
         for err in errors:
             field = ".".join(str(x) for x in err.absolute_path) or "(contract)"
-            problems.append(Problem("contract_invalid", err.message[:160], run=run, file=label, field=field,
+            problems.append(Problem(Slug.CONTRACT_INVALID, err.message[:160], run=run, file=label, field=field,
                                     severity="warning", hint="see the contract format in docs/referee.md; "
                                     "the run is scored without a contract"))
         if problems:

@@ -11,9 +11,11 @@ from trajcheck.analyzers.image_evidence import ImageEvidence
 from trajcheck.schemas.records import Run
 
 from .errors import Problem
+from .problems import Slug
+from .reasons import EffectReason
 
 #: Evidence problems that mean a step's recorded screenshots could not be used.
-_NO_FRAME = frozenset({"frames_missing", "frame_unreadable", "frame_too_large"})
+_NO_FRAME = frozenset({Slug.FRAMES_MISSING, Slug.FRAME_UNREADABLE, Slug.FRAME_TOO_LARGE})
 
 
 def _most(part: int, whole: int) -> bool:
@@ -30,15 +32,15 @@ def read_coverage(run: Run, evidence: Sequence[ImageEvidence]) -> list[Problem]:
     unknown = [s for s in acts if s.action.type == "UNKNOWN"]
     if _most(len(unknown), len(acts)):
         first = unknown[0]
-        out.append(Problem("actions_not_understood", f"{len(unknown)} of {len(acts)} actions not understood",
+        out.append(Problem(Slug.ACTIONS_NOT_UNDERSTOOD, f"{len(unknown)} of {len(acts)} actions not understood",
                            run=run.run_id, file=first.source, line=first.line, field=f"steps[{first.index}].action",
                            severity="warning"))
     counted = [(s, e) for s, e in zip(run.steps, evidence)
-               if e.problem != "shared_frames" and not s.extra.get("frames_dropped")]
+               if e.problem != EffectReason.SHARED_FRAMES and not s.extra.get("frames_dropped")]
     lost = [s for s, e in counted if e.problem in _NO_FRAME]
     if _most(len(lost), len(counted)):
         first = lost[0]
-        out.append(Problem("frames_not_found", f"{len(lost)} of {len(counted)} steps have no readable screenshot",
+        out.append(Problem(Slug.FRAMES_NOT_FOUND, f"{len(lost)} of {len(counted)} steps have no readable screenshot",
                            run=run.run_id, file=first.source, line=first.line,
                            field=f"steps[{first.index}].frames", severity="warning"))
     return out

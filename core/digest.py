@@ -167,9 +167,10 @@ def special_files(files: dict[str, FileEntry], run: str, warnings: Sequence[str]
     """A warning (as the runs table's ``warnings`` hold them) for each FIFO, socket or device in a run's
     manifest (recorded by its kind, never opened) that none of ``warnings`` names already."""
     from .errors import Problem
+    from .problems import Slug
     from .rowcheck import printable
 
-    return [str(Problem("not_a_regular_file", f"{e[2][len('special:'):]}, not a regular file; it is never opened",
+    return [str(Problem(Slug.NOT_A_REGULAR_FILE, f"{e[2][len('special:'):]}, not a regular file; it is never opened",
                         run=run, file=printable(rel), severity="warning", hint="remove it from the run directory"))
             for rel, e in files.items() if isinstance(e[2], str) and e[2].startswith("special:")
             and not any(repr(rel) in w for w in warnings)]

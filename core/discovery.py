@@ -19,6 +19,7 @@ from trajcheck.schemas.version import RUN_FORMAT
 
 from . import remote
 from .errors import Problem
+from .problems import Slug
 from .inputs import exists_not_dir
 # re-exported (`X as X`): what a reader is, where the callers of discovery look for it
 from .reader import FormatDoc as FormatDoc, Reader as Reader, Table as Table
@@ -171,7 +172,7 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
                 found, probs = remote.discover_url(str(arg))
                 problems += probs
                 if input_format and input_format != NATIVE.name:
-                    problems.append(Problem("format_not_remote", f"{arg}: only {NATIVE.name} runs are read from "
+                    problems.append(Problem(Slug.FORMAT_NOT_REMOTE, f"{arg}: only {NATIVE.name} runs are read from "
                                             "URLs", file=str(arg), hint="copy the runs locally to use an adapter"))
                     continue
                 refs += [RunRef(Path(display), display, NATIVE.name, url) for url, display in found]
@@ -179,11 +180,11 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
             arg = local
         root = Path(arg)
         if not root.exists():
-            problems.append(Problem("path_not_found", f"{root} does not exist", file=str(root),
+            problems.append(Problem(Slug.PATH_NOT_FOUND, f"{root} does not exist", file=str(root),
                                     hint="pass a run directory or a folder that contains runs"))
             continue
         if not root.is_dir():
-            problems.append(Problem("not_a_directory", f"{root} is a file, not a run directory", file=str(root),
+            problems.append(Problem(Slug.NOT_A_DIRECTORY, f"{root} is a file, not a run directory", file=str(root),
                                     severity="warning", hint="pass the folder that holds the run"))
             continue
         r = _claim(root, only)
@@ -287,12 +288,12 @@ def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, list[int]]], rea
         what = " and ".join(f"{n} {kind}{'s' * (n != 1)}" for n, kind in
                             zip(counts, ("JSON file", "HTML file", "image")) if n)
         rel = here.relative_to(root).as_posix() if here != root else "."
-        out.append(Problem("no_reader_claims", f"{what} in {rel}, but no reader ({names}) claims it as a run",
+        out.append(Problem(Slug.NO_READER_CLAIMS, f"{what} in {rel}, but no reader ({names}) claims it as a run",
                            file=str(here), hint="`trajcheck formats` says what each reader looks for; a native run "
                            "needs run.json beside steps.jsonl (README: the run directory), or write one with "
                            f"trajcheck.RunWriter; a folder that holds no runs can be listed in {IGNORE_FILE}"))
     if len(unclaimed) > MAX_NAMED:
-        out.append(Problem("no_reader_claims", f"and {len(unclaimed) - MAX_NAMED} more folders like these",
+        out.append(Problem(Slug.NO_READER_CLAIMS, f"and {len(unclaimed) - MAX_NAMED} more folders like these",
                            file=str(root), hint="see the folders above"))
     return out
 

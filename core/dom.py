@@ -15,6 +15,7 @@ from trajcheck.schemas.records import Run, Step
 
 from .domscan import MAX_DOM_DEPTH, MAX_DOM_ELEMENTS, check as dom_shape
 from .errors import Problem
+from .problems import Slug
 from .refcache import RefCountedCache
 from .inputs import kind_of, read_regular
 from .runfiles import safe_join
@@ -57,11 +58,11 @@ class DomCache(RefCountedCache["Snapshot | None"]):
         problem = None
         try:
             if path is None:
-                problem = ("path_escapes_run", "path escapes the run directory")
+                problem = (Slug.PATH_ESCAPES_RUN, "path escapes the run directory")
             elif not S_ISREG((st := path.stat()).st_mode):  # a FIFO would block the read forever
-                problem = ("not_a_regular_file", f"{kind_of(st.st_mode)}, not a regular file; it is never opened")
+                problem = (Slug.NOT_A_REGULAR_FILE, f"{kind_of(st.st_mode)}, not a regular file; it is never opened")
             elif st.st_size > MAX_DOM_BYTES:
-                problem = ("dom_too_large", f"snapshot over {MAX_DOM_BYTES} bytes")
+                problem = (Slug.DOM_TOO_LARGE, f"snapshot over {MAX_DOM_BYTES} bytes")
             elif (seen := self.by_content.get(digest := sk.dom_digest(
                     html := read_regular(path, st).decode("utf-8", errors="replace")))) is not None:
                 snap = Snapshot(seen.hash, seen.skeleton, seen.text, self._tree_again(html, digest, seen),
@@ -69,10 +70,10 @@ class DomCache(RefCountedCache["Snapshot | None"]):
                 self.by_content[digest] = snap
                 self.digests[rel] = digest
             elif (shape := dom_shape(html)).too_deep:
-                problem = ("dom_too_deep", f"elements nest deeper than {MAX_DOM_DEPTH} levels (Chromium's own "
+                problem = (Slug.DOM_TOO_DEEP, f"elements nest deeper than {MAX_DOM_DEPTH} levels (Chromium's own "
                            "parser stops there); parsing it would take time quadratic in its depth")
             elif shape.too_many:
-                problem = ("dom_too_large", f"over {MAX_DOM_ELEMENTS} elements")
+                problem = (Slug.DOM_TOO_LARGE, f"over {MAX_DOM_ELEMENTS} elements")
             else:
                 tree = sk.parse(html)
                 skel = sk.extract(tree)  # before page_text, which strips scripts and styles from the tree
@@ -81,9 +82,9 @@ class DomCache(RefCountedCache["Snapshot | None"]):
                 self.by_content[digest] = snap
                 self.digests[rel] = digest
         except FileNotFoundError:
-            problem = ("dom_missing", "file not found")
+            problem = (Slug.DOM_MISSING, "file not found")
         except OSError as exc:
-            problem = ("dom_unreadable", exc.strerror or str(exc))
+            problem = (Slug.DOM_UNREADABLE, exc.strerror or str(exc))
         if problem:
             self.problems.append(Problem(problem[0], f"DOM snapshot {rel!r}: {problem[1]}", run=self.run.run_id,
                                          file=step.source, line=step.line, field=field_name, severity="warning",

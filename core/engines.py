@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator
 
 from .discovery import RunRef
 from .errors import Problem
+from .problems import Slug
 from .options import ScoreOptions
 from .rows import RunResult, invalid_result
 from .scorerun import score_run
@@ -30,7 +31,7 @@ IN_FLIGHT_PER_WORKER = 4
 def crashed(ref: RunRef, exc: BaseException) -> RunResult:
     """The result of a run whose scoring raised (a bug, or a worker that died)."""
     return invalid_result(ref.display, ref.url or str(ref.path), [Problem(
-        "internal_error", f"{type(exc).__name__}: {exc}", run=ref.display,
+        Slug.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}", run=ref.display,
         hint="please report this with the run attached")], ref.reader)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .problems import ProblemKind
+    from .problems import ProblemKind, Slug
 
 
 class TrajcheckError(Exception):
@@ -25,13 +25,14 @@ def _kind(slug: object) -> ProblemKind:
 class Problem:
     """One thing wrong with a run, located as precisely as the evidence allows.
 
-    ``slug`` names an entry of the catalogue :mod:`trajcheck.problems` (listed in docs/problems.md); an
-    undeclared slug raises ValueError, when the problem is made and when its slug is changed.
+    ``slug`` is a member of :class:`trajcheck.problems.Slug`, an entry of the catalogue (listed in
+    docs/problems.md); a plain string is looked up and replaced by its member, and an undeclared slug raises
+    ValueError, when the problem is made and when its slug is changed.
     ``message`` is for people and says what was found; ``hint`` says what to do about it, and is the
     catalogue's default hint when the call site gives none.
     """
 
-    slug: str
+    slug: Slug
     message: str
     run: str = ""
     file: str = ""
@@ -51,7 +52,7 @@ class Problem:
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "slug":  # call sites re-label a problem (contracts.py): the new slug must be declared too
-            _kind(value)
+            value = _kind(value).slug
         super().__setattr__(name, value)
 
     def location(self) -> str:

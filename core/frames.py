@@ -19,6 +19,7 @@ from .box import Box
 from .hashing import Hash64
 from .resample import column_pass, pass_order, row_pass
 from .inputs import NotRegularFile, read_regular
+from .problems import Slug
 
 try:  # the "fast" extra: Wuffs decodes a screenshot PNG 3-4x faster than libspng, same pixels
     from pywuffs import ImageDecoderType as _WuffsType
@@ -47,7 +48,7 @@ MAX_FRAME_BYTES = 32 * 1024 * 1024
 class FrameError(Exception):
     """A frame file exists but cannot be used; ``slug`` says why."""
 
-    def __init__(self, slug: str, message: str):
+    def __init__(self, slug: Slug, message: str):
         super().__init__(message)
         self.slug = slug
 
@@ -58,7 +59,7 @@ def read_frame_file(path: Path) -> bytes:
     try:
         return read_regular(path)
     except NotRegularFile as exc:
-        raise FrameError("not_a_regular_file", str(exc)) from None
+        raise FrameError(Slug.NOT_A_REGULAR_FILE, str(exc)) from None
 
 
 @dataclass
@@ -141,16 +142,16 @@ def decode(path: Path, data: bytes | None = None, like: Frame | None = None) -> 
                     gray = img.convert("L")
                     rgb = px = np.asarray(img if img.mode == "RGB" else img.convert("RGB"))
     except FileNotFoundError:
-        raise FrameError("frames_missing", "file not found") from None
+        raise FrameError(Slug.FRAMES_MISSING, "file not found") from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise FrameError("frame_too_large", f"image is too large to decode safely ({exc})") from None
+        raise FrameError(Slug.FRAME_TOO_LARGE, f"image is too large to decode safely ({exc})") from None
     except UnidentifiedImageError:
-        raise FrameError("frame_unreadable", "not a PNG, JPEG or WebP image") from None
+        raise FrameError(Slug.FRAME_UNREADABLE, "not a PNG, JPEG or WebP image") from None
     except (OSError, SyntaxError, ValueError) as exc:
-        raise FrameError("frame_unreadable", f"image data is corrupt or truncated ({exc})") from None
+        raise FrameError(Slug.FRAME_UNREADABLE, f"image data is corrupt or truncated ({exc})") from None
     h, w = rgb.shape[:2]
     if w == 0 or h == 0:
-        raise FrameError("frame_unreadable", "image has no pixels")
+        raise FrameError(Slug.FRAME_UNREADABLE, "image has no pixels")
     luma = _pixels_of(gray)
     return Frame(path=path, format=fmt, width=w, height=h, gray=gray, rgb=rgb, phash=Hash64.of_gray(luma), luma=luma,
                  px=px)
@@ -205,9 +206,9 @@ def from_array(pixels: np.ndarray, path: Path = Path("<array>")) -> Frame:
                         f"not {a.dtype} {a.shape}")
     h, w = a.shape[:2]
     if w == 0 or h == 0:
-        raise FrameError("frame_unreadable", "image has no pixels")
+        raise FrameError(Slug.FRAME_UNREADABLE, "image has no pixels")
     if Image.MAX_IMAGE_PIXELS and w * h > 2 * Image.MAX_IMAGE_PIXELS:
-        raise FrameError("frame_too_large", f"{w}x{h} is over twice Pillow's MAX_IMAGE_PIXELS")
+        raise FrameError(Slug.FRAME_TOO_LARGE, f"{w}x{h} is over twice Pillow's MAX_IMAGE_PIXELS")
     if a.ndim == 2:
         gray = Image.fromarray(a)
         rgb = px = np.repeat(a[..., None], 3, axis=2)

@@ -17,6 +17,7 @@ import re
 from typing import Any, Iterator, TypedDict
 
 from .errors import Problem
+from .problems import Slug
 
 #: Deeper nesting than this is refused (real step records nest a few levels).
 MAX_DEPTH = 64
@@ -125,7 +126,7 @@ def _out_of_range(text: str, where: Where) -> Problem:
         msg = f"{short_number(token)} is too long a number (the ledger stores 64-bit numbers)"
     else:
         msg = f"{short_number(token)} is not a finite 64-bit number"
-    return Problem("value_out_of_range", msg, field=_field(found[0]) if found else "",
+    return Problem(Slug.VALUE_OUT_OF_RANGE, msg, field=_field(found[0]) if found else "",
                    hint="write null for a missing number, and numbers that fit a 64-bit float", **where)
 
 
@@ -157,25 +158,25 @@ def parse_json_text(text: str, *, run: str, file: str, line: int | None = None) 
         return None, _out_of_range(text, where)
     except RecursionError:
         return None, Problem(
-            "json_too_deep", "JSON is nested too deeply to read",
+            Slug.JSON_TOO_DEEP, "JSON is nested too deeply to read",
             hint=f"step records nest a few levels; keep nesting under {MAX_DEPTH}", **where)
     except json.JSONDecodeError as exc:
         ln = line if line is not None else exc.lineno
         return None, Problem(
-            "json_invalid", f"not valid JSON: {exc.msg} at column {exc.colno}",
+            Slug.JSON_INVALID, f"not valid JSON: {exc.msg} at column {exc.colno}",
             hint="the file may be truncated; re-export it or remove the broken part",
             run=run, file=file, line=ln)
     except ValueError:  # an integer of more digits than Python converts
         return None, _out_of_range(text, where)
     if _depth(value, MAX_DEPTH) > MAX_DEPTH:
         return None, Problem(
-            "json_too_deep", f"JSON is nested deeper than {MAX_DEPTH} levels",
+            Slug.JSON_TOO_DEEP, f"JSON is nested deeper than {MAX_DEPTH} levels",
             hint="step records nest a few levels; flatten the record", **where)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text):  # a surrogate pair is fine; a lone half is not text
         found = _find(value, _unencodable)
         if found is not None:
             return None, Problem(
-                "value_out_of_range", "a string holds a lone UTF-16 surrogate (\\ud800-\\udfff escape without its "
+                Slug.VALUE_OUT_OF_RANGE, "a string holds a lone UTF-16 surrogate (\\ud800-\\udfff escape without its "
                 "pair), which is not a Unicode character", field=_field(found[0]),
                 hint="write the character itself, or both halves of its surrogate pair", **where)
     return value, None
@@ -187,7 +188,7 @@ def decode_utf8(data: bytes, *, run: str, file: str) -> tuple[str | None, Proble
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         return None, Problem(
-            "not_utf8", f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            Slug.NOT_UTF8, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
             run=run, file=file, line=line, hint="re-save the file as UTF-8")
 
 

@@ -1,12 +1,16 @@
 """The ledger's read side: DuckDB views ``runs`` and ``steps`` over the parts the manifest names.
 
 Parts written by an older schema lack the columns added since; they read as typed nulls
-(schemas/migrations.py), so every ledger from ``OLDEST_READABLE`` on is queried the same way.
+(schemas/migrations.py), so every ledger from ``OLDEST_READABLE`` on is queried the same way. Likewise,
+a problem slug retired since a part was written (trajcheck.problems ``RETIRED``) reads under the name that
+replaced it in ``runs.error`` and ``runs.warnings``, and the macro ``has_problem(column, slug)`` matches a
+slug or any name it replaced or was replaced by: a query written against either name works on any ledger.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,11 +49,61 @@ def connect(ledger: str | os.PathLike[str]) -> "duckdb.DuckDBPyConnection":
             # Columns added since the oldest part was written read as typed nulls (schemas/migrations.py).
             missing = [f"CAST(NULL AS {_duckdb_type(f.type)}) AS {f.name}" for f in arrow_schema(table)
                        if f.name not in have]
-            con.execute(f"CREATE VIEW {table} AS SELECT *{''.join(', ' + m for m in missing)} FROM {source}")
+            renamed = _current_slugs(have) if table == "runs" else ""
+            con.execute(f"CREATE VIEW {table} AS SELECT *{renamed}{''.join(', ' + m for m in missing)} FROM {source}")
         else:
             con.register(f"_{table}_empty", arrow_schema(table).empty_table())
             con.execute(f"CREATE VIEW {table} AS SELECT * FROM _{table}_empty")
+    con.execute(_has_problem_macro())
     return con
+
+
+def _sql(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _renamed(x: str) -> str:
+    """SQL: the stored problem text ``x`` (one problem, or several joined by "; ") with each retired slug
+    replaced by its successor; a slug split in two is told apart by the message it was stored with."""
+    from .problems import RETIRED
+
+    for r in RETIRED:
+        old = re.escape(f"[{r.slug}]")
+        if not r.when:
+            pattern, by = _sql(old), _sql(f"[{r.now[0]}]")
+            x = f"regexp_replace({x}, {pattern}, {by}, 'g')"
+        for new, when in zip(r.now, r.when):  # the message, then its hint (no brackets), then the slug
+            pattern, by = _sql("(" + when + r"[^\[\]]*)" + old), _sql(r"\1" + f"[{new}]")
+            x = f"regexp_replace({x}, {pattern}, {by}, 'g')"
+    return x
+
+
+def _current_slugs(have: set[str]) -> str:
+    """The ``REPLACE`` clause reading runs.error and runs.warnings under the current slugs."""
+    import duckdb
+
+    cols = []
+    if "error" in have:
+        cols.append(f"{_renamed('error')} AS error")
+    if "warnings" in have:
+        new_lambda = tuple(int(p) for p in duckdb.__version__.split(".")[:2]) >= (1, 3)  # `->` is deprecated
+        fn = f"lambda w: {_renamed('w')}" if new_lambda else f"w -> {_renamed('w')}"
+        cols.append(f"list_transform(warnings, {fn}) AS warnings")
+    return f" REPLACE ({', '.join(cols)})" if cols else ""
+
+
+def _has_problem_macro() -> str:
+    """``has_problem(x, slug)``: does ``x`` (runs.error, runs.warnings, or any problem text) hold a problem
+    of ``slug``, of a slug it replaced, or of one that replaced it (trajcheck.problems ``RETIRED``)?"""
+    from .problems import ALIASES
+
+    groups: dict[str, set[str]] = {}
+    for old, now in ALIASES.items():
+        for name in (old, *now):
+            groups.setdefault(name, {name}).update((old, *now) if name == old else (old, name))
+    cases = " ".join(f"WHEN {_sql(name)} THEN {_sql('|'.join(sorted(g)))}" for name, g in sorted(groups.items()))
+    return (f"CREATE TEMP MACRO has_problem(x, slug) AS regexp_matches(CAST(x AS VARCHAR), "
+            f"'\\[(' || CASE slug {cases} ELSE regexp_escape(slug) END || ')\\]')")
 
 
 _DUCKDB_TYPES = {pa.string(): "VARCHAR", pa.bool_(): "BOOLEAN", pa.int32(): "INTEGER", pa.int64(): "BIGINT",

@@ -86,6 +86,7 @@ def _frame(value: "FrameInput", name: str) -> tuple[str | None, "Frame"]:
     from PIL import Image
 
     from trajcheck.frames import FrameError, decode, from_array, read_frame_file
+    from trajcheck.problems import Slug
 
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
@@ -94,9 +95,9 @@ def _frame(value: "FrameInput", name: str) -> tuple[str | None, "Frame"]:
         try:
             data = read_frame_file(Path(value))  # a FIFO is refused, never opened
         except FileNotFoundError:
-            raise FrameError("frames_missing", f"{value}: file not found") from None
+            raise FrameError(Slug.FRAMES_MISSING, f"{value}: file not found") from None
         except OSError as exc:
-            raise FrameError("frame_unreadable", f"{value}: {exc.strerror or exc}") from None
+            raise FrameError(Slug.FRAME_UNREADABLE, f"{value}: {exc.strerror or exc}") from None
         return hashlib.blake2b(data, digest_size=16).hexdigest(), decode(Path(value), data)
     if isinstance(value, Image.Image):
         value = np.asarray(value if value.mode in ("L", "RGB", "RGBA") else value.convert("RGB"))

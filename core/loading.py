@@ -24,19 +24,21 @@ from trajcheck.analyzers.contract import ContractState, Picture, hashed_regions
 from trajcheck.analyzers.page import PageFacts, page_facts
 from trajcheck.analyzers.image_evidence import ImageEvidence
 from trajcheck.analyzers.pixeldiff import diff_frames, no_change
+from trajcheck.reasons import EffectReason
 from trajcheck.schemas.records import Run, Step
 
 from .box import Box
 from .contracts import LoadedContract, reference_paths
 from .dom import DomCache
 from .errors import Problem
+from .problems import Slug
 from .frames import Frame, FrameError, decode, read_frame_file, region_box, to_frame
 from .options import ScoreOptions
 from .refcache import RefCountedCache
 from .runfiles import safe_join
 
-_FRAME_HINTS = {"frames_missing": "re-export the run with its screenshots, or drop the reference",
-                "frame_too_large": "screenshots over Pillow's MAX_IMAGE_PIXELS are refused as decompression bombs"}
+_FRAME_HINTS = {Slug.FRAMES_MISSING: "re-export the run with its screenshots, or drop the reference",
+                Slug.FRAME_TOO_LARGE: "screenshots over Pillow's MAX_IMAGE_PIXELS are refused as decompression bombs"}
 
 
 class FrameCache(RefCountedCache["Frame | FrameError"]):
@@ -62,9 +64,9 @@ class FrameCache(RefCountedCache["Frame | FrameError"]):
         except FrameError as exc:  # not a regular file (a FIFO): never opened
             return exc
         except FileNotFoundError:
-            return FrameError("frames_missing", "file not found")
+            return FrameError(Slug.FRAMES_MISSING, "file not found")
         except OSError as exc:
-            return FrameError("frame_unreadable", f"cannot read the file ({exc})")
+            return FrameError(Slug.FRAME_UNREADABLE, f"cannot read the file ({exc})")
         digest = hashlib.blake2b(raw, digest_size=16).digest()
         frame = self._by_digest.get(digest)
         if frame is None:
@@ -85,7 +87,7 @@ class FrameCache(RefCountedCache["Frame | FrameError"]):
             except FrameError as exc:  # an archive member unpacked now, over the frame byte budget
                 got = exc
         elif path is None:  # checked at read time already; keep the guard where the file is opened
-            got = FrameError("frame_unreadable", "path escapes the run directory")
+            got = FrameError(Slug.FRAME_UNREADABLE, "path escapes the run directory")
         else:
             got = self._read(rel, path, None)
         if isinstance(got, FrameError) and rel not in self._reported:
@@ -133,7 +135,7 @@ def uses(steps: tuple[Step, ...]) -> tuple[Counter[str], Counter[str]]:
 def _outside_frame(run: Run, step: Step, post: Frame, sx: float, sy: float) -> Problem:
     a = step.action
     scale = f" (scaled x{sx:g} from screen coordinates)" if (sx, sy) != (1.0, 1.0) else ""
-    return Problem("coords_outside_frame",
+    return Problem(Slug.COORDS_OUTSIDE_FRAME,
                    f"action point ({a.x:g}, {a.y:g}) is outside the {post.width}x{post.height} frame{scale}; "
                    "only the global hash decides", run=run.run_id, file=step.source, line=step.line,
                    field="action.x", severity="warning",
@@ -145,13 +147,13 @@ def step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: Fr
     """The image evidence of one step from its decoded frames (either may be missing or bad). Used by the
     scorer and by the live verifier (:mod:`trajcheck.live`) alike."""
     if step.extra.get("shared_frames") is True:  # the reader gave this step's frame pair to another action
-        return ImageEvidence(problem="shared_frames")
+        return ImageEvidence(problem=EffectReason.SHARED_FRAMES)
     if not isinstance(pre, Frame) or not isinstance(post, Frame):
         bad = pre if isinstance(pre, FrameError) else post if isinstance(post, FrameError) else None
         return ImageEvidence(
             pre_hash=pre.phash if isinstance(pre, Frame) else None,
             post_hash=post.phash if isinstance(post, Frame) else None,
-            problem=bad.slug if bad else "frames_missing")
+            problem=bad.slug if bad else Slug.FRAMES_MISSING)
     region = None
     point = "none"
     at: tuple[float, float] | None = None
@@ -227,7 +229,7 @@ def _load_reference(base: Path, rel: str, run: Run, source: str, problems: list[
                     boxes: tuple[Box, ...]) -> Picture | None:
     path = safe_join(base, rel)
     if path is None:
-        problems.append(Problem("path_escapes_run", f"reference {rel!r} points outside {base}", run=run.run_id,
+        problems.append(Problem(Slug.PATH_ESCAPES_RUN, f"reference {rel!r} points outside {base}", run=run.run_id,
                                 file=source, severity="warning", hint="keep references beside the contract"))
         return None
     try:

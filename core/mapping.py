@@ -58,6 +58,7 @@ from .adapters.kit import MAX_STEP_FILES, Frames, load_json_or_jsonl, natural, n
     safe_join
 from .reader import Reader
 from .errors import Problem, RunFormatError, UsageError
+from .problems import Slug
 from .inputs import exists_not_dir
 from .schemas.records import Action, Page, Run, Step
 
@@ -240,7 +241,7 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
     if not raw:
         what = (f"[run] step_files = {m.step_files!r} of {m.path.name} matches no step file here"
                 if m.step_files is not None else f"[run] steps of {m.path.name} gives no list of steps here")
-        raise RunFormatError([Problem("mapping_matches_nothing", what, run=run_name, file=rel,
+        raise RunFormatError([Problem(Slug.MAPPING_MATCHES_NOTHING, what, run=run_name, file=rel,
                                       field="run.step_files" if m.step_files is not None else "run.steps",
                                       hint="check the expression against the log (jmespath.org)")])
     frames = Frames(run_dir, run_name, rel, problems)
@@ -255,7 +256,7 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
         shots.append(frames.from_any(shot, f"steps[{i}].screenshot") if shot else None)
     unmatched = [k for k in m.expr if k.startswith("step.") and all(m.get(k, s) is None for s in raw)]
     for k in unmatched:
-        problems.append(Problem("mapping_matches_nothing", f"{k} matches nothing in any of the {len(raw)} steps",
+        problems.append(Problem(Slug.MAPPING_MATCHES_NOTHING, f"{k} matches nothing in any of the {len(raw)} steps",
                                 run=run_name, file=rel, field=k, severity="warning",
                                 hint=f"check that expression in {m.path.name} against one step of the log"))
     steps: list[Step] = []
@@ -312,12 +313,12 @@ def explain(path: str | Path, paths: list[str]) -> list[Problem]:
             value = _load(p.read_text("utf-8", errors="replace"), p.name, p.parent.name, [])
             got = m.get("run.steps", value)
             what = "nothing" if got is None else f"a {type(got).__name__}" + (" (empty)" if got == [] else "")
-            out.append(Problem("mapping_matches_nothing", f"[run] steps of {m.path.name} gives {what} in this file, "
+            out.append(Problem(Slug.MAPPING_MATCHES_NOTHING, f"[run] steps of {m.path.name} gives {what} in this file, "
                                "not a list of steps", file=str(p), field="run.steps",
                                hint="check the expression against the file (jmespath.org); top-level keys: "
                                + ", ".join(sorted(value)[:8] if isinstance(value, dict) else ["(a list)"])))
     if not seen:
-        out.append(Problem("mapping_matches_nothing", f"no file matches [run] files = {m.files!r} of {m.path.name}",
+        out.append(Problem(Slug.MAPPING_MATCHES_NOTHING, f"no file matches [run] files = {m.files!r} of {m.path.name}",
                            file=str(paths[0]) if paths else "", field="run.files",
                            hint="set files to the log's name pattern, e.g. \"*.json\""))
     return out

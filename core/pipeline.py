@@ -17,6 +17,7 @@ from . import incremental
 from .digest import forget_listings, options_fingerprint
 from .discovery import discover
 from .errors import Problem
+from .problems import Slug
 from .incremental import Previous
 from .options import ScoreOptions
 from .rows import RunResult, invalid_result
@@ -101,7 +102,7 @@ def _dedupe_one(r: RunResult, seen: dict[str, str]) -> RunResult:
     path = r.run["run_path"]
     if rid in seen:
         return invalid_result(r.display or path, path, [Problem(
-            "duplicate_run_id", f"run_id {rid!r} is already used by the run at {seen[rid]}; this run at "
+            Slug.DUPLICATE_RUN_ID, f"run_id {rid!r} is already used by the run at {seen[rid]}; this run at "
             f"{path} was not scored", run=rid, file="run.json", field="run_id",
             hint="give every run its own run_id")], r.run["source_format"])
     seen[rid] = path

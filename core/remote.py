@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .errors import Problem
+from .problems import Slug
 
 RUN_FILE = "run.json"
 #: Largest remote run directory copied for scoring (bytes).
@@ -52,11 +53,11 @@ def discover_url(url: str) -> tuple[list[tuple[str, str]], list[Problem]]:
         protocol = url.split("://", 1)[0]
         root = root.rstrip("/")
         if not fs.exists(root):
-            return [], [Problem("path_not_found", f"{url} does not exist", file=url,
+            return [], [Problem(Slug.PATH_NOT_FOUND, f"{url} does not exist", file=url,
                                 hint="check the bucket and prefix, and the store's credentials")]
         found = sorted(p for p in fs.find(root) if posixpath.basename(p) == RUN_FILE)
     except Exception as exc:  # noqa: BLE001  (any store error is a located problem, never a traceback)
-        return [], [Problem("store_unreadable", f"{url}: {type(exc).__name__}: {exc}", file=url,
+        return [], [Problem(Slug.STORE_UNREADABLE, f"{url}: {type(exc).__name__}: {exc}", file=url,
                             hint="check the URL, the credentials and the endpoint (FSSPEC_<PROTOCOL>_* variables)")]
     out = []
     for f in found:

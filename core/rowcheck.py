@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from .errors import Problem
+from .problems import Slug
 
 #: Run-format field of each column that copies one (for messages); other columns are computed.
 RUN_FIELDS = {
@@ -62,7 +63,7 @@ class BadValue:
         else:
             field = STEP_FIELDS.get(self.column, f"ledger column steps.{self.column}")
             file, line = locate(self.step_index) if locate else ("", None)
-        return Problem("value_out_of_range", f"{_show(self.value)} {self.why}", run=run, file=file, line=line,
+        return Problem(Slug.VALUE_OUT_OF_RANGE, f"{_show(self.value)} {self.why}", run=run, file=file, line=line,
                        field=field, hint=f"the ledger stores {self.column} as {_TYPE_NAMES[self.kind]}; fix the value "
                        "where the run recorded it")
 

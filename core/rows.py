@@ -18,6 +18,7 @@ from operator import attrgetter
 from typing import Any, Callable
 
 from trajcheck.analyzers import perceptual, reward
+from trajcheck.reasons import BLOCKING_CODES, code_of
 from trajcheck.schemas.ledger import RUNS, STEPS, Column
 from trajcheck.schemas.version import SCHEMA_VERSION
 from trajcheck.schemas.records import Run
@@ -95,8 +96,6 @@ CONVERT: dict[str, Callable[[Any], Any]] = {
     "json": lambda v: to_json(v) if v else None,
 }
 
-_BLOCKING_CODES = ("blocking_page", "captcha", "auth_redirect")
-
 
 def _totals(f: RunFacts) -> dict[str, Any]:
     """Per-run counts and sums over the steps rows and the perceptual findings."""
@@ -114,7 +113,7 @@ def _totals(f: RunFacts) -> dict[str, Any]:
         "reward_total": round(sum(scores), 4) if scores else None,
         "reward_mean": round(sum(scores) / len(scores), 4) if scores else None,
         "reward_first_blocking_step": next((r["step_index"] for r in rows if any(
-            c.split(":")[0] in _BLOCKING_CODES for c in r["reward_reasons"])), None),
+            code_of(c) in BLOCKING_CODES for c in r["reward_reasons"])), None),
         "longest_loop": max((r["loop_len"] or 0 for r in rows), default=0),
         "loops": len({r["loop_id"] for r in rows if r["loop_id"] is not None}),
         "reward_done_gate": any(r["reward_done_gate"] for r in rows),

@@ -17,6 +17,7 @@ from .errors import Problem
 from .inputs import exists_not_dir
 from .jsonio import Where, iter_jsonl, parse_json_text, short_number
 from .runfiles import raise_errors, read_text_file, safe_join
+from .problems import Slug
 from trajcheck.schemas import load_json_schema
 from trajcheck.schemas.records import KNOWN_ACTION_TYPES, Run, Step
 
@@ -151,12 +152,12 @@ def _schema_problems(schema: str, value: Any, *, run: str, file: str, line: int 
         if err.validator in _RANGE_KEYWORDS:  # a number outside what its field (and its ledger column) holds
             side = "under the minimum" if "inimum" in str(err.validator) else "over the maximum"
             msg = f"{short_number(err.instance)} is {side} of {short_number(err.validator_value)}"
-            out.append(Problem("value_out_of_range", msg, run=run, file=file, line=line,
+            out.append(Problem(Slug.VALUE_OUT_OF_RANGE, msg, run=run, file=file, line=line,
                                field=(prefix + field) or "(record)",
                                hint="the run format bounds every number to what the ledger stores "
                                     "(schemas/*.schema.json)"))
             continue
-        out.append(Problem("schema", msg, run=run, file=file, line=line, field=(prefix + field) or "(record)",
+        out.append(Problem(Slug.SCHEMA, msg, run=run, file=file, line=line, field=(prefix + field) or "(record)",
                            hint="see the run format in docs/run-format.md (schemas/*.schema.json)"))
     return out
 
@@ -205,7 +206,7 @@ def _read_step_records(run_dir: Path, label: str, problems: list[Problem]) -> li
     step_dir = run_dir / "steps"
     if exists_not_dir(jsonl):  # a FIFO or a device named steps.jsonl is reported, never opened
         if step_dir.is_dir():
-            problems.append(Problem("steps_ambiguous", "both steps.jsonl and steps/ exist; steps.jsonl is used",
+            problems.append(Problem(Slug.STEPS_AMBIGUOUS, "both steps.jsonl and steps/ exist; steps.jsonl is used",
                                     run=label, file="steps/", severity="warning",
                                     hint="remove one of them"))
         text = read_text_file(jsonl, run=label, rel="steps.jsonl", problems=problems)
@@ -227,7 +228,7 @@ def _read_step_records(run_dir: Path, label: str, problems: list[Problem]) -> li
             else:
                 raw_steps.append((value, rel, None))
     else:
-        problems.append(Problem("steps_missing", "no steps.jsonl and no steps/ folder", run=label,
+        problems.append(Problem(Slug.STEPS_MISSING, "no steps.jsonl and no steps/ folder", run=label,
                                 file="steps.jsonl", hint="write one JSON object per step to steps.jsonl"))
     return raw_steps
 
@@ -246,7 +247,7 @@ def _steps(raw_steps: list[tuple[Any, str, int | None]], run_dir: Path, label: s
         if step.index in seen:
             first = seen[step.index]
             where = first[0] + (f":{first[1]}" if first[1] is not None else "")
-            problems.append(Problem("duplicate_step_index", f"step index {step.index} already used at {where}",
+            problems.append(Problem(Slug.DUPLICATE_STEP_INDEX, f"step index {step.index} already used at {where}",
                                     run=label, file=rel, line=line, field="index",
                                     hint="give every step its own index, in order"))
             continue
@@ -267,13 +268,13 @@ def read_native_run(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     raw_steps = _read_step_records(run_dir, label, problems)
     steps = _steps(raw_steps, run_dir, label, problems)
     if not raw_steps and not any(p.severity == "error" for p in problems):
-        problems.append(Problem("steps_empty", "the run has no steps", run=label,
+        problems.append(Problem(Slug.STEPS_EMPTY, "the run has no steps", run=label,
                                 file="steps.jsonl" if exists_not_dir(run_dir / "steps.jsonl") else "steps/",
                                 hint="a run needs at least one step record"))
 
     raise_errors(problems, label)
     if [s.index for s in steps] != sorted(s.index for s in steps):
-        problems.append(Problem("steps_out_of_order", "step indices are not in increasing order; sorted by index",
+        problems.append(Problem(Slug.STEPS_OUT_OF_ORDER, "step indices are not in increasing order; sorted by index",
                                 run=label, file=steps[0].source, severity="warning",
                                 hint="write steps in the order they ran"))
         steps.sort(key=lambda s: s.index)
@@ -291,17 +292,17 @@ def _check_step(step: Step, run_dir: Path, run: str) -> list[Problem]:
         if rel is None:
             continue
         if safe_join(run_dir, rel) is None:
-            out.append(Problem("path_escapes_run", f"path {rel!r} points outside the run directory",
+            out.append(Problem(Slug.PATH_ESCAPES_RUN, f"path {rel!r} points outside the run directory",
                                field=name, hint="reference files inside the run directory by relative path",
                                **loc))
     a = step.action
     if not a.known:
-        out.append(Problem("unknown_action_type",
+        out.append(Problem(Slug.UNKNOWN_ACTION_TYPE,
                            f"action type {a.type!r} is not one of {', '.join(sorted(KNOWN_ACTION_TYPES))}; "
                            "it is scored as unknown (never high-risk)",
                            field="action.type", severity="warning", hint="map it to a v1 action type", **loc))
     if (a.x is None) != (a.y is None):
-        out.append(Problem("half_coordinate", "only one of action.x / action.y is set; the region check is skipped",
+        out.append(Problem(Slug.HALF_COORDINATE, "only one of action.x / action.y is set; the region check is skipped",
                            field="action.x" if a.x is None else "action.y", severity="warning",
                            hint="record both coordinates or neither", **loc))
     return out

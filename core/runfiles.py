@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .errors import Problem, RunFormatError
+from .problems import Slug
 from .inputs import NotRegularFile, read_regular, regular_stat
 from .jsonio import decode_utf8
 
@@ -31,7 +32,7 @@ def raise_errors(problems: list[Problem], run: str) -> None:
         return
     if len(errors) > MAX_PROBLEMS:
         more = len(errors) - MAX_PROBLEMS
-        errors = errors[:MAX_PROBLEMS] + [Problem("more_problems", f"{more} more errors not shown", run=run)]
+        errors = errors[:MAX_PROBLEMS] + [Problem(Slug.MORE_PROBLEMS, f"{more} more errors not shown", run=run)]
     raise RunFormatError(errors)
 
 
@@ -66,27 +67,27 @@ def read_text_file(path: Path, *, run: str, rel: str, problems: list[Problem],
     stay inside it as every path a run names must (:func:`safe_join`: a link out is refused)."""
     base = _base_of(path, rel)
     if base is not None and safe_join(base, rel) is None:
-        problems.append(Problem("path_escapes_run", f"{rel} is a link to a file outside the run directory; it "
+        problems.append(Problem(Slug.PATH_ESCAPES_RUN, f"{rel} is a link to a file outside the run directory; it "
                                 "is not read", run=run, file=rel,
                                 hint="copy the file into the run directory instead of linking to it"))
         return None
     try:
         st = regular_stat(path)
         if st.st_size > limit:
-            problems.append(Problem("file_too_large", f"{st.st_size} bytes is over the {limit} byte limit", run=run,
+            problems.append(Problem(Slug.FILE_TOO_LARGE, f"{st.st_size} bytes is over the {limit} byte limit", run=run,
                                     file=rel, hint="split the run or strip embedded images"))
             return None
         data = read_regular(path, st)
     except NotRegularFile as exc:
-        problems.append(Problem("not_a_regular_file", f"{exc.kind}, not a regular file; it is not read", run=run,
+        problems.append(Problem(Slug.NOT_A_REGULAR_FILE, f"{exc.kind}, not a regular file; it is not read", run=run,
                                 file=rel, hint="replace it with the file the runner wrote"))
         return None
     except FileNotFoundError:
-        problems.append(Problem("file_missing", "file not found", run=run, file=rel,
+        problems.append(Problem(Slug.FILE_MISSING, "file not found", run=run, file=rel,
                                 hint="the run directory is incomplete; copy the whole run"))
         return None
     except OSError as exc:
-        problems.append(Problem("file_unreadable", f"cannot read: {exc.strerror or exc}", run=run, file=rel,
+        problems.append(Problem(Slug.FILE_UNREADABLE, f"cannot read: {exc.strerror or exc}", run=run, file=rel,
                                 hint="check permissions and that the file is not a broken link"))
         return None
     text, problem = decode_utf8(data, run=run, file=rel)

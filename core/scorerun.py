@@ -18,6 +18,7 @@ from .coverage import read_coverage
 from .digest import file_manifest, input_digest, options_fingerprint, special_files
 from .discovery import RunRef, get_reader
 from .errors import Problem, RunFormatError
+from .problems import Slug
 from .loading import load_run, plan_referee
 from .options import ScoreOptions
 from .rows import RunResult, build_result, invalid_result
@@ -40,11 +41,11 @@ def _score_safely(ref: RunRef, opts: ScoreOptions) -> RunResult:
         return invalid_result(ref.display, str(ref.path), exc.problems, ref.reader)
     except RecursionError:
         return invalid_result(ref.display, str(ref.path), [Problem(
-            "json_too_deep", "a record is nested too deeply to read", run=ref.display,
+            Slug.JSON_TOO_DEEP, "a record is nested too deeply to read", run=ref.display,
             hint="flatten the run's JSON")], ref.reader)
     except MemoryError:
         return invalid_result(ref.display, str(ref.path), [Problem(
-            "out_of_memory", "ran out of memory reading this run", run=ref.display,
+            Slug.OUT_OF_MEMORY, "ran out of memory reading this run", run=ref.display,
             hint="score it alone with --jobs 1, or check its frames' sizes")], ref.reader)
 
 
@@ -56,7 +57,7 @@ def _score_remote(ref: RunRef, opts: ScoreOptions, fingerprint: str | None) -> R
             res = score_run(RunRef(local, ref.display, ref.reader), opts, fingerprint)
     except Exception as exc:  # noqa: BLE001  (a store error costs this run only)
         return invalid_result(ref.display, ref.url, [Problem(
-            "store_unreadable", f"{ref.url}: {type(exc).__name__}: {exc}", run=ref.display,
+            Slug.STORE_UNREADABLE, f"{ref.url}: {type(exc).__name__}: {exc}", run=ref.display,
             hint="check the URL, the credentials and the endpoint")], ref.reader)
     res.run["run_path"] = ref.url
     inputs = json.loads(res.run["inputs"])

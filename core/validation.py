@@ -12,6 +12,7 @@ from typing import Any, Iterable
 from PIL import Image, UnidentifiedImageError
 
 from .errors import Problem, RunFormatError
+from .problems import Slug
 from .frames import ALLOWED_FORMATS, FrameError, in_frame, to_frame
 from .inputs import NotRegularFile, regular_stat
 from .discovery import discover, get_reader
@@ -40,7 +41,7 @@ class ValidationReport:
         """True when the input could not be checked at all: a path does not exist, or no run was found and
         what was there is files no reader reads (or a mapping that matches nothing)."""
         slugs = {p.slug for p in self.problems}
-        return "path_not_found" in slugs or (not self.runs and bool(slugs & _NOTHING_READ))
+        return Slug.PATH_NOT_FOUND in slugs or (not self.runs and bool(slugs & _NOTHING_READ))
 
     def to_json(self) -> dict[str, Any]:
         """The report as ``validate --format json`` prints it."""
@@ -49,10 +50,10 @@ class ValidationReport:
 
 
 #: The problems that say a path held nothing any reader reads.
-_NOTHING_READ = frozenset({"no_reader_claims", "mapping_matches_nothing"})
+_NOTHING_READ = frozenset({Slug.NO_READER_CLAIMS, Slug.MAPPING_MATCHES_NOTHING})
 
 
-def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[str | None, tuple[int, int] | None]:
+def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[Slug | None, tuple[int, int] | None]:
     """(problem slug, size) from the image header only; no pixel is decoded. A FIFO or a device is never
     opened (``not_a_regular_file``)."""
     try:
@@ -63,15 +64,15 @@ def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[str | None
             with Image.open(path, formats=ALLOWED_FORMATS) as img:
                 size = img.size
         if Image.MAX_IMAGE_PIXELS and size[0] * size[1] > Image.MAX_IMAGE_PIXELS:
-            return "frame_too_large", None
+            return Slug.FRAME_TOO_LARGE, None
     except NotRegularFile:
-        return "not_a_regular_file", None
+        return Slug.NOT_A_REGULAR_FILE, None
     except FileNotFoundError:
-        return "frames_missing", None
+        return Slug.FRAMES_MISSING, None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        return "frame_too_large", None
+        return Slug.FRAME_TOO_LARGE, None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
-        return "frame_unreadable", None
+        return Slug.FRAME_UNREADABLE, None
     return None, size
 
 
@@ -95,7 +96,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
             problems += exc.problems
             continue
         problems += warns
-        seen: dict[str, tuple[str | None, tuple[int, int] | None]] = {}
+        seen: dict[str, tuple[Slug | None, tuple[int, int] | None]] = {}
         for step in run.steps:
             for field, rel in (("frames.pre", step.frame_pre), ("frames.post", step.frame_post)):
                 if rel is None:
@@ -108,13 +109,14 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
                             seen[rel] = (exc.slug, None)
                     else:
                         path = safe_join(ref.run_dir, rel)
-                        seen[rel] = _frame_header(path) if path else ("frame_unreadable", None)
+                        seen[rel] = _frame_header(path) if path else (Slug.FRAME_UNREADABLE, None)
                     slug, _ = seen[rel]
                     if slug:
-                        msg = {"frames_missing": "frame file not found",
-                               "frame_too_large": "frame is larger than Pillow's decompression-bomb limit",
-                               "not_a_regular_file": "frame is not a regular file (a FIFO or a device); never opened",
-                               "frame_unreadable": "frame is not a readable PNG, JPEG or WebP image"}[slug]
+                        msg = {Slug.FRAMES_MISSING: "frame file not found",
+                               Slug.FRAME_TOO_LARGE: "frame is larger than Pillow's decompression-bomb limit",
+                               Slug.NOT_A_REGULAR_FILE: "frame is not a regular file (a FIFO or a device); "
+                                                        "never opened",
+                               Slug.FRAME_UNREADABLE: "frame is not a readable PNG, JPEG or WebP image"}[slug]
                         problems.append(Problem(slug, f"{msg}: {rel}", run=run.run_id, file=step.source,
                                                 line=step.line, field=field, severity="warning",
                                                 hint="the step is scored without it (verdict null)"))
@@ -123,7 +125,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
             if post and a.point is not None:
                 fx, fy, _, _ = to_frame(*a.point, (run.screen_width, run.screen_height), post)
                 if not in_frame(fx, fy, post):
-                    problems.append(Problem("coords_outside_frame",
+                    problems.append(Problem(Slug.COORDS_OUTSIDE_FRAME,
                                             f"action point ({a.x:g}, {a.y:g}) is outside the {post[0]}x{post[1]} frame",
                                             run=run.run_id, file=step.source, line=step.line, field="action.x",
                                             severity="warning",

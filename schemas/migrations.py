@@ -11,7 +11,10 @@ exist (a release, or a commit on main), add one ``Migration`` here naming it: ``
 (``schemas/version.py``) is the last migration's version. ``tests/test_migrations.py``
 checks that every column a version added is named here, against a ledger written by version 2.
 A renamed or removed column, or one whose meaning changed, needs a ``rewrite`` step, which no
-migration has needed yet.
+migration has needed yet. A retired problem slug needs no migration: the ledger's query views read a
+retired slug in ``runs.error`` and ``runs.warnings`` under the name that replaced it
+(trajcheck.problems ``RETIRED``, :mod:`trajcheck.ledgerquery`), so no stored part is rewritten and no
+run's digest changes (a schema version bump would rescore every run).
 """
 
 from __future__ import annotations

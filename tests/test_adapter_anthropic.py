@@ -286,7 +286,7 @@ def test_a_folder_of_session_logs_is_a_run_each(tmp_path):
     r3 = runs["logs/session_3_Basic_App_File_20250701_035818"]
     assert [s["action_type"] for s in r3.steps] == ["TOOL", "WAIT", "CLICK", "WAIT", "CLICK", "DONE"]
     assert r3.steps[2]["frame_post"] == "screenshots/screenshot_toolu_015CnVW2aFLNHY7fqmn4cAiu.png"
-    assert all(not any("[history_ambiguous]" in w for w in r.run["warnings"]) for r in runs.values())
+    assert all(not any("[steps_ambiguous]" in w for w in r.run["warnings"]) for r in runs.values())
     assert r3.run["run_path"].endswith("logs/session_3_Basic_App_File_20250701_035818.json")
 
 
@@ -303,7 +303,7 @@ def test_a_request_saved_at_every_step_is_one_run_read_from_the_last(tmp_path):
     got, want = _score(d)["t1"], _score(FIX / "feedback-2x")["feedback-2x"]
     assert [s["action_type"] for s in got.steps] == [s["action_type"] for s in want.steps]
     assert got.steps[-1]["action_text"] == want.steps[-1]["action_text"]
-    assert not any("[history_ambiguous]" in w for w in got.run["warnings"])
+    assert not any("[steps_ambiguous]" in w for w in got.run["warnings"])
 
 
 def test_large_event_logs_and_saved_requests_are_read_whole(monkeypatch, tmp_path):

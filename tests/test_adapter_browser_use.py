@@ -166,18 +166,16 @@ def test_truncated_history_is_invalid_with_file_and_line(tmp_path):
     assert p.line is not None and p.line > 10
 
 
-def test_missing_screenshot_is_a_located_warning(tmp_path, adapters):
+def test_missing_screenshot_is_one_located_warning(tmp_path, adapters):
     d = _make_new(tmp_path)
     (d / "screenshots" / "step_1.png").unlink()
     run, warnings = READER.read(d, d.name)
-    [w] = warnings
-    assert (w.slug, w.file, w.field, w.severity) == (
-        "screenshot_missing", "AgentHistory.json", "history[1].state.screenshot_path", "warning")
-    lines = (d / "AgentHistory.json").read_text().splitlines()
-    assert w.line == run.steps[1].line and '"model_output"' in lines[w.line]
+    assert warnings == []  # the reader keeps the path: scoring reports the missing file, once
     [res] = score_paths([d], jobs=1, input_format="browser-use").results
     assert res.run["status"] == "ok"
-    assert any("step_1.png" in x and "file not found" in x for x in res.run["warnings"])
+    [w] = [x for x in res.run["warnings"] if "step_1.png" in x]
+    assert "file not found" in w and w.endswith("[frames_missing]")
+    assert f", AgentHistory.json:{run.steps[0].line}, field frames.post: " in w  # its first use
 
 
 def test_unparseable_action_is_unknown_with_raw_entry(tmp_path):

@@ -154,7 +154,7 @@ def test_claiming_by_file_name_and_by_content(tmp_path):
     probs: list[Problem] = []
     assert sniff.pick(logs, "logs", probs) == "a.jsonl"
     assert [(p.slug, p.file, p.message) for p in probs] == [
-        ("history_ambiguous", "b.json", "a.jsonl, b.json are all transcripts; a.jsonl is read")]
+        ("steps_ambiguous", "b.json", "a.jsonl, b.json are all transcripts; a.jsonl is read")]
     assert sniff.pick(run, "run", []) == "default.json"
 
 

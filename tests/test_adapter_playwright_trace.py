@@ -121,7 +121,7 @@ def test_not_a_zip_makes_the_run_invalid_with_a_clear_error(tmp_path):
     (run / "trace.zip").write_bytes(b"PK\x03\x04 not really")
     report = score_paths([run], jobs=1)
     [res] = report.results
-    assert not res.ok and "trace_unreadable" in res.run["error"] and "trace.zip" in res.run["error"]
+    assert not res.ok and res.run["error"].endswith("[file_unreadable]") and "trace.zip" in res.run["error"]
 
 
 def test_native_runs_are_not_claimed(tmp_path):

@@ -175,19 +175,17 @@ def test_truncated_chat_log_is_invalid_with_file_and_line(tmp_path):
     assert p.line is not None and p.line > 1
 
 
-def test_missing_screenshot_is_a_located_warning_and_frames_missing(tmp_path, adapters):
+def test_missing_screenshot_is_one_located_warning(tmp_path, adapters):
     d = _make_run(tmp_path, REPLIES)
     (d / "screenshot2.png").unlink()
     run, warnings = READER.read(d, d.name)
-    [w] = warnings
-    assert (w.slug, w.severity, w.file, w.field) == ("screenshot_missing", "warning", "interact_messages.json", "[3].content")
-    lines = (d / "interact_messages.json").read_text().splitlines()
-    assert "screenshot2.png" in w.message
-    assert lines[w.line - 1].strip() == "{" and '"role": "user"' in lines[w.line]  # message [3] starts there
+    assert warnings == []  # the reader keeps the name: scoring reports the missing file, once
     assert (run.steps[0].frame_post, run.steps[1].frame_pre) == ("screenshot2.png", "screenshot2.png")
     [res] = score_paths([d], jobs=1, input_format="webvoyager").results
     assert res.run["status"] == "ok"
-    assert any("screenshot2.png" in w and "file not found" in w for w in res.run["warnings"])  # frames_missing
+    [w] = [x for x in res.run["warnings"] if "screenshot2.png" in x]
+    assert "file not found" in w and w.endswith("[frames_missing]")
+    assert f", interact_messages.json:{run.steps[0].line}, field frames.post: " in w
 
 
 def test_unparseable_action_is_unknown_with_raw_text(tmp_path):

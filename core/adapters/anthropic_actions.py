@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from trajcheck.problems import Slug
 from trajcheck.schemas.records import Action
 
 from .kit import Problems
@@ -83,7 +84,7 @@ def tool_action(block: dict[str, Any], i: int, problems: Problems) -> Action:
     if name == "computer" and "action" in inp:
         a = map_action(inp)
         if a.type == "UNKNOWN":
-            problems.warn("action_unparsed", f"computer action {inp.get('action')!r} is not one trajcheck knows",
+            problems.warn(Slug.ACTION_UNPARSED, f"computer action {inp.get('action')!r} is not one trajcheck knows",
                           field=f"messages[{i}]", hint="the step is scored as an UNKNOWN action")
         return a
     if toolset == "browser":
@@ -94,9 +95,9 @@ def tool_action(block: dict[str, Any], i: int, problems: Problems) -> Action:
     if name in OTHER_TOOLS:
         return Action("TOOL", text=str(inp.get("command") or inp.get("query") or "")[:2000] or None,
                       extra={"tool": name, "input": inp})
-    problems.warn("action_unparsed", f"tool_use {name!r}{' of toolset ' + repr(toolset) if toolset else ''} is not a "
-                  "computer-use action trajcheck knows", field=f"messages[{i}]",
-                  hint="the step is scored as an UNKNOWN action")
+    of = f" of toolset {toolset!r}" if toolset else ""
+    problems.warn(Slug.ACTION_UNPARSED, f"tool_use {name!r}{of} is not a computer-use action trajcheck knows",
+                  field=f"messages[{i}]", hint="the step is scored as an UNKNOWN action")
     return Action("UNKNOWN", extra={"tool": name, "input": inp, "raw": name})
 
 
@@ -133,6 +134,6 @@ def _browser_action(name: str, inp: dict[str, Any], i: int, problems: Problems) 
         return Action("SCROLL", element=str(inp.get("ref") or "") or None, extra=extra)
     if name == "javascript_exec":
         return Action("TOOL", text=str(inp.get("code") or "")[:2000] or None, extra={**extra, "tool": name})
-    problems.warn("action_unparsed", f"browser tool {name!r} is not an action trajcheck knows", field=f"messages[{i}]",
-                  hint="the step is scored as an UNKNOWN action")
+    problems.warn(Slug.ACTION_UNPARSED, f"browser tool {name!r} is not an action trajcheck knows",
+                  field=f"messages[{i}]", hint="the step is scored as an UNKNOWN action")
     return Action("UNKNOWN", extra={**extra, "raw": name})

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import parse_json_text
 
@@ -40,7 +41,7 @@ def messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple
         return data["messages"], data
     if isinstance(data, dict) and isinstance(data.get("events"), list):
         return events_to_messages(data["events"])
-    problems.append(Problem("schema", "expected a messages list (or an object with one)", run=run, file=rel, line=1,
+    problems.append(Problem(Slug.SCHEMA, "expected a messages list (or an object with one)", run=run, file=rel, line=1,
                             field="messages", hint="save the conversation's messages as the API takes them"))
     return [], {}
 

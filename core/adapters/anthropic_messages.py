@@ -34,6 +34,7 @@ from typing import Any
 
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 from trajcheck.inputs import open_regular
 from trajcheck.schemas.records import Action, Run, Step
 
@@ -239,7 +240,7 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
         if text is not None:
             messages_of(text, rel, run_id, problems)
         if not any(p.severity == "error" for p in problems):
-            problems.error("json_invalid", f"the transcript stops being JSON: {str(exc).splitlines()[0]}",
+            problems.error(Slug.JSON_INVALID, f"the transcript stops being JSON: {str(exc).splitlines()[0]}",
                            hint="re-export the transcript")
         problems.raise_errors()
         raise
@@ -249,7 +250,7 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
         steps.append(Step(index=len(steps), action=Action("DONE", text=final_text), reasoning=final_text,
                           source=rel, frame_pre=last, frame_post=last))
     if not steps:
-        problems.error("steps_empty", "the transcript has no computer tool call", field="messages",
+        problems.error(Slug.STEPS_EMPTY, "the transcript has no computer tool call", field="messages",
                        hint="a run needs at least one action of the computer tool")
     problems.raise_errors()
     space, notes = _space(req, steps, frame_size(frames, next((t[1] for t in timeline if t[0] == "frame"), None)),

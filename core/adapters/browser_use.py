@@ -25,6 +25,7 @@ from typing import Any
 
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 from trajcheck.schemas.records import Action, Page, RecordedJudge, Run, Step
 
 from .browser_use_actions import (ACTION_ROWS, POINT_ACTIONS, actions_of, bounds_center, element_info, map_action,
@@ -54,14 +55,14 @@ def _parse(run_dir: Path, problems: Problems) -> tuple[dict[str, Any], list[Any]
     present = [n for n in FILE_NAMES if (run_dir / n).is_file()]
     source = problems.file = present[0] if present else FILE_NAMES[0]
     if len(present) > 1:
-        problems.warn("history_ambiguous", f"{', '.join(present)} all exist; {source} is read", file=present[1],
+        problems.warn(Slug.STEPS_AMBIGUOUS, f"{', '.join(present)} all exist; {source} is read", file=present[1],
                       hint="keep one history per directory")
     got = load_json(run_dir / source, run=problems.run, rel=source, problems=problems, limit=MAX_HISTORY_BYTES)
     data = None
     if got is not None:
         data = got[0]
         if not isinstance(data, dict) or not isinstance(data.get("history"), list):
-            problems.error("schema", "expected an object with a history array", line=1, field="history",
+            problems.error(Slug.SCHEMA, "expected an object with a history array", line=1, field="history",
                            hint="this is browser-use's AgentHistoryList.json")
             data = None
     problems.raise_errors()
@@ -70,11 +71,11 @@ def _parse(run_dir: Path, problems: Problems) -> tuple[dict[str, Any], list[Any]
     lines = array_item_lines(got[1], "history")
     for i, item in enumerate(history):
         if not isinstance(item, dict):
-            problems.error("schema", f"history item is a {type(item).__name__}, not an object",
+            problems.error(Slug.SCHEMA, f"history item is a {type(item).__name__}, not an object",
                            line=lines[i] if i < len(lines) else None, field=f"history[{i}]",
                            hint="each item is {model_output, result, state}")
     if not history:
-        problems.error("steps_empty", "the history is empty", field="history", hint="a run needs at least one step")
+        problems.error(Slug.STEPS_EMPTY, "the history is empty", field="history", hint="a run needs at least one step")
     problems.raise_errors()
     return data, history, lines
 
@@ -88,7 +89,7 @@ class _Frames:
         self.lines = lines
         self.inline: dict[str, bytes] = {}
 
-    def _warn(self, slug: str, msg: str, i: int, field: str, hint: str) -> None:
+    def _warn(self, slug: Slug, msg: str, i: int, field: str, hint: str) -> None:
         self.problems.warn(slug, msg, line=self.lines[i] if i < len(self.lines) else None, field=field, hint=hint)
 
     def of(self, i: int, state: Any) -> str | None:
@@ -113,19 +114,16 @@ class _Frames:
 
     def _file(self, i: int, path: str, field: str) -> str | None:
         target = safe_join(self.run_dir, path.replace("\\", "/"))
-        if target is not None:
-            if not target.is_file():
-                self._warn("screenshot_missing", f"{path} is missing", i, field, "copy the screenshots with the "
-                           "history; the steps that use it are not checked (frames_missing)")
+        if target is not None:  # a file that is not there is reported where a step uses it (frames_missing)
             return str(PurePosixPath(target.relative_to(Path(self.run_dir).resolve()).as_posix()))
         # an absolute path (browser-use writes them under its temp dir) or one that leaves the run:
         # look for the same file inside the run directory by its last path parts only
         cand = relocated(self.run_dir, path)
         if cand is not None:
-            self._warn("screenshot_relocated", f"{path} is outside the run directory; {cand} inside it is used", i,
+            self._warn(Slug.SCREENSHOT_RELOCATED, f"{path} is outside the run directory; {cand} inside it is used", i,
                        field, "store screenshot paths relative to the history file")
             return cand
-        self._warn("path_escapes_run", f"screenshot path {path!r} points outside the run directory and no file of "
+        self._warn(Slug.PATH_ESCAPES_RUN, f"screenshot path {path!r} points outside the run directory and no file of "
                    "that name is inside it", i, field, "copy the screenshots next to the history and store "
                    "relative paths")
         return None
@@ -137,7 +135,7 @@ def _shots(history: list[Any], frames: _Frames, problems: Problems) -> list[str 
     for i, item in enumerate(history):
         if isinstance(item.get("state"), dict) and shots[i] is None and not any(
                 p.field.startswith(f"history[{i}].state") for p in problems):
-            problems.warn("screenshot_missing", "this state has no screenshot", line=frames.lines[i]
+            problems.warn(Slug.SCREENSHOT_MISSING, "this state has no screenshot", line=frames.lines[i]
                           if i < len(frames.lines) else None, field=f"history[{i}].state.screenshot",
                           hint="the step's frames are not checked (frames_missing)")
     return shots
@@ -160,10 +158,10 @@ def _entries(i: int, mo: Any, loc: dict[str, Any], problems: Problems) -> list[A
     if entries:
         return entries
     if mo is None:
-        problems.warn("action_missing", "model_output is null (the model gave no usable answer)",
+        problems.warn(Slug.ACTION_NULL, "model_output is null (the model gave no usable answer)",
                       field=f"history[{i}].model_output", hint="the step is scored as an UNKNOWN action", **loc)
     else:
-        problems.warn("action_unparsed", why or "no action", field=f"history[{i}].model_output.action",
+        problems.warn(Slug.ACTION_UNPARSED, why or "no action", field=f"history[{i}].model_output.action",
                       hint="the step is scored as an UNKNOWN action", **loc)
     return [None]
 
@@ -173,7 +171,7 @@ def _action(entry: Any, mo: Any, field: str, loc: dict[str, Any], problems: Prob
         return Action("UNKNOWN", extra={"raw": None, "model_output": mo})
     one = one_action(entry)
     if one is None:
-        problems.warn("action_unparsed", f"cannot read the action {str(entry)[:100]!r}: expected one {{name: "
+        problems.warn(Slug.ACTION_UNPARSED, f"cannot read the action {str(entry)[:100]!r}: expected one {{name: "
                       "{params}} entry", field=field, hint="the step is scored as an UNKNOWN action", **loc)
         return Action("UNKNOWN", extra={"raw": entry})
     return map_action(*one)

@@ -20,6 +20,7 @@ from typing import Any
 
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 from trajcheck.schemas.records import Page, Run, Step
 
 from . import safe_pickle
@@ -64,13 +65,13 @@ def _load(run_dir: Path, rel: str, run: str, problems: list[Problem], *, require
     path = run_dir / rel
     if not path.is_file():
         if required:
-            problems.append(Problem("file_missing", "file not found", run=run, file=rel,
+            problems.append(Problem(Slug.FILE_MISSING, "file not found", run=run, file=rel,
                                     hint="copy the whole experiment directory"))
         return None
     try:
         return safe_pickle.load_plain(path, source=rel)
     except safe_pickle.UnsafePickleError as exc:
-        problems.append(Problem("pickle_unreadable", str(exc), run=run, file=rel,
+        problems.append(Problem(Slug.PICKLE_UNREADABLE, str(exc), run=run, file=rel,
                                 hint="pickles are read as plain data only; re-export the run, or remove a "
                                      "file that is not BrowserGym's"))
         return None
@@ -107,12 +108,12 @@ def _parse(run_dir: Path, problems: Problems) -> _Episode:
     if (run_dir / SUMMARY).is_file():
         summary = read_json_file(run_dir / SUMMARY, run=problems.run, rel=SUMMARY, problems=problems)
         if summary is not None and not isinstance(summary, dict):
-            problems.error("schema", f"expected a JSON object, got {type(summary).__name__}", file=SUMMARY, line=1,
+            problems.error(Slug.SCHEMA, f"expected a JSON object, got {type(summary).__name__}", file=SUMMARY, line=1,
                            field="(record)", hint="summary_info.json is BrowserGym's episode summary")
             summary = None
     exp = _load(run_dir, EXP_ARGS, problems.run, problems, required=False)
     if exp is not None and not (isinstance(exp, dict) and isinstance(exp.get("env_args"), dict)):
-        problems.error("pickle_unexpected", f"expected an ExpArgs object with env_args, found {class_of(exp)}",
+        problems.error(Slug.PICKLE_UNEXPECTED, f"expected an ExpArgs object with env_args, found {class_of(exp)}",
                        file=EXP_ARGS, field="env_args", hint="this does not look like BrowserGym's exp_args.pkl")
         exp = None
     ep = _Episode(summary, exp, _load(run_dir, GOAL, problems.run, problems, required=False))
@@ -121,7 +122,7 @@ def _parse(run_dir: Path, problems: Problems) -> _Episode:
         if m and p.is_file():
             ep.step_files[int(m.group(1))] = p.name
     if not ep.step_files:
-        problems.error("steps_missing", "no step_N.pkl.gz files", file="step_0.pkl.gz",
+        problems.error(Slug.STEPS_MISSING, "no step_N.pkl.gz files", file="step_0.pkl.gz",
                        hint="the episode saved no steps (did it fail at reset?)")
     for n in sorted(ep.step_files):
         rel = ep.step_files[n]
@@ -129,11 +130,11 @@ def _parse(run_dir: Path, problems: Problems) -> _Episode:
         if v is None:
             continue
         if not isinstance(v, dict) or "action" not in v or "obs" not in v:
-            problems.error("pickle_unexpected", f"expected a StepInfo with obs and action, found {class_of(v)}",
+            problems.error(Slug.PICKLE_UNEXPECTED, f"expected a StepInfo with obs and action, found {class_of(v)}",
                            file=rel, field="(record)", hint="this does not look like a BrowserGym step file")
             continue
         if isinstance(v.get("step"), int) and v["step"] != n:
-            problems.warn("step_number_mismatch", f"the file says step {v['step']}; its name says {n}", file=rel,
+            problems.warn(Slug.STEP_NUMBER_MISMATCH, f"the file says step {v['step']}; its name says {n}", file=rel,
                           field="step", hint="the file name is used")
         ep.records[n] = v
     problems.raise_errors()
@@ -146,7 +147,7 @@ def _check_complete(ep: _Episode, problems: Problems) -> None:
     last_n = max(ep.records)
     missing = [n for n in range(last_n + 1) if n not in ep.records]
     if missing:
-        problems.warn("steps_gap", f"step files missing for step(s) {missing}", file=f"step_{missing[0]}.pkl.gz",
+        problems.warn(Slug.STEPS_GAP, f"step files missing for step(s) {missing}", file=f"step_{missing[0]}.pkl.gz",
                       hint="the steps around the gap have no before/after state")
     final_has_action = ep.records[last_n].get("action") is not None
     ep.unfinished = ep.summary is None or final_has_action
@@ -157,7 +158,7 @@ def _check_complete(ep: _Episode, problems: Problems) -> None:
         if final_has_action:
             why.append(f"the last step file (step_{last_n}.pkl.gz) still has an action, so step_{last_n + 1}.pkl.gz "
                        "(the episode's final observation) is missing")
-        problems.warn("run_unfinished", "the episode did not finish: " + "; ".join(why),
+        problems.warn(Slug.RUN_UNFINISHED, "the episode did not finish: " + "; ".join(why),
                       file=SUMMARY if ep.summary is None else f"step_{last_n + 1}.pkl.gz",
                       hint="scored as far as it goes; outcome.status is null")
 
@@ -173,24 +174,19 @@ def _executor(n: int, raw: Any, nobs: Any, problems: Problems) -> tuple[bool | N
     ok = not message
     last = nobs.get("last_action")
     if isinstance(last, str) and isinstance(raw, str) and last.strip() != raw.strip():
-        problems.warn("step_alignment", f"step_{n + 1}.pkl.gz obs.last_action is not the action of step {n}; its "
+        problems.warn(Slug.STEP_ALIGNMENT, f"step_{n + 1}.pkl.gz obs.last_action is not the action of step {n}; its "
                       "last_action_error may belong to another action", file=f"step_{n + 1}.pkl.gz",
                       field="obs.last_action", hint="check that the step files belong to one episode")
     return ok, (message if not ok else None)
 
 
-def _frames(run_dir: Path, n: int, has_next: bool, rel: str, problems: Problems) -> tuple[str, str | None]:
+def _frames(run_dir: Path, n: int, has_next: bool) -> tuple[str, str | None]:
     """Step N's frames: the screenshot saved with observation N, and with observation N+1."""
     pre = _frame_name(run_dir, n) or f"screenshot_step_{n}.png"
     post = _frame_name(run_dir, n + 1)
     if post is None and has_next:
         post = f"screenshot_step_{n + 1}.png"
-    for name, field_name, owner in ((pre, "frames.pre", rel), (post, "frames.post", f"step_{n + 1}.pkl.gz")):
-        if name is not None and not (run_dir / name).is_file():
-            problems.warn("screenshot_missing", f"{name} is missing", file=owner, field=field_name,
-                          hint="copy the experiment's screenshots with it; the step's frames are not checked "
-                               "(frames_missing)")
-    return pre, post
+    return pre, post  # a file that is not there is reported where the step uses it (frames_missing)
 
 
 def _step(run_dir: Path, ep: _Episode, n: int, problems: Problems) -> Step | None:
@@ -199,8 +195,8 @@ def _step(run_dir: Path, ep: _Episode, n: int, problems: Problems) -> Step | Non
     raw = rec.get("action")
     if raw is None:
         if n != max(ep.records):
-            problems.warn("action_missing", "a step in the middle of the run has no action", file=rel, field="action",
-                          hint="the step is skipped")
+            problems.warn(Slug.STEP_WITHOUT_ACTION, "a step in the middle of the run has no action", file=rel,
+                          field="action", hint="the step is skipped")
         return None
     nxt = ep.records.get(n + 1)
     obs, nobs = rec.get("obs"), (nxt or {}).get("obs")
@@ -213,7 +209,7 @@ def _step(run_dir: Path, ep: _Episode, n: int, problems: Problems) -> Step | Non
     url_b, title_b = _obs_page(obs)
     url_a, title_a = _obs_page(nobs)
     ok, error = _executor(n, raw, nobs, problems)
-    pre, post = _frames(run_dir, n, nxt is not None, rel, problems)
+    pre, post = _frames(run_dir, n, nxt is not None)
     if nxt is not None:
         for k in ("reward", "raw_reward", "terminated", "truncated", "task_info"):
             if nxt.get(k) not in (None, {}, ""):
@@ -232,7 +228,7 @@ def _step(run_dir: Path, ep: _Episode, n: int, problems: Problems) -> Step | Non
 def _align(run_dir: Path, ep: _Episode, problems: Problems) -> list[Step]:
     steps = [s for n in sorted(ep.records) if (s := _step(run_dir, ep, n, problems)) is not None]
     if not steps:
-        problems.error("steps_empty", "no step holds an action", file=ep.step_files[max(ep.records)],
+        problems.error(Slug.STEPS_EMPTY, "no step holds an action", file=ep.step_files[max(ep.records)],
                        hint="the agent never acted (see err_msg in summary_info.json)")
     problems.raise_errors()
     return steps

@@ -7,6 +7,7 @@ import ast
 import re
 from typing import Any
 
+from trajcheck.problems import Slug
 from trajcheck.schemas.records import Action
 
 from .kit import Problems
@@ -135,14 +136,14 @@ def class_of(v: Any) -> str:
 def read_action(raw: Any, rel: str, extra: dict[str, Any], problems: Problems) -> tuple[Action, str | None]:
     """A step's action and the text around its code; several calls are listed in ``extra["calls"]``."""
     if not isinstance(raw, str):
-        problems.warn("action_unparsed", f"the action is a {class_of(raw)}, not text", file=rel, field="action",
+        problems.warn(Slug.ACTION_UNPARSED, f"the action is a {class_of(raw)}, not text", file=rel, field="action",
                       hint="the step is scored as an UNKNOWN action")
         return Action("UNKNOWN", extra={"raw": str(raw)[:2000]}), None
     code, reasoning = split_action(raw)
     try:
         calls = parse_calls(code)
     except ActionParseError as exc:
-        problems.warn("action_unparsed", f"cannot read the action {code[:100]!r}: {exc}", file=rel, field="action",
+        problems.warn(Slug.ACTION_UNPARSED, f"cannot read the action {code[:100]!r}: {exc}", file=rel, field="action",
                       hint="the step is scored as an UNKNOWN action")
         return Action("UNKNOWN", extra={"raw": raw}), reasoning
     fn, args = calls[0]
@@ -151,7 +152,7 @@ def read_action(raw: Any, rel: str, extra: dict[str, Any], problems: Problems) -
                     {**action.extra, "call": code})
     if len(calls) > 1:
         extra["calls"] = [{"function": f, "args": a} for f, a in calls]
-        problems.warn("multi_action", f"{len(calls)} action calls in one step; the first ({fn}) is the step's "
+        problems.warn(Slug.MULTI_ACTION, f"{len(calls)} action calls in one step; the first ({fn}) is the step's "
                       "action, all are kept in extra.calls", file=rel, field="action",
                       hint="trajcheck scores one action per step")
     return action, reasoning

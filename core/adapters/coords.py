@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 
 SPACES = ("screen", "screenshot", "relative-1000", "smart-resize")
 
@@ -140,7 +141,7 @@ def decide(points: Iterable[tuple[float, float]], *, default: str, candidates: t
         return make_space(distinct[0], f"data: {why}" + (f"; not {', '.join(ruled_out)}" if ruled_out else ""),
                       screen, shot), []
     if not distinct:
-        none = Problem("coord_space_ambiguous", f"no coordinate space fits every point (largest {mx:g}, {my:g}); "
+        none = Problem(Slug.COORD_SPACE_AMBIGUOUS, f"no coordinate space fits every point (largest {mx:g}, {my:g}); "
                        f"{default} is used, and the points beyond it are outside the frame", run=run, file=file,
                        field="coordinates", severity="warning",
                        hint="declare the coordinate space (or the screen size) in the log")
@@ -148,7 +149,7 @@ def decide(points: Iterable[tuple[float, float]], *, default: str, candidates: t
     chosen = default if default in fits else distinct[0]
     how = f"ambiguous: {', '.join(distinct)} all fit every point; {chosen} (the format's default) is used"
     return make_space(chosen, how, screen, shot), [Problem(
-        "coord_space_ambiguous", f"the log does not say which space its points are in, and {', '.join(distinct)} "
+        Slug.COORD_SPACE_AMBIGUOUS, f"the log does not say which space its points are in, and {', '.join(distinct)} "
         f"all fit every point (largest {mx:g}, {my:g}); {chosen} is used", run=run, file=file, field="coordinates",
         severity="warning", hint="declare the coordinate space (or the screen size) in the log, or read it with a "
         "--mapping file")]

@@ -52,9 +52,10 @@ _COMMON = (
     "- Anything without a trajcheck field is kept in `steps.extra` / `runs.extra` (JSON columns of the "
     "ledger), unless it is bulky (page HTML, accessibility trees, DOM element lists), which is dropped.",
     "- Problems are located like native ones (run, file, line or field, hint). A truncated or invalid file "
-    "makes the run invalid; a missing screenshot is a warning (`screenshot_missing`, then the pipeline's "
-    "`frames_missing`); an action that cannot be read is a warning (`action_unparsed`) and the step is "
-    "scored as action type `UNKNOWN` with the raw text in `action.extra.raw`.",
+    "makes the run invalid; a missing screenshot is a warning, once: `frames_missing` where a step uses a file "
+    "that is not there, `screenshot_missing` where the log gives a step none; an action that cannot be read "
+    "is a warning (`action_unparsed`) and the step is scored as action type `UNKNOWN` with the raw text in "
+    "`action.extra.raw`.",
 )
 _ADDING = (
     "A reader is one module of `core/adapters/` (`trajcheck.adapters`): it parses its files, aligns their "

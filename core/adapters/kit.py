@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import iter_jsonl, parse_json_text
 from trajcheck.runfiles import MAX_JSON_BYTES, MAX_PROBLEMS, raise_errors, read_text_file, safe_join
@@ -61,7 +62,7 @@ class Problems(list[Problem]):
         self.run = run
         self.file = file
 
-    def error(self, slug: str, message: str, *, hint: str = "", file: str | None = None, line: int | None = None,
+    def error(self, slug: Slug, message: str, *, hint: str = "", file: str | None = None, line: int | None = None,
               field: str = "", severity: str = "error") -> Problem:
         """Add a problem (an error unless ``severity`` says otherwise) and return it."""
         p = Problem(slug, message, run=self.run, file=self.file if file is None else file, line=line, field=field,
@@ -69,7 +70,7 @@ class Problems(list[Problem]):
         self.append(p)
         return p
 
-    def warn(self, slug: str, message: str, *, hint: str = "", file: str | None = None, line: int | None = None,
+    def warn(self, slug: Slug, message: str, *, hint: str = "", file: str | None = None, line: int | None = None,
              field: str = "") -> Problem:
         """Add a warning: reported, and the run is still scored."""
         return self.error(slug, message, hint=hint, file=file, line=line, field=field, severity="warning")
@@ -286,7 +287,7 @@ class Sniffer:
         """The transcript a run is read from (the first, see :meth:`files`; a warning when there are several)."""
         found = self.files(run_dir)
         if len(found) > 1:
-            problems.append(Problem("history_ambiguous", f"{', '.join(p.name for p in found)} are all transcripts; "
+            problems.append(Problem(Slug.STEPS_AMBIGUOUS, f"{', '.join(p.name for p in found)} are all transcripts; "
                                     f"{found[0].name} is read", run=run, file=found[1].name, severity="warning",
                                     hint="keep one transcript per directory"))
         return found[0].name if found else self.default

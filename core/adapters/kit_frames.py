@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import BinaryIO
 
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 from trajcheck.inputs import exists_not_dir, image_ext, open_regular
 from trajcheck.runfiles import safe_join
 
@@ -27,7 +28,7 @@ class BadImage(ValueError):
     """An inline screenshot that cannot be a frame: ``slug`` is frame_too_large or frame_unreadable, ``kind``
     says which check failed (size, base64, format), the message completes "the screenshot ..."."""
 
-    def __init__(self, slug: str, kind: str, message: str):
+    def __init__(self, slug: Slug, kind: str, message: str):
         super().__init__(message)
         self.slug, self.kind = slug, kind
 
@@ -38,14 +39,14 @@ def decode_image(b64: str) -> tuple[bytes, str]:
     if b64.startswith("data:") and "," in b64:
         b64 = b64.split(",", 1)[1]
     if len(b64) > MAX_FRAME_BYTES * 4 // 3 + 4:  # checked before decoding: the size is known from the text
-        raise BadImage("frame_too_large", "size", "is over the size limit")
+        raise BadImage(Slug.FRAME_TOO_LARGE, "size", "is over the size limit")
     try:
         data = base64.b64decode(b64, validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise BadImage("frame_unreadable", "base64", f"is not valid base64 ({exc})") from None
+        raise BadImage(Slug.FRAME_UNREADABLE, "base64", f"is not valid base64 ({exc})") from None
     ext = image_ext(data)
     if ext is None:
-        raise BadImage("frame_unreadable", "format", "is not a PNG, JPEG or WebP image")
+        raise BadImage(Slug.FRAME_UNREADABLE, "format", "is not a PNG, JPEG or WebP image")
     return data, ext
 
 
@@ -64,7 +65,7 @@ class Frames:
         self._names: dict[str, list[str]] | None = None  # image files by name, listed when first needed
         self._relocated: set[str] = set()  # folders named by the log whose screenshots were found elsewhere
 
-    def _warn(self, slug: str, msg: str, field: str) -> None:
+    def _warn(self, slug: Slug, msg: str, field: str) -> None:
         self.problems.append(Problem(slug, msg, run=self.run, file=self.rel, field=field, severity="warning",
                                      hint="the steps around this screenshot are not checked (frames_missing)"))
 
@@ -94,19 +95,19 @@ class Frames:
             if where not in self._relocated:
                 self._relocated.add(where)
                 self.problems.append(Problem(
-                    "screenshot_relocated", f"screenshot {path!r} is not in the run; {found[0]!r}, the one file of "
+                    Slug.SCREENSHOT_RELOCATED, f"screenshot {path!r} is not in the run; {found[0]!r}, the one file of "
                     f"its name inside it, is used (and likewise for the other screenshots under {where!r})",
                     run=self.run, file=self.rel, field=field, severity="warning",
                     hint="store screenshot paths relative to the log"))
             return found[0]
         if len(found) > 1:
             self.problems.append(Problem(
-                "screenshot_ambiguous", f"screenshot {path!r} is not in the run, and {len(found)} files of its name "
+                Slug.SCREENSHOT_AMBIGUOUS, f"screenshot {path!r} is not in the run, and {len(found)} files of its name "
                 f"are ({', '.join(found[:3])}); none is used", run=self.run, file=self.rel, field=field,
                 severity="warning", hint="store screenshot paths relative to the log"))
             return None
         if target is None:
-            self._warn("path_escapes_run", f"screenshot path {path!r} leaves the run directory", field)
+            self._warn(Slug.PATH_ESCAPES_RUN, f"screenshot path {path!r} leaves the run directory", field)
             return None
         return path  # not there: loading reports it (frames_missing) where a step uses it
 

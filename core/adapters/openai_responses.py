@@ -26,6 +26,7 @@ from typing import Any
 
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Page, Run, Step
 
@@ -185,7 +186,7 @@ def _read_items(items: Iterable[Any], frames: Frames, problems: Problems) -> _Tr
             for k, a in enumerate(acts):  # a batch: every action runs, then one screenshot shows them all
                 action = map_action(a) if isinstance(a, dict) else Action("UNKNOWN", extra={"raw": repr(a)[:200]})
                 if action.type == "UNKNOWN":
-                    problems.warn("action_unparsed", f"computer_call action {action.extra.get('raw')!r} is not one "
+                    problems.warn(Slug.ACTION_UNPARSED, f"computer_call action {action.extra.get('raw')!r} is not one "
                                   "trajcheck knows", field=f"items[{i}].action" + (f"s[{k}]" if len(acts) > 1 else ""),
                                   hint="the step is scored as an UNKNOWN action")
                 if it.get("pending_safety_checks"):
@@ -262,7 +263,7 @@ def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Proble
             t = _read_items(_streamed(run_dir / rel, req), frames, problems)
         except StreamError as exc:
             _whole(run_dir, rel, run_id, problems)  # the JSON error, located, makes the run invalid
-            problems.error("json_invalid", f"the transcript stops being JSON: {str(exc).splitlines()[0]}",
+            problems.error(Slug.JSON_INVALID, f"the transcript stops being JSON: {str(exc).splitlines()[0]}",
                            hint="re-export the transcript")
             problems.raise_errors()
             raise
@@ -277,7 +278,7 @@ def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Proble
         steps.append(Step(index=len(steps), action=Action("DONE", text=t.final_text), reasoning=t.final_text,
                           source=rel, frame_pre=last, frame_post=last))
     if not any(s.action.type != "DONE" for s in steps):
-        problems.error("steps_empty", "the transcript has no computer_call",
+        problems.error(Slug.STEPS_EMPTY, "the transcript has no computer_call",
                        hint="a run needs at least one action of the computer-use tool")
     problems.raise_errors()
     w, h = _screen(req)

@@ -34,6 +34,7 @@ from typing import Any
 
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem, RunFormatError
+from trajcheck.problems import Slug
 from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Run, Step
 
@@ -67,7 +68,7 @@ def _parse(run_dir: Path, problems: Problems) -> tuple[list[tuple[int, dict[str,
             problems.append(problem)
             continue
         if not isinstance(d, dict):
-            problems.error("wrong_type", "a traj.jsonl line must be a JSON object", line=lineno,
+            problems.error(Slug.RECORD_NOT_OBJECT, "a traj.jsonl line must be a JSON object", line=lineno,
                            hint="repair or remove the line")
             continue
         if "Error" in d and "action" not in d:
@@ -94,7 +95,7 @@ def _action(raw: Any, lineno: int, problems: Problems) -> Action:
     else:
         action = None
     if action is None:
-        problems.warn("action_unparsed", f"no pyautogui action in {str(raw)[:80]!r}", line=lineno, field="action",
+        problems.warn(Slug.ACTION_UNPARSED, f"no pyautogui action in {str(raw)[:80]!r}", line=lineno, field="action",
                       hint="the step is scored as action type UNKNOWN")
         action = Action(type="UNKNOWN", extra={})
     if isinstance(raw, str):
@@ -151,13 +152,13 @@ def _align(run_dir: Path, entries: list[tuple[int, dict[str, Any]]],
         action = _action(d.get("action"), lineno, problems)
         post = posts[i - 1]
         if overwritten[i - 1]:
-            problems.warn("screenshot_overwritten", f"{post} is also the screenshot of the next line: the runner "
+            problems.warn(Slug.SCREENSHOT_OVERWRITTEN, f"{post} is also the screenshot of the next line: the runner "
                           "overwrote this action's screenshot", line=lineno, field="screenshot_file",
                           hint="the step is scored without its post frame; the next step is compared with the "
                                "frame before this one")
             post = None
         elif post is None:
-            problems.warn("screenshot_missing", f"no screenshot for step_num {d.get('step_num')!r} (named "
+            problems.warn(Slug.SCREENSHOT_MISSING, f"no screenshot for step_num {d.get('step_num')!r} (named "
                           f"{d.get('screenshot_file')!r})", line=lineno, field="screenshot_file",
                           hint="the step is scored without its post frame")
         reasoning = d.get("response") if isinstance(d.get("response"), str) else None
@@ -196,7 +197,7 @@ def _score(run_dir: Path, problems: Problems) -> float | None:
     try:
         return float(raw)
     except ValueError:
-        problems.warn("wrong_type", f"result.txt holds {raw[:40]!r}, not a number", file=RESULT,
+        problems.warn(Slug.SCORE_NOT_A_NUMBER, f"result.txt holds {raw[:40]!r}, not a number", file=RESULT,
                       hint="the score is left empty")
         return None
 

@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from trajcheck.errors import Problem, RunFormatError
+from trajcheck.problems import Slug
 from trajcheck.jsonio import NumberOutOfRange, loads_finite, out_of_range_problem
 
 from .kit import Problems, num
@@ -62,7 +63,7 @@ def read_events(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], problem
     display = problems.run
     names = [n for n in members if PurePosixPath(n).name.endswith(".trace") and "/" not in n]
     if not names:
-        raise RunFormatError([Problem("trace_unreadable", "no *.trace event file in the archive", run=display,
+        raise RunFormatError([Problem(Slug.FILE_UNREADABLE, "no *.trace event file in the archive", run=display,
                                       file=TRACE_ZIP, hint="export the trace with context.tracing.stop(path=...)")])
     events: list[Event] = []
     for name in sorted(names):
@@ -76,10 +77,10 @@ def read_events(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], problem
                               "snapshot": {k: ev["snapshot"][k] for k in _SNAPSHOT_KEYS if k in ev["snapshot"]}}
                     events.append((lineno, name, ev))
         except RecursionError:
-            raise RunFormatError([Problem("json_too_deep", "an event is nested too deeply to read", run=display,
+            raise RunFormatError([Problem(Slug.JSON_TOO_DEEP, "an event is nested too deeply to read", run=display,
                                           file=where, hint="re-export the trace")]) from None
         except READ_ERRORS as exc:
-            raise RunFormatError([Problem("trace_unreadable", f"{name} cannot be unpacked ({exc})", run=display,
+            raise RunFormatError([Problem(Slug.FILE_UNREADABLE, f"{name} cannot be unpacked ({exc})", run=display,
                                           file=where, hint="re-export the trace")]) from None
     return events
 
@@ -87,7 +88,7 @@ def read_events(z: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], problem
 def _event(raw: bytes | None, where: str, lineno: int, problems: Problems) -> Any:
     """One event line as JSON (None for a blank, oversized or unreadable line: the last two are warnings)."""
     if raw is None:
-        problems.warn("trace_line_unreadable", f"event over {MAX_EVENT_LINE_BYTES} bytes, skipped", file=where,
+        problems.warn(Slug.TRACE_LINE_UNREADABLE, f"event over {MAX_EVENT_LINE_BYTES} bytes, skipped", file=where,
                       line=lineno, hint="the other events are read")
         return None
     line = raw.decode("utf-8", errors="replace")
@@ -98,7 +99,7 @@ def _event(raw: bytes | None, where: str, lineno: int, problems: Problems) -> An
     except NumberOutOfRange:
         raise RunFormatError([out_of_range_problem(line, run=problems.run, file=where, line=lineno)]) from None
     except ValueError as exc:
-        problems.warn("trace_line_unreadable", f"not JSON ({getattr(exc, 'msg', exc)})", file=where, line=lineno,
+        problems.warn(Slug.TRACE_LINE_UNREADABLE, f"not JSON ({getattr(exc, 'msg', exc)})", file=where, line=lineno,
                       hint="the trace may be truncated; the other events are read")
         return None
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 from trajcheck.schemas.records import Action, Client, Page, Run, Step
 
 from .kit import Problems, claims_plain_dir, num, run_id_of, str_or_none
@@ -105,7 +106,7 @@ class _Frames:
         if member not in self.inline:
             info = self.members.get(member)
             if info is None:
-                self.problems.warn("screenshot_missing", f"screencast frame {member!r} is not in the archive",
+                self.problems.warn(Slug.SCREENSHOT_MISSING, f"screencast frame {member!r} is not in the archive",
                                    file=f"{TRACE_ZIP}:{c['source']}", line=c["line"], field=field_name,
                                    hint="the step is scored without it")
                 return None
@@ -212,7 +213,7 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
         if not keep_open:
             z.close()
     if not steps:
-        problems.warn("no_actions", "the trace records no user action", file=TRACE_ZIP,
+        problems.warn(Slug.NO_ACTIONS, "the trace records no user action", file=TRACE_ZIP,
                       hint="trace the part of the test that acts on the page")
     width, height = t.viewport.get("width"), t.viewport.get("height")
     run = Run(run_id=run_id_of(run_dir, display), path=display, source_format=NAME, steps=tuple(steps),
@@ -304,7 +305,7 @@ DOC = FormatDoc(
                "from the archive or cannot be unpacked (bad CRC) is a located warning "
                "(`screenshot_missing`, `frame_unreadable`); an archive that is not a zip, has no `*.trace` "
                "member, or has a member whose trace events cannot be unpacked makes the run invalid "
-               "(`trace_unreadable`); too many members or bytes, `trace_too_large`; a member named with "
+               "(`file_unreadable`); too many members or bytes, `trace_too_large`; a member named with "
                "`..`, an absolute path, a drive letter or a backslash, `path_escapes_run`."),
     fixtures=("The fixtures (`tests/fixtures/playwright_trace/`) are real traces written by Playwright's "
               "own tracing driving Debian's Chromium (see their README); `tests/fixtures/real/playwright` holds two "

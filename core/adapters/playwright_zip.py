@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from trajcheck.errors import Problem, RunFormatError
+from trajcheck.problems import Slug
 from trajcheck.inputs import NotRegularFile, open_regular
 
 from .kit import safe_join
@@ -51,45 +52,45 @@ def _safe_member(name: str) -> bool:
 def open_zip(path: Path, run: str) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
     """The archive and its members by name, checked (a regular file inside the run, within the member, size
     and total limits, no member named out of the archive); raises :class:`RunFormatError` otherwise."""
-    def bad(slug: str, msg: str, hint: str) -> RunFormatError:
+    def bad(slug: Slug, msg: str, hint: str) -> RunFormatError:
         return RunFormatError([Problem(slug, msg, run=run, file=TRACE_ZIP, hint=hint)])
 
     if safe_join(path.parent, path.name) is None:
-        raise bad("path_escapes_run", f"{TRACE_ZIP} is a link to a file outside the run directory; it is not read",
+        raise bad(Slug.PATH_ESCAPES_RUN, f"{TRACE_ZIP} is a link to a file outside the run directory; it is not read",
                   "copy the trace into the run directory instead of linking to it")
     try:
         fp: IO[bytes] = open(open_regular(path), "rb", closefd=True)
     except NotRegularFile as exc:
-        raise bad("not_a_regular_file", f"{exc.kind}, not a regular file; it is never opened",
+        raise bad(Slug.NOT_A_REGULAR_FILE, f"{exc.kind}, not a regular file; it is never opened",
                   "replace it with the trace Playwright wrote") from None
     except OSError as exc:
-        raise bad("trace_unreadable", f"cannot read ({exc.strerror or exc})", "re-export the trace") from None
+        raise bad(Slug.FILE_UNREADABLE, f"cannot read ({exc.strerror or exc})", "re-export the trace") from None
     try:
         z = zipfile.ZipFile(fp)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         fp.close()
-        raise bad("trace_unreadable", f"not a readable zip ({exc})", "re-export the trace") from None
+        raise bad(Slug.FILE_UNREADABLE, f"not a readable zip ({exc})", "re-export the trace") from None
     weakref.finalize(z, fp.close)  # ZipFile does not close a file it was given
     infos = z.infolist()
     if len(infos) > MAX_MEMBERS:
         z.close()
-        raise bad("trace_too_large", f"{len(infos)} members (limit {MAX_MEMBERS})", "split the trace")
+        raise bad(Slug.TRACE_TOO_LARGE, f"{len(infos)} members (limit {MAX_MEMBERS})", "split the trace")
     total = 0
     members: dict[str, zipfile.ZipInfo] = {}
     for info in infos:
         if not _safe_member(info.filename):
             z.close()
-            raise bad("path_escapes_run", f"member {info.filename!r} points outside the archive",
+            raise bad(Slug.PATH_ESCAPES_RUN, f"member {info.filename!r} points outside the archive",
                       "re-export the trace with Playwright")
         if info.file_size > MAX_MEMBER_BYTES:
             z.close()
-            raise bad("trace_too_large", f"member {info.filename!r} unpacks to {info.file_size} bytes "
+            raise bad(Slug.TRACE_TOO_LARGE, f"member {info.filename!r} unpacks to {info.file_size} bytes "
                       f"(limit {MAX_MEMBER_BYTES})", "split the trace")
         total += info.file_size
         members[info.filename] = info
     if total > MAX_TOTAL_BYTES:
         z.close()
-        raise bad("trace_too_large", f"the archive unpacks to {total} bytes (limit {MAX_TOTAL_BYTES})",
+        raise bad(Slug.TRACE_TOO_LARGE, f"the archive unpacks to {total} bytes (limit {MAX_TOTAL_BYTES})",
                   "split the trace")
     return z, members
 
@@ -129,12 +130,13 @@ def unpack(z: zipfile.ZipFile, info: zipfile.ZipInfo, keep: bool) -> bytes:
             while chunk := f.read(CHUNK):
                 produced += len(chunk)
                 if produced > MAX_FRAME_BYTES:
-                    raise FrameError("frame_too_large", f"screencast frame {info.filename!r} unpacks past the "
+                    raise FrameError(Slug.FRAME_TOO_LARGE, f"screencast frame {info.filename!r} unpacks past the "
                                      f"{MAX_FRAME_BYTES} byte frame budget (refused without unpacking the rest)")
                 if keep:
                     parts.append(chunk)
     except READ_ERRORS as exc:
-        raise FrameError("frame_unreadable", f"screencast frame {info.filename!r} cannot be unpacked ({exc})") from None
+        raise FrameError(Slug.FRAME_UNREADABLE,
+                         f"screencast frame {info.filename!r} cannot be unpacked ({exc})") from None
     return b"".join(parts)
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Run, Step
 
@@ -66,11 +67,11 @@ def _parse(run_dir: Path, problems: Problems) -> tuple[str, Any]:
         tags = list(_DUMP.finditer(text))
         end = text.find("</script>", tags[0].end()) if tags else -1
         if end < 0:
-            problems.error("steps_empty", "the report embeds no ui_tars_web_dump script", hint="export the report "
+            problems.error(Slug.STEPS_EMPTY, "the report embeds no ui_tars_web_dump script", hint="export the report "
                            "from UI-TARS-desktop again")
         else:
             if len(tags) > 1:
-                problems.warn("history_ambiguous", f"the report embeds {len(tags)} sessions; the first is read")
+                problems.warn(Slug.STEPS_AMBIGUOUS, f"the report embeds {len(tags)} sessions; the first is read")
             value, p = parse_json_text(text[tags[0].end():end], run=problems.run, file=rel)
             if p:
                 problems.append(p)
@@ -223,13 +224,13 @@ def read_ui_tars(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
         steps.append(Step(index=len(steps), action=Action("DONE", text=final), reasoning=final, source=rel,
                           frame_pre=last, frame_post=last))
     if not steps:
-        problems.error("steps_empty", "the log has no steps", hint="a run needs at least one step")
+        problems.error(Slug.STEPS_EMPTY, "the log has no steps", hint="a run needs at least one step")
     problems.raise_errors()
     screen = _declared_screen(meta) or size
     space, replies, notes = _spaces(b, meta, shape, screen, _first_size(frames, b.timeline))
     problems += notes
     if not space.usable and any(s.action.x is not None for s in steps):
-        problems.warn("screen_unknown", "coordinates are relative (0-1000) but the log records no screen size and "
+        problems.warn(Slug.SCREEN_UNKNOWN, "coordinates are relative (0-1000) but the log records no screen size and "
                       "no screenshot", field="screen", hint="add screen {width, height} to the log; points are left "
                       "out")
     steps = _convert(steps, space, replies)
@@ -253,7 +254,7 @@ DOC = FormatDoc(
             "`start_point`, `action_type`, `parsed_action`, `model_reply`, `point='<point>`, an `Action: "
             "click(`-style call, `ui_tars_web_dump`) in its first 256 KiB, and is no Anthropic or OpenAI "
             "transcript. Of several, a log with screenshots is read first (`session_log.json` before a "
-            "`reasoning.json` beside it), with a `history_ambiguous` warning."),
+            "`reasoning.json` beside it), with a `steps_ambiguous` warning."),
     example=("trajcheck score sessions/ --out LEDGER          # one folder per session log\n"
              "trajcheck formats ui-tars"),
     about=(

@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+from trajcheck.problems import Slug
 from trajcheck.schemas.records import Action
 
 from .kit import Frames, Problems
@@ -46,7 +47,7 @@ class Builder:
 
     def unknown(self, what: str, raw: Any, i: int, field: str, reasoning: str | None) -> None:
         """An action that cannot be read: an UNKNOWN step and a warning naming it, never a dropped step."""
-        self.problems.warn("action_unparsed", what, field=field, hint="the step is scored as an UNKNOWN action")
+        self.problems.warn(Slug.ACTION_UNPARSED, what, field=field, hint="the step is scored as an UNKNOWN action")
         self.act(Action("UNKNOWN", extra={"raw": raw if isinstance(raw, str) else json.dumps(raw)[:2000]}),
                  reasoning, None, i)
 
@@ -71,7 +72,7 @@ class Builder:
 
     def named(self, action: Action, reasoning: str | None, call_id: str | None, i: int, field: str) -> None:
         if action.type == "UNKNOWN":
-            self.problems.warn("action_unparsed", f"{action.extra.get('tool_action')!r} is not a UI-TARS action "
+            self.problems.warn(Slug.ACTION_UNPARSED, f"{action.extra.get('tool_action')!r} is not a UI-TARS action "
                                "trajcheck knows", field=field, hint="the step is scored as an UNKNOWN action")
         self.act(action, reasoning, call_id, i)
 
@@ -128,7 +129,7 @@ def session_steps(b: Builder, raw: list[Any]) -> bool:
     for i, s in enumerate(raw):
         field = f"steps[{i}]"
         if not isinstance(s, dict):
-            b.problems.error("schema", f"step is a {type(s).__name__}, not an object", field=field,
+            b.problems.error(Slug.SCHEMA, f"step is a {type(s).__name__}, not an object", field=field,
                              hint="each step is {screenshot, response, parsed_action}")
             continue
         b.frame(next((s[k] for k in SHOT_KEYS if isinstance(s.get(k), str) and s.get(k)), None), f"{field}.screenshot")

@@ -25,6 +25,7 @@ from typing import Any
 
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
+from trajcheck.problems import Slug
 from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Run, Step
 
@@ -66,7 +67,7 @@ def _parse(run_dir: Path, problems: Problems) -> tuple[list[Any], list[int]]:
     """The chat messages and the line each starts on; raises when the log cannot be read or is no list."""
     got = load_json(run_dir / MESSAGES, run=problems.run, rel=MESSAGES, problems=problems)
     if got is not None and not isinstance(got[0], list):
-        problems.error("schema", f"expected a JSON array of chat messages, got {type(got[0]).__name__}", line=1,
+        problems.error(Slug.SCHEMA, f"expected a JSON array of chat messages, got {type(got[0]).__name__}", line=1,
                        field="(record)", hint="interact_messages.json is WebVoyager's list of {role, content}")
     problems.raise_errors()
     assert got is not None
@@ -95,7 +96,7 @@ def _iterations(messages: list[Any], line_of: LineOf,
     goal = start_url = None
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict) or msg.get("role") not in ("system", "user", "assistant"):
-            problems.error("schema", "a message must be an object with role system, user or assistant",
+            problems.error(Slug.SCHEMA, "a message must be an object with role system, user or assistant",
                            line=line_of(i), field=f"[{i}].role", hint="keep WebVoyager's {role, content} messages")
             continue
         if msg["role"] == "system":
@@ -109,7 +110,7 @@ def _iterations(messages: list[Any], line_of: LineOf,
                 goal, start_url = m.group("goal").strip(), m.group("url")
             continue
         if not its or its[-1].reply is not None:
-            problems.warn("reply_without_observation", "an assistant reply follows no user message; it is read as "
+            problems.warn(Slug.REPLY_WITHOUT_OBSERVATION, "an assistant reply follows no user message; it is read as "
                           "its own step", line=line_of(i), field=f"[{i}]",
                           hint="WebVoyager alternates user observations and assistant replies")
             its.append(_Iteration(len(its) + 1, None, False, ""))
@@ -122,14 +123,14 @@ def _action(messages: list[Any], i: int, line: int | None, problems: Problems) -
     reply = _text_of(messages[i].get("content"))
     thought = raw = action = None
     if reply is None:
-        problems.warn("action_unparsed", "the assistant reply has no text", line=line, field=f"[{i}].content",
+        problems.warn(Slug.ACTION_UNPARSED, "the assistant reply has no text", line=line, field=f"[{i}].content",
                       hint="scored as an UNKNOWN action")
     else:
         thought, raw, action = parse_reply(reply)
         if action is None:
             shown = (raw if raw is not None else reply)[:120]
-            problems.warn("action_unparsed", f"cannot read the action {shown!r}: expected Click [N], Type [N]; text, "
-                          "Scroll [N|WINDOW]; up|down, Wait, GoBack, Google or ANSWER; text", line=line,
+            problems.warn(Slug.ACTION_UNPARSED, f"cannot read the action {shown!r}: expected Click [N], Type [N]; "
+                          "text, Scroll [N|WINDOW]; up|down, Wait, GoBack, Google or ANSWER; text", line=line,
                           field=f"[{i}].content", hint="the step is scored as an UNKNOWN action")
     if action is None:
         return Action("UNKNOWN", extra={"raw": raw if raw is not None else reply}), thought
@@ -190,17 +191,9 @@ def _align(run_dir: Path, messages: list[Any], its: list[_Iteration], line_of: L
         steps.append(Step(index=len(steps), action=action, reasoning=thought if thought else None,
                           frame_pre=pre, frame_post=_frame(nxt) if nxt else None, executor_ok=ok,
                           executor_error=error, extra=extra, source=MESSAGES, line=line_of(i)))
-    # screenshots the log promises must be on disk
-    for it in its:
-        name = _frame(it)
-        if name and not (run_dir / name).is_file():
-            problems.warn("screenshot_missing", f"{name} is missing (the observation of iteration {it.iteration})",
-                          line=line_of(it.user) if it.user is not None else None,
-                          field=f"[{it.user}].content" if it.user is not None else "",
-                          hint="copy the run's screenshots with it; the steps that use it are not checked "
-                               "(frames_missing)")
+    # A screenshot that is not on disk is reported once, where a step uses it (frames_missing), not here too.
     if not steps:
-        problems.error("steps_empty", "the chat log has no assistant reply, so the run has no steps",
+        problems.error(Slug.STEPS_EMPTY, "the chat log has no assistant reply, so the run has no steps",
                        hint="a run needs at least one Thought/Action reply")
     problems.raise_errors()
     return steps
@@ -348,7 +341,7 @@ DOC = FormatDoc(
         ("A run that stopped at `--max_iter` and one whose driver failed before the next screenshot look "
          "the same (`max_steps`)."),
         ("Text-only runs (`accessibility_tree{K}.txt`, no screenshots) are read, with a "
-         "`screenshot_missing` warning per step."),
+         "`frames_missing` warning per screenshot."),
     ),
     brief=("a task folder with `interact_messages.json` and `screenshot{K}.png`",
            "`Click [N]`, `Type [N]; text`, `Scroll`, `GoBack`, `Google`, `ANSWER; ...`; Set-of-Mark labels, no "
