@@ -136,8 +136,81 @@ def handle_register(route) -> None:
         route.fulfill(status=303, headers={"Location": ORIGIN + "/register/welcome.html"}, body="")
 
 
+# Harbor Supply's order list: 60 orders, newest first, 10 to a page. Every page has the same header, table
+# shape and pager; only the rows, the "Showing" line and the URL's ?page= differ.
+_CUSTOMERS = ("Ines Duarte", "Tomasz Nowak", "Aiko Tanaka", "Liam O'Connor", "Fatima Zahra", "Jonas Berg",
+              "Priya Raman", "Mateo Rossi", "Chloe Martin", "Kwame Mensah", "Sofia Lindqvist", "Diego Alvarez",
+              "Hannah Weiss", "Omar Haddad", "Grace Kim", "Lucas Moreau", "Nadia Petrova", "Samuel Osei",
+              "Elena Popescu", "Ravi Kumar")
+_STATUSES = (("Delivered", "bg-success"), ("Shipped", "bg-primary"), ("Processing", "bg-secondary"),
+             ("In transit", "bg-warning text-dark"))
+ORDERS_PER_PAGE = 10
+ORDERS_TOTAL = 60
+PAGED_TARGET = "HS-10457"  # on the last page: the agent has to page through all six
+
+
+def _order(i: int) -> dict[str, str]:
+    """The i-th order of the list (0 = newest), derived from i alone so every page renders the same each time."""
+    oid = f"HS-{10512 - i}"
+    day = 21 - (i * 48) // ORDERS_TOTAL  # newest first: 21 Nov back to early October
+    placed = f"2026-11-{day:02d}" if day >= 1 else f"2026-10-{31 + day:02d}"
+    if oid == PAGED_TARGET:
+        return {"id": oid, "customer": "Marta Quispe", "placed": placed, "items": "3", "total": "$1,318.40",
+                "status": "On hold", "badge": "bg-danger", "note": "Payment not confirmed by the bank"}
+    status, badge = _STATUSES[(i * 7) % len(_STATUSES)] if i >= 8 else _STATUSES[2 + i % 2]
+    return {"id": oid, "customer": _CUSTOMERS[(i * 3) % len(_CUSTOMERS)], "placed": placed,
+            "items": str(1 + (i * 5) % 7), "total": f"${40 + (i * 7919) % 1500:,}.{(i * 37) % 100:02d}",
+            "status": status, "badge": badge, "note": "-"}
+
+
+def handle_orders(route) -> None:
+    """GET /orders?page=N: one page of the order list, each row linking to /orders/view?id=..."""
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(route.request.url).query)
+    pages = ORDERS_TOTAL // ORDERS_PER_PAGE
+    page = min(max(int((query.get("page") or ["1"])[0] or 1), 1), pages)
+    first = (page - 1) * ORDERS_PER_PAGE
+    rows = "".join(
+        f'<tr><td><a href="/orders/view?id={o["id"]}" data-order="{o["id"]}">{o["id"]}</a></td>'
+        f'<td>{html.escape(o["customer"])}</td><td>{o["placed"]}</td><td class="text-end">{o["items"]}</td>'
+        f'<td class="text-end">{o["total"]}</td><td><span class="badge {o["badge"]}">{o["status"]}</span></td></tr>'
+        for o in map(_order, range(first, first + ORDERS_PER_PAGE)))
+
+    def item(label: str, target: int, *, ident: str = "", active: bool = False, disabled: bool = False) -> str:
+        cls = "page-item" + (" active" if active else "") + (" disabled" if disabled else "")
+        attr = f' id="{ident}"' if ident else ""
+        return f'<li class="{cls}"><a class="page-link"{attr} href="/orders?page={target}">{label}</a></li>'
+
+    pager = (item("‹ Previous", page - 1, ident="prev", disabled=page == 1)
+             + "".join(item(str(n), n, active=n == page) for n in range(1, pages + 1))
+             + item("Next ›", page + 1, ident="next", disabled=page == pages))
+    body = (PAGES / "orders" / "list.html").read_text()
+    for key, value in (("PAGE", str(page)), ("PAGES", str(pages)), ("FIRST", str(first + 1)),
+                       ("LAST", str(first + ORDERS_PER_PAGE)), ("TOTAL", str(ORDERS_TOTAL)), ("ROWS", rows),
+                       ("PAGER", pager)):
+        body = body.replace(f"<!--{key}-->", value)
+    route.fulfill(status=200, body=body, content_type="text/html")
+
+
+def handle_order_view(route) -> None:
+    """GET /orders/view?id=HS-...: one order's details (404 for an id the list does not hold)."""
+    oid = (urllib.parse.parse_qs(urllib.parse.urlsplit(route.request.url).query).get("id") or [""])[0]
+    found = [i for i in range(ORDERS_TOTAL) if _order(i)["id"] == oid]
+    if not found:
+        route.fulfill(status=404, body="no such order", content_type="text/plain")
+        return
+    o = _order(found[0])
+    labels = (("customer", "Customer"), ("placed", "Placed"), ("items", "Items"), ("total", "Total"),
+              ("status", "Status"), ("note", "Note"))
+    fields = "".join(f'<tr><th class="w-25">{label}</th><td id="{key}">{html.escape(o[key])}</td></tr>'
+                     for key, label in labels)
+    body = (PAGES / "orders" / "view.html").read_text()
+    for key, value in (("ID", o["id"]), ("PAGE", str(found[0] // ORDERS_PER_PAGE + 1)), ("FIELDS", fields)):
+        body = body.replace(f"<!--{key}-->", value)
+    route.fulfill(status=200, body=body, content_type="text/html")
+
+
 #: Paths answered by a server-side handler (the recorder plays the server), not by a file.
-SERVER = {"/register": handle_register}
+SERVER = {"/register": handle_register, "/orders": handle_orders, "/orders/view": handle_order_view}
 
 
 def serve(route) -> None:
@@ -751,6 +824,65 @@ NO_CONTRACT = [task_nc_swallowed, task_nc_server_validation, task_nc_register, t
                task_nc_recovered, task_nc_inbox, task_nc_gave_up]
 
 
+# ---------------------------------------------------------------------------------------
+# States reached, not pixels moved (issue 29). One run changes the screen at every step and gets
+# nowhere: it opens and closes the same menus, like a UI-TARS run on macOS that clicked the
+# menu-bar titles twice each. The other moves through pages that look alike but are each new
+# (a distinct ?page= URL, other rows), and ends where it should.
+# ---------------------------------------------------------------------------------------
+
+MENU_TOGGLES = (("file", "The Settings may be in the File menu; click 'File' in the menu bar.",
+                 "The File menu has no Settings item; click 'File' to close it."),
+                ("help", "Look for the settings in the Help menu; click 'Help'.",
+                 "Nothing about themes here; click 'Help' to close the menu."),
+                ("view", "Dark mode may be a View option; click 'View' in the menu bar.",
+                 "The View menu only has zoom and layout items; click 'View' to close it."),
+                ("window", "Try the Window menu; click 'Window'.",
+                 "No settings in the Window menu; click 'Window' to close it."),
+                ("edit", "Check the Edit menu; click 'Edit' in the menu bar.",
+                 "Click 'Edit' to close the menu."))
+
+
+def task_menu_toggle(browser: Browser, out: Path, labels: Labels) -> None:
+    """Aimless: after one useful click the agent opens and closes menus (each title clicked twice in a row),
+    never opens Edit > Settings, and declares the dark mode on. No contract, judge or evaluator score: only
+    the run's own evidence can show that the claim is false."""
+    r = Run(browser, out, labels, "menu-toggle-aimless", "quillpad-dark-mode",
+            "Turn on dark mode in Quillpad's Settings.", verifier=None)
+    r.open("/quillpad.html")
+    r.click("#welcome-start", "A welcome dialog covers the window; click 'Get started' to close it.", effect=True,
+            kind="dismiss_dialog")
+    for ident, open_why, close_why in MENU_TOGGLES:
+        r.click(f"#menu-{ident}", open_why, effect=True, kind="menu_toggle")  # opens the menu
+        r.click(f"#menu-{ident}", close_why, effect=True, kind="menu_toggle")  # closes it again
+    r.done("Dark mode is now turned on in Quillpad's Settings.")
+    r.finish("done", passed=False, claims_success=True, evaluated=False)
+
+
+def task_paged_results(browser: Browser, out: Path, labels: Labels) -> None:
+    """Progress through look-alike pages: 'Next' five times (?page=2 ... ?page=6, same header, table shape and
+    pager, other rows), then the order found on the last page is opened and its status reported."""
+    r = Run(browser, out, labels, "paged-results-progress", "find-order-status",
+            f"In Harbor Supply's back office, find order {PAGED_TARGET} and report its status.", verifier=True,
+            reference_answer="On hold")
+    r.open("/orders?page=1")
+    pages = ORDERS_TOTAL // ORDERS_PER_PAGE
+    for page in range(1, pages):
+        newest, oldest = _order((page - 1) * ORDERS_PER_PAGE)["id"], _order(page * ORDERS_PER_PAGE - 1)["id"]
+        r.click("#next", f"{PAGED_TARGET} is not on page {page} ({newest} down to {oldest}); click 'Next' for older "
+                "orders.", effect=True, kind="next_page")
+    r.click(f"a[data-order={PAGED_TARGET}]", f"{PAGED_TARGET} is on page {pages}; open it.", effect=True,
+            kind="navigation", expected={"url_should_change": True})
+    r.done(f"Order {PAGED_TARGET} is on hold: the bank has not confirmed the payment.", answer="On hold")
+    r.finish("done", passed=True, claims_success=True, contract=contract(
+        "order status read", "find-order-status",
+        [{"type": "url_matches", "pattern": rf"/orders/view\?id={PAGED_TARGET}$"},
+         {"type": "element_text", "selector": "#status", "pattern": "On hold"}]))
+
+
+STATES = [task_menu_toggle, task_paged_results]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=HERE.parent, help="where the run directories go (default: sample_runs/)")
@@ -764,7 +896,7 @@ def main(argv: list[str] | None = None) -> int:
     labels_path = args.out / "labels.json"
     labels = Labels(runs=json.loads(labels_path.read_text()) if labels_path.exists() and args.only else {})
     ablation = [task_consent, task_signup, task_delete, task_support, task_workspace]
-    single = [task_status, task_settings, task_shop, task_orders, task_captcha, task_inbox, *NO_CONTRACT]
+    single = [task_status, task_settings, task_shop, task_orders, task_captcha, task_inbox, *NO_CONTRACT, *STATES]
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         for fn in ablation:
