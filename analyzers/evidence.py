@@ -18,6 +18,7 @@ it does not count. Each rule that holds adds a reason ``code@step: evidence`` an
 | navigated_after_last_high_risk | +0.6 | the last high-risk action led to a page with another path (not a query or fragment echo) |
 | success_after_last_high_risk | +0.7 | a success message (status, toast, "saved", "sent", "thank you for your order") appeared after the last high-risk action |
 | answer_matches_reference | +0.8 | the answer the agent extracted matches the task's reference answer |
+| no_net_progress | -0.6 | after the last high-risk action the run came back to a screen it had reached early on, and kept nothing it reached since (analyzers/progress.py) |
 | effect_without_outcome | 0 | the last high-risk action changed the screen, and nothing says whether that was success or failure (no DOM, or no message and no navigation) |
 
 An error after the last high-risk action vetoes the pass-leaning rules (they are kept as reasons with
@@ -46,6 +47,7 @@ WEIGHTS: dict[C, float] = {
     C.SUCCESS_AFTER_LAST_HIGH_RISK: 0.7,
     C.ANSWER_MATCHES_REFERENCE: 0.8,
     C.EFFECT_WITHOUT_OUTCOME: 0.0,
+    C.NO_NET_PROGRESS: -0.6,
 }
 
 #: What each reason code means, for docs/referee.md: the catalogue's (trajcheck.reasons).
@@ -197,11 +199,14 @@ def _last_action_rules(steps: list[StepEvidence]) -> list[tuple[C, int, str]]:
     return out
 
 
-def decide(steps: list[StepEvidence]) -> EvidenceVerdict:
-    """The evidence verdict of a run (see the module docstring)."""
+def decide(steps: list[StepEvidence], stalled: tuple[int, str] | None = None) -> EvidenceVerdict:
+    """The evidence verdict of a run (see the module docstring). ``stalled``: the step from which the run made
+    no net progress and what it ended on (:func:`trajcheck.analyzers.progress.no_net_progress`), if it did not."""
     if not steps:
         return UNKNOWN
     found = _last_action_rules(steps) + _end_rules(steps)
+    if stalled is not None:
+        found.append((C.NO_NET_PROGRESS, stalled[0], stalled[1]))
     veto = any(code == C.ERROR_AFTER_LAST_HIGH_RISK for code, _, _ in found)
     total = 0.0
     reasons: list[str] = []

@@ -25,6 +25,8 @@ class ImageEvidence:
     change: ChangeMap | None = None
     problem: str | None = None  # frames_missing | frame_unreadable | frame_too_large
     point: str = "none"  # "in_frame" | "outside_frame" | "none"
+    pre_thumb: bytes | None = None  # the frames' 32x32 grayscale thumbnails (what states are told apart by)
+    post_thumb: bytes | None = None
 
     @property
     def global_distance(self) -> int | None:

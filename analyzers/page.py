@@ -11,6 +11,7 @@ from trajcheck.schemas.records import Step
 
 from . import messages, observation, predictions
 from .messages import PageMessages
+from .skeleton import skeleton_key
 from .observation import ObservationFinding, ObservationOptions, PageEvidence
 
 
@@ -39,6 +40,8 @@ class PageFacts:
     messages_before: PageMessages | None = None  # None: no DOM snapshot
     messages_after: PageMessages | None = None
     login_form_after: bool | None = None  # exactly one password field after (None: no DOM snapshot)
+    skeleton_before: str | None = None  # digests of the skeletons (analyzers/skeleton.py skeleton_key): what the
+    skeleton_after: str | None = None  # run's states are told apart by besides the screen (None: no snapshot)
 
 
 def page_evidence(s: Step, before: SnapshotLike | None, after: SnapshotLike | None) -> PageEvidence:
@@ -70,7 +73,9 @@ def page_facts(s: Step, before: SnapshotLike | None, after: SnapshotLike | None,
                       after.text.text if after else None, kind=predictions.action_kind(a.type, a.url, node),
                       messages_before=before.messages if before else None,
                       messages_after=after.messages if after else None,
-                      login_form_after=messages.login_form(after.tree) if after else None)
+                      login_form_after=messages.login_form(after.tree) if after else None,
+                      skeleton_before=skeleton_key(before.skeleton) if before else None,
+                      skeleton_after=skeleton_key(after.skeleton) if after else None)
     if s.expected:
         ran, failed, url_ok = predictions.check_expected(
             s.expected, before.tree if before else None, after.tree if after else None,

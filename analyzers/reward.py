@@ -193,7 +193,8 @@ def _confidence(inp: RewardInput) -> float:
     return round(min(c, 0.95), 2)
 
 
-def _klass(score: float) -> str:
+def klass_of(score: float) -> str:
+    """The class of a step score (see the table above)."""
     if score >= 0.6:
         return "strong_positive"
     if score >= 0.2:
@@ -264,4 +265,4 @@ def score_step(inp: RewardInput) -> Reward:
     reasons = tuple(str(code) for code, _ in signals) or (R.NO_SIGNAL,)
     if not signals:
         conf = min(conf, 0.5)
-    return Reward(score, _klass(score), reasons, conf)
+    return Reward(score, klass_of(score), reasons, conf)

@@ -13,6 +13,7 @@ lxml + cssselect, and both found the same alerts.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -37,6 +38,13 @@ def dom_digest(html: str) -> bytes:
 def dom_hash(html: str) -> str:
     """Hash of the snapshot as recorded (the seed's domHash)."""
     return dom_digest(html).hex()[:16]
+
+
+def skeleton_key(sk: Skeleton) -> str:
+    """A short digest of a skeleton: two snapshots whose interactive elements and alerts read the same (values,
+    checked, expanded, hidden, texts) have one key, whatever else differs in their HTML."""
+    return hashlib.sha256(json.dumps(sk, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
+                          ).hexdigest()[:16]
 
 
 def parse(html: str) -> LexborHTMLParser:

@@ -46,16 +46,26 @@ class StateOptions:
     global_max: int = 8  # pHash bits: above this the screens differ, whatever the cells say
     cell_delta: int = 12  # gray levels a cell must move to count as changed
     cells_max: int = 2  # changed cells a same screen may have (a caret, a hover, a ticking clock)
+    #: A return must match closer: at most ``return_cells_max`` cells moved by more than ``return_delta``
+    #: levels. Text typed over a selection can look like the screen before it at 12 levels (the sample runs'
+    #: two such steps: 26 and 31 cells moved by more than 4), while a screen truly gone back to is the same
+    #: (the aimless menu run's returns: 0 cells); 23 of the 26 pairs labelled unchanged pass it (the others:
+    #: two modal backdrops and a ticking clock). Too loose a return would take progress for going back.
+    return_delta: int = 4
+    return_cells_max: int = 8
 
 
 @dataclass(frozen=True)
 class FrameSig:
     """What identifies a screen: its pHash, its 32x32 grayscale thumbnail (1,024 bytes, row-major; None when
-    unknown) and the page it shows (a URL without its fragment; None when the run records none)."""
+    unknown), the page it shows (a URL without its fragment; None when the run records none) and, where the run
+    records DOM snapshots, their skeleton's key: a field's value or a menu's state the thumbnail is too coarse
+    to see."""
 
     hash: Hash64
     cells: bytes | None = None
     page: str | None = None
+    dom: str | None = None  # the page's skeleton key where a DOM snapshot is recorded (form values, open menus)
 
 
 def changed_cells(a: bytes, b: bytes, delta: int) -> int:
@@ -65,14 +75,19 @@ def changed_cells(a: bytes, b: bytes, delta: int) -> int:
     return int(np.count_nonzero(np.abs(x - y) > delta))
 
 
-def same_screen(a: FrameSig, b: FrameSig, opts: StateOptions) -> bool:
-    """Do ``a`` and ``b`` show the same screen?"""
+def same_screen(a: FrameSig, b: FrameSig, opts: StateOptions, close: bool = False) -> bool:
+    """Do ``a`` and ``b`` show the same screen? ``close``: so closely that ``b`` may count as going back to
+    ``a`` (:attr:`StateOptions.return_delta`)."""
     if a.page is not None and b.page is not None and a.page != b.page:
+        return False
+    if a.dom is not None and b.dom is not None and a.dom != b.dom:
         return False
     if a.hash - b.hash > opts.global_max:
         return False
     if a.cells is None or b.cells is None or len(a.cells) != len(b.cells):
         return True
+    if close and changed_cells(a.cells, b.cells, opts.return_delta) > opts.return_cells_max:
+        return False
     return changed_cells(a.cells, b.cells, opts.cell_delta) <= opts.cells_max
 
 
@@ -100,6 +115,7 @@ class RunStates:
     oscillations: int
     stalled_from: int | None
     final_first_step: int | None  # the step at which the run's final screen was first seen
+    final_first_before: bool = False  # ... in that step's pre frame (the start screen: before the first step)
 
 
 @dataclass
@@ -116,12 +132,13 @@ class _Tracker:
         self.opts = opts
         self.states: list[_State] = []
 
-    def find(self, sig: FrameSig) -> int | None:
-        """The state showing the same screen as ``sig`` (the closest when several do), or None."""
+    def find(self, sig: FrameSig, close: bool = False) -> int | None:
+        """The state showing the same screen as ``sig`` (the closest when several do; ``close``: closely enough
+        to go back to), or None."""
         best: tuple[int, int, int] | None = None
         for sid, st in enumerate(self.states):
             for f in st.frames:
-                if same_screen(f, sig, self.opts):
+                if same_screen(f, sig, self.opts, close):
                     d = f.hash - sig.hash
                     cells = changed_cells(f.cells, sig.cells, self.opts.cell_delta) \
                         if f.cells is not None and sig.cells is not None and len(f.cells) == len(sig.cells) else 0
@@ -133,9 +150,9 @@ class _Tracker:
         self.states.append(_State(step, before, [sig]))
         return len(self.states) - 1
 
-    def place(self, sig: FrameSig, step: int, before: bool) -> tuple[int, bool]:
+    def place(self, sig: FrameSig, step: int, before: bool, close: bool = False) -> tuple[int, bool]:
         """The state of ``sig`` and whether it is new; a frame of a known state joins it."""
-        sid = self.find(sig)
+        sid = self.find(sig, close)
         if sid is None:
             return self.add(sig, step, before), True
         if len(self.states[sid].frames) < _MAX_FRAMES:
@@ -166,7 +183,7 @@ def track(indices: Sequence[int], pre: Sequence[FrameSig | None], post: Sequence
             out.append(StepState(pre_state, "same"))
             last = pre_state
             continue
-        sid, new = t.place(q, idx, False)
+        sid, new = t.place(q, idx, False, close=True)
         st = t.states[sid]
         kind: Kind = "new" if new else ("same" if sid == pre_state else "return")
         out.append(StepState(sid, kind, None if kind != "return" else st.first_step,
@@ -226,7 +243,7 @@ def _summary(indices: Sequence[int], steps: list[StepState], n_states: int, t: _
     start = pos if first.before else pos + 1
     stalled = indices[start] if start < len(indices) and _moves(steps[start:]) else None
     return RunStates(n_states, returns, round(returns / len(placed), 4) if placed else None, oscillations, stalled,
-                     first.first_step)
+                     first.first_step, first.before)
 
 
 def _moves(steps: list[StepState]) -> bool:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trajcheck.analyzers import claims, contract as contract_mod, evidence as evidence_mod, highrisk, loops, \
-    lookback, perceptual, predictions, referee
+    lookback, perceptual, predictions, progress, referee, states as states_mod
 from trajcheck.analyzers.ambient import learn_per_page, page_of
 from trajcheck.analyzers.answers import answer_matches
 from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult
@@ -53,6 +53,7 @@ class StepFindings:
     loop: loops.LoopFinding
     reward: Reward
     gate: bool  # no_observed_delta_after_waits
+    state: states_mod.StepState  # where the step's post frame is: a new screen, a return, the same
 
 
 @dataclass
@@ -67,6 +68,8 @@ class RunFindings:
     ev_verdict: evidence_mod.EvidenceVerdict
     evaluator: str | None
     claim: claims.Claim
+    states: states_mod.RunStates
+    no_net_progress: bool  # it ends on a screen first seen early on, with nothing kept since
 
 
 def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None
@@ -98,6 +101,25 @@ def _evidence_steps(findings: list[StepFindings]) -> list[evidence_mod.StepEvide
     return out
 
 
+def _page_key(url: str | None) -> str | None:
+    """The page a frame shows, for telling states apart: its URL without the fragment."""
+    return url.split("#", 1)[0] if url else None
+
+
+def _states(steps: tuple[Step, ...], evidence: list[ImageEvidence], pages: list[PageFacts]
+            ) -> tuple[list[states_mod.StepState], states_mod.RunStates]:
+    """The states the run's frames visit (analyzers/states.py)."""
+    pre: list[states_mod.FrameSig | None] = []
+    post: list[states_mod.FrameSig | None] = []
+    for s, ev, pg in zip(steps, evidence, pages):
+        p = s.page
+        pre.append(states_mod.FrameSig(ev.pre_hash, ev.pre_thumb, _page_key(p.url_before if p else None),
+                                       pg.skeleton_before) if ev.pre_hash is not None else None)
+        post.append(states_mod.FrameSig(ev.post_hash, ev.post_thumb, _page_key(p.url_after if p else None),
+                                        pg.skeleton_after) if ev.post_hash is not None else None)
+    return states_mod.track([s.index for s in steps], pre, post)
+
+
 def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) -> RunFindings:
     """Run every analyzer over ``run``'s loaded evidence, in order."""
     steps = run.steps
@@ -119,10 +141,19 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     at_step = {steps[plan.eval_pos].index: contract_result} if contract_result.verdict != "not_applicable" else {}
     rewards = lookback.score_steps(run, loaded.evidence, effects, loaded.pages, preds, loop_findings, gates,
                                    po.threshold, at_step)
+    step_states, run_states = _states(steps, loaded.evidence, loaded.pages)
+    indices = [s.index for s in steps]
+    stalled = progress.no_net_progress(indices, run_states, [f.action_effect_observed if r.high_risk else None
+                                                             for f, r in zip(effects, risks)])
+    answers = [answer_matches(run, s) if s.action.type == "DONE" else None for s in steps]
+    rewards = progress.apply(rewards, step_states, indices, run_states, stalled, answers,
+                             [s.action.type for s in steps])
+    stalled_evidence = progress.stall_evidence(run_states) if stalled and True not in answers else None
     found = [StepFindings(run, *x) for x in zip(steps, loaded.evidence, risks, effects, loaded.pages, preds,
-                                                loop_findings, rewards, gates)]
-    ev_verdict = evidence_mod.decide(_evidence_steps(found))
+                                                loop_findings, rewards, gates, step_states)]
+    ev_verdict = evidence_mod.decide(_evidence_steps(found), stalled_evidence)
     evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
     claim = claims.claim_of(run)
     verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator)
-    return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim)
+    return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim, run_states,
+                       stalled)

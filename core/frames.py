@@ -17,7 +17,7 @@ from trajcheck.analyzers.pixeldiff import changed_rows
 
 from .box import Box
 from .hashing import Hash64
-from .resample import column_pass, pass_order, row_pass
+from .resample import HASH_INPUT, column_pass, pass_order, resize_gray, row_pass
 from .inputs import NotRegularFile, read_regular
 from .problems import Slug
 
@@ -86,6 +86,9 @@ class Frame:
 
     #: Region hashes computed so far, by box (a step's post frame is the next step's pre frame).
     regions: dict[Box, Hash64] = field(default_factory=dict, repr=False, compare=False)
+    #: The 32x32 grayscale image the pHash is computed from (1,024 bytes, row-major): what the run's states
+    #: are told apart by (:mod:`trajcheck.analyzers.states`).
+    thumb: bytes | None = field(default=None, repr=False, compare=False)
 
     def region_hash(self, box: Box) -> Hash64:
         """pHash of the crop ``box`` (left, top, right, bottom); equals
@@ -153,8 +156,20 @@ def decode(path: Path, data: bytes | None = None, like: Frame | None = None) -> 
     if w == 0 or h == 0:
         raise FrameError(Slug.FRAME_UNREADABLE, "image has no pixels")
     luma = _pixels_of(gray)
-    return Frame(path=path, format=fmt, width=w, height=h, gray=gray, rgb=rgb, phash=Hash64.of_gray(luma), luma=luma,
-                 px=px)
+    phash, thumb = _hash_and_thumb(luma)
+    return Frame(path=path, format=fmt, width=w, height=h, gray=gray, rgb=rgb, phash=phash, luma=luma, px=px,
+                 thumb=thumb)
+
+
+def _hash_and_thumb(luma: np.ndarray) -> tuple[Hash64, bytes]:
+    """The pHash of ``luma`` and the 32x32 resize it is computed from (the resize Pillow would make where
+    trajcheck's own does not match the installed Pillow, which then also hashes)."""
+    order = pass_order(luma.shape[1], luma.shape[0])
+    if order is None:
+        small = np.asarray(Image.fromarray(luma).resize((HASH_INPUT, HASH_INPUT), Image.Resampling.LANCZOS))
+        return Hash64.of_gray(luma), small.tobytes()
+    small = resize_gray(luma, order=order)
+    return Hash64.of_resized(small), small.tobytes()
 
 
 def _gray(rgba: np.ndarray) -> Image.Image:
@@ -191,9 +206,11 @@ def _colour_frame(path: Path, fmt: str, pixels: np.ndarray, like: Frame | None) 
         rows = like.rows.copy()
         rows[top:bottom] = row_pass(luma[top:bottom])
         rows.setflags(write=False)
+    small = column_pass(rows)
     return Frame(path=path, format=fmt, width=w, height=h, gray=gray, rgb=pixels[..., :3],
-                 phash=Hash64.of_resized(column_pass(rows)), luma=luma, px=pixels, rows=rows,
-                 like=None if band is None else weakref.ref(like), band=band)  # type: ignore[arg-type]
+                 phash=Hash64.of_resized(small), luma=luma, px=pixels, rows=rows,
+                 like=None if band is None else weakref.ref(like), band=band,  # type: ignore[arg-type]
+                 thumb=small.tobytes())
 
 
 def from_array(pixels: np.ndarray, path: Path = Path("<array>")) -> Frame:
@@ -219,8 +236,9 @@ def from_array(pixels: np.ndarray, path: Path = Path("<array>")) -> Frame:
         gray = Image.fromarray(a, "RGB").convert("L")
         rgb = px = a
     luma = _pixels_of(gray)
-    return Frame(path=path, format="array", width=w, height=h, gray=gray, rgb=rgb, phash=Hash64.of_gray(luma),
-                 luma=luma, px=px)
+    phash, thumb = _hash_and_thumb(luma)
+    return Frame(path=path, format="array", width=w, height=h, gray=gray, rgb=rgb, phash=phash, luma=luma, px=px,
+                 thumb=thumb)
 
 
 def _pixels_of(gray: Image.Image) -> np.ndarray:

@@ -153,7 +153,9 @@ def step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: Fr
         return ImageEvidence(
             pre_hash=pre.phash if isinstance(pre, Frame) else None,
             post_hash=post.phash if isinstance(post, Frame) else None,
-            problem=bad.slug if bad else Slug.FRAMES_MISSING)
+            problem=bad.slug if bad else Slug.FRAMES_MISSING,
+            pre_thumb=pre.thumb if isinstance(pre, Frame) else None,
+            post_thumb=post.thumb if isinstance(post, Frame) else None)
     region = None
     point = "none"
     at: tuple[float, float] | None = None
@@ -176,7 +178,7 @@ def step_evidence(run: Run, step: Step, pre: Frame | FrameError | None, post: Fr
         pre_hash=pre.phash, post_hash=post.phash, region=region,
         pre_region_hash=pre.region_hash(region) if region and same_size else None,
         post_region_hash=post.region_hash(region) if region else None,
-        change=change, point=point)
+        change=change, point=point, pre_thumb=pre.thumb, post_thumb=post.thumb)
 
 
 @dataclass(frozen=True)

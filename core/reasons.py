@@ -92,6 +92,9 @@ class RewardCode(StrEnum):
     PAGE_CHANGED = "page_changed"
     NO_CHANGE = "no_change"
     NO_SIGNAL = "no_signal"
+    STATE_RETURN = "state_return"
+    OSCILLATION = "oscillation"
+    NO_NET_PROGRESS = "no_net_progress"
 
 
 #: Reward codes that mean the page after the step blocks the agent: they cap a step's score (the reward
@@ -112,6 +115,7 @@ class EvidenceCode(StrEnum):
     SUCCESS_AFTER_LAST_HIGH_RISK = "success_after_last_high_risk"
     ANSWER_MATCHES_REFERENCE = "answer_matches_reference"
     EFFECT_WITHOUT_OUTCOME = "effect_without_outcome"
+    NO_NET_PROGRESS = "no_net_progress"
 
 
 class VerdictReason(StrEnum):
@@ -237,6 +241,11 @@ SECTIONS: tuple[Section, ...] = (
                 _R.PAGE_CHANGED: "the URL changed, the DOM changed meaningfully, or the screen's content changed",
                 _R.NO_CHANGE: "an acting step after which nothing changed (the observation verifier)",
                 _R.NO_SIGNAL: "no rule applied (neutral)",
+                _R.STATE_RETURN: "the step went back to a screen seen before: not progress (its reward is at most 0)",
+                _R.OSCILLATION: "a return inside an oscillation: the run keeps going back (A, B, A, B; a menu opened "
+                                "and closed again and again)",
+                _R.NO_NET_PROGRESS: "the run ends on a screen it first saw early on, with nothing kept since: the "
+                                    "steps after it are not progress, and its DONE is negative",
             }),
     Section("Evidence referee", ("runs.evidence_reasons",), EvidenceCode,
             "`code@step: evidence`; see docs/referee.md for the weights", {
@@ -257,6 +266,8 @@ SECTIONS: tuple[Section, ...] = (
                                                        "answer",
                 EvidenceCode.EFFECT_WITHOUT_OUTCOME: "the last high-risk action changed the screen, with no message "
                                                      "or navigation saying whether it worked",
+                EvidenceCode.NO_NET_PROGRESS: "after its last high-risk action the run came back to a screen it had "
+                                              "reached early on and kept nothing it reached since",
             }),
     Section("Final verdicts", ("runs.verdict_reason", "runs.disagreement_reason"), VerdictReason,
             "the value itself; disagreement_reason holds the two disagreements only, when the verdict is "

@@ -85,6 +85,8 @@ class RunFacts:
     step_rows: list[dict[str, Any]]
     n_frames: int
     problems: list[Problem]
+    states: Any = None  # analyzers.states.RunStates
+    no_net_progress: bool | None = None
     totals: dict[str, Any] = field(default_factory=dict)
 
 
@@ -253,7 +255,8 @@ def build_result(found: RunFindings, ref: RunRef, n_frames: int, problems: list[
     """The ledger rows of a scored run."""
     rows = [step_row(sf) for sf in found.steps]
     facts = RunFacts(found.run, ref, found.contract, found.contract_result, found.verdict, found.ev_verdict,
-                     found.evaluator, found.claim, [sf.effect for sf in found.steps], rows, n_frames, problems)
+                     found.evaluator, found.claim, [sf.effect for sf in found.steps], rows, n_frames, problems,
+                     found.states, found.no_net_progress)
     facts.totals = _totals(facts)
     run_row = {name: get(facts) if get is not None else None for name, get in _RUN_GETTERS}
     return RunResult(run_row, rows, n_frames, problems, ref.display)

@@ -45,4 +45,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "Logs as harnesses write them (issue 27): the space a run's action points were in, and how it was "
                  "decided.",
               {"runs": ("coord_space", "coord_space_source")}),
+    Migration(6, "Progress that is real (issue 29): the screens (states) a run visits, its returns and oscillations, "
+                 "where it stalled, and whether it made no net progress.",
+              {"runs": ("states_distinct", "states_returning", "oscillations", "stalled_from_step", "no_net_progress"),
+               "steps": ("state_id", "state_kind", "state_returns_to", "oscillation_id")}),
 )

@@ -99,7 +99,7 @@ def test_validate_decides_what_was_readable_not_the_command(tmp_path):
 def test_export_writes_its_file_through_the_library(sample_ledger, tmp_path):
     out = tmp_path / "t.md"
     text = trajcheck.export_table(sample_ledger, out=out)
-    assert out.read_text("utf-8") == text and "| all | 26 |" in text
+    assert out.read_text("utf-8") == text and "| all | 28 |" in text
     assert [p.name for p in tmp_path.iterdir()] == ["t.md"]  # no temporary file left beside it
 
 

@@ -45,59 +45,60 @@ def scores(source: str, level: str, labelled: int, covered: int, tp: int, fp: in
             "npv": rate(tn, tn + fn), "tnr": rate(tn, tn + fp)}
 
 
-# labels.json labels all 26 sample runs: 14 pass, 12 fail. Per source, over the runs it gives a verdict on:
-#   contract: pass on the 10 *-on/auth/dark/sequencer-correct/shop/stale runs, all labelled pass; fail on the
-#     5 *-off runs, sequencer-near-miss and ticker-dead-send, all labelled fail; not_applicable (no verdict) on
-#     captcha-blocked and the 8 nc-* runs.
+# labels.json labels all 28 sample runs: 15 pass, 13 fail. Per source, over the runs it gives a verdict on:
+#   contract: pass on the 10 *-on/auth/dark/sequencer-correct/shop/stale runs and paged-results-progress, all
+#     labelled pass; fail on the 5 *-off runs, sequencer-near-miss and ticker-dead-send, all labelled fail;
+#     not_applicable (no verdict) on captcha-blocked, menu-toggle-aimless and the 8 nc-* runs.
 #   judge: only the sequencer runs have one; it says pass on both, and sequencer-near-miss is labelled fail.
-#   evaluator: the contract's 17 plus captcha-blocked (fail, labelled fail).
-#   evidence: pass on 13 runs, one of them sequencer-near-miss (labelled fail); fail on 10, all labelled fail;
-#     unknown on drift-loop-on, nc-inbox-read and ticker-dead-send.
-#   final_verdict: pass on 13, all labelled pass; fail or uncertain on 12, all labelled fail; nc-inbox-read
+#   evaluator: the contract's 18 plus captcha-blocked (fail, labelled fail).
+#   evidence: pass on 14 runs, one of them sequencer-near-miss (labelled fail); fail on 11 (menu-toggle-aimless:
+#     no net progress), all labelled fail; unknown on drift-loop-on, nc-inbox-read and ticker-dead-send.
+#   final_verdict: pass on 14, all labelled pass; fail or uncertain on 13, all labelled fail; nc-inbox-read
 #     (labelled pass) has no verdict.
 #   self_reported: captcha-blocked, drift-loop-off and nc-signin-gave-up do not claim success (all labelled
-#     fail); the other 23 do, 14 of them labelled pass.
-# Steps: 85 steps carry an effect label; trajcheck's rule gives a verdict on the 42 high-risk ones and agrees
+#     fail); the other 25 do, 15 of them labelled pass.
+# Steps: 102 steps carry an effect label (the menu and paged runs' 17 clicks are not high-risk, so no rule gives
+# them a verdict); trajcheck's rule gives a verdict on the 42 high-risk ones and agrees
 # with every label (20 with an effect, 22 without). The seed's literal rule differs on four: it sees an effect
 # in offscreen-modal-off 1, offscreen-modal-on 1 and ticker-dead-send 3 (labelled none) and none in
 # validation-flash-on 2 (labelled an effect).
 SAMPLE_SOURCES = [
-    scores("contract", "run", 26, 17, 10, 0, 7, 0),
-    scores("judge", "run", 26, 2, 1, 1, 0, 0),
-    scores("evaluator", "run", 26, 18, 10, 0, 8, 0),
-    scores("evidence", "run", 26, 23, 12, 1, 10, 0),
-    scores("final_verdict", "run", 26, 25, 13, 0, 12, 0),
-    scores("self_reported", "run", 26, 26, 14, 9, 3, 0),
-    scores("perceptual_verifier", "step", 85, 42, 20, 0, 22, 0),
-    scores("perceptual_verifier_seed", "step", 85, 42, 19, 3, 19, 1),
+    scores("contract", "run", 28, 18, 11, 0, 7, 0),
+    scores("judge", "run", 28, 2, 1, 1, 0, 0),
+    scores("evaluator", "run", 28, 19, 11, 0, 8, 0),
+    scores("evidence", "run", 28, 25, 13, 1, 11, 0),
+    scores("final_verdict", "run", 28, 27, 14, 0, 13, 0),
+    scores("self_reported", "run", 28, 28, 15, 10, 3, 0),
+    scores("perceptual_verifier", "step", 102, 42, 20, 0, 22, 0),
+    scores("perceptual_verifier_seed", "step", 102, 42, 19, 3, 19, 1),
 ]
 
 # Over every scored run, labelled or not: contract verdict -> judge verdict (only the sequencer runs have one).
-CONTRACT_VS_JUDGE = {"fail": {"none": 6, "pass": 1}, "not_applicable": {"none": 9}, "pass": {"none": 9, "pass": 1}}
+CONTRACT_VS_JUDGE = {"fail": {"none": 6, "pass": 1}, "not_applicable": {"none": 10}, "pass": {"none": 10, "pass": 1}}
 
 # Cohen's kappa of each pair of run sources over the runs both give a verdict on. Two worked by hand:
-#   contract vs evidence: 15 runs (drift-loop-on and ticker-dead-send have no evidence verdict); they differ
-#     on sequencer-near-miss only: p_o = 14/15, contract 9 pass 6 fail, evidence 10 pass 5 fail,
-#     p_e = (9*10 + 6*5)/225 = 120/225, kappa = (14/15 - 120/225)/(1 - 120/225) = 0.857143.
-#   final_verdict vs self_reported: 25 runs; agree on 13 passes and 3 non-claims: p_o = 16/25,
-#     p_e = (13*22 + 12*3)/625 = 322/625, kappa = 0.257426.
+#   contract vs evidence: 16 runs (drift-loop-on and ticker-dead-send have no evidence verdict); they differ
+#     on sequencer-near-miss only: p_o = 15/16, contract 10 pass 6 fail, evidence 11 pass 5 fail,
+#     p_e = (10*11 + 6*5)/256 = 140/256, kappa = (15/16 - 140/256)/(1 - 140/256) = 100/116 = 0.862069.
+#   final_verdict vs self_reported: 27 runs; agree on 14 passes and 3 non-claims: p_o = 17/27,
+#     p_e = (14*24 + 13*3)/729 = 375/729, kappa = 84/354 = 0.237288.
 # The others were computed the same way, by a separate script over the ledger's verdict columns.
 KAPPA = [
     {"a": "contract", "b": "judge", "items": 2, "kappa": 0.0},
-    {"a": "contract", "b": "evaluator", "items": 17, "kappa": 1.0},
-    {"a": "contract", "b": "evidence", "items": 15, "kappa": 0.857143},
-    {"a": "contract", "b": "final_verdict", "items": 17, "kappa": 1.0},
-    {"a": "contract", "b": "self_reported", "items": 17, "kappa": 0.163934},
+    {"a": "contract", "b": "evaluator", "items": 18, "kappa": 1.0},
+    {"a": "contract", "b": "evidence", "items": 16, "kappa": 0.862069},
+    {"a": "contract", "b": "final_verdict", "items": 18, "kappa": 1.0},
+    {"a": "contract", "b": "self_reported", "items": 18, "kappa": 0.169231},
     {"a": "judge", "b": "evaluator", "items": 2, "kappa": 0.0},
     {"a": "judge", "b": "evidence", "items": 2, "kappa": 1.0},
     {"a": "judge", "b": "final_verdict", "items": 2, "kappa": 0.0},
     {"a": "judge", "b": "self_reported", "items": 2, "kappa": 1.0},
-    {"a": "evaluator", "b": "evidence", "items": 16, "kappa": 0.870968},
-    {"a": "evaluator", "b": "final_verdict", "items": 18, "kappa": 1.0},
-    {"a": "evaluator", "b": "self_reported", "items": 18, "kappa": 0.27027},
-    {"a": "evidence", "b": "final_verdict", "items": 23, "kappa": 0.912548},
-    {"a": "evidence", "b": "self_reported", "items": 23, "kappa": 0.32636},
-    {"a": "final_verdict", "b": "self_reported", "items": 25, "kappa": 0.257426},
+    {"a": "evaluator", "b": "evidence", "items": 17, "kappa": 0.875912},
+    {"a": "evaluator", "b": "final_verdict", "items": 19, "kappa": 1.0},
+    {"a": "evaluator", "b": "self_reported", "items": 19, "kappa": 0.278481},
+    {"a": "evidence", "b": "final_verdict", "items": 25, "kappa": 0.919614},
+    {"a": "evidence", "b": "self_reported", "items": 25, "kappa": 0.295775},
+    {"a": "final_verdict", "b": "self_reported", "items": 27, "kappa": 0.237288},
 ]
 
 
@@ -111,9 +112,10 @@ def trial(task: str, n: int, c: int) -> dict[str, Any]:
 # Per task (verdict pass = passed; nc-inbox-read has no verdict and no evaluator score, so it did not pass).
 SAMPLE_TRIALS = {"k": 1, "tasks": [
     trial("create-workspace", 2, 1), trial("deals-search", 1, 0), trial("delete-account", 2, 1),
-    trial("editor-settings", 1, 1), trial("forge-register", 2, 1), trial("inbox-senders", 1, 0),
+    trial("editor-settings", 1, 1), trial("find-order-status", 1, 1), trial("forge-register", 2, 1), trial("inbox-senders", 1, 0),
     trial("incident-report", 1, 0), trial("newsletter-subscribe", 3, 2), trial("open-invoice", 1, 1),
     trial("pay-invoice", 1, 0), trial("portal-orders", 2, 1), trial("profile-name", 1, 1),
+    trial("quillpad-dark-mode", 1, 0),
     trial("send-feedback", 1, 0), trial("sequencer-kick", 2, 1), trial("shop-checkout", 1, 1),
     trial("signup", 2, 1), trial("support-message", 2, 1)],
     "flaky": ["create-workspace", "delete-account", "forge-register", "newsletter-subscribe", "portal-orders",
@@ -125,13 +127,13 @@ def test_labels_file_counts() -> None:
     labels = json.loads(LABELS.read_text())
     outcomes = [v["outcome"] for v in labels.values()]
     effects = [s["effect"] for v in labels.values() for s in v["steps"].values()]
-    assert (len(labels), outcomes.count("pass"), outcomes.count("fail")) == (26, 14, 12)
-    assert (len(effects) - effects.count(None), effects.count(True), effects.count(False)) == (85, 61, 24)
+    assert (len(labels), outcomes.count("pass"), outcomes.count("fail")) == (28, 15, 13)
+    assert (len(effects) - effects.count(None), effects.count(True), effects.count(False)) == (102, 78, 24)
 
 
 def test_agree_json_against_the_sample_labels(sample_ledger: Path) -> None:
     got = run_json("agree", str(sample_ledger), "--labels", str(LABELS))
-    assert got == {"labels": 26, "matched_runs": 26, "unmatched_labels": [], "sources": SAMPLE_SOURCES,
+    assert got == {"labels": 28, "matched_runs": 28, "unmatched_labels": [], "sources": SAMPLE_SOURCES,
                    "contract_vs_judge": CONTRACT_VS_JUDGE, "kappa": KAPPA, "trials": SAMPLE_TRIALS}
 
 
@@ -145,39 +147,39 @@ def test_agree_table_at_120_columns(sample_ledger: Path, width: Callable[[int], 
 
 # The figures above as percentages with one decimal; each row's string is split where its last column starts.
 EXPECTED_TABLE = [
-    "agreement with 26 labelled runs",
+    "agreement with 28 labelled runs",
     "",
     " source                    level   covered   precision        recall           f1      npv              tnr",
     " " + "─" * 118,
-    " contract                  run     17/26     100.0% [72.2,    100.0% [72.2,    1.000   100.0% [64.6,    "
+    " contract                  run     18/28     100.0% [74.1,    100.0% [74.1,    1.000   100.0% [64.6,    "
     "100.0% [64.6,",
-    "                                             100.0] (10/10)   100.0] (10/10)           100.0] (7/7)     "
+    "                                             100.0] (11/11)   100.0] (11/11)           100.0] (7/7)     "
     "100.0] (7/7)",
-    " judge                     run     2/26      50.0% [9.5,      100.0% [20.7,    0.667   -                "
+    " judge                     run     2/28      50.0% [9.5,      100.0% [20.7,    0.667   -                "
     "0.0% [0.0,",
     "                                             90.5] (1/2)      100.0] (1/1)                              "
     "79.3] (0/1)",
-    " evaluator                 run     18/26     100.0% [72.2,    100.0% [72.2,    1.000   100.0% [67.6,    "
+    " evaluator                 run     19/28     100.0% [74.1,    100.0% [74.1,    1.000   100.0% [67.6,    "
     "100.0% [67.6,",
-    "                                             100.0] (10/10)   100.0] (10/10)           100.0] (8/8)     "
+    "                                             100.0] (11/11)   100.0] (11/11)           100.0] (8/8)     "
     "100.0] (8/8)",
-    " evidence                  run     23/26     92.3% [66.7,     100.0% [75.8,    0.960   100.0% [72.2,    "
-    "90.9% [62.3,",
-    "                                             98.6] (12/13)    100.0] (12/12)           100.0] (10/10)   "
-    "98.4] (10/11)",
-    " final_verdict             run     25/26     100.0% [77.2,    100.0% [77.2,    1.000   100.0% [75.8,    "
-    "100.0% [75.8,",
-    "                                             100.0] (13/13)   100.0] (13/13)           100.0] (12/12)   "
-    "100.0] (12/12)",
-    " self_reported             run     26/26     60.9% [40.8,     100.0% [78.5,    0.757   100.0% [43.9,    "
-    "25.0% [8.9,",
-    "                                             77.8] (14/23)    100.0] (14/14)           100.0] (3/3)     "
-    "53.2] (3/12)",
-    " perceptual_verifier       step    42/85     100.0% [83.9,    100.0% [83.9,    1.000   100.0% [85.1,    "
+    " evidence                  run     25/28     92.9% [68.5,     100.0% [77.2,    0.963   100.0% [74.1,    "
+    "91.7% [64.6,",
+    "                                             98.7] (13/14)    100.0] (13/13)           100.0] (11/11)   "
+    "98.5] (11/12)",
+    " final_verdict             run     27/28     100.0% [78.5,    100.0% [78.5,    1.000   100.0% [77.2,    "
+    "100.0% [77.2,",
+    "                                             100.0] (14/14)   100.0] (14/14)           100.0] (13/13)   "
+    "100.0] (13/13)",
+    " self_reported             run     28/28     60.0% [40.7,     100.0% [79.6,    0.750   100.0% [43.9,    "
+    "23.1% [8.2,",
+    "                                             76.6] (15/25)    100.0] (15/15)           100.0] (3/3)     "
+    "50.3] (3/13)",
+    " perceptual_verifier       step    42/102    100.0% [83.9,    100.0% [83.9,    1.000   100.0% [85.1,    "
     "100.0% [85.1,",
     "                                             100.0] (20/20)   100.0] (20/20)           100.0] (22/22)   "
     "100.0] (22/22)",
-    " perceptual_…rifier_seed   step    42/85     86.4% [66.7,     95.0% [76.4,     0.905   95.0% [76.4,     "
+    " perceptual_…rifier_seed   step    42/102    86.4% [66.7,     95.0% [76.4,     0.905   95.0% [76.4,     "
     "86.4% [66.7,",
     "                                             95.3] (19/22)    99.1] (19/20)            99.1] (19/20)    "
     "95.3] (19/22)",
@@ -187,28 +189,28 @@ EXPECTED_TABLE = [
     " contract \\ judge   none   pass",
     " " + "─" * 30,
     " fail               6      1",
-    " not_applicable     9      0",
-    " pass               9      1",
+    " not_applicable     10     0",
+    " pass               10     1",
     "",
     "Cohen's kappa",
     "",
     " a               b               items   kappa",
     " " + "─" * 46,
     " contract        judge           2       0",
-    " contract        evaluator       17      1",
-    " contract        evidence        15      0.8571",
-    " contract        final_verdict   17      1",
-    " contract        self_reported   17      0.1639",
+    " contract        evaluator       18      1",
+    " contract        evidence        16      0.8621",
+    " contract        final_verdict   18      1",
+    " contract        self_reported   18      0.1692",
     " judge           evaluator       2       0",
     " judge           evidence        2       1",
     " judge           final_verdict   2       0",
     " judge           self_reported   2       1",
-    " evaluator       evidence        16      0.871",
-    " evaluator       final_verdict   18      1",
-    " evaluator       self_reported   18      0.2703",
-    " evidence        final_verdict   23      0.9125",
-    " evidence        self_reported   23      0.3264",
-    " final_verdict   self_reported   25      0.2574",
+    " evaluator       evidence        17      0.8759",
+    " evaluator       final_verdict   19      1",
+    " evaluator       self_reported   19      0.2785",
+    " evidence        final_verdict   25      0.9196",
+    " evidence        self_reported   25      0.2958",
+    " final_verdict   self_reported   27      0.2373",
     "",
 ]
 

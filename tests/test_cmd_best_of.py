@@ -26,7 +26,8 @@ def row(task: str, best: str, verdict: str, source: str, reward: float, steps: i
 # From the sample runs' verdicts, verdict sources, total rewards and step counts (see tests/golden/): a task
 # recorded once is its own best; a task recorded twice has one passing rollout, which wins on its verdict;
 # newsletter-subscribe has two passing rollouts (consent-overlay-on, reward 1.65, and nc-consent-recovered,
-# -0.55) and a failing one, so the reward decides.
+# -0.55) and a failing one, so the reward decides. find-order-status (paged-results-progress) and
+# quillpad-dark-mode (menu-toggle-aimless, which made no net progress) are recorded once.
 SAMPLE_BEST = [
     row("create-workspace", "terms-checkbox-on", "pass", "contract+evaluator", 1.65, 4, 2,
         "verdict pass beats fail (terms-checkbox-off)"),
@@ -34,6 +35,7 @@ SAMPLE_BEST = [
     row("delete-account", "offscreen-modal-on", "pass", "contract+evaluator", 1.05, 4, 2,
         "verdict pass beats fail (offscreen-modal-off)"),
     row("editor-settings", "dark-faint-and-toast", "pass", "contract+evaluator", 2.2, 4, 1, "only rollout"),
+    row("find-order-status", "paged-results-progress", "pass", "contract+evaluator", 3.95, 7, 1, "only rollout"),
     row("forge-register", "nc-register-navigation", "pass", "evidence", 0.7, 8, 2,
         "verdict pass beats fail (nc-server-validation)"),
     row("inbox-senders", "nc-inbox-read", "unknown", "none", 0.1, 2, 1, "only rollout"),
@@ -45,6 +47,7 @@ SAMPLE_BEST = [
     row("portal-orders", "auth-redirect-hidpi", "pass", "contract+evaluator", 3.25, 7, 2,
         "verdict pass beats fail (nc-signin-gave-up)"),
     row("profile-name", "nc-profile-toast", "pass", "evidence", 0.9, 5, 1, "only rollout"),
+    row("quillpad-dark-mode", "menu-toggle-aimless", "fail", "evidence", -1.5, 12, 1, "only rollout"),
     row("send-feedback", "nc-swallowed-send", "fail", "evidence", -0.4, 2, 1, "only rollout"),
     row("sequencer-kick", "sequencer-correct", "pass", "contract+evaluator+judge", 1.4, 6, 2,
         "verdict pass beats uncertain (sequencer-near-miss)"),

@@ -62,24 +62,24 @@ def paired_ledger(path: Path, outcomes: list[tuple[bool, bool]]) -> Path:
     return write_ledger(path, runs)
 
 
-# The sample runs recorded with config.perceptual_verifier (the 8 nc-* runs do not set it):
+# The sample runs recorded with config.perceptual_verifier (the 8 nc-* runs and menu-toggle-aimless do not set it):
 #   false: consent-overlay-off, drift-loop-off, offscreen-modal-off, terms-checkbox-off, validation-flash-off,
 #          all verdict fail; all but drift-loop-off claim success (4 false claims); each 2 steps when it
 #          claims; no-effect steps 1 + 5 + 1 + 1 + 1 = 9; drift-loop-off has the one loop; rewards
 #          -1.5, -4.05, -1.8, -1.5, -1.5.
-#   true:  13 runs of 12 tasks (sequencer-kick twice). pass: auth-redirect-hidpi, consent-overlay-on,
-#          dark-faint-and-toast, drift-loop-on, offscreen-modal-on, sequencer-correct, shop-checkout-1080p-jpeg,
-#          stale-element-recovery, terms-checkbox-on, validation-flash-on (10); fail: captcha-blocked,
-#          ticker-dead-send; uncertain: sequencer-near-miss. False claims: sequencer-near-miss and
-#          ticker-dead-send. Every run but captcha-blocked claims success: 7+4+4+4+4+6+6+6+5+4+6+6 = 62 steps
-#          over 12 runs. One no-effect step each in consent-overlay-on, drift-loop-on, offscreen-modal-on,
-#          terms-checkbox-on, ticker-dead-send and validation-flash-on (6). Rewards sum to 17.9.
+#   true:  14 runs of 13 tasks (sequencer-kick twice). pass: auth-redirect-hidpi, consent-overlay-on,
+#          dark-faint-and-toast, drift-loop-on, offscreen-modal-on, paged-results-progress, sequencer-correct,
+#          shop-checkout-1080p-jpeg, stale-element-recovery, terms-checkbox-on, validation-flash-on (11); fail:
+#          captcha-blocked, ticker-dead-send; uncertain: sequencer-near-miss. False claims: sequencer-near-miss
+#          and ticker-dead-send. Every run but captcha-blocked claims success: 7+4+4+4+4+7+6+6+6+5+4+6+6 = 69
+#          steps over 13 runs. One no-effect step each in consent-overlay-on, drift-loop-on, offscreen-modal-on,
+#          terms-checkbox-on, ticker-dead-send and validation-flash-on (6). Rewards sum to 17.9 + 3.95.
 FALSE_ARM = {"arm": "false", "runs": 5, "invalid": 0, "tasks": 5, "success": rate(0, 5), "uncertain": rate(0, 5),
              "unknown": rate(0, 5), "false_claim": rate(4, 5), "mean_steps_to_done": 2.0, "no_effect_per_run": 1.8,
              "loops_per_run": 0.2, "mean_reward": -2.07, "success_from_score": 0, "verdict_from_evidence": 0}
-TRUE_ARM = {"arm": "true", "runs": 13, "invalid": 0, "tasks": 12, "success": rate(10, 13), "uncertain": rate(1, 13),
-            "unknown": rate(0, 13), "false_claim": rate(2, 13), "mean_steps_to_done": round(62 / 12, 6),
-            "no_effect_per_run": round(6 / 13, 6), "loops_per_run": 0.0, "mean_reward": round(17.9 / 13, 6),
+TRUE_ARM = {"arm": "true", "runs": 14, "invalid": 0, "tasks": 13, "success": rate(11, 14), "uncertain": rate(1, 14),
+            "unknown": rate(0, 14), "false_claim": rate(2, 14), "mean_steps_to_done": round(69 / 13, 6),
+            "no_effect_per_run": round(6 / 14, 6), "loops_per_run": 0.0, "mean_reward": round(21.85 / 14, 6),
             "success_from_score": 0, "verdict_from_evidence": 0}
 # The five tasks recorded both ways all went fail -> pass. Newcombe: the baseline's rate is 0/5 and the arm's
 # 5/5, the correlation term is 0 (no pair succeeded or failed in both), so
@@ -94,7 +94,7 @@ COUNTERFACTUAL_FALSE = {"arm": "false", "runs_recorded_verifier_off": 5, "unwarn
 
 def test_compare_json_of_the_sample_runs_by_verifier(sample_ledger: Path) -> None:
     got = run_json("compare", str(sample_ledger), "--by", PV)
-    assert got == {"by": PV, "success_score": 1.0, "where": None, "runs_without_value": 8,
+    assert got == {"by": PV, "success_score": 1.0, "where": None, "runs_without_value": 9,
                    "arms": [FALSE_ARM, TRUE_ARM], "paired": [PAIR_FALSE_TRUE],
                    "counterfactual": [COUNTERFACTUAL_FALSE]}
 
@@ -104,7 +104,7 @@ def test_compare_table_of_the_sample_runs_at_100_columns(sample_ledger: Path, wi
     assert res.exit_code == 0, res.output
     # the same figures as the JSON above, as percentages with one decimal
     assert lines(res.stdout) == EXPECTED_TABLE
-    assert res.stderr == (f"8 runs have no value of {PV} and are not compared (--include-missing makes them "
+    assert res.stderr == (f"9 runs have no value of {PV} and are not compared (--include-missing makes them "
                           "an arm)\n")
 
 
@@ -113,17 +113,17 @@ EXPECTED_TABLE = [
     "",
     " config.perceptual_verifier   false                      true",
     " " + "─" * 82,
-    " runs                         5                          13",
-    " tasks                        5                          12",
-    " success                      0.0% [0.0, 43.4] (0/5)     76.9% [49.7, 91.8] (10/13)",
-    " uncertain                    0.0% [0.0, 43.4] (0/5)     7.7% [1.4, 33.3] (1/13)",
-    " unknown                      0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 22.8] (0/13)",
-    " false_claim                  80.0% [37.6, 96.4] (4/5)   15.4% [4.3, 42.2] (2/13)",
+    " runs                         5                          14",
+    " tasks                        5                          13",
+    " success                      0.0% [0.0, 43.4] (0/5)     78.6% [52.4, 92.4] (11/14)",
+    " uncertain                    0.0% [0.0, 43.4] (0/5)     7.1% [1.3, 31.5] (1/14)",
+    " unknown                      0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 21.5] (0/14)",
+    " false_claim                  80.0% [37.6, 96.4] (4/5)   14.3% [4.0, 39.9] (2/14)",
     " by_evidence                  0                          0",
-    " steps_to_done                2.0                        5.2",
-    " no_effect/run                1.80                       0.46",
+    " steps_to_done                2.0                        5.3",
+    " no_effect/run                1.80                       0.43",
     " loops/run                    0.20                       0.00",
-    " mean_reward                  -2.07                      1.38",
+    " mean_reward                  -2.07                      1.56",
     "",
     "paired by task_id and trial",
     "",
@@ -156,15 +156,17 @@ def test_no_header_is_broken_inside_a_word(sample_ledger: Path, width100: None) 
 
 def test_include_missing_makes_the_runs_without_a_value_the_first_arm(sample_ledger: Path) -> None:
     got = run_json("compare", str(sample_ledger), "--by", PV, "--include-missing")
-    # The 8 nc-* runs of 7 tasks (forge-register twice). pass: nc-consent-recovered, nc-profile-toast,
-    # nc-register-navigation; unknown (no verdict, no evaluator score): nc-inbox-read; the other 4 fail.
-    # All but nc-inbox-read have their verdict from the evidence referee alone. False claims: nc-pay-loop,
-    # nc-server-validation, nc-swallowed-send. All but nc-signin-gave-up claim: 5+2+5+5+8+8+2 = 35 steps over
-    # 7. No-effect steps 2 + 4 + 1 = 7, loops in nc-consent-recovered and nc-pay-loop, rewards sum to -2.1.
-    null_arm = {"arm": "(null)", "runs": 8, "invalid": 0, "tasks": 7, "success": rate(3, 8),
-                "uncertain": rate(0, 8), "unknown": rate(1, 8), "false_claim": rate(3, 8),
-                "mean_steps_to_done": 5.0, "no_effect_per_run": 0.875, "loops_per_run": 0.25,
-                "mean_reward": -0.2625, "success_from_score": 0, "verdict_from_evidence": 7}
+    # The 8 nc-* runs and menu-toggle-aimless, 9 runs of 8 tasks (forge-register twice). pass:
+    # nc-consent-recovered, nc-profile-toast, nc-register-navigation; unknown (no verdict, no evaluator score):
+    # nc-inbox-read; the other 5 fail. All but nc-inbox-read have their verdict from the evidence referee alone.
+    # False claims: menu-toggle-aimless, nc-pay-loop, nc-server-validation, nc-swallowed-send. All but
+    # nc-signin-gave-up claim: 5+2+5+5+8+8+2+12 = 47 steps over 8. No-effect steps 2 + 4 + 1 = 7, loops in
+    # nc-consent-recovered and nc-pay-loop, rewards sum to -2.1 - 1.5.
+    null_arm = {"arm": "(null)", "runs": 9, "invalid": 0, "tasks": 8, "success": rate(3, 9),
+                "uncertain": rate(0, 9), "unknown": rate(1, 9), "false_claim": rate(4, 9),
+                "mean_steps_to_done": round(47 / 8, 6), "no_effect_per_run": round(7 / 9, 6),
+                "loops_per_run": round(2 / 9, 6), "mean_reward": -0.4, "success_from_score": 0,
+                "verdict_from_evidence": 8}
     # "(null)" sorts before "false": it is the baseline. Against false it shares one task, newsletter-subscribe
     # (nc-consent-recovered passed, consent-overlay-off failed): rates 1/1 and 0/1, so low = -1 and
     # high = -1 + sqrt(wilson(0,1).high^2 + (1 - wilson(1,1).low)^2).

@@ -219,7 +219,7 @@ def test_a_failed_check_says_why(sample_ledger: Path, width100: None) -> None:
 def test_every_run_shows_what_was_recorded(sample_ledger: Path) -> None:
     """For every sample run, the timeline's actions, reasoning, URLs and feedback are the recording's."""
     runs = sample_run_dirs()
-    assert len(runs) == 26
+    assert len(runs) == 28
     for run in runs:
         meta = json.loads((run / "run.json").read_text())
         recorded = [json.loads(line) for line in (run / "steps.jsonl").read_text().splitlines() if line.strip()]

@@ -1,0 +1,123 @@
+"""Issue 29: progress that is real. The reward follows the states a run reaches (analyzers/progress.py), on two
+runs recorded in Chromium: menus opened and closed again and again, then DONE (no progress at all), and a walk
+through six look-alike pages of a list to the order it looked for (progress all the way)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from trajcheck import ledger
+from trajcheck.analyzers.progress import apply, no_net_progress
+from trajcheck.analyzers.reward import Reward
+from trajcheck.analyzers.states import RunStates, StepState
+from trajcheck.pipeline import ScoreOptions, score_paths
+
+from conftest import SAMPLES
+
+AIMLESS, PAGED = "menu-toggle-aimless", "paged-results-progress"
+
+
+def _score(*runs: Path, tmp: Path) -> tuple[dict, dict]:
+    out = tmp / "L"
+    report = score_paths(list(runs), ScoreOptions(), jobs=1)
+    ledger.write(out, [r.run for r in report.results], [s for r in report.results for s in r.steps])
+    con = ledger.connect(out)
+    cur = con.execute("select * from runs")
+    cols = [d[0] for d in cur.description]
+    by_run = {r[cols.index("run_id")]: dict(zip(cols, r)) for r in cur.fetchall()}
+    cur = con.execute("select * from steps order by run_id, step_index")
+    cols = [d[0] for d in cur.description]
+    steps: dict[str, list[dict]] = {}
+    for r in cur.fetchall():
+        d = dict(zip(cols, r))
+        steps.setdefault(d["run_id"], []).append(d)
+    return by_run, steps
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory):
+    return _score(SAMPLES / AIMLESS, SAMPLES / PAGED, tmp=tmp_path_factory.mktemp("progress"))
+
+
+def test_menus_toggled_again_and_again_are_no_progress(scored):
+    runs, steps = scored
+    r, s = runs[AIMLESS], steps[AIMLESS]
+    assert r["reward_total"] <= 0
+    assert r["no_net_progress"] is True and r["oscillations"] >= 1
+    assert r["stalled_from_step"] == 2  # the first toggle: the dialog closed at step 1 is where it ends
+    assert (r["eval_final_verdict"], r["false_claim"], r["false_claim_basis"]) == ("fail", True, "evidence")
+    assert any(x.startswith("no_net_progress@2") for x in r["evidence_reasons"])
+    closes = [x for x in s if x["state_kind"] == "return"]
+    assert len(closes) == 5 and {x["state_returns_to"] for x in closes} == {1}
+    assert all(x["reward_score"] <= 0 and any(c.startswith("state_return: back to the screen after step 1")
+                                              for c in x["reward_reasons"]) for x in closes)
+    assert s[-1]["action_type"] == "DONE" and s[-1]["reward_score"] < 0
+
+
+def test_look_alike_pages_with_their_own_urls_are_progress(scored):
+    runs, steps = scored
+    r, s = runs[PAGED], steps[PAGED]
+    assert [x["state_kind"] for x in s[:6]] == ["new"] * 6
+    assert (r["states_returning"], r["oscillations"], r["stalled_from_step"], r["no_net_progress"]) == (0.0, 0, None,
+                                                                                                         False)
+    assert not any("state_return" in c or "no_net_progress" in c for x in s for c in x["reward_reasons"])
+    assert r["reward_total"] == pytest.approx(3.95) and r["eval_final_verdict"] == "pass"
+
+
+def _without_dom(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    shutil.rmtree(dst / "dom", ignore_errors=True)
+    lines = []
+    for line in (dst / "steps.jsonl").read_text().splitlines():
+        d = json.loads(line)
+        for k in ("dom_before", "dom_after"):
+            (d.get("page") or {}).pop(k, None)
+        lines.append(json.dumps(d))
+    (dst / "steps.jsonl").write_text("\n".join(lines) + "\n")
+    return dst
+
+
+def test_the_screen_alone_shows_the_aimless_run_too(tmp_path):
+    """Desktop runs record no DOM: the menus toggled are told apart, and gone back to, by their frames alone."""
+    run = _without_dom(SAMPLES / AIMLESS, tmp_path / "runs" / AIMLESS)
+    runs, _ = _score(run, tmp=tmp_path)
+    r = runs[AIMLESS]
+    assert r["reward_total"] <= 0 and r["no_net_progress"] is True and r["false_claim"] is True
+
+
+def _reward(score: float, *reasons: str) -> Reward:
+    from trajcheck.analyzers.reward import klass_of
+
+    return Reward(score, klass_of(score), reasons or ("no_signal",), 0.8)
+
+
+def test_a_return_keeps_its_negative_reward_and_loses_a_positive_one():
+    steps = [StepState(0, "new"), StepState(1, "return", 1, True), StepState(1, "return", 1, True)]
+    run = RunStates(2, 2, 0.6667, 0, None, 1)
+    out = apply([_reward(0.4, "page_changed"), _reward(0.4, "page_changed"), _reward(-0.6, "drift_loop: x")], steps,
+                [1, 2, 3], run, False, [None] * 3, ["CLICK"] * 3)
+    assert [r.score for r in out] == [0.4, 0.0, -0.6]
+    assert out[1].klass == "neutral" and out[1].reasons[-1] == "state_return: back to the screen before step 1"
+    hard = Reward(-1.0, "hard_negative", ("unconfirmed_destructive_action: x",), 0.9)
+    assert apply([hard], [StepState(1, "return", 1)], [1], run, False, [None], ["CLICK"]) == [hard]
+
+
+def test_no_net_progress_needs_an_early_screen_and_no_effect_since():
+    run = RunStates(3, 2, 0.5, 1, stalled_from=2, final_first_step=1)
+    assert no_net_progress([1, 2, 3, 4], run, [None, None, None, None])
+    assert not no_net_progress([1, 2, 3, 4], run, [None, None, True, None])  # a submit that did something
+    late = RunStates(3, 1, 0.25, 0, stalled_from=4, final_first_step=3)
+    assert not no_net_progress([1, 2, 3, 4], late, [None] * 4)  # the screen it ends on was reached late
+    assert not no_net_progress([1, 2], RunStates(2, 0, 0.0, 0, None, 2), [None, None])
+
+
+def test_a_done_whose_answer_matches_keeps_its_reward():
+    steps = [StepState(0, "new"), StepState(1, "new"), StepState(0, "return", 1), StepState(0, "same")]
+    run = RunStates(2, 1, 0.25, 0, stalled_from=2, final_first_step=1)
+    out = apply([_reward(0.4), _reward(0.4), _reward(0.4), _reward(0.9, "expected_data_extracted")], steps,
+                [1, 2, 3, 4], run, True, [None, None, None, True], ["CLICK", "CLICK", "CLICK", "DONE"])
+    assert [r.score for r in out] == [0.4, 0.0, 0.0, 0.9]
