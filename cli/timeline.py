@@ -38,6 +38,9 @@ def _state(s: dict[str, Any]) -> str:
                      + ")")
     if s["executor_ok"] is False or s["executor_error"]:
         parts.append(f"executor error: {s['executor_error'] or 'failed'}")
+    if s.get("state_kind") == "return":  # a new screen is the usual case: only going back is said
+        parts.insert(0, f"BACK to state {s['state_id']}, first seen at step {s['state_returns_to']}"
+                     + (f" (oscillation {s['oscillation_id']})" if s.get("oscillation_id") is not None else ""))
     obs = [o for o in (s["obs_observations"] or []) if not o.startswith(("URL did not change", "Navigation occurred"))]
     parts += obs[:3]
     if s["loop_id"] is not None:
@@ -89,6 +92,13 @@ def render(data: dict[str, Any]) -> Group:
     rows = [("contract", f"{r['det_verdict']}  {r['contract_name'] or ''}  {detail}".rstrip())]
     rows.append(("judge", f"{r['judge_verdict']}  {r['judge_model']} ({r['judge_source']})  score {r['judge_score']}"
                           f"  confidence {r['judge_confidence']}" if r["judge_model"] else "none"))
+    if r.get("states_returning") or r.get("stalled_from_step") is not None:  # said only when the run went back
+        stalled = (f"; stalled from step {r['stalled_from_step']}" if r.get("stalled_from_step") is not None else "")
+        rows.append(("progress", Text(f"{r['states_distinct']} screens, {100 * (r['states_returning'] or 0):.0f}% of "
+                                      f"steps going back, {r['oscillations']} oscillation"
+                                      f"{'s' * (r['oscillations'] != 1)}{stalled}"
+                                      + ("  NO NET PROGRESS" if r.get("no_net_progress") else ""),
+                                      style="bold red" if r.get("no_net_progress") else "")))
     if r.get("evidence_verdict"):
         rows.append(("evidence", f"{r['evidence_verdict']}  confidence {r['evidence_confidence']}  "
                                  f"{'; '.join(r['evidence_reasons'] or []) or 'nothing decisive'}"))

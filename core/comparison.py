@@ -23,7 +23,8 @@ from .views import group_expr
 
 RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "verdict_source", "outcome_score",
                "claimed_success",
-               "false_claim", "n_steps", "effect_no_effect", "loops", "reward_total", "config_perceptual_verifier")
+               "false_claim", "n_steps", "effect_no_effect", "loops", "reward_total", "config_perceptual_verifier",
+               "states_returning", "stalled_from_step", "no_net_progress")
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,9 @@ class Arm:
     mean_reward: float | None
     scored_by_score: int
     scored_by_evidence: int = 0  # runs whose verdict came from the evidence referee alone
+    returning: float | None = None  # mean share of a run's steps that went back to a screen seen before
+    stalled_from: float | None = None  # mean stalled_from_step of the runs that stalled
+    no_net_progress: stats.Rate | None = None  # runs that ended where they already were early on
 
     def to_json(self) -> dict[str, Any]:
         return {"arm": self.name, "runs": self.runs, "invalid": self.invalid, "tasks": self.tasks,
@@ -100,7 +104,9 @@ class Arm:
                 "unknown": self.unknown.to_json(), "false_claim": self.false_claim.to_json(),
                 "mean_steps_to_done": _r(self.mean_steps_to_done), "no_effect_per_run": _r(self.no_effect_per_run),
                 "loops_per_run": _r(self.loops_per_run), "mean_reward": _r(self.mean_reward),
-                "success_from_score": self.scored_by_score, "verdict_from_evidence": self.scored_by_evidence}
+                "success_from_score": self.scored_by_score, "verdict_from_evidence": self.scored_by_evidence,
+                "steps_returning": _r(self.returning), "mean_stalled_from_step": _r(self.stalled_from),
+                "no_net_progress": self.no_net_progress.to_json() if self.no_net_progress else None}
 
 
 def _r(v: float | None) -> float | None:
@@ -228,7 +234,10 @@ def _arm(name: str, runs: list[RunOutcome], invalid: int) -> Arm:
         loops_per_run=_mean([o.row["loops"] for o in runs]),
         mean_reward=_mean([o.row["reward_total"] for o in runs]),
         scored_by_score=sum(o.scored_by == "score" for o in runs),
-        scored_by_evidence=sum(o.scored_by == "evidence" for o in runs))
+        scored_by_evidence=sum(o.scored_by == "evidence" for o in runs),
+        returning=_mean([o.row["states_returning"] for o in runs]),
+        stalled_from=_mean([o.row["stalled_from_step"] for o in runs]),
+        no_net_progress=stats.wilson(sum(o.row["no_net_progress"] is True for o in runs), n))
 
 
 def _key(o: RunOutcome) -> tuple[str, int | None]:

@@ -64,6 +64,7 @@ NATIVE = Reader(
                                                  "(an external evaluator's result: the evaluator verdict "
                                                  "source), `outcome.judge` (a recorded judge)"),
             ("`reference_answer` (a string or a list)", "`reference_answers`"),
+            ("`reference_steps` (an integer)", "`reference_steps` (runs.efficiency)"),
             ("any other property", "`runs.extra`"),
         )), Table(head=("step", "trajcheck"), rows=(
             ("`index`, `action` {type, x, y, keys, text, url, element}, `reasoning`", "the same step fields"),

@@ -44,6 +44,9 @@ padding:8px 0}.frames img{margin-right:6px;border:1px solid #ccc;vertical-align:
 .warn{color:#9a6700}.neg{color:#cf222e}.pos{color:#1a7f37}code{font-size:12px}
 #runs td,#runs th{text-align:left}#runs th{cursor:pointer;user-select:none}
 #runs th[data-dir=asc]::after{content:" \\25B2"}#runs th[data-dir=desc]::after{content:" \\25BC"}
+.states{display:flex;gap:2px;flex-wrap:wrap;margin:6px 0}.states span{min-width:22px;text-align:center;
+border-radius:3px;font-size:11px;padding:1px 3px;border:1px solid #ccc}.states .new{background:#dafbe1}
+.states .return{background:#ffebe9;border-color:#cf222e;font-weight:bold}.states .same{background:#f6f8fa}
 """
 
 
@@ -284,6 +287,7 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
                  f"{_e(r.get('verdict_source') or 'none')})</p>")
     if r.get("lesson_candidate"):
         parts.append(f"<p class=muted>{_e(r['lesson_candidate'])}</p>")
+    parts.append(_states_strip(r, steps))
     run_dir = Path(r["run_path"])
     if not thumbs:
         parts.append("<p class=muted>No thumbnails for this run: only the most telling runs get them "
@@ -292,6 +296,25 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
         parts.append(_step_html(i, s, run_dir, assets, (r.get("screen_width"), r.get("screen_height")), thumbs))
     parts.append("</div>")
     return "".join(parts)
+
+
+def _states_strip(r: dict[str, Any], steps: list[dict[str, Any]]) -> str:
+    """The screens the run went through, a box per step showing its state: new ones green, returns red with
+    the step they went back to."""
+    if not any(s.get("state_kind") for s in steps):
+        return ""
+    boxes = []
+    for s in steps:
+        kind = s.get("state_kind") or "none"
+        title = {"new": "a new screen", "same": "the same screen", "none": "no frame"}.get(
+            kind, f"back to the screen of step {s.get('state_returns_to')}")
+        label = "-" if s.get("state_id") is None else str(s["state_id"])
+        boxes.append(f'<span class="{_e(kind)}" title="step {_e(s["step_index"])}: {_e(title)}">{label}</span>')
+    head = (f"<b>states</b> {_e(r.get('states_distinct'))} screens, {100 * (r.get('states_returning') or 0):.0f}% of "
+            f"steps going back" + (f", stalled from step {_e(r['stalled_from_step'])}"
+                                   if r.get("stalled_from_step") is not None else "")
+            + (" <span class=neg>no net progress</span>" if r.get("no_net_progress") else ""))
+    return f"<div><p>{head}</p><div class=states>{''.join(boxes)}</div></div>"
 
 
 def _img(assets: Path, name: str, src: Path | None, **kw: Any) -> str:

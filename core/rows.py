@@ -157,6 +157,26 @@ def _coord_space(f: RunFacts) -> tuple[str | None, str | None]:
     return "screenshot", "default: no screen size recorded, points are frame pixels"
 
 
+#: Steps that declare the end of a run rather than act: not counted in the run's length against a reference.
+_TERMINAL = frozenset({"DONE", "FAIL"})
+
+
+def _reference_steps(f: RunFacts) -> int | None:
+    """The task's reference step count: the run's own, else its contract's."""
+    if f.run.reference_steps is not None:
+        return f.run.reference_steps
+    v = f.contract.data.get("reference_steps") if f.contract else None
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def _efficiency(f: RunFacts) -> float | None:
+    """The reference step count over the run's steps (its DONE or FAIL not counted): 1.0 is as short as the
+    reference, 0.5 twice as long."""
+    ref = _reference_steps(f)
+    taken = sum(1 for s in f.run.steps if s.action.type not in _TERMINAL)
+    return round(ref / taken, 4) if ref and taken else None
+
+
 def _require_confirmation(f: RunFacts) -> bool | None:
     v = f.run.config.get("require_confirmation")
     return v if isinstance(v, bool) else None
@@ -171,6 +191,8 @@ RUN_FUNCTIONS: dict[str, Callable[[RunFacts], Any]] = {
     "require_confirmation": _require_confirmation,
     "coord_space": lambda f: _coord_space(f)[0],
     "coord_space_source": lambda f: _coord_space(f)[1],
+    "reference_steps": _reference_steps,
+    "efficiency": _efficiency,
     "outcome_judge": _outcome_judge,
     "n_steps": lambda f: len(f.run.steps),
     "perceptual_summary": lambda f: json.dumps(f.totals["perceptual_summary"], sort_keys=True),

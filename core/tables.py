@@ -49,6 +49,11 @@ def _num(v: float | None, digits: int = 2) -> Cell:
     return Cell(None if v is None else round(v, 6), "-" if v is None else f"{v:.{digits}f}")
 
 
+def _pct(v: float | None) -> Cell:
+    """A share as a percentage with one decimal ("-" without one)."""
+    return Cell(None if v is None else round(v, 6), "-" if v is None else f"{100 * v:.1f}%")
+
+
 def _int(v: int | None) -> Cell:
     return Cell(v, "-" if v is None else str(v))
 
@@ -66,7 +71,8 @@ def _runs(ledger_dir: str | os.PathLike[str], group: str | None) -> list[dict[st
         expr = group_expr(group) if group else "'all'"
         cur = con.execute(f"select CAST({expr} AS VARCHAR) as grp, run_id, task_id, status, eval_final_verdict, "
                           "outcome_score, false_claim, claimed_success, n_steps, effect_checked, effect_no_effect, "
-                          "loops, reward_total from runs where status = 'ok' order by grp, run_id")
+                          "loops, reward_total, states_returning, stalled_from_step, efficiency from runs "
+                          "where status = 'ok' order by grp, run_id")
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, r)) for r in cur.fetchall()]
     except UsageError:
@@ -97,10 +103,15 @@ def summary(ledger_dir: str | os.PathLike[str], by: str | None, success_score: f
                     _rate_cell(stats.wilson(sum(bool(r["false_claim"]) for r in rs), n)),
                     _num(_mean([r["n_steps"] for r in rs]), 1),
                     _rate_cell(stats.wilson(sum(r["effect_no_effect"] or 0 for r in rs), checked)),
-                    _num(_mean([r["loops"] for r in rs])), _num(_mean([r["reward_total"] for r in rs]))))
-    return ReportTable("summary", f"Summary by {by or 'all runs'}; " + SUCCESS_NOTE.format(s=success_score),
+                    _num(_mean([r["loops"] for r in rs])), _num(_mean([r["reward_total"] for r in rs])),
+                    _pct(_mean([r["states_returning"] for r in rs])),
+                    _num(_mean([r["stalled_from_step"] for r in rs]), 1),
+                    _num(_mean([r["efficiency"] for r in rs if outcome_of(r, success_score)[0]]))))
+    return ReportTable("summary", f"Summary by {by or 'all runs'}; " + SUCCESS_NOTE.format(s=success_score)
+                       + "; efficiency is the reference step count over the steps taken, of the runs that passed",
                        (by or "group", "runs", "tasks", "success", "uncertain", "false claims", "mean steps",
-                        "no-effect rate", "loops/run", "mean reward"), tuple(out))
+                        "no-effect rate", "loops/run", "mean reward", "steps returning", "stalled from",
+                        "efficiency"), tuple(out))
 
 
 def per_task(ledger_dir: str | os.PathLike[str], by: str | None, success_score: float) -> ReportTable:
@@ -148,7 +159,8 @@ def compare_table(ledger_dir: str | os.PathLike[str], by: str | None, success_sc
     rows = []
     for a in c.arms:
         rows.append((_txt(a.name), _int(a.runs), _rate_cell(a.success), _rate_cell(a.uncertain),
-                     _rate_cell(a.false_claim), _num(a.no_effect_per_run), _num(a.mean_reward)))
+                     _rate_cell(a.false_claim), _num(a.no_effect_per_run), _num(a.mean_reward), _pct(a.returning),
+                     _num(a.stalled_from, 1)))
     note = ""
     for p in c.pairings:
         if p.difference is not None:
@@ -156,7 +168,8 @@ def compare_table(ledger_dir: str | os.PathLike[str], by: str | None, success_sc
                      f"[{100 * (p.low or 0):+.1f}, {100 * (p.high or 0):+.1f}], exact McNemar p = "
                      f"{'-' if p.mcnemar_p is None else f'{p.mcnemar_p:.4f}'}")
     return ReportTable("compare", f"Arms by {by}; " + SUCCESS_NOTE.format(s=success_score) + note,
-                       (by, "runs", "success", "uncertain", "false claims", "no-effect/run", "mean reward"),
+                       (by, "runs", "success", "uncertain", "false claims", "no-effect/run", "mean reward",
+                        "steps returning", "stalled from"),
                        tuple(rows))
 
 

@@ -46,7 +46,9 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "decided.",
               {"runs": ("coord_space", "coord_space_source")}),
     Migration(6, "Progress that is real (issue 29): the screens (states) a run visits, its returns and oscillations, "
-                 "where it stalled, and whether it made no net progress.",
-              {"runs": ("states_distinct", "states_returning", "oscillations", "stalled_from_step", "no_net_progress"),
+                 "where it stalled, whether it made no net progress, and its efficiency against a reference step "
+                 "count.",
+              {"runs": ("reference_steps", "efficiency", "states_distinct", "states_returning", "oscillations",
+                        "stalled_from_step", "no_net_progress"),
                "steps": ("state_id", "state_kind", "state_returns_to", "oscillation_id")}),
 )

@@ -196,6 +196,7 @@ class Run:
     outcome_score: float | None = None
     judge: RecordedJudge | None = None
     reference_answers: tuple[str, ...] = ()
+    reference_steps: int | None = None  # the task's reference step count (a human's or the optimal one)
     extra: dict[str, Any] = field(default_factory=dict)
     #: The space the log's action points were in (screen, screenshot, relative-1000, smart-resize) and how
     #: the reader decided it (declared, default, data: ..., ambiguous: ...); the stored points are in the
@@ -228,7 +229,8 @@ class Run:
         ref = meta.get("reference_answer")
         refs = tuple(str(r) for r in (ref if isinstance(ref, list) else [ref]) if r not in (None, ""))
         known = {"format", "run_id", "task_id", "trial", "goal", "agent", "config", "screen", "started_at", "outcome",
-                 "reference_answer"}
+                 "reference_answer", "reference_steps"}
+        steps_ref = meta.get("reference_steps")
         return cls(
             run_id=meta["run_id"],
             path=path,
@@ -247,5 +249,6 @@ class Run:
             outcome_score=outcome.get("score"),
             judge=judge,
             reference_answers=refs,
+            reference_steps=steps_ref if isinstance(steps_ref, int) and not isinstance(steps_ref, bool) else None,
             extra=_pop_extra(meta, known),
         )

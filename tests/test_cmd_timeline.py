@@ -58,6 +58,9 @@ CONSENT_ON = {
         "lesson_promotable": True, "lesson_candidate": None,
         "reward_total": 1.65,  # -0.7 + 0.4 + 0.95 + 1.0
         "longest_loop": 0,
+        # the screen with the banner (steps 1: nothing changed), without it (2), with the message (3, then DONE)
+        "states_distinct": 3, "states_returning": 0.0, "oscillations": 0, "stalled_from_step": None,
+        "no_net_progress": False,
     },
     "steps": [
         {**COMMON, "step_index": 1, "action_type": "CLICK", "action_x": 640.0, "action_y": 316.0,
@@ -72,7 +75,8 @@ CONSENT_ON = {
          "pred_prediction": "frame_changed", "pred_held": False,
          # no_observed_effect -0.4, prediction_failed -0.3
          "reward_score": -0.7, "reward_class": "negative",
-         "reward_reasons": ["no_observed_effect", "prediction_failed"], "reward_confidence": 0.85},
+         "reward_reasons": ["no_observed_effect", "prediction_failed"], "reward_confidence": 0.85,
+         "state_id": 0, "state_kind": "same", "state_returns_to": None, "oscillation_id": None},
         {**COMMON, "step_index": 2, "action_type": "CLICK", "action_x": 1072.0, "action_y": 699.0,
          "reasoning": "My click did nothing; a cookie banner covers the page. Accept it first.",
          "obs_observations": ["URL did not change",
@@ -84,7 +88,8 @@ CONSENT_ON = {
          "action_effect_observed_seed": None, "effect_global_distance": 24, "effect_region_distance": 31,
          "effect_feedback": None, "recorded_feedback": None, "pred_prediction": None, "pred_held": None,
          "reward_score": 0.4, "reward_class": "weak_positive", "reward_reasons": ["page_changed"],
-         "reward_confidence": 0.85},
+         "reward_confidence": 0.85, "state_id": 1, "state_kind": "new", "state_returns_to": None,
+         "oscillation_id": None},
         {**COMMON, "step_index": 3, "action_type": "CLICK", "action_x": 640.0, "action_y": 316.0,
          "reasoning": "The banner is gone; click Subscribe again to submit the form.",
          "obs_observations": ["URL did not change", SUBSCRIBED, "Focus moved from body to button#subscribe",
@@ -95,7 +100,8 @@ CONSENT_ON = {
          "effect_feedback": None, "recorded_feedback": None, "pred_prediction": "expected", "pred_held": True,
          # expected_state_reached +0.8 and page_changed +0.4, capped below a contract's +1.0
          "reward_score": 0.95, "reward_class": "strong_positive",
-         "reward_reasons": ["expected_state_reached", "page_changed"], "reward_confidence": 0.85},
+         "reward_reasons": ["expected_state_reached", "page_changed"], "reward_confidence": 0.85,
+         "state_id": 2, "state_kind": "new", "state_returns_to": None, "oscillation_id": None},
         {**COMMON, "step_index": 4, "action_type": "DONE", "action_x": None, "action_y": None,
          "reasoning": "Subscribed the address to the newsletter.",
          "obs_observations": ["URL did not change", NO_CHANGE, "Extension reported URL changed: false"],
@@ -104,7 +110,8 @@ CONSENT_ON = {
          "action_effect_observed_seed": None, "effect_global_distance": 0, "effect_region_distance": None,
          "effect_feedback": None, "recorded_feedback": None, "pred_prediction": None, "pred_held": None,
          "reward_score": 1.0, "reward_class": "strong_positive",
-         "reward_reasons": ["contract_passed: newsletter subscribed"], "reward_confidence": 0.95},
+         "reward_reasons": ["contract_passed: newsletter subscribed"], "reward_confidence": 0.95,
+         "state_id": 2, "state_kind": "same", "state_returns_to": None, "oscillation_id": None},
     ],
 }
 

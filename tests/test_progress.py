@@ -121,3 +121,53 @@ def test_a_done_whose_answer_matches_keeps_its_reward():
     out = apply([_reward(0.4), _reward(0.4), _reward(0.4), _reward(0.9, "expected_data_extracted")], steps,
                 [1, 2, 3, 4], run, True, [None, None, None, True], ["CLICK", "CLICK", "CLICK", "DONE"])
     assert [r.score for r in out] == [0.4, 0.0, 0.0, 0.9]
+
+
+def test_efficiency_against_the_reference_step_count(scored, tmp_path):
+    """The paged run's contract gives the shortest way, six actions: the run took six (its DONE not counted).
+    A run's own reference_steps wins over its contract's; without either there is no efficiency."""
+    runs, _ = scored
+    assert (runs[PAGED]["reference_steps"], runs[PAGED]["efficiency"]) == (6, 1.0)
+    assert (runs[AIMLESS]["reference_steps"], runs[AIMLESS]["efficiency"]) == (None, None)
+    run = tmp_path / "runs" / "paged-own-reference"
+    shutil.copytree(SAMPLES / PAGED, run)
+    meta = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**meta, "run_id": run.name, "reference_steps": 3}))
+    got, _ = _score(run, tmp=tmp_path)
+    assert (got[run.name]["reference_steps"], got[run.name]["efficiency"]) == (3, 0.5)
+
+
+def test_compare_and_export_show_progress_per_arm(sample_ledger):
+    from trajcheck.commands import compare, export_table
+
+    arms = {a["arm"]: a for a in compare([sample_ledger], by="config.perceptual_verifier",
+                                         include_missing=True).to_json()["arms"]}
+    # the runs without a value hold menu-toggle-aimless (5 of its 12 steps go back; stalled from step 2)
+    assert arms["(null)"]["mean_stalled_from_step"] == 2.0 and arms["(null)"]["no_net_progress"]["k"] == 1
+    assert arms["(null)"]["steps_returning"] == round(round(5 / 12, 4) / 9, 6)  # the column keeps 4 places
+    assert arms["true"]["no_net_progress"]["k"] == 0 and arms["true"]["mean_stalled_from_step"] is None
+    table = json.loads(export_table(sample_ledger, "summary", "json", by="config.perceptual_verifier"))
+    rows = [dict(zip(table["columns"], r)) for r in table["rows"]]
+    true = next(r for r in rows if r["config.perceptual_verifier"] == "true")
+    assert true["efficiency"] == 1.0  # the one passing run with a reference: paged-results-progress
+    assert next(r for r in rows if r["config.perceptual_verifier"] == "(null)")["stalled from"] == 2.0
+
+
+def test_timeline_and_report_show_the_states(sample_ledger, tmp_path):
+    import re
+
+    import trajcheck
+    from trajcheck.cli.timeline import render
+    from rich.console import Console
+
+    data = trajcheck.timeline(sample_ledger, AIMLESS)
+    console = Console(width=160, record=True, file=open(tmp_path / "t.txt", "w"))
+    console.print(render(data))
+    text = console.export_text()
+    assert "BACK to state 1, first seen at step 1 (oscillation 1)" in text
+    assert "stalled from step 2  NO NET PROGRESS" in text
+    written = trajcheck.report(sample_ledger, tmp_path / "rep", max_runs=0)
+    page = next(p.read_text() for p in (tmp_path / "rep" / "runs").glob("*.html") if AIMLESS in p.read_text())
+    strip = re.search(r"<div class=states>(.*?)</div>", page)
+    assert written.runs == 28 and strip is not None
+    assert strip.group(1).count('class="return"') == 5 and "back to the screen of step 1" in strip.group(1)
