@@ -85,6 +85,9 @@ def score(
     contracts: Annotated[Optional[Path], typer.Option("--contracts", help="Folder of outcome contracts named "
                                                       "<task_id>.json (a run's own contract.json wins).")] = None,
     mapping: MappingOpt = None,
+    tasks: Annotated[Optional[Path], typer.Option("--tasks", help="Reference step counts per task (a person's or "
+                                                  "the optimal count), for runs.efficiency: JSON {task_id: N} or "
+                                                  "CSV task_id,reference_steps.")] = None,
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
                                                         "instead of detecting it (see `trajcheck formats`).")] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="Where runs are scored: local worker processes, "
@@ -119,7 +122,8 @@ def score(
         result = run_score(runs, out, jobs=jobs, threshold=threshold, verifier=verifier, ambient=ambient,
                            pixel_tolerance=pixel_tolerance, contracts=contracts, input_format=input_format,
                            engine=engine.value, scheduler=scheduler, force=force, evaluator_pass=evaluator_pass,
-                           on_found=bar.found, on_result=bar.scored, wait=wait, on_wait=_waiting, mapping=mapping)
+                           on_found=bar.found, on_result=bar.scored, wait=wait, on_wait=_waiting, mapping=mapping,
+                           tasks=tasks)
     print_problems(result.problems)
     if fmt is Format.json:
         print_json(result.to_json())

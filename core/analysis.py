@@ -70,6 +70,7 @@ class RunFindings:
     claim: claims.Claim
     states: states_mod.RunStates
     no_net_progress: bool  # it ends on a screen first seen early on, with nothing kept since
+    reference_steps: int | None  # the task's reference step count: the run's own, its contract's, the tasks file's
 
 
 def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None
@@ -156,4 +157,14 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     claim = claims.claim_of(run)
     verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator)
     return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim, run_states,
-                       stalled)
+                       stalled, _reference_steps(run, contract, opts))
+
+
+def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:
+    """The task's reference step count: the run's own, else its contract's, else the tasks file's."""
+    if run.reference_steps is not None:
+        return run.reference_steps
+    v = contract.data.get("reference_steps") if contract else None
+    if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+        return v
+    return opts.reference_steps_of(run.task_id)

@@ -86,12 +86,14 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
           force: bool = False, evaluator_pass: float = 1.0, on_found: Callable[[int], None] | None = None,
           on_result: Callable[["RunResult"], None] | None = None, wait: float | None = None,
           on_wait: Callable[["LockWait"], None] | None = None,
-          mapping: str | os.PathLike[str] | None = None) -> ScoreResult:
+          mapping: str | os.PathLike[str] | None = None,
+          tasks: str | os.PathLike[str] | None = None) -> ScoreResult:
     """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
 
     The options are the ``trajcheck score`` command's, by the same names (``--no-verifier`` is
     ``verifier=False``, ``--input-format`` is ``input_format``); ``mapping`` is a mapping file
-    (:mod:`trajcheck.mapping`) that reads logs of any other shape. ``on_found`` hears how many runs
+    (:mod:`trajcheck.mapping`) that reads logs of any other shape; ``tasks`` a tasks file of reference step
+    counts (:func:`trajcheck.options.read_tasks`: ``runs.efficiency``). ``on_found`` hears how many runs
     will be scored, ``on_result`` each scored run, ``on_wait`` who holds the ledger's lock.
 
     Runs already in the ledger whose files, reader, options and trajcheck version are unchanged are
@@ -110,7 +112,7 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     root = Path(out)
     opts = _options(threshold=threshold, verifier=verifier, ambient=ambient, pixel_tolerance=pixel_tolerance,
                     contracts=contracts, input_format=input_format, engine=engine, scheduler=scheduler,
-                    evaluator_pass=evaluator_pass, mapping=mapping)
+                    evaluator_pass=evaluator_pass, mapping=mapping, tasks=tasks)
     if not force:
         unchanged = _unchanged(root, run_paths, input_format, opts)
         if unchanged is not None:
@@ -126,7 +128,8 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
 
 def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tolerance: int,
              contracts: str | os.PathLike[str] | None, input_format: str | None, engine: str,
-             scheduler: str | None, evaluator_pass: float, mapping: str | os.PathLike[str] | None) -> "ScoreOptions":
+             scheduler: str | None, evaluator_pass: float, mapping: str | os.PathLike[str] | None,
+             tasks: str | os.PathLike[str] | None = None) -> "ScoreOptions":
     """The scoring options of a :func:`score` call, checked before anything is read or written (a bad
     option raises UsageError, and leaves no ledger behind). Registers the call's mapping."""
     from .discovery import reader_names
@@ -155,10 +158,18 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
     # after register: the mapping's reader is one of the names
     if input_format is not None and input_format not in reader_names():
         raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
+    reference_steps: tuple[tuple[str, int], ...] = ()
+    if tasks is not None:
+        from .options import read_tasks
+
+        try:
+            reference_steps = read_tasks(Path(tasks))
+        except (OSError, ValueError) as exc:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
+            raise UsageError(f"--tasks {tasks}: {exc}") from None
     return ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,
                                           threshold=DEFAULT_THRESHOLD if threshold is None else threshold),
                         pixel_tolerance=pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
-                        evaluator_pass=evaluator_pass)
+                        evaluator_pass=evaluator_pass, reference_steps=reference_steps)
 
 
 def _unchanged(root: Path, paths: list[str], input_format: str | None,

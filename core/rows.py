@@ -87,6 +87,7 @@ class RunFacts:
     problems: list[Problem]
     states: Any = None  # analyzers.states.RunStates
     no_net_progress: bool | None = None
+    reference_steps: int | None = None
     totals: dict[str, Any] = field(default_factory=dict)
 
 
@@ -161,18 +162,10 @@ def _coord_space(f: RunFacts) -> tuple[str | None, str | None]:
 _TERMINAL = frozenset({"DONE", "FAIL"})
 
 
-def _reference_steps(f: RunFacts) -> int | None:
-    """The task's reference step count: the run's own, else its contract's."""
-    if f.run.reference_steps is not None:
-        return f.run.reference_steps
-    v = f.contract.data.get("reference_steps") if f.contract else None
-    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
-
-
 def _efficiency(f: RunFacts) -> float | None:
     """The reference step count over the run's steps (its DONE or FAIL not counted): 1.0 is as short as the
     reference, 0.5 twice as long."""
-    ref = _reference_steps(f)
+    ref = f.reference_steps
     taken = sum(1 for s in f.run.steps if s.action.type not in _TERMINAL)
     return round(ref / taken, 4) if ref and taken else None
 
@@ -191,7 +184,6 @@ RUN_FUNCTIONS: dict[str, Callable[[RunFacts], Any]] = {
     "require_confirmation": _require_confirmation,
     "coord_space": lambda f: _coord_space(f)[0],
     "coord_space_source": lambda f: _coord_space(f)[1],
-    "reference_steps": _reference_steps,
     "efficiency": _efficiency,
     "outcome_judge": _outcome_judge,
     "n_steps": lambda f: len(f.run.steps),
@@ -278,7 +270,7 @@ def build_result(found: RunFindings, ref: RunRef, n_frames: int, problems: list[
     rows = [step_row(sf) for sf in found.steps]
     facts = RunFacts(found.run, ref, found.contract, found.contract_result, found.verdict, found.ev_verdict,
                      found.evaluator, found.claim, [sf.effect for sf in found.steps], rows, n_frames, problems,
-                     found.states, found.no_net_progress)
+                     found.states, found.no_net_progress, found.reference_steps)
     facts.totals = _totals(facts)
     run_row = {name: get(facts) if get is not None else None for name, get in _RUN_GETTERS}
     return RunResult(run_row, rows, n_frames, problems, ref.display)

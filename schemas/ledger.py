@@ -81,7 +81,7 @@ RUNS: tuple[Column, ...] = (
     _c("reward_first_blocking_step", I32, "totals.reward_first_blocking_step", "First step whose reward reasons include blocking_page, captcha or auth_redirect."),
     _c("longest_loop", I32, "totals.longest_loop", "Length of the longest drift loop (0: none)."),
     _c("loops", I32, "totals.loops", "Number of drift loops."),
-    _c("reference_steps", I32, "fn:reference_steps", "The task's reference step count (a human's or the optimal one, as OSWorld-Human publishes), from run.json's reference_steps, else the contract's; null without one."),
+    _c("reference_steps", I32, "reference_steps", "The task's reference step count (a human's or the optimal one, as OSWorld-Human publishes): run.json's reference_steps, else the contract's, else the --tasks file's; null without one."),
     _c("efficiency", F64, "fn:efficiency", "reference_steps over the run's steps, its DONE or FAIL not counted: 1.0 is as short as the reference, 0.5 twice as long; null without a reference. The summary export averages it over the runs that passed."),
     _c("states_distinct", I32, "states.states", "Distinct screens (states) the run's frames show: same page where URLs are recorded, pHash within 8 bits and at most 2 of the 32x32 thumbnail's cells moved by more than 12 levels (analyzers/states.py). 0 without frames."),
     _c("states_returning", F64, "states.returning", "Share of the steps with a placed post frame that went back to a screen seen before (state_kind return)."),

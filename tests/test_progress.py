@@ -171,3 +171,40 @@ def test_timeline_and_report_show_the_states(sample_ledger, tmp_path):
     strip = re.search(r"<div class=states>(.*?)</div>", page)
     assert written.runs == 28 and strip is not None
     assert strip.group(1).count('class="return"') == 5 and "back to the screen of step 1" in strip.group(1)
+
+
+def test_a_tasks_file_gives_reference_step_counts(tmp_path):
+    """--tasks FILE: JSON {task_id: N} or CSV task_id,reference_steps; a run's own count, then its contract's,
+    come first; a changed file rescores the runs it touches; a bad one is a usage error naming what is wrong."""
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    runs = tmp_path / "runs"
+    shutil.copytree(SAMPLES / AIMLESS, runs / AIMLESS)
+    shutil.copytree(SAMPLES / PAGED, runs / PAGED)
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps({"quillpad-dark-mode": 3, "find-order-status": {"reference_steps": 2}}))
+    out = tmp_path / "L"
+
+    def eff() -> dict:
+        return {r[0]: (r[1], r[2]) for r in ledger.query(out, "select task_id, reference_steps, efficiency "
+                                                              "from runs").rows}
+
+    res = CliRunner().invoke(app, ["score", str(runs), "--out", str(out), "-q", "--tasks", str(tasks)])
+    assert res.exit_code == 0, res.output
+    # the aimless run took 11 steps before its DONE; the paged run's contract (6) wins over the file's 2
+    assert eff() == {"quillpad-dark-mode": (3, round(3 / 11, 4)), "find-order-status": (6, 1.0)}
+    csv_file = tmp_path / "tasks.csv"
+    csv_file.write_text("task_id,reference_steps\nquillpad-dark-mode,11\n")
+    res = CliRunner().invoke(app, ["score", str(runs), "--out", str(out), "-q", "--tasks", str(csv_file),
+                                   "-f", "json"])
+    assert res.exit_code == 0 and len(json.loads(res.stdout)["runs"]) == 2  # other options: both rescored
+    assert eff()["quillpad-dark-mode"] == (11, 1.0)
+    for text, why in (("task_id,steps\nx,3\n", "needs the columns task_id and reference_steps"),
+                      ("task_id,reference_steps\nx,three\n", "line 2: reference_steps must be a whole number")):
+        csv_file.write_text(text)
+        res = CliRunner().invoke(app, ["score", str(runs), "--out", str(tmp_path / "M"), "-q", "--tasks",
+                                       str(csv_file)])
+        assert res.exit_code == 2 and why in " ".join(res.stderr.split()), res.stderr
+    assert not (tmp_path / "M").exists()
