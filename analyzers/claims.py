@@ -114,6 +114,16 @@ def read_claim(has_done: bool, outcome_status: str | None, *, flag_failed: bool 
     return Claim(True, CR.DONE)
 
 
+#: Step types that end a run by declaring it infeasible (OSWorld's FAIL): an answer, though not a claim.
+GIVE_UP_TYPES = frozenset({"FAIL"})
+
+
+def ended_without_answer(run: Run, claim: Claim) -> bool:
+    """Did ``run`` end without any answer: no DONE step, no outcome status done, no infeasible report (the
+    agent was cut off by an executor error, the step budget, a crash, or the log ends early)?"""
+    return claim.reason == CR.NO_DONE and not any(s.action.type in GIVE_UP_TYPES for s in run.steps)
+
+
 def claim_of(run: Run) -> Claim:
     """What ``run`` claimed: its last DONE step read by :func:`read_claim` (or its outcome status without one)."""
     done = next((s for s in reversed(run.steps) if s.action.type == "DONE"), None)

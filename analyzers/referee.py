@@ -15,10 +15,13 @@ weakest: it is used only when all the others are absent.
 | one of them | none | its verdict, lower confidence | contract_only / evaluator_only |
 | none | pass or fail | the judge's, lower confidence | judge_only |
 | none | none | the evidence referee's, confidence at most 0.6 | evidence_only |
+| none | none (and no decisive evidence), the run ended without an answer | fail, confidence 0.6 | no_answer |
 | none | none (and no decisive evidence) | unknown | no_verdict |
 
 ``verdict_source`` names the sources that decided (``contract+evaluator+judge``, ``evidence``,
-``none``...).
+``no_answer``, ``none``...). A run ended without an answer (no DONE, no answer, no infeasible report) is a
+fail, as benchmarks count it, only when nothing stronger decides; an explicit give-up is an answer and
+stays unknown unless other evidence decides it.
 
 ``false_claim``: the agent claimed success (:mod:`trajcheck.analyzers.claims` reads what it said) and
 the final verdict is fail or uncertain. ``false_claim_basis`` is ``evaluator`` when the evaluator
@@ -46,6 +49,10 @@ REFERENCE_JUDGE = "reference-phash"
 SINGLE_SOURCE_FACTOR = 0.7
 #: The most an evidence-only final verdict is trusted: it is the lowest authority of the three sources.
 EVIDENCE_MAX_CONFIDENCE = 0.6
+#: The confidence of a fail for a run that ended without an answer (verdict_source no_answer): benchmarks
+#: count such a run as failed (OSWorld; WebArena's evaluator for a run cut off before its answer), as sure as
+#: the strongest evidence-only verdict, and below every programmatic check and the judge.
+NO_ANSWER_CONFIDENCE = 0.6
 #: The evaluator score at or above which a run passes (the maximum; OSWorld gives partial credit, so
 #: `score --evaluator-pass` lowers it).
 EVALUATOR_PASS = 1.0
@@ -136,8 +143,9 @@ def evaluator_verdict(score: float | None, pass_at: float = EVALUATOR_PASS) -> s
 
 
 def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, claimed_success: bool,
-           evidence: EvidenceVerdict | None = None, evaluator: str | None = None) -> Verdict:
-    """The final verdict from the sources present, strongest first (see the module docstring)."""
+           evidence: EvidenceVerdict | None = None, evaluator: str | None = None, no_answer: bool = False) -> Verdict:
+    """The final verdict from the sources present, strongest first (see the module docstring). ``no_answer``:
+    the run ended without an answer (:func:`trajcheck.analyzers.claims.ended_without_answer`)."""
     det = contract.verdict
     programmatic = [(n, v) for n, v in (("contract", det), ("evaluator", evaluator)) if v in ("pass", "fail")]
     jv = judge.verdict if judge else None
@@ -162,6 +170,8 @@ def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, c
     elif evidence is not None and evidence.verdict in ("pass", "fail"):
         final, reason, conf = evidence.verdict, VR.EVIDENCE_ONLY, min(EVIDENCE_MAX_CONFIDENCE, evidence.confidence)
         source = "evidence"
+    elif no_answer:
+        final, reason, conf, source = "fail", VR.NO_ANSWER, NO_ANSWER_CONFIDENCE, VR.NO_ANSWER.value
     else:
         final, reason, conf = "unknown", VR.NO_VERDICT, 0.0
     false_claim = claimed_success and final in ("fail", "uncertain")

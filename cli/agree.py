@@ -9,7 +9,7 @@ import typer
 
 from trajcheck.errors import LedgerError
 
-from .common import Exit, emit, err, print_json
+from .common import Exit, emit, err, out, print_json
 from .compare import pct
 from .exits import Outcome, exit_on_error
 from .options import Format, FormatOpt, LedgerArg
@@ -40,13 +40,19 @@ def agree(
         emit(cols, rows, fmt)
         _warn_unmatched(data)
         return
+    from trajcheck.verdicts import Coverage
+
+    # first: how many runs any source decided at all
+    out.print(Coverage.from_json(data["verdicts"]).text(), highlight=False)
     emit(cols, rows, fmt, title=f"agreement with {data['matched_runs']} labelled runs")
     judges = sorted({j for v in data["contract_vs_judge"].values() for j in v})
-    emit(["contract \\ judge", *judges], [[k, *[v.get(j, 0) for j in judges]]
-                                          for k, v in data["contract_vs_judge"].items()], fmt,
-         title="contract vs judge")
-    emit(["a", "b", "items", "kappa"], [[k["a"], k["b"], k["items"], k["kappa"]] for k in data["kappa"]], fmt,
-         title="Cohen's kappa")
+    if set(judges) - {"none"}:  # no judge ever decided: the table would count nothing against contracts
+        emit(["contract \\ judge", *judges], [[k, *[v.get(j, 0) for j in judges]]
+                                              for k, v in data["contract_vs_judge"].items()], fmt,
+             title="contract vs judge")
+    if data["kappa"]:
+        emit(["a", "b", "items", "kappa"], [[k["a"], k["b"], k["items"], k["kappa"]] for k in data["kappa"]], fmt,
+             title="Cohen's kappa")
     t = data["trials"]
     if t["k"] > 1:
         k = t["k"]

@@ -29,14 +29,23 @@ def num(v: float | None, fmt: str = ".2f") -> str:
 def arm_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     cols = ["arm", "runs", "tasks", "success", "uncertain", "unknown", "false_claim", "by_evidence",
             "steps_to_done", "no_effect/run", "loops/run", "mean_reward", "steps_returning", "stalled_from",
-            "no_net_progress"]
+            "no_net_progress", "verdicts"]
     rows = [[a["arm"], a["runs"], a["tasks"], pct(a["success"]), pct(a["uncertain"]), pct(a["unknown"]),
              pct(a["false_claim"]), a["verdict_from_evidence"], num(a["mean_steps_to_done"], ".1f"),
              num(a["no_effect_per_run"]), num(a["loops_per_run"]), num(a["mean_reward"]),
              "-" if a["steps_returning"] is None else f"{100 * a['steps_returning']:.1f}%",
-             num(a["mean_stalled_from_step"], ".1f"), pct(a["no_net_progress"]) if a["no_net_progress"] else "-"]
+             num(a["mean_stalled_from_step"], ".1f"), pct(a["no_net_progress"]) if a["no_net_progress"] else "-",
+             _verdicts(a["verdicts"])]
             for a in c["arms"]]
     return cols, rows
+
+
+def _verdicts(v: dict[str, Any] | None) -> str:
+    """An arm's verdict coverage in a cell: '12/14: contract 11, evidence 1'."""
+    if not v:
+        return "-"
+    sources = ", ".join(f"{s.replace('_', ' ')} {n}" for s, n in v["by_source"].items())
+    return f"{v['with_verdict']}/{v['runs']}" + (f": {sources}" if sources else "")
 
 
 def pair_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:

@@ -188,6 +188,7 @@ def _summary(result: "ScoreResult") -> None:
               highlight=False)
     if result.summaries:
         err.print(_verdict_line(result.summaries), highlight=False)
+        err.print(result.coverage.text(), highlight=False)
     poor = [w for r in result.summaries for w in r.get("warnings") or [] if w.endswith(READ_WARNINGS)]
     for w in poor[:MAX_LISTED]:  # runs read so poorly that their rows say little: named, never silent
         err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)

@@ -143,7 +143,7 @@ def agree(ledger_dir: str | os.PathLike[str], labels_path: str | os.PathLike[str
     con = ledger.connect(ledger_dir)
     try:
         cur = con.execute("select run_id, task_id, trial, status, det_verdict, judge_verdict, evaluator_verdict, "
-                          "evidence_verdict, eval_final_verdict, "
+                          "evidence_verdict, eval_final_verdict, verdict_source, "
                           "claimed_success, outcome_score from runs where status = 'ok' order by run_id")
         cols = [d[0] for d in cur.description]
         runs = [dict(zip(cols, r)) for r in cur.fetchall()]
@@ -180,9 +180,13 @@ def agree(ledger_dir: str | os.PathLike[str], labels_path: str | os.PathLike[str
                 if va is not None and vb is not None:
                     xs.append(str(va))
                     ys.append(str(vb))
+            if not xs:  # two sources that never both decided a run: nothing to agree on
+                continue
             k = stats.cohen_kappa(xs, ys)
             kappa.append({"a": a, "b": b, "items": len(xs), "kappa": None if k is None else round(k, 6)})
-    return {"labels": len(labels), "matched_runs": len(matched),
+    from .verdicts import coverage
+
+    return {"verdicts": coverage(runs).to_json(), "labels": len(labels), "matched_runs": len(matched),
             "unmatched_labels": sorted(set(labels) - set(by_id)),
             "sources": [s.to_json() for s in sources],
             "contract_vs_judge": {k: dict(sorted(v.items())) for k, v in sorted(confusion.items())},

@@ -155,7 +155,8 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     ev_verdict = evidence_mod.decide(_evidence_steps(found), stalled_evidence)
     evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
     claim = claims.claim_of(run)
-    verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator)
+    verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator,
+                             claims.ended_without_answer(run, claim))
     return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim, run_states,
                        stalled, _reference_steps(run, contract, opts))
 

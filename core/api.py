@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .lock import LockWait
     from .options import ScoreOptions
     from .pipeline import RunResult, ScoreReport
+    from .verdicts import Coverage
 
 
 class NoRunsFound(TrajcheckError):
@@ -67,6 +68,13 @@ class ScoreResult:
         return [p for p in self.problems if p.slug == Slug.NO_READER_CLAIMS]
 
     @property
+    def coverage(self) -> "Coverage":
+        """How many of the scored runs have a verdict, by their strongest source (:mod:`trajcheck.verdicts`)."""
+        from .verdicts import coverage
+
+        return coverage(self.summaries)
+
+    @property
     def frames_per_second(self) -> float:
         """Frames scored per second of the call (0.0 for a call that took no time)."""
         return self.frames / self.elapsed if self.elapsed > 0 else 0.0
@@ -74,7 +82,8 @@ class ScoreResult:
     def to_json(self) -> dict[str, Any]:
         """The result as ``score --format json`` prints it: ``runs`` holds the scored runs' summaries."""
         return {"ledger": str(self.ledger), "generation": self.generation, "ok": self.ok, "scored": self.scored,
-                "frames": self.frames, "elapsed": round(self.elapsed, 3), "runs": self.summaries,
+                "frames": self.frames, "elapsed": round(self.elapsed, 3), "verdicts": self.coverage.to_json(),
+                "runs": self.summaries,
                 "invalid": self.invalid, "skipped": self.skipped, "removed": self.removed,
                 "problems": [p.to_dict() for p in self.problems]}
 

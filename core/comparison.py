@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import ledger, stats
+from .verdicts import Coverage, coverage
 from .errors import UsageError
 from .views import group_expr
 
@@ -97,6 +98,7 @@ class Arm:
     returning: float | None = None  # mean share of a run's steps that went back to a screen seen before
     stalled_from: float | None = None  # mean stalled_from_step of the runs that stalled
     no_net_progress: stats.Rate | None = None  # runs that ended where they already were early on
+    verdicts: Coverage | None = None  # how many runs have a verdict, by their strongest source
 
     def to_json(self) -> dict[str, Any]:
         return {"arm": self.name, "runs": self.runs, "invalid": self.invalid, "tasks": self.tasks,
@@ -106,7 +108,8 @@ class Arm:
                 "loops_per_run": _r(self.loops_per_run), "mean_reward": _r(self.mean_reward),
                 "success_from_score": self.scored_by_score, "verdict_from_evidence": self.scored_by_evidence,
                 "steps_returning": _r(self.returning), "mean_stalled_from_step": _r(self.stalled_from),
-                "no_net_progress": self.no_net_progress.to_json() if self.no_net_progress else None}
+                "no_net_progress": self.no_net_progress.to_json() if self.no_net_progress else None,
+                "verdicts": self.verdicts.to_json() if self.verdicts else None}
 
 
 def _r(v: float | None) -> float | None:
@@ -237,7 +240,8 @@ def _arm(name: str, runs: list[RunOutcome], invalid: int) -> Arm:
         scored_by_evidence=sum(o.scored_by == "evidence" for o in runs),
         returning=_mean([o.row["states_returning"] for o in runs]),
         stalled_from=_mean([o.row["stalled_from_step"] for o in runs]),
-        no_net_progress=stats.wilson(sum(o.row["no_net_progress"] is True for o in runs), n))
+        no_net_progress=stats.wilson(sum(o.row["no_net_progress"] is True for o in runs), n),
+        verdicts=coverage(o.row for o in runs))
 
 
 def _key(o: RunOutcome) -> tuple[str, int | None]:

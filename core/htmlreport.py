@@ -24,6 +24,7 @@ from .atomic import atomic_path
 from .box import Box
 from .frames import FrameError, decode
 from .runfiles import safe_join
+from .verdicts import coverage
 from .version import __version__
 
 THUMB_WIDTH = 360
@@ -190,7 +191,7 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
         assets.mkdir(parents=True)
         (tmp / "runs").mkdir()
         body = [f"<h1>trajcheck report</h1><p class=muted>{len(runs)} runs from {_e(Path(ledger_dir).name)}; "
-                f"trajcheck {_e(__version__)}</p>"]
+                f"trajcheck {_e(__version__)}</p><p><b>{_e(coverage(runs).text())}</b></p>"]
         body.append("<h2>Summary</h2>" + to_html(build(ledger_dir, "summary", by, success_score)))
         if by:
             c = compare([ledger_dir], by, success_score).to_json()

@@ -35,8 +35,8 @@ GROUPS = (
     Group("schemas", "typed records, the ledger's columns and migrations", ("schemas", "schemas.*")),
     Group("base", "errors, the catalogues of problems and reasons, bounded reading of a run's files, JSON, the "
           "pHash value and its on-disk cache, atomic writes",
-          ("version", "problems", "reasons", "errors", "inputs", "jsonio", "runfiles", "remote", "box", "atomic",
-           "hashing", "resample", "diskcache")),
+          ("version", "problems", "reasons", "verdicts", "errors", "inputs", "jsonio", "runfiles", "remote", "box",
+           "atomic", "hashing", "resample", "diskcache")),
     Group("analyzers", "pure analyzers: evidence in, findings out", ("analyzers", "analyzers.*")),
     Group("media", "decoding frames and DOM snapshots", ("frames", "dom", "domscan", "refcache")),
     Group("readers", "the native reader, the format adapters, discovery", ("reader", "rundir", "discovery",

@@ -128,6 +128,7 @@ class VerdictReason(StrEnum):
     EVALUATOR_ONLY = "evaluator_only"
     JUDGE_ONLY = "judge_only"
     EVIDENCE_ONLY = "evidence_only"
+    NO_ANSWER = "no_answer"
     NO_VERDICT = "no_verdict"
 
 
@@ -279,6 +280,9 @@ SECTIONS: tuple[Section, ...] = (
                 _V.EVALUATOR_ONLY: "only the benchmark's evaluator decided",
                 _V.JUDGE_ONLY: "only the judge decided",
                 _V.EVIDENCE_ONLY: "no contract, evaluator or judge: the evidence referee decided",
+                _V.NO_ANSWER: "no source decided, and the run ended without an answer (no DONE, no answer, no "
+                              "infeasible report: an executor error, the step budget, a crash or a cut-off log): "
+                              "fail, as benchmarks count it",
                 _V.NO_VERDICT: "no source could decide (unknown)",
             }),
     Section("What the agent claimed", ("runs.claim_reason",), ClaimReason, "the value itself", {

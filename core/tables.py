@@ -16,6 +16,7 @@ from typing import Any, Callable
 from . import ledger, stats
 from .comparison import compare, outcome_of
 from .errors import UsageError
+from .verdicts import coverage
 from .version import __version__
 from .views import group_expr
 
@@ -54,6 +55,13 @@ def _pct(v: float | None) -> Cell:
     return Cell(None if v is None else round(v, 6), "-" if v is None else f"{100 * v:.1f}%")
 
 
+def _coverage(rows: list[dict[str, Any]]) -> Cell:
+    """How many of the runs have a verdict, by source: '12/14: contract 11, evidence 1' (JSON: the counts)."""
+    c = coverage(rows)
+    sources = ", ".join(f"{s.replace('_', ' ')} {n}" for s, n in c.by_source.items())
+    return Cell(c.to_json(), f"{c.decided}/{c.runs}" + (f": {sources}" if sources else ""))
+
+
 def _int(v: int | None) -> Cell:
     return Cell(v, "-" if v is None else str(v))
 
@@ -71,7 +79,8 @@ def _runs(ledger_dir: str | os.PathLike[str], group: str | None) -> list[dict[st
         expr = group_expr(group) if group else "'all'"
         cur = con.execute(f"select CAST({expr} AS VARCHAR) as grp, run_id, task_id, status, eval_final_verdict, "
                           "outcome_score, false_claim, claimed_success, n_steps, effect_checked, effect_no_effect, "
-                          "loops, reward_total, states_returning, stalled_from_step, efficiency from runs "
+                          "loops, reward_total, states_returning, stalled_from_step, efficiency, verdict_source "
+                          "from runs "
                           "where status = 'ok' order by grp, run_id")
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, r)) for r in cur.fetchall()]
@@ -106,12 +115,13 @@ def summary(ledger_dir: str | os.PathLike[str], by: str | None, success_score: f
                     _num(_mean([r["loops"] for r in rs])), _num(_mean([r["reward_total"] for r in rs])),
                     _pct(_mean([r["states_returning"] for r in rs])),
                     _num(_mean([r["stalled_from_step"] for r in rs]), 1),
-                    _num(_mean([r["efficiency"] for r in rs if outcome_of(r, success_score)[0]]))))
+                    _num(_mean([r["efficiency"] for r in rs if outcome_of(r, success_score)[0]])),
+                    _coverage(rs)))
     return ReportTable("summary", f"Summary by {by or 'all runs'}; " + SUCCESS_NOTE.format(s=success_score)
                        + "; efficiency is the reference step count over the steps taken, of the runs that passed",
                        (by or "group", "runs", "tasks", "success", "uncertain", "false claims", "mean steps",
                         "no-effect rate", "loops/run", "mean reward", "steps returning", "stalled from",
-                        "efficiency"), tuple(out))
+                        "efficiency", "verdicts"), tuple(out))
 
 
 def per_task(ledger_dir: str | os.PathLike[str], by: str | None, success_score: float) -> ReportTable:

@@ -112,7 +112,7 @@ RUNS: tuple[Column, ...] = (
     _c("eval_final_verdict", S, "verdict.final", "pass, fail, uncertain (contract, evaluator and judge disagree), or unknown. Contract, evaluator and judge decide; only when all are absent does the evidence verdict become the final verdict (verdict_source evidence)."),
     _c("final_confidence", F64, "verdict.confidence", "Confidence of the final verdict (lower when only one source exists; at most 0.6 from evidence alone)."),
     _c("verdict_reason", S, "verdict.reason", "agreement, judge_disagreement, evaluator_disagreement, contract_only, evaluator_only, judge_only, evidence_only or no_verdict."),
-    _c("verdict_source", S, "verdict.source", "Which sources decided the final verdict, joined by +: contract, evaluator, judge (e.g. contract+judge); or evidence, or none."),
+    _c("verdict_source", S, "verdict.source", "Which sources decided the final verdict, joined by +: contract, evaluator, judge (e.g. contract+judge); or evidence; or no_answer (nothing else decided and the run ended without an answer: fail); or none."),
     _c("disagreement_reason", S, "fn:disagreement_reason", "judge_disagreement or evaluator_disagreement when the final verdict is uncertain, else null."),
     _c("evidence_verdict", S, "ev_verdict.verdict", "The evidence referee's verdict from the run's own evidence (pass, fail or unknown), computed for every run whatever the other sources say."),
     _c("evidence_reasons", LS, "ev_verdict.reasons|list", "The evidence referee's reasons, `code@step: evidence` (codes in docs/referee.md, the evidence referee)."),

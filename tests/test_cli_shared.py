@@ -280,5 +280,6 @@ def test_the_score_command_is_one_library_call_then_rendering(monkeypatch, tmp_p
         "scored 2 runs (1 invalid), 10 frames in 4.00s (2.5 frames/s), 1 unchanged runs skipped "
         "(--force rescores them) -> L (generation 3)",
         "verdicts: 1 fail; 1 false claim",
+        "verdict for 1 of 1 runs",  # the fake row names no verdict source
         "invalid: run b: broken [run_json_invalid]",
     ]

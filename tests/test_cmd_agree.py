@@ -131,9 +131,17 @@ def test_labels_file_counts() -> None:
     assert (len(effects) - effects.count(None), effects.count(True), effects.count(False)) == (102, 78, 24)
 
 
+# Over every scored run, labelled or not: the 18 runs with a contract (11 pass, 7 fail), captcha-blocked by
+# its evaluator alone, the 7 nc-* runs but nc-inbox-read and menu-toggle-aimless by the evidence referee;
+# nc-inbox-read answered, and nothing could check the answer.
+VERDICTS = {"runs": 28, "with_verdict": 27, "by_source": {"contract": 18, "evaluator": 1, "evidence": 8},
+            "unknown": 1}
+
+
 def test_agree_json_against_the_sample_labels(sample_ledger: Path) -> None:
     got = run_json("agree", str(sample_ledger), "--labels", str(LABELS))
-    assert got == {"labels": 28, "matched_runs": 28, "unmatched_labels": [], "sources": SAMPLE_SOURCES,
+    assert list(got)[0] == "verdicts"  # coverage first
+    assert got == {"verdicts": VERDICTS, "labels": 28, "matched_runs": 28, "unmatched_labels": [], "sources": SAMPLE_SOURCES,
                    "contract_vs_judge": CONTRACT_VS_JUDGE, "kappa": KAPPA, "trials": SAMPLE_TRIALS}
 
 
@@ -147,6 +155,7 @@ def test_agree_table_at_120_columns(sample_ledger: Path, width: Callable[[int], 
 
 # The figures above as percentages with one decimal; each row's string is split where its last column starts.
 EXPECTED_TABLE = [
+    "verdict for 27 of 28 runs: contract 18, evaluator 1, evidence 8; unknown 1",
     "agreement with 28 labelled runs",
     "",
     " source                    level   covered   precision        recall           f1      npv              tnr",
@@ -257,7 +266,7 @@ def test_labels_that_miss_runs_or_name_unknown_ones(sample_ledger: Path, tmp_pat
     path.write_text(json.dumps(PARTIAL))
     got = run_json("agree", str(sample_ledger), "--labels", str(path))
     # the confusion, the kappas and the trials are over every scored run, labelled or not
-    assert got == {"labels": 6, "matched_runs": 4, "unmatched_labels": ["another-ghost", "ghost-run"],
+    assert got == {"verdicts": VERDICTS, "labels": 6, "matched_runs": 4, "unmatched_labels": ["another-ghost", "ghost-run"],
                    "sources": PARTIAL_SOURCES, "contract_vs_judge": CONTRACT_VS_JUDGE, "kappa": KAPPA,
                    "trials": SAMPLE_TRIALS}
     res = CliRunner().invoke(app, ["agree", str(sample_ledger), "--labels", str(path)])

@@ -77,12 +77,16 @@ def paired_ledger(path: Path, outcomes: list[tuple[bool, bool]]) -> Path:
 FALSE_ARM = {"arm": "false", "runs": 5, "invalid": 0, "tasks": 5, "success": rate(0, 5), "uncertain": rate(0, 5),
              "unknown": rate(0, 5), "false_claim": rate(4, 5), "mean_steps_to_done": 2.0, "no_effect_per_run": 1.8,
              "loops_per_run": 0.2, "mean_reward": -2.07, "success_from_score": 0, "verdict_from_evidence": 0,
-             "steps_returning": 0.0, "mean_stalled_from_step": None, "no_net_progress": rate(0, 5)}
+             "steps_returning": 0.0, "mean_stalled_from_step": None, "no_net_progress": rate(0, 5),
+             "verdicts": {"runs": 5, "with_verdict": 5, "by_source": {"contract": 5}, "unknown": 0}}
 TRUE_ARM = {"arm": "true", "runs": 14, "invalid": 0, "tasks": 13, "success": rate(11, 14), "uncertain": rate(1, 14),
             "unknown": rate(0, 14), "false_claim": rate(2, 14), "mean_steps_to_done": round(69 / 13, 6),
             "no_effect_per_run": round(6 / 14, 6), "loops_per_run": 0.0, "mean_reward": round(21.85 / 14, 6),
             "success_from_score": 0, "verdict_from_evidence": 0,
-            "steps_returning": 0.0, "mean_stalled_from_step": None, "no_net_progress": rate(0, 14)}
+            "steps_returning": 0.0, "mean_stalled_from_step": None, "no_net_progress": rate(0, 14),
+            # every run but captcha-blocked (its evaluator alone) has a contract
+            "verdicts": {"runs": 14, "with_verdict": 14, "by_source": {"contract": 13, "evaluator": 1},
+                         "unknown": 0}}
 # The five tasks recorded both ways all went fail -> pass. Newcombe: the baseline's rate is 0/5 and the arm's
 # 5/5, the correlation term is 0 (no pair succeeded or failed in both), so
 # low = 1 - sqrt((1 - wilson(5,5).low)^2 + wilson(0,5).high^2). Exact McNemar: 2 * 0.5^5.
@@ -114,7 +118,7 @@ EXPECTED_TABLE = [
     "arms (success: verdict pass, else score >= 1)",
     "",
     " config.perceptual_verifier   false                      true",
-    " " + "─" * 82,
+    " " + "─" * 87,
     " runs                         5                          14",
     " tasks                        5                          13",
     " success                      0.0% [0.0, 43.4] (0/5)     78.6% [52.4, 92.4] (11/14)",
@@ -129,6 +133,7 @@ EXPECTED_TABLE = [
     " steps_returning              0.0%                       0.0%",
     " stalled_from                 -                          -",
     " no_net_progress              0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 21.5] (0/14)",
+    " verdicts                     5/5: contract 5            14/14: contract 13, evaluator 1",
     "",
     "paired by task_id and trial",
     "",
@@ -174,7 +179,9 @@ def test_include_missing_makes_the_runs_without_a_value_the_first_arm(sample_led
                 "verdict_from_evidence": 8,
                 # menu-toggle-aimless: 5 of 12 steps go back (stored as 0.4167), stalled from step 2, no progress
                 "steps_returning": round(0.4167 / 9, 6), "mean_stalled_from_step": 2.0,
-                "no_net_progress": rate(1, 9)}
+                "no_net_progress": rate(1, 9),
+                # the evidence referee decided all but nc-inbox-read
+                "verdicts": {"runs": 9, "with_verdict": 8, "by_source": {"evidence": 8}, "unknown": 1}}
     # "(null)" sorts before "false": it is the baseline. Against false it shares one task, newsletter-subscribe
     # (nc-consent-recovered passed, consent-overlay-off failed): rates 1/1 and 0/1, so low = -1 and
     # high = -1 + sqrt(wilson(0,1).high^2 + (1 - wilson(1,1).low)^2).
@@ -304,10 +311,10 @@ def test_csv_is_the_arms_table(tmp_path: Path) -> None:
     # a: 1/2, Wilson [9.5, 90.5]; b: 2/2, [34.2, 100.0]; 0/2 is [0.0, 65.8]
     assert res.stdout.splitlines() == [
         "arm,runs,tasks,success,uncertain,unknown,false_claim,by_evidence,steps_to_done,no_effect/run,loops/run,"
-        "mean_reward,steps_returning,stalled_from,no_net_progress",
+        "mean_reward,steps_returning,stalled_from,no_net_progress,verdicts",
         # these run rows have no states (no frames were scored): steps_returning and stalled_from are "-"
         "a,2,2,\"50.0% [9.5, 90.5] (1/2)\",\"0.0% [0.0, 65.8] (0/2)\",\"0.0% [0.0, 65.8] (0/2)\","
-        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00,-,-,\"0.0% [0.0, 65.8] (0/2)\"",
+        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00,-,-,\"0.0% [0.0, 65.8] (0/2)\",2/2: contract 2",
         "b,2,2,\"100.0% [34.2, 100.0] (2/2)\",\"0.0% [0.0, 65.8] (0/2)\",\"0.0% [0.0, 65.8] (0/2)\","
-        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00,-,-,\"0.0% [0.0, 65.8] (0/2)\"",
+        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00,-,-,\"0.0% [0.0, 65.8] (0/2)\",2/2: contract 2",
     ]
