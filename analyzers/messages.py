@@ -21,6 +21,7 @@ Class names and words are data here, in one place; docs/referee.md's evidence ta
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -147,19 +148,26 @@ def _feedback_shown(node: LexborNode) -> bool:
     return parent is not None and bool(parent.css_first(".is-invalid, [aria-invalid=true]"))
 
 
+def message_elements(tree: LexborHTMLParser) -> Iterator[tuple[LexborNode, str, str | None]]:
+    """The message elements a snapshot shows, as (node, normalised text, kind: error, success or None): the
+    elements :func:`page_messages` reads, with its filters (hidden ones, empty or wordless ones, feedback
+    the page keeps hidden are left out)."""
+    for node in tree.css(MESSAGE_SELECTOR):
+        if node.tag in NOT_MESSAGES:
+            continue
+        text = _norm(node.text(deep=True, separator=" ") or "")
+        if len(text) < 3 or not any(c.isalpha() for c in text) or _hidden(node) or not _feedback_shown(node):
+            continue
+        yield node, text, _kind(node, text)
+
+
 def page_messages(tree: LexborHTMLParser | None, body_text: str | None = None) -> PageMessages:
     """The error and success messages a snapshot shows (see the module docstring)."""
     errors: set[str] = set()
     worded: set[str] = set()
     successes: set[str] = set()
     if tree is not None:
-        for node in tree.css(MESSAGE_SELECTOR):
-            if node.tag in NOT_MESSAGES:
-                continue
-            text = _norm(node.text(deep=True, separator=" ") or "")
-            if len(text) < 3 or not any(c.isalpha() for c in text) or _hidden(node) or not _feedback_shown(node):
-                continue
-            kind = _kind(node, text)
+        for _node, text, kind in message_elements(tree):
             if kind == "error":
                 errors.add(text)
                 if ERROR_TEXT.search(text):

@@ -79,8 +79,7 @@ import numpy as np
 from PIL import Image
 
 from trajcheck.analyzers import skeleton as sk
-from trajcheck.analyzers.messages import (ERROR_TEXT, MESSAGE_SELECTOR, NOT_MESSAGES, SUCCESS_TEXT, _feedback_shown,
-                                          _hidden, _kind, _norm, page_messages)
+from trajcheck.analyzers.messages import ERROR_TEXT, SUCCESS_TEXT, _hidden, _norm, message_elements, page_messages
 from trajcheck.contracts import find_contract
 from trajcheck.discovery import discover, get_reader
 from trajcheck.loading import load_run, plan_referee
@@ -355,13 +354,7 @@ def _crop(img: np.ndarray, box: tuple[float, float, float, float], margin: float
 def message_nodes(tree: Any) -> list[tuple[str, str, tuple[float, float, float, float] | None]]:
     """The message elements page_messages reads (its filters), as (text, DOM kind, data-bbox or None)."""
     out = []
-    for node in tree.css(MESSAGE_SELECTOR):
-        if node.tag in NOT_MESSAGES:
-            continue
-        text = _norm(node.text(deep=True, separator=" ") or "")
-        if len(text) < 3 or not any(c.isalpha() for c in text) or _hidden(node) or not _feedback_shown(node):
-            continue
-        kind = _kind(node, text)
+    for node, _text, kind in message_elements(tree):
         if kind is None:
             continue
         b = (node.attributes.get("data-bbox") or "").split()
