@@ -81,6 +81,7 @@ from PIL import Image
 from trajcheck.analyzers import skeleton as sk
 from trajcheck.analyzers.messages import ERROR_TEXT, SUCCESS_TEXT, _hidden, _norm, message_elements, page_messages
 from trajcheck.contracts import find_contract
+from trajcheck.ocr import prepare
 from trajcheck.discovery import discover, get_reader
 from trajcheck.loading import load_run, plan_referee
 from trajcheck.options import ScoreOptions
@@ -139,15 +140,8 @@ class Engine:
 
 
 def _prep(rgb: np.ndarray, scale: float) -> Image.Image:
-    """Grey, dark-on-light, text at 2x CSS pixels: tesseract is trained on dark print with x-heights
-    well above a 1x screen's 7 px."""
-    img = Image.fromarray(rgb).convert("L")
-    if np.asarray(img).mean() < 128:  # a dark theme: light text on a dark ground
-        img = Image.eval(img, lambda v: 255 - v)
-    f = 2.0 / scale
-    if f > 1.01:
-        img = img.resize((round(img.width * f), round(img.height * f)), Image.Resampling.LANCZOS)
-    return img
+    """The crop as trajcheck reads it (trajcheck.ocr.prepare: grey, dark on light, text at 2x CSS pixels)."""
+    return prepare(rgb, scale)
 
 
 def _lines(text: str) -> list[str]:

