@@ -126,28 +126,60 @@ class _State:
 
 
 class _Tracker:
-    """The states seen so far, and which one a frame belongs to."""
+    """The states seen so far, and which one a frame belongs to. The frames kept are compared with a new one
+    at once (one numpy operation over their thumbnails), not one pair at a time: a 300-step run of screens
+    that look alike has tens of thousands of pairs."""
 
     def __init__(self, opts: StateOptions) -> None:
         self.opts = opts
         self.states: list[_State] = []
+        self._frames: list[FrameSig] = []  # the frames kept, in the order placed
+        self._owner: list[int] = []  # each kept frame's state
+        self._has: list[bool] = []  # whether its thumbnail is known
+        self._cells = np.zeros((64, CELLS), dtype=np.int16)  # their thumbnails, the first len(_frames) rows
+
+    def _candidates(self, sig: FrameSig) -> list[int]:
+        """The kept frames that may show ``sig``'s screen: same page and skeleton where known, pHash close."""
+        g = self.opts.global_max
+        return [i for i, f in enumerate(self._frames)
+                if not (f.page is not None and sig.page is not None and f.page != sig.page)
+                and not (f.dom is not None and sig.dom is not None and f.dom != sig.dom)
+                and f.hash - sig.hash <= g]
 
     def find(self, sig: FrameSig, close: bool = False) -> int | None:
         """The state showing the same screen as ``sig`` (the closest when several do; ``close``: closely enough
-        to go back to), or None."""
-        best: tuple[int, int, int] | None = None
-        for sid, st in enumerate(self.states):
-            for f in st.frames:
-                if same_screen(f, sig, self.opts, close):
-                    d = f.hash - sig.hash
-                    cells = changed_cells(f.cells, sig.cells, self.opts.cell_delta) \
-                        if f.cells is not None and sig.cells is not None and len(f.cells) == len(sig.cells) else 0
-                    if best is None or (cells, d) < best[:2]:
-                        best = (cells, d, sid)
-        return None if best is None else best[2]
+        to go back to), or None. Equal to trying :func:`same_screen` on every kept frame."""
+        cand = self._candidates(sig)
+        if not cand:
+            return None
+        x = _cells_of(sig)
+        rows = [i for i in cand if x is not None and self._has[i]]
+        scored = [(0, self._frames[i].hash - sig.hash, self._owner[i]) for i in cand
+                  if x is None or not self._has[i]]  # (cells moved, pHash distance, state): the least wins
+        if rows:
+            diff = np.abs(self._cells[rows] - x)
+            moved = np.count_nonzero(diff > self.opts.cell_delta, axis=1)
+            ok = moved <= self.opts.cells_max
+            if close:
+                ok &= np.count_nonzero(diff > self.opts.return_delta, axis=1) <= self.opts.return_cells_max
+            scored += [(int(n), self._frames[i].hash - sig.hash, self._owner[i])
+                       for i, n, good in zip(rows, moved, ok) if good]
+        return min(scored)[2] if scored else None
+
+    def _keep(self, sig: FrameSig, sid: int) -> None:
+        n = len(self._frames)
+        if n == len(self._cells):
+            self._cells = np.concatenate([self._cells, np.zeros_like(self._cells)])
+        row = _cells_of(sig)
+        self._has.append(row is not None)
+        if row is not None:
+            self._cells[n] = row
+        self._frames.append(sig)
+        self._owner.append(sid)
 
     def add(self, sig: FrameSig, step: int, before: bool) -> int:
         self.states.append(_State(step, before, [sig]))
+        self._keep(sig, len(self.states) - 1)
         return len(self.states) - 1
 
     def place(self, sig: FrameSig, step: int, before: bool, close: bool = False) -> tuple[int, bool]:
@@ -157,7 +189,15 @@ class _Tracker:
             return self.add(sig, step, before), True
         if len(self.states[sid].frames) < _MAX_FRAMES:
             self.states[sid].frames.append(sig)
+            self._keep(sig, sid)
         return sid, False
+
+
+def _cells_of(sig: FrameSig) -> np.ndarray | None:
+    """A frame's thumbnail as signed gray levels, None when unknown (or not 32x32)."""
+    if sig.cells is None or len(sig.cells) != CELLS:
+        return None
+    return np.frombuffer(sig.cells, dtype=np.uint8).astype(np.int16)
 
 
 #: Frames kept per state to compare new frames with (the first ones: a state's look drifts slowly, if at all).
@@ -171,10 +211,12 @@ def track(indices: Sequence[int], pre: Sequence[FrameSig | None], post: Sequence
     t = _Tracker(opts)
     out: list[StepState] = []
     last: int | None = None  # the state of the previous post frame
+    prev: FrameSig | None = None  # the previous post frame
     for idx, p, q in zip(indices, pre, post):
         pre_state = last
-        if p is not None:
+        if p is not None and not (last is not None and prev is not None and p == prev):  # not the last post again
             pre_state = t.place(p, idx, True)[0]
+        prev = q
         if q is None:
             out.append(StepState())
             last = None
