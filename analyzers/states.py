@@ -156,7 +156,7 @@ class _Tracker:
         rows = [i for i in cand if x is not None and self._has[i]]
         scored = [(0, self._frames[i].hash - sig.hash, self._owner[i]) for i in cand
                   if x is None or not self._has[i]]  # (cells moved, pHash distance, state): the least wins
-        if rows:
+        if rows and x is not None:
             diff = np.abs(self._cells[rows] - x)
             moved = np.count_nonzero(diff > self.opts.cell_delta, axis=1)
             ok = moved <= self.opts.cells_max
