@@ -154,6 +154,7 @@ def test_compare_and_export_show_progress_per_arm(sample_ledger):
 
 
 def test_timeline_and_report_show_the_states(sample_ledger, tmp_path):
+    import io
     import re
 
     import trajcheck
@@ -161,7 +162,7 @@ def test_timeline_and_report_show_the_states(sample_ledger, tmp_path):
     from rich.console import Console
 
     data = trajcheck.timeline(sample_ledger, AIMLESS)
-    console = Console(width=160, record=True, file=open(tmp_path / "t.txt", "w"))
+    console = Console(width=160, record=True, file=io.StringIO())
     console.print(render(data))
     text = console.export_text()
     assert "BACK to state 1, first seen at step 1 (oscillation 1)" in text
