@@ -35,6 +35,7 @@ from urllib.parse import urlparse
 from trajcheck.reasons import BLOCKING_CODES as _BLOCKING, BY_COLUMN, EvidenceCode as C, RewardCode
 
 from .messages import PageMessages
+from .screentext import SCREEN_TEXT_TRUST
 
 #: The rules' weights (see the table above).
 WEIGHTS: dict[C, float] = {
@@ -52,6 +53,9 @@ WEIGHTS: dict[C, float] = {
 
 #: What each reason code means, for docs/referee.md: the catalogue's (trajcheck.reasons).
 MEANINGS: dict[str, str] = BY_COLUMN["runs.evidence_reasons"].means
+
+#: The rules that rest on a message the page showed.
+MESSAGE_CODES = frozenset({C.ERROR_AFTER_LAST_HIGH_RISK, C.SUCCESS_AFTER_LAST_HIGH_RISK})
 
 #: Reasons whose weight an error after the last high-risk action sets to 0.
 PASS_CODES = frozenset({C.NAVIGATED_AFTER_LAST_HIGH_RISK, C.SUCCESS_AFTER_LAST_HIGH_RISK})
@@ -93,6 +97,12 @@ class EvidenceVerdict:
     verdict: str  # pass | fail | unknown
     reasons: tuple[str, ...]  # "code@step: evidence"
     confidence: float
+    message_source: str | None = None  # where the message the verdict read was read: dom or screen_text
+    message: str | None = None  # its words
+
+
+#: How an evidence string begins when its message was read from the screen (OCR), not from a DOM snapshot.
+SCREEN_TEXT = "screen text: "
 
 
 UNKNOWN = EvidenceVerdict("unknown", (), 0.0)
@@ -113,7 +123,7 @@ def _short(items: frozenset[str] | set[str]) -> str:
     return _clip("; ".join(sorted(items)))
 
 
-def _messages_after(steps: list[StepEvidence], k: int) -> tuple[set[str], set[str], bool]:
+def _messages_after(steps: list[StepEvidence], k: int) -> tuple[set[str], set[str], bool, set[str]]:
     """Errors and successes on the page after step ``k`` and later that were not there before it.
 
     On a page with another path than the one step ``k`` acted on, an error counts only when its own
@@ -127,15 +137,25 @@ def _messages_after(steps: list[StepEvidence], k: int) -> tuple[set[str], set[st
     errors: set[str] = set()
     successes: set[str] = set()
     seen_dom = False
+    on_screen: set[str] = set()  # the messages read from the screen (OCR)
     for s in steps[k:]:
         m = s.messages_after
         if m is None:
             continue
         seen_dom = True
         moved = start is not None and _path(s.url_after) not in (None, start)
-        errors |= (m.worded_errors if moved else m.errors) - errors_then
-        successes |= m.successes - successes_then
-    return errors, successes, seen_dom
+        new_errors = (m.worded_errors if moved else m.errors) - errors_then
+        new_successes = m.successes - successes_then
+        if m.source == "screen_text":
+            on_screen |= new_errors | new_successes
+        errors |= new_errors
+        successes |= new_successes
+    return errors, successes, seen_dom, on_screen
+
+
+def _said(items: set[str], on_screen: set[str]) -> str:
+    """The evidence of a message rule: its words, marked when they were all read from the screen."""
+    return (SCREEN_TEXT if items <= on_screen else "") + _short(items)
 
 
 def _final_url(steps: list[StepEvidence]) -> str | None:
@@ -178,9 +198,9 @@ def _last_action_rules(steps: list[StepEvidence]) -> list[tuple[C, int, str]]:
     last = steps[k]
     later = steps[k + 1:]
     out: list[tuple[C, int, str]] = []
-    errors, successes, seen_dom = _messages_after(steps, k)
+    errors, successes, seen_dom, on_screen = _messages_after(steps, k)
     if errors:
-        out.append((C.ERROR_AFTER_LAST_HIGH_RISK, last.index, _short(errors)))
+        out.append((C.ERROR_AFTER_LAST_HIGH_RISK, last.index, _said(errors, on_screen)))
     start = _path(last.url_before)
     moved_to = next((u for s in steps[k:] for u in (s.url_after, s.url_before) if u and _path(u) != start), None) \
         if start else None
@@ -188,7 +208,7 @@ def _last_action_rules(steps: list[StepEvidence]) -> list[tuple[C, int, str]]:
     if moved_to is not None and not blocked:
         out.append((C.NAVIGATED_AFTER_LAST_HIGH_RISK, last.index, _clip(f"to {moved_to}")))
     if successes:
-        out.append((C.SUCCESS_AFTER_LAST_HIGH_RISK, last.index, _short(successes)))
+        out.append((C.SUCCESS_AFTER_LAST_HIGH_RISK, last.index, _said(successes, on_screen)))
     changed_later = any(s.content_changed or (s.url_after and _path(s.url_after) != start) for s in later)
     if last.effect is False and not changed_later and moved_to is None:
         out.append((C.LAST_HIGH_RISK_NO_EFFECT, last.index, f"{last.action_type} changed nothing, nor did any "
@@ -210,10 +230,15 @@ def decide(steps: list[StepEvidence], stalled: tuple[int, str] | None = None) ->
     veto = any(code == C.ERROR_AFTER_LAST_HIGH_RISK for code, _, _ in found)
     total = 0.0
     reasons: list[str] = []
+    message: tuple[str, str] | None = None
     for code, index, evidence in found:
-        weight = 0.0 if veto and code in PASS_CODES else WEIGHTS[code]
+        full = WEIGHTS[code] * (SCREEN_TEXT_TRUST if evidence.startswith(SCREEN_TEXT) else 1.0)
+        weight = 0.0 if veto and code in PASS_CODES else full
         total += weight
-        reasons.append(f"{code}@{index}: {evidence}" + (" (vetoed by the error)" if weight != WEIGHTS[code] else ""))
+        reasons.append(f"{code}@{index}: {evidence}" + (" (vetoed by the error)" if weight != full else ""))
+        if code in MESSAGE_CODES and message is None and weight != 0:
+            read = evidence.startswith(SCREEN_TEXT)
+            message = ("screen_text" if read else "dom", evidence[len(SCREEN_TEXT):] if read else evidence)
     total = round(total, 6)
     if total <= -DECIDE_AT:
         verdict = "fail"
@@ -222,4 +247,4 @@ def decide(steps: list[StepEvidence], stalled: tuple[int, str] | None = None) ->
     else:
         verdict = "unknown"
     confidence = 0.0 if verdict == "unknown" else round(min(MAX_CONFIDENCE, abs(total)), 3)
-    return EvidenceVerdict(verdict, tuple(reasons), confidence)
+    return EvidenceVerdict(verdict, tuple(reasons), confidence, *(message or (None, None)))

@@ -89,6 +89,7 @@ class PageMessages:
     errors: frozenset[str]  # every error found, by mark or by words
     successes: frozenset[str]
     worded_errors: frozenset[str] = frozenset()  # the errors whose own text reads as an error (ERROR_TEXT)
+    source: str = "dom"  # where the words were read: dom, or screen_text (OCR, analyzers/screentext.py)
 
 
 NO_MESSAGES = PageMessages(frozenset(), frozenset())

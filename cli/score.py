@@ -55,6 +55,12 @@ class Engine(str, enum.Enum):
     dask = "dask"
 
 
+class OcrMode(str, enum.Enum):
+    auto = "auto"
+    always = "always"
+    off = "off"
+
+
 #: Per-run rows are listed for people up to this many runs; beyond it, a summary.
 MAX_LISTED = 60
 
@@ -88,6 +94,11 @@ def score(
     tasks: Annotated[Optional[Path], typer.Option("--tasks", help="Reference step counts per task (a person's or "
                                                   "the optimal count), for runs.efficiency: JSON {task_id: N} or "
                                                   "CSV task_id,reference_steps.")] = None,
+    ocr: Annotated[OcrMode, typer.Option("--ocr", help="Read the text on screen with OCR where a high-risk step "
+                                         "changed it, and on a claiming run's final frame: auto (where no DOM "
+                                         "snapshot says it), always (also beside the DOM, recording whether "
+                                         "they agree) or off. Needs the ocr extra: pip install "
+                                         "'trajcheck[ocr]'.")] = OcrMode.auto,
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
                                                         "instead of detecting it (see `trajcheck formats`).")] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="Where runs are scored: local worker processes, "
@@ -123,7 +134,7 @@ def score(
                            pixel_tolerance=pixel_tolerance, contracts=contracts, input_format=input_format,
                            engine=engine.value, scheduler=scheduler, force=force, evaluator_pass=evaluator_pass,
                            on_found=bar.found, on_result=bar.scored, wait=wait, on_wait=_waiting, mapping=mapping,
-                           tasks=tasks)
+                           tasks=tasks, ocr=ocr.value)
     print_problems(result.problems)
     if fmt is Format.json:
         print_json(result.to_json())

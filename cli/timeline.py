@@ -79,6 +79,8 @@ def render(data: dict[str, Any]) -> Group:
         rows.append(("state", _state(s)))
         if s["effect_feedback"]:
             rows.append(("hint", Text(s["effect_feedback"], style="yellow")))
+        if s.get("screen_text") is not None:
+            rows.append(("screen", _screen(s)))
         style = {"strong_positive": "green", "weak_positive": "green", "negative": "red",
                  "hard_negative": "bold red"}.get(s["reward_class"] or "", "")
         rows.append(("reward", Text(f"{s['reward_score']:+.2f} {s['reward_class']}  "
@@ -99,6 +101,9 @@ def render(data: dict[str, Any]) -> Group:
                                       f"{'s' * (r['oscillations'] != 1)}{stalled}"
                                       + ("  NO NET PROGRESS" if r.get("no_net_progress") else ""),
                                       style="bold red" if r.get("no_net_progress") else "")))
+    if r.get("screen_text_final") is not None:
+        said = "; ".join(r.get("screen_messages_final") or []) or "no message"
+        rows.append(("screen", Text(f"final frame, since the last high-risk action: {said}", style="dim")))
     if r.get("evidence_verdict"):
         rows.append(("evidence", f"{r['evidence_verdict']}  confidence {r['evidence_confidence']}  "
                                  f"{'; '.join(r['evidence_reasons'] or []) or 'nothing decisive'}"))
@@ -113,6 +118,26 @@ def render(data: dict[str, Any]) -> Group:
         rows.append(("lesson", Text(r["lesson_candidate"], style="dim")))
     parts += [Text(""), Text("referee", style="bold"), _lanes(rows)]
     return Group(*parts)
+
+
+def _screen(s: dict[str, Any]) -> Text:
+    """What OCR read of a step's change: each new line at its box, then the messages among them."""
+    boxes = dict(zip(s["screen_text"] or [], s.get("screen_text_boxes") or []))
+    new = s.get("screen_text_new") or []
+    if not new:
+        return Text("read on screen: nothing new", style="dim")
+    out = Text("")
+    for i, line in enumerate(new[:6]):
+        box = boxes.get(line)
+        out.append(("\n" if i else "") + (f"[{', '.join(map(str, box))}] " if box else ""), style="dim")
+        out.append(_short(line, 80))
+    if len(new) > 6:
+        out.append(f"\n... {len(new) - 6} more lines", style="dim")
+    for m in s.get("screen_messages") or []:
+        out.append(f"\n-> {m}", style="red" if m.startswith("error") else "green")
+    if s.get("screen_text_agrees") is False:
+        out.append("\nthe DOM says otherwise (the DOM decides)", style="yellow")
+    return out
 
 
 #: The evidence a failed check is summarised by, when it has it; a check with none of these (text_present,

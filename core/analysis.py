@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from trajcheck.analyzers import claims, contract as contract_mod, evidence as evidence_mod, highrisk, loops, \
-    lookback, perceptual, predictions, progress, referee, states as states_mod
+    lookback, perceptual, predictions, progress, referee, screentext, states as states_mod
 from trajcheck.analyzers.ambient import learn_per_page, page_of
 from trajcheck.analyzers.answers import answer_matches
 from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult
 from trajcheck.analyzers.image_evidence import ImageEvidence
+from trajcheck.analyzers.messages import PageMessages
 from trajcheck.analyzers.page import PageFacts
 from trajcheck.analyzers.perceptual import EffectFinding
 from trajcheck.analyzers.predictions import PredictionFinding
@@ -54,6 +55,7 @@ class StepFindings:
     reward: Reward
     gate: bool  # no_observed_delta_after_waits
     state: states_mod.StepState  # where the step's post frame is: a new screen, a return, the same
+    screen: screentext.ScreenFinding | None = None  # what OCR read of the step's change (None: not read)
 
 
 @dataclass
@@ -71,6 +73,8 @@ class RunFindings:
     states: states_mod.RunStates
     no_net_progress: bool  # it ends on a screen first seen early on, with nothing kept since
     reference_steps: int | None  # the task's reference step count: the run's own, its contract's, the tasks file's
+    final_screen: screentext.ScreenFinding | None = None  # what appeared on the final frame since the last
+    ocr_engine: str | None = None  # high-risk action (OCR, a claiming run without DOM); the engine that read
 
 
 def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None
@@ -87,17 +91,38 @@ def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None
     return result, referee.choose_judges(recorded, reference)
 
 
-def _evidence_steps(findings: list[StepFindings]) -> list[evidence_mod.StepEvidence]:
-    """What the evidence referee reads of each step, from the findings already computed."""
+def _messages(sf: StepFindings) -> tuple[PageMessages | None, PageMessages | None]:
+    """The messages before and after a step: its DOM snapshots', else what OCR read of its change (the DOM
+    wins where both were read)."""
+    before, after = sf.page.messages_before, sf.page.messages_after
+    if sf.screen is not None and after is None:
+        return sf.screen.before if before is None else before, sf.screen.after
+    return before, after
+
+
+def _evidence_steps(findings: list[StepFindings], final: screentext.ScreenFinding | None
+                    ) -> list[evidence_mod.StepEvidence]:
+    """What the evidence referee reads of each step, from the findings already computed. What appeared on the
+    final frame (``final``) is added to the last step's messages after, and to the messages before of the last
+    high-risk step."""
+    msgs = [_messages(sf) for sf in findings]
+    if final is not None and findings:
+        k = next((i for i in range(len(findings) - 1, -1, -1) if findings[i].risk.high_risk), None)
+        b, a = msgs[-1]
+        if a is None or a.source == "screen_text":
+            msgs[-1] = (b, final.after if a is None else screentext.merge([a, final.after]))
+        if k is not None:
+            bk, ak = msgs[k]
+            msgs[k] = (final.before if bk is None else screentext.merge([bk, final.before]), ak)
     out = []
-    for sf in findings:
+    for sf, (m_before, m_after) in zip(findings, msgs):
         s, p = sf.step, sf.step.page
         out.append(evidence_mod.StepEvidence(
             index=s.index, action_type=s.action.type, high_risk=sf.risk.high_risk,
             effect=sf.effect.action_effect_observed, content_changed=sf.effect.content_changed,
             url_before=p.url_before if p else None, url_after=p.url_after if p else None,
             reward_codes=tuple(c.split(":")[0] for c in sf.reward.reasons), in_loop=sf.loop.loop_id is not None,
-            done_gate=sf.gate, messages_before=sf.page.messages_before, messages_after=sf.page.messages_after,
+            done_gate=sf.gate, messages_before=m_before, messages_after=m_after,
             answer_matches=answer_matches(sf.run, s) if s.action.type == "DONE" else None))
     return out
 
@@ -150,15 +175,18 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     rewards = progress.apply(rewards, step_states, indices, run_states, stalled, answers,
                              [s.action.type for s in steps])
     stalled_evidence = progress.stall_evidence(run_states) if stalled and True not in answers else None
+    reads = loaded.screen or [[] for _ in steps]
+    screens = [screentext.finding(r, pg.messages_before, pg.messages_after) for r, pg in zip(reads, loaded.pages)]
     found = [StepFindings(run, *x) for x in zip(steps, loaded.evidence, risks, effects, loaded.pages, preds,
-                                                loop_findings, rewards, gates, step_states)]
-    ev_verdict = evidence_mod.decide(_evidence_steps(found), stalled_evidence)
+                                                loop_findings, rewards, gates, step_states, screens)]
+    final_screen = screentext.finding(loaded.final_screen)
+    ev_verdict = evidence_mod.decide(_evidence_steps(found, final_screen), stalled_evidence)
     evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
     claim = claims.claim_of(run)
     verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator,
                              claims.ended_without_answer(run, claim))
     return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim, run_states,
-                       stalled, _reference_steps(run, contract, opts))
+                       stalled, _reference_steps(run, contract, opts), final_screen, loaded.ocr_engine)
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

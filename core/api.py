@@ -88,6 +88,10 @@ class ScoreResult:
                 "problems": [p.to_dict() for p in self.problems]}
 
 
+#: When scoring reads the screen's text (:attr:`trajcheck.options.ScoreOptions.ocr`).
+OCR_MODES = ("auto", "always", "off")
+
+
 def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] = "ledger", *,
           jobs: int | None = None, threshold: int | None = None, verifier: bool = True, ambient: bool = True,
           pixel_tolerance: int = 0, contracts: str | os.PathLike[str] | None = None,
@@ -96,14 +100,16 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
           on_result: Callable[["RunResult"], None] | None = None, wait: float | None = None,
           on_wait: Callable[["LockWait"], None] | None = None,
           mapping: str | os.PathLike[str] | None = None,
-          tasks: str | os.PathLike[str] | None = None) -> ScoreResult:
+          tasks: str | os.PathLike[str] | None = None, ocr: str = "auto") -> ScoreResult:
     """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
 
     The options are the ``trajcheck score`` command's, by the same names (``--no-verifier`` is
     ``verifier=False``, ``--input-format`` is ``input_format``); ``mapping`` is a mapping file
     (:mod:`trajcheck.mapping`) that reads logs of any other shape; ``tasks`` a tasks file of reference step
-    counts (:func:`trajcheck.options.read_tasks`: ``runs.efficiency``). ``on_found`` hears how many runs
-    will be scored, ``on_result`` each scored run, ``on_wait`` who holds the ledger's lock.
+    counts (:func:`trajcheck.options.read_tasks`: ``runs.efficiency``); ``ocr`` when to read the screen's text
+    (``auto``: where no DOM snapshot says it; ``always``; ``off``; docs/referee.md, "Screen text").
+    ``on_found`` hears how many runs will be scored, ``on_result`` each scored run, ``on_wait`` who holds the
+    ledger's lock.
 
     Runs already in the ledger whose files, reader, options and trajcheck version are unchanged are
     skipped (``force=True`` rescores them); runs whose directory is gone from a folder scored again are
@@ -121,7 +127,7 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     root = Path(out)
     opts = _options(threshold=threshold, verifier=verifier, ambient=ambient, pixel_tolerance=pixel_tolerance,
                     contracts=contracts, input_format=input_format, engine=engine, scheduler=scheduler,
-                    evaluator_pass=evaluator_pass, mapping=mapping, tasks=tasks)
+                    evaluator_pass=evaluator_pass, mapping=mapping, tasks=tasks, ocr=ocr)
     if not force:
         unchanged = _unchanged(root, run_paths, input_format, opts)
         if unchanged is not None:
@@ -138,7 +144,7 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
 def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tolerance: int,
              contracts: str | os.PathLike[str] | None, input_format: str | None, engine: str,
              scheduler: str | None, evaluator_pass: float, mapping: str | os.PathLike[str] | None,
-             tasks: str | os.PathLike[str] | None = None) -> "ScoreOptions":
+             tasks: str | os.PathLike[str] | None = None, ocr: str = "auto") -> "ScoreOptions":
     """The scoring options of a :func:`score` call, checked before anything is read or written (a bad
     option raises UsageError, and leaves no ledger behind). Registers the call's mapping."""
     from .discovery import reader_names
@@ -147,6 +153,8 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
 
     if engine not in ("local", "dask"):
         raise UsageError(f"unknown engine {engine!r}: local or dask")
+    if ocr not in OCR_MODES:
+        raise UsageError(f"unknown OCR mode {ocr!r}: " + ", ".join(OCR_MODES))
     if scheduler and engine != "dask":
         raise UsageError("a scheduler needs engine dask")
     if engine == "dask":
@@ -178,7 +186,7 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
     return ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,
                                           threshold=DEFAULT_THRESHOLD if threshold is None else threshold),
                         pixel_tolerance=pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
-                        evaluator_pass=evaluator_pass, reference_steps=reference_steps)
+                        evaluator_pass=evaluator_pass, reference_steps=reference_steps, ocr=ocr)
 
 
 def _unchanged(root: Path, paths: list[str], input_format: str | None,

@@ -187,6 +187,10 @@ def options_fingerprint(opts: Any, input_format: str | None) -> str:
 
     data: dict[str, Any] = {"options": plain(opts), "input_format": input_format,
                             "trajcheck": __version__, "schema": SCHEMA_VERSION}
+    if getattr(opts, "ocr", "off") != "off":  # installing OCR changes what is read: score again
+        from .ocr import installed
+
+        data["ocr"] = installed()
     contracts = getattr(opts, "contracts_dir", None)
     if contracts is not None and Path(contracts).is_dir():
         data["contracts"] = {k: v[2] for k, v in file_manifest(Path(contracts)).items()}

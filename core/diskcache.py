@@ -67,8 +67,9 @@ def write(name: str, data: dict[str, Any]) -> bool:
     if folder is None:
         return False
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with atomic_write(folder / f"{name}.json", "w", hidden=True, private=True) as f:
+        path = folder / f"{name}.json"  # a name may hold one folder: "ocr/<digest>"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_write(path, "w", hidden=True, private=True) as f:
             json.dump(data, f, sort_keys=True)
     except OSError:
         return False

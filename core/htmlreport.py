@@ -374,6 +374,29 @@ def _cut(assets: Path, name: str, text: Any, limit: int = 600) -> str:
     return (f'{_e(t[:limit])}<a class=muted href="../assets/{_e(name)}">…({len(t) - limit:,} more characters)</a>')
 
 
+def _screen_html(assets: Path, key: str, post: Path | None, s: dict[str, Any]) -> str:
+    """What OCR read of a step's change: a crop of the post frame around the new lines, each line's box drawn,
+    and the lines with their boxes and the messages among them beside it."""
+    boxes = dict(zip(s["screen_text"] or [], s.get("screen_text_boxes") or []))
+    new = [(t, boxes.get(t)) for t in (s.get("screen_text_new") or [])]
+    placed = [b for _, b in new if b]
+    out = "<br><span class=muted>read on screen (OCR), post frame</span><br>"
+    if placed:
+        pad = 12
+        crop = [max(0, min(b[0] for b in placed) - pad), max(0, min(b[1] for b in placed) - pad),
+                max(b[2] for b in placed) + pad, max(b[3] for b in placed) + pad]
+        ring = 5  # the drawn box stands off the letters
+        out += _img(assets, f"{key}-screen-text.png", post, crop=crop, highlight=[
+            min(b[0] for b in placed) - ring, min(b[1] for b in placed) - ring, max(b[2] for b in placed) + ring,
+            max(b[3] for b in placed) + ring])
+    lines = "".join(f"<br><code>{_e(t)}</code>" + (f" <span class=muted>at [{', '.join(map(str, b))}]</span>"
+                                                  if b else "") for t, b in new[:8]) or \
+        "<br><span class=muted>nothing new</span>"
+    said = "".join(f"<br><span class={'neg' if m.startswith('error') else 'pos'}>{_e(m)}</span>"
+                   for m in s.get("screen_messages") or [])
+    return f"<div class=screen-text>{out}{lines}{said}</div>"
+
+
 def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path,
                screen: tuple[Any, Any] = (None, None), thumbs: bool = True) -> str:
     pre = safe_join(run_dir, s["frame_pre"]) if s["frame_pre"] else None
@@ -392,6 +415,8 @@ def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path,
         frames += ("<br><span class=muted>200x200 region, pre / post</span><br>"
                    + _img(assets, f"{key}-crop-pre.png", pre, crop=region, point=point)
                    + _img(assets, f"{key}-crop-post.png", post, crop=region, highlight=bbox, point=point))
+    if s.get("screen_text") is not None and thumbs:
+        frames += _screen_html(assets, key, post, s)
     verdict = {True: "<span class=pos>effect seen</span>", False: "<span class=neg>no effect</span>",
                None: "<span class=muted>not checked</span>"}[s["action_effect_observed"]]
     action = _e(s["action_type"]) + (f" ({s['action_x']:g}, {s['action_y']:g})" if s["action_x"] is not None

@@ -23,6 +23,10 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from trajcheck.analyzers.screentext import TextLine
+
+from .box import Box
+
 #: Where Debian's tesseract-ocr-eng keeps its models: used when the tessdata package is absent.
 DEBIAN_TESSDATA = "/usr/share/tesseract-ocr/5/tessdata"
 #: Text is read at this many image pixels per CSS pixel.
@@ -73,6 +77,25 @@ def _tessdata() -> str | None:
     return next((c for c in candidates if c and Path(c, "eng.traineddata").is_file()), None)
 
 
+def installed() -> str | None:
+    """What OCR would read with, without building the engine: the tesserocr version and the model file, or
+    None when either is missing. Part of every run's digest when OCR is on, so that installing (or removing)
+    the ``ocr`` extra scores runs again."""
+    from importlib.metadata import PackageNotFoundError, version
+    from importlib.util import find_spec
+
+    if find_spec("tesserocr") is None:
+        return None
+    data = _tessdata()
+    if data is None:
+        return None
+    try:
+        v = version("tesserocr")
+    except PackageNotFoundError:
+        v = "?"
+    return f"tesserocr {v} {Path(data, 'eng.traineddata').stat().st_size} {READ_VERSION}"
+
+
 def engine() -> tuple[Engine | None, str | None]:
     """The process's engine, built on first use, and None with the reason when OCR is not installed."""
     global _engine, _missing
@@ -90,3 +113,67 @@ def engine() -> tuple[Engine | None, str | None]:
             api = tesserocr.PyTessBaseAPI(path=data.rstrip("/") + "/", lang="eng", psm=tesserocr.PSM.AUTO)
             _engine = Engine(api, f"tesseract {tesserocr.tesseract_version().split()[1]}")
         return _engine, _missing
+
+
+#: What a cached read depends on besides the engine: :func:`prepare`'s steps and :func:`read_lines`' output.
+READ_VERSION = "lines-1"
+#: Reads kept per frame in the on-disk cache (one file per frame's bytes).
+CACHE_PER_FRAME = 64
+
+
+def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+    """The lines of text in ``box`` of a frame's ``pixels``, each with Tesseract's confidence (0-1) and its box
+    in frame pixels, in reading order; blank lines left out."""
+    from tesserocr import RIL, iterate_level
+
+    crop = pixels[box.top:box.bottom, box.left:box.right]
+    img = prepare(crop, scale)
+    f = img.width / max(1, crop.shape[1])
+    api = eng.api
+    api.SetImage(img)
+    api.Recognize()
+    out: list[TextLine] = []
+    it = api.GetIterator()
+    if it is None:
+        return out
+    for r in iterate_level(it, RIL.TEXTLINE):
+        try:
+            text = (r.GetUTF8Text(RIL.TEXTLINE) or "").strip()
+        except RuntimeError:  # tesserocr's "No text returned" for a line it found no text in
+            continue
+        if not text or not any(c.isalnum() for c in text):
+            continue
+        x0, y0, x1, y1 = r.BoundingBox(RIL.TEXTLINE)
+        out.append(TextLine(text, round(r.Confidence(RIL.TEXTLINE) / 100.0, 3),
+                            Box(box.left + int(x0 / f), box.top + int(y0 / f),
+                                box.left + min(crop.shape[1], -(-x1 // f)), box.top + min(crop.shape[0], -(-y1 // f)))))
+    return out
+
+
+def _key(eng: Engine, box: Box, scale: float) -> str:
+    return f"{eng.version} {READ_VERSION} {tuple(box)} {scale:g}"
+
+
+def cached_lines(eng: Engine, digest: bytes | None, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+    """:func:`read_lines`, kept on disk by the frame's bytes (``digest``, None: not cached): scoring a run again
+    (new options, a new trajcheck) reads no region twice. The cache can never change a result: an entry is
+    checked against its checksum and read only from a file this user owns (:mod:`trajcheck.diskcache`)."""
+    from . import diskcache
+
+    if digest is None:
+        return read_lines(eng, pixels, box, scale)
+    name = f"ocr/{digest.hex()}"
+    key = _key(eng, box, scale)
+    entries = diskcache.read_private(name)
+    got = diskcache.entry_value(entries.get(key))
+    if isinstance(got, list):
+        try:
+            return [TextLine(str(t), float(c), Box(*map(int, b))) for t, c, b in got]
+        except (TypeError, ValueError):
+            pass  # a damaged entry: read again
+    lines = read_lines(eng, pixels, box, scale)
+    if len(entries) >= CACHE_PER_FRAME:
+        entries = {}
+    entries[key] = diskcache.checked_entry([[x.text, x.confidence, list(x.box)] for x in lines])
+    diskcache.write(name, entries)
+    return lines

@@ -24,6 +24,9 @@ class ScoreOptions:
     evaluator_pass: float = 1.0  # an evaluator score (outcome.score) at or above this is a pass
     #: Reference step counts by task_id, from a tasks file (:func:`read_tasks`): runs.efficiency.
     reference_steps: tuple[tuple[str, int], ...] = ()
+    #: Read the screen with OCR (docs/referee.md, "Screen text"): ``auto`` where no DOM snapshot says what the
+    #: page showed, ``always`` also where one does (recording whether the two agree), ``off`` never.
+    ocr: str = "auto"
 
     def reference_steps_of(self, task_id: str | None) -> int | None:
         """The tasks file's reference step count of ``task_id`` (None: not listed)."""

@@ -76,10 +76,14 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
         results = local_results(refs, opts, fingerprint, jobs or os.cpu_count() or 1)
     else:
         raise ValueError(f"unknown engine {engine!r}: local or dask")
+    unread = [0, 0]  # regions OCR was asked to read and could not (not installed), runs they are in
     for res in results:
         res = _dedupe_one(res, seen)
         report.scored += 1
         report.frames += res.frames
+        if res.ocr_unread:
+            unread[0] += res.ocr_unread
+            unread[1] += 1
         if not res.ok:
             report.invalid.append(res)
         report.summaries.append({k: res.run.get(k) for k in SUMMARY_KEYS})
@@ -89,7 +93,20 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
             report.results.append(res)
         if on_result:
             on_result(res)
+    if unread[0]:
+        report.problems.append(_ocr_not_installed(*unread))
     return report
+
+
+def _ocr_not_installed(regions: int, runs: int) -> Problem:
+    """The one note of a ``score`` whose runs had regions to read on screen and no OCR to read them."""
+    from . import ocr
+
+    _, why = ocr.engine()
+    return Problem(Slug.OCR_NOT_INSTALLED, f"{regions} screen region{'s' * (regions != 1)} in {runs} "
+                   f"run{'s' * (runs != 1)} without a DOM snapshot were not read: {why}; their verdicts are what "
+                   "they are without screen text", severity="warning",
+                   hint="pip install 'trajcheck[ocr]', or score with --ocr off")
 
 
 #: The run-row keys a report keeps for every run (the full rows go to the sink).

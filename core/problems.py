@@ -48,6 +48,7 @@ class Slug(StrEnum):
     FORMAT_NOT_REMOTE = "format_not_remote"
     STORE_UNREADABLE = "store_unreadable"
     MAPPING_MATCHES_NOTHING = "mapping_matches_nothing"
+    OCR_NOT_INSTALLED = "ocr_not_installed"
     DUPLICATE_RUN_ID = "duplicate_run_id"
     FILE_MISSING = "file_missing"
     FILE_UNREADABLE = "file_unreadable"
@@ -248,6 +249,10 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
         _K(Slug.SCREEN_UNKNOWN, "warning", "UI-TARS coordinates are relative (0-999) but the session records no "
            "screen size; the points are left out.",
            "add screen {width, height} to the session log, or coordinate_space: pixels"),
+        _K(Slug.OCR_NOT_INSTALLED, "warning", "Scoring asked to read the screen's text (a high-risk step's change, "
+           "or a claiming run's final frame, with no DOM snapshot to say what the page showed), but OCR is not "
+           "installed: said once per `score`, with the count of regions left unread; verdicts are what they are "
+           "without screen text.", "pip install 'trajcheck[ocr]', or score with --ocr off to say it is meant"),
         _K(Slug.FRAMES_MISSING, "warning", "A frame file a step references is not there (reported once per file, "
            "where a step first uses it); the step's verdict is null (effect_reason frames_missing).",
            "re-export the run with its screenshots, or drop the reference"),

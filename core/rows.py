@@ -39,6 +39,7 @@ class RunResult:
     frames: int = 0
     problems: list[Problem] = field(default_factory=list)
     display: str = ""  # the run directory relative to the argument it was found under
+    ocr_unread: int = 0  # regions the rules asked OCR to read that were not read (OCR not installed)
 
     @property
     def ok(self) -> bool:
@@ -89,6 +90,8 @@ class RunFacts:
     no_net_progress: bool | None = None
     reference_steps: int | None = None
     totals: dict[str, Any] = field(default_factory=dict)
+    final_screen: Any = None  # analyzers.screentext.ScreenFinding of the final frame
+    ocr_engine: str | None = None
 
 
 #: Conversions a source may name after ``|``.
@@ -97,6 +100,8 @@ CONVERT: dict[str, Callable[[Any], Any]] = {
     "list": lambda v: [] if v is None else list(v),
     "box": lambda v: list(v) if v else None,
     "json": lambda v: to_json(v) if v else None,
+    "opt": lambda v: None if v is None else list(v),  # a list, or null when nothing was read
+    "boxes": lambda v: None if v is None else [list(b) for b in v],
 }
 
 
@@ -270,7 +275,8 @@ def build_result(found: RunFindings, ref: RunRef, n_frames: int, problems: list[
     rows = [step_row(sf) for sf in found.steps]
     facts = RunFacts(found.run, ref, found.contract, found.contract_result, found.verdict, found.ev_verdict,
                      found.evaluator, found.claim, [sf.effect for sf in found.steps], rows, n_frames, problems,
-                     found.states, found.no_net_progress, found.reference_steps)
+                     found.states, found.no_net_progress, found.reference_steps,
+                     final_screen=found.final_screen, ocr_engine=found.ocr_engine)
     facts.totals = _totals(facts)
     run_row = {name: get(facts) if get is not None else None for name, get in _RUN_GETTERS}
     return RunResult(run_row, rows, n_frames, problems, ref.display)

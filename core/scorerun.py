@@ -31,7 +31,9 @@ def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
     loaded = load_run(run, ref.run_dir, plan, opts)
     found = analyze(run, loaded, plan, opts)
     coverage = read_coverage(run, loaded.evidence)
-    return build_result(found, ref, loaded.frames_decoded, coverage + warnings + contract_problems + loaded.problems)
+    result = build_result(found, ref, loaded.frames_decoded, coverage + warnings + contract_problems + loaded.problems)
+    result.ocr_unread = loaded.ocr_unread
+    return result
 
 
 def _score_safely(ref: RunRef, opts: ScoreOptions) -> RunResult:

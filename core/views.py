@@ -21,7 +21,8 @@ TIMELINE_STEP_COLUMNS = (
     "effect_high_risk", "action_effect_observed", "effect_reason", "action_effect_observed_seed",
     "effect_global_distance", "effect_region_distance", "effect_feedback", "recorded_feedback",
     "loop_id", "loop_len", "pred_prediction", "pred_held", "reward_score", "reward_class", "reward_reasons",
-    "reward_confidence", "state_id", "state_kind", "state_returns_to", "oscillation_id",
+    "reward_confidence", "state_id", "state_kind", "state_returns_to", "oscillation_id", "screen_text",
+    "screen_text_boxes", "screen_text_new", "screen_messages", "screen_text_agrees",
 )
 TIMELINE_RUN_COLUMNS = (
     "run_id", "task_id", "goal", "status", "error", "outcome_status", "n_steps", "perceptual_summary",
@@ -30,7 +31,8 @@ TIMELINE_RUN_COLUMNS = (
     "verdict_reason", "verdict_source", "disagreement_reason", "evidence_verdict", "evidence_reasons",
     "evidence_confidence", "claimed_success", "false_claim", "false_claim_basis", "lesson_promotable",
     "lesson_candidate", "reward_total", "longest_loop", "states_distinct", "states_returning", "oscillations",
-    "stalled_from_step", "no_net_progress",
+    "stalled_from_step", "no_net_progress", "message_source", "message_text", "screen_text_final",
+    "screen_messages_final",
 )
 
 

@@ -42,6 +42,7 @@ def _c(name: str, type_: pa.DataType, source: str, description: str) -> Column:
 
 S, B, I32, I64, F64 = pa.string(), pa.bool_(), pa.int32(), pa.int64(), pa.float64()
 LS, LI = pa.list_(pa.string()), pa.list_(pa.int32())
+LLI = pa.list_(LI)
 
 RUNS: tuple[Column, ...] = (
     _c("run_id", S, "run.run_id", "Run id from run.json; for an invalid run, its directory relative to the argument it was found under."),
@@ -119,6 +120,11 @@ RUNS: tuple[Column, ...] = (
     _c("evidence_confidence", F64, "ev_verdict.confidence", "Confidence of the evidence verdict in [0, 1] (0 when unknown)."),
     _c("claimed_success", B, "verdict.claimed_success", "The agent claimed success: its final DONE (or outcome status done) read for what it says; a failure flag or a final message that admits failure is no claim (see claim_reason)."),
     _c("claim_reason", S, "claim.reason", "Why claimed_success is what it is: no_done, agent_reported_failure, agent_reported_success, message_admits_failure, done, outcome_done (docs/referee.md, \"What the agent claimed\")."),
+    _c("message_source", S, "ev_verdict.message_source", "Where the page message that the evidence verdict read (error_after_last_high_risk or success_after_last_high_risk) was read: `dom` (a DOM snapshot) or `screen_text` (OCR of the frames, where no DOM said it); null when no message decided."),
+    _c("message_text", S, "ev_verdict.message", "The words of that message, as the evidence reason gives them."),
+    _c("screen_text_final", LS, "final_screen.lines|opt", "For a run that claims success and has no DOM snapshot of its final state: the lines OCR read on the final frame where it changed since the last high-risk action; null when not read."),
+    _c("screen_messages_final", LS, "final_screen.messages|opt", "The messages among them that were not there before that action, as `kind: text (confidence)` (see steps.screen_messages); null when not read."),
+    _c("ocr_engine", S, "ocr_engine", "The OCR engine that read the run's screen text (e.g. `tesseract 5.5.4`); null when nothing was read."),
     _c("claim_evidence", S, "claim.evidence", "The words or flag claim_reason rests on (e.g. 'unable to: unable to proceed'); null for a plain DONE."),
     _c("false_claim", B, "verdict.false_claim", "Claimed success while the final verdict is fail or uncertain."),
     _c("false_claim_basis", S, "verdict.false_claim_basis", "What a false claim rests on: evaluator (the benchmark's evaluator alone), evidence (the evidence referee), or referee (a contract or judge took part); null when not a false claim."),
@@ -197,6 +203,11 @@ STEPS: tuple[Column, ...] = (
     _c("state_kind", S, "state.kind", "new (a screen no earlier frame of the run showed), return (one an earlier frame showed) or same (the screen of the pre frame); null without frames."),
     _c("state_returns_to", I32, "state.first_step", "For a return: the step whose frame first showed that screen (its pre frame when the reward reason says 'before step N')."),
     _c("oscillation_id", I32, "state.oscillation", "The oscillation this step is part of (numbered from 1 in the run), null outside one."),
+    _c("screen_text", LS, "screen.lines|opt", "Lines of text OCR read on the post frame, in the regions a high-risk step changed (where no DOM snapshot says what the page showed, or with --ocr always); null when the step was not read (docs/referee.md, \"Screen text\")."),
+    _c("screen_text_boxes", LLI, "screen.boxes|boxes", "The box [left, top, right, bottom] of each screen_text line, frame pixels."),
+    _c("screen_text_new", LS, "screen.new|opt", "The screen_text lines that were not in the same region of the pre frame: what the action brought up."),
+    _c("screen_messages", LS, "screen.messages|opt", "Messages among the new lines, as `kind: text (confidence)` (error or success, by the DOM path's catalogue of phrases); a line read with less than the minimum confidence is listed with `low confidence: decides nothing`."),
+    _c("screen_text_agrees", B, "screen.agrees", "Where a DOM snapshot was read too (--ocr always): do the DOM and the screen text find the same kinds of new message after the step; the DOM decides either way. Null otherwise."),
     _c("reward_done_gate", B, "gate", "This DONE follows WAIT steps with no frame change (no_observed_delta_after_waits)."),
     _c("reward_score", F64, "reward.score", "Evidence reward in [-1, 1]."),
     _c("reward_class", S, "reward.klass", "strong_positive, weak_positive, neutral, negative or hard_negative."),

@@ -51,4 +51,11 @@ MIGRATIONS: tuple[Migration, ...] = (
               {"runs": ("reference_steps", "efficiency", "states_distinct", "states_returning", "oscillations",
                         "stalled_from_step", "no_net_progress"),
                "steps": ("state_id", "state_kind", "state_returns_to", "oscillation_id")}),
+    Migration(7, "Screen text where no DOM says it (issue 31): the lines OCR read in the regions high-risk steps "
+                 "changed and on a claiming run's final frame, the messages among them, whether they agree with "
+                 "the DOM where both were read, and where the message the evidence verdict read came from.",
+              {"runs": ("message_source", "message_text", "screen_text_final", "screen_messages_final",
+                        "ocr_engine"),
+               "steps": ("screen_text", "screen_text_boxes", "screen_text_new", "screen_messages",
+                         "screen_text_agrees")}),
 )

@@ -35,7 +35,10 @@ SUBSCRIBED = "New message appeared: Subscribed! Check your inbox to confirm."
 #: What every step of the run shares: no keys, text or URL typed, the executor succeeded, no navigation,
 #: no drift loop.
 COMMON = {"action_keys": None, "action_text": None, "action_url": None, "executor_ok": True,
-          "executor_error": None, "url_before": URL, "url_after": URL, "loop_id": None, "loop_len": None}
+          "executor_error": None, "url_before": URL, "url_after": URL, "loop_id": None, "loop_len": None,
+          # every step has a DOM snapshot: nothing is read on screen (--ocr auto)
+          "screen_text": None, "screen_text_boxes": None, "screen_text_new": None, "screen_messages": None,
+          "screen_text_agrees": None}
 CONSENT_ON = {
     "run": {
         "run_id": "consent-overlay-on", "task_id": "newsletter-subscribe",
@@ -61,6 +64,9 @@ CONSENT_ON = {
         # the screen with the banner (steps 1: nothing changed), without it (2), with the message (3, then DONE)
         "states_distinct": 3, "states_returning": 0.0, "oscillations": 0, "stalled_from_step": None,
         "no_net_progress": False,
+        # the success message the evidence verdict read, from the DOM; no final frame read on screen
+        "message_source": "dom", "message_text": "subscribed! check your inbox to confirm.",
+        "screen_text_final": None, "screen_messages_final": None,
     },
     "steps": [
         {**COMMON, "step_index": 1, "action_type": "CLICK", "action_x": 640.0, "action_y": 316.0,

@@ -1,0 +1,115 @@
+"""Where scoring reads the screen (issue 31): the regions a high-risk step changed, and what appeared on a
+claiming run's final frame since its last high-risk action, read with OCR (:mod:`trajcheck.ocr`) into
+:class:`~trajcheck.analyzers.screentext.ScreenRead` for the evidence referee.
+
+Nothing else is read: not every frame, not the whole screen of every step. A region is a group of the pixel
+diff's *content* blobs (carets, focus rings and noise left out) within :data:`JOIN` CSS pixels of each
+other, widened by :data:`MARGIN` CSS pixels; the same box is read on the frame before the action, so that
+text already there is not taken for the action's response. A change larger than a quarter of the frame is
+a new screen and is read as one region (:func:`trajcheck.analyzers.screentext.is_new_screen`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trajcheck.analyzers.pixeldiff import ChangeMap, diff_frames
+from trajcheck.analyzers.screentext import ScreenRead, TextLine, is_new_screen
+
+from . import ocr
+from .box import Box
+from .frames import Frame
+
+#: Margin around a change, in CSS pixels (a message's padding, so its first and last letters are whole).
+MARGIN = 8
+#: Changes closer than this (CSS pixels) are read as one region (the lines of one message).
+JOIN = 24
+#: The most regions read for one change; more is read as one region around all of them.
+MAX_REGIONS = 6
+
+
+@dataclass(frozen=True)
+class Reader:
+    """OCR as one scoring process uses it: the engine and the frames' device scale."""
+
+    engine: ocr.Engine
+
+    def read(self, frame: Frame, digest: bytes | None, box: Box, scale: float) -> tuple[TextLine, ...]:
+        return tuple(ocr.cached_lines(self.engine, digest, frame.px, box, scale))
+
+
+def _grow(b: Box, by: int, w: int, h: int) -> Box:
+    return Box(max(0, b.left - by), max(0, b.top - by), min(w, b.right + by), min(h, b.bottom + by))
+
+
+def _near(p: Box, q: Box, gap: int) -> bool:
+    return p.left - gap < q.right and q.left - gap < p.right and p.top - gap < q.bottom and q.top - gap < p.bottom
+
+
+def _union(p: Box, q: Box) -> Box:
+    return Box(min(p.left, q.left), min(p.top, q.top), max(p.right, q.right), max(p.bottom, q.bottom))
+
+
+def regions(change: ChangeMap, scale: float) -> list[tuple[Box, bool]]:
+    """The regions of a change to read, each with whether it is a new screen. Empty: nothing but carets,
+    outlines, restyles or noise changed."""
+    w, h = change.width, change.height
+    boxes = [Box(*b.box) for b in change.blobs if b.kind == "content"]
+    if not boxes and change.bbox is not None and not change.blobs:
+        boxes = [Box(*change.bbox)]
+    if not boxes:
+        return []
+    gap = round(JOIN * scale)
+    groups: list[Box] = []
+    for b in sorted(boxes):
+        for i, g in enumerate(groups):
+            if _near(g, b, gap):
+                groups[i] = _union(g, b)
+                break
+        else:
+            groups.append(b)
+    merged = True
+    while merged and len(groups) > 1:  # a box that grew may now touch another
+        merged = False
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                if _near(groups[i], groups[j], gap):
+                    groups[i] = _union(groups[i], groups.pop(j))
+                    merged = True
+                    break
+            if merged:
+                break
+    if len(groups) > MAX_REGIONS:
+        all_of = groups[0]
+        for g in groups[1:]:
+            all_of = _union(all_of, g)
+        groups = [all_of]
+    margin = round(MARGIN * scale)
+    out = []
+    for g in groups:
+        box = _grow(g, margin, w, h)
+        if box.height >= 6 * scale and box.width >= 6 * scale:  # too small to hold a letter
+            out.append((box, is_new_screen(box, w, h)))
+    return out
+
+
+def read_change(reader: Reader, pre: Frame, post: Frame, digests: tuple[bytes | None, bytes | None],
+                change: ChangeMap, scale: float) -> list[ScreenRead]:
+    """What each region of ``change`` (between ``pre`` and ``post``) reads on both frames."""
+    if (pre.width, pre.height) != (post.width, post.height):
+        box = Box(0, 0, post.width, post.height)
+        return [ScreenRead(box, reader.read(post, digests[1], box, scale), (), True)]
+    return [ScreenRead(box, reader.read(post, digests[1], box, scale), reader.read(pre, digests[0], box, scale),
+                       whole) for box, whole in regions(change, scale)]
+
+
+def read_since(reader: Reader, before: Frame, final: Frame, digests: tuple[bytes | None, bytes | None],
+               tolerance: int, scale: float) -> list[ScreenRead]:
+    """What appeared on ``final`` since ``before`` (the frame before the last high-risk action)."""
+    if before is final:
+        return []
+    change = diff_frames(before.px, final.px, tolerance) if before.px.shape == final.px.shape else None
+    if change is None:
+        box = Box(0, 0, final.width, final.height)
+        return [ScreenRead(box, reader.read(final, digests[1], box, scale), (), True)]
+    return read_change(reader, before, final, digests, change, scale)
