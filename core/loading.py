@@ -327,11 +327,19 @@ class _ScreenPlan:
     """Which steps' changes OCR reads (high-risk steps, where no DOM says what the page showed), and for a run
     that claims success, the frame before its last high-risk action (kept to compare the final frame with)."""
 
-    reader: Reader | None
-    high_risk: list[bool]
+    high_risk: list[bool]  # empty: OCR is off
     since_rel: str | None = None  # the pre frame of the last high-risk step, for the final frame's read
     wanted: int = 0  # regions asked for (read or not)
     last_post: bytes | None = None  # the content digest of the last high-risk step's post frame, once read
+    used: Reader | None = None  # the reader, once a region asked for it
+
+    def reader(self) -> Reader | None:
+        """The process's OCR, built when a region first needs it (a run whose every step has a DOM snapshot
+        never loads Tesseract), or None when it is not installed."""
+        if self.used is None:
+            eng, _missing = ocr.engine()
+            self.used = Reader(eng) if eng is not None else None
+        return self.used
 
     def scale(self, run: Run, frame: Frame) -> float:
         """The frame's pixels per CSS pixel (2 for a HiDPI capture of the declared screen)."""
@@ -342,13 +350,13 @@ class _ScreenPlan:
 
 def _screen_plan(run: Run, plan: RefereePlan, opts: ScoreOptions) -> _ScreenPlan:
     if opts.ocr == "off":
-        return _ScreenPlan(None, [])
-    eng, _missing = ocr.engine()
+        return _ScreenPlan([])
     risks = [highrisk.classify(s.action.type, s.action.keys, s.reasoning, s.action.text, s.action.extra).high_risk
              for s in run.steps]
-    sp = _ScreenPlan(Reader(eng) if eng is not None else None, risks)
+    sp = _ScreenPlan(risks)
     last = next((i for i in range(len(risks) - 1, -1, -1) if risks[i]), None)
-    if last is not None and plan.frame_rel and claims.claim_of(run).claimed:
+    if last is not None and plan.frame_rel and (opts.ocr == "always" or plan.dom_rel is None) \
+            and claims.claim_of(run).claimed:
         sp.since_rel = run.steps[last].frame_pre
     return sp
 
@@ -390,10 +398,10 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
     final_screen = _read_final(run, sp, plan, frames, screen, opts)
     referee = load_referee(run, run_dir, plan, frames, doms)
     problems = frames.problems + doms.problems + step_problems + referee.problems
-    read = sp.reader is not None and any(screen) or bool(final_screen)
+    reader = sp.used
+    read = reader is not None and (any(screen) or bool(final_screen))
     return LoadedRun(evidence, pages, transitions, referee, frames.decoded, problems, screen, final_screen,
-                     0 if sp.reader is not None else sp.wanted,
-                     sp.reader.engine.version if read and sp.reader is not None else None)
+                     0 if reader is not None else sp.wanted, reader.engine.version if read and reader else None)
 
 
 def _read_step(run: Run, s: Step, i: int, sp: _ScreenPlan, pre: Any, post: Any, ev: ImageEvidence,
@@ -406,12 +414,13 @@ def _read_step(run: Run, s: Step, i: int, sp: _ScreenPlan, pre: Any, post: Any, 
     if opts.ocr != "always" and s.page is not None and s.page.dom_after:
         return []
     sp.wanted += 1
-    if sp.reader is None:
+    reader = sp.reader()
+    if reader is None:
         return []
     post_digest = frames.digest_of(s.frame_post)
     if not any(sp.high_risk[i + 1:]):
         sp.last_post = post_digest
-    return read_change(sp.reader, pre, post, (frames.digest_of(s.frame_pre), post_digest), ev.change,
+    return read_change(reader, pre, post, (frames.digest_of(s.frame_pre), post_digest), ev.change,
                        sp.scale(run, post))
 
 
@@ -432,8 +441,9 @@ def _read_final(run: Run, sp: _ScreenPlan, plan: RefereePlan, frames: FrameCache
     if isinstance(before, Frame) and isinstance(final, Frame) and not already \
             and (opts.ocr == "always" or plan.dom_rel is None):
         sp.wanted += 1
-        if sp.reader is not None:
-            out = read_since(sp.reader, before, final, (frames.digest_of(sp.since_rel),
+        reader = sp.reader()
+        if reader is not None:
+            out = read_since(reader, before, final, (frames.digest_of(sp.since_rel),
                                                         frames.digest_of(plan.frame_rel)),
                              opts.pixel_tolerance, sp.scale(run, final))
     frames.release(sp.since_rel)
