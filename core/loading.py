@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trajcheck.analyzers import claims, highrisk
 from trajcheck.analyzers.ambient import Transition, transition_of
 from trajcheck.analyzers.contract import ContractState, Picture, hashed_regions
 from trajcheck.analyzers.page import PageFacts, page_facts
@@ -38,8 +37,7 @@ from .frames import Frame, FrameError, decode, read_frame_file, region_box, to_f
 from .options import ScoreOptions
 from .refcache import RefCountedCache
 from .runfiles import safe_join
-from .screenread import Reader, read_change, read_since
-from . import ocr
+from .screenread import ScreenPlan
 
 _FRAME_HINTS = {Slug.FRAMES_MISSING: "re-export the run with its screenshots, or drop the reference",
                 Slug.FRAME_TOO_LARGE: "screenshots over Pillow's MAX_IMAGE_PIXELS are refused as decompression bombs"}
@@ -322,51 +320,12 @@ def _gap(s: Step, nxt: Step | None, post: Any, frames: FrameCache, tolerance: in
     return t
 
 
-@dataclass
-class _ScreenPlan:
-    """Which steps' changes OCR reads (high-risk steps, where no DOM says what the page showed), and for a run
-    that claims success, the frame before its last high-risk action (kept to compare the final frame with)."""
-
-    high_risk: list[bool]  # empty: OCR is off
-    since_rel: str | None = None  # the pre frame of the last high-risk step, for the final frame's read
-    wanted: int = 0  # regions asked for (read or not)
-    last_post: bytes | None = None  # the content digest of the last high-risk step's post frame, once read
-    used: Reader | None = None  # the reader, once a region asked for it
-
-    def reader(self) -> Reader | None:
-        """The process's OCR, built when a region first needs it (a run whose every step has a DOM snapshot
-        never loads Tesseract), or None when it is not installed."""
-        if self.used is None:
-            eng, _missing = ocr.engine()
-            self.used = Reader(eng) if eng is not None else None
-        return self.used
-
-    def scale(self, run: Run, frame: Frame) -> float:
-        """The frame's pixels per CSS pixel (2 for a HiDPI capture of the declared screen)."""
-        if not run.screen_width or run.screen_width <= 0:
-            return 1.0
-        return max(1.0, min(4.0, round(frame.width / run.screen_width * 2) / 2))
-
-
-def _screen_plan(run: Run, plan: RefereePlan, opts: ScoreOptions) -> _ScreenPlan:
-    if opts.ocr == "off":
-        return _ScreenPlan([])
-    risks = [highrisk.classify(s.action.type, s.action.keys, s.reasoning, s.action.text, s.action.extra).high_risk
-             for s in run.steps]
-    sp = _ScreenPlan(risks)
-    last = next((i for i in range(len(risks) - 1, -1, -1) if risks[i]), None)
-    if last is not None and plan.frame_rel and (opts.ocr == "always" or plan.dom_rel is None) \
-            and claims.claim_of(run).claimed:
-        sp.since_rel = run.steps[last].frame_pre
-    return sp
-
-
 def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> LoadedRun:
     """Read every frame and DOM snapshot of ``run`` once, step by step, keeping only what later needs."""
     steps = run.steps
     frame_uses, dom_uses = uses(steps)
     frame_uses.update(r for r in [plan.frame_rel, *plan.since.values()] if r)  # kept for the referee
-    sp = _screen_plan(run, plan, opts)
+    sp = ScreenPlan.of(run, opts.ocr, plan.frame_rel, plan.dom_rel is not None)
     if sp.since_rel:
         frame_uses[sp.since_rel] += 1  # kept for the final frame's read
     if plan.dom_rel:
@@ -383,7 +342,8 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
         post = frames.get(s.frame_post, s, "frames.post")
         ev = step_evidence(run, s, pre, post, opts.pixel_tolerance, step_problems)
         evidence.append(ev)
-        screen.append(_read_step(run, s, i, sp, pre, post, ev, frames, opts))
+        screen.append(sp.read_step(run, i, pre, post, ev.change, (frames.digest_of(s.frame_pre),
+                                                                   frames.digest_of(s.frame_post))))
         t = transition_of(s, ev)
         frames.release(s.frame_pre)
         gap = _gap(s, steps[i + 1] if i + 1 < len(steps) else None, post, frames, opts.pixel_tolerance)
@@ -395,56 +355,13 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
         if s.page:
             doms.release(s.page.dom_before)
             doms.release(s.page.dom_after)
-    final_screen = _read_final(run, sp, plan, frames, screen, opts)
+    final_screen = sp.read_final(run, screen, frames.cache.get(sp.since_rel) if sp.since_rel else None,
+                                 frames.cache.get(plan.frame_rel) if plan.frame_rel else None,
+                                 (frames.digest_of(sp.since_rel), frames.digest_of(plan.frame_rel)),
+                                 opts.pixel_tolerance)
+    if sp.since_rel:
+        frames.release(sp.since_rel)
     referee = load_referee(run, run_dir, plan, frames, doms)
     problems = frames.problems + doms.problems + step_problems + referee.problems
-    reader = sp.used
-    read = reader is not None and (any(screen) or bool(final_screen))
     return LoadedRun(evidence, pages, transitions, referee, frames.decoded, problems, screen, final_screen,
-                     0 if reader is not None else sp.wanted, reader.engine.version if read and reader else None)
-
-
-def _read_step(run: Run, s: Step, i: int, sp: _ScreenPlan, pre: Any, post: Any, ev: ImageEvidence,
-               frames: FrameCache, opts: ScoreOptions) -> list[ScreenRead]:
-    """What OCR reads of step ``s``'s change: a high-risk step whose frames changed, where no DOM snapshot
-    after it says what the page showed (``--ocr always``: DOM or not)."""
-    if not sp.high_risk or not sp.high_risk[i] or ev.change is None or not ev.change.changed \
-            or not isinstance(pre, Frame) or not isinstance(post, Frame):
-        return []
-    if opts.ocr != "always" and s.page is not None and s.page.dom_after:
-        return []
-    sp.wanted += 1
-    reader = sp.reader()
-    if reader is None:
-        return []
-    post_digest = frames.digest_of(s.frame_post)
-    if not any(sp.high_risk[i + 1:]):
-        sp.last_post = post_digest
-    return read_change(reader, pre, post, (frames.digest_of(s.frame_pre), post_digest), ev.change,
-                       sp.scale(run, post))
-
-
-def _read_final(run: Run, sp: _ScreenPlan, plan: RefereePlan, frames: FrameCache, screen: list[list[ScreenRead]],
-                opts: ScoreOptions) -> list[ScreenRead]:
-    """What appeared on the final frame of a run that claims success since its last high-risk action, where no
-    DOM snapshot of the final state says it; releases the frame kept for it."""
-    if sp.since_rel is None:
-        return []
-    before = frames.cache.get(sp.since_rel)
-    final = frames.cache.get(plan.frame_rel) if plan.frame_rel else None
-    last = next(i for i in range(len(sp.high_risk) - 1, -1, -1) if sp.high_risk[i])
-    out: list[ScreenRead] = []
-    # the final frame is the last high-risk step's post frame (its file, or the same bytes), read already
-    same = plan.frame_rel == run.steps[last].frame_post \
-        or (sp.last_post is not None and frames.digest_of(plan.frame_rel) == sp.last_post)
-    already = bool(screen[last]) and same
-    if isinstance(before, Frame) and isinstance(final, Frame) and not already \
-            and (opts.ocr == "always" or plan.dom_rel is None):
-        sp.wanted += 1
-        reader = sp.reader()
-        if reader is not None:
-            out = read_since(reader, before, final, (frames.digest_of(sp.since_rel),
-                                                        frames.digest_of(plan.frame_rel)),
-                             opts.pixel_tolerance, sp.scale(run, final))
-    frames.release(sp.since_rel)
-    return out
+                     sp.unread, sp.engine_version(any(screen) or bool(final_screen)))

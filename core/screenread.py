@@ -12,9 +12,12 @@ a new screen and is read as one region (:func:`trajcheck.analyzers.screentext.is
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from trajcheck.analyzers import claims, highrisk
 from trajcheck.analyzers.pixeldiff import ChangeMap, diff_frames
 from trajcheck.analyzers.screentext import ScreenRead, TextLine, is_new_screen
+from trajcheck.schemas.records import Run
 
 from . import ocr
 from .box import Box
@@ -113,3 +116,90 @@ def read_since(reader: Reader, before: Frame, final: Frame, digests: tuple[bytes
         box = Box(0, 0, final.width, final.height)
         return [ScreenRead(box, reader.read(final, digests[1], box, scale), (), True)]
     return read_change(reader, before, final, digests, change, scale)
+
+
+@dataclass
+class ScreenPlan:
+    """What one run's scoring reads on screen: the changes of its high-risk steps where no DOM snapshot after
+    them says what the page showed (``always``: DOM or not), and for a run that claims success, what appeared on
+    its final frame since the frame before its last high-risk action (``since_rel``, kept in memory for it)."""
+
+    mode: str  # auto | always | off
+    high_risk: list[bool]  # per step; empty when OCR is off
+    since_rel: str | None = None  # the pre frame of the last high-risk step, for the final frame's read
+    wanted: int = 0  # regions asked for (read or not)
+    last_post: bytes | None = None  # the content digest of the last high-risk step's post frame, once read
+    used: Reader | None = None  # the reader, once a region asked for it
+
+    @classmethod
+    def of(cls, run: Run, mode: str, final_rel: str | None, final_has_dom: bool) -> "ScreenPlan":
+        """The plan of ``run``: ``final_rel`` is the frame the referee judges, ``final_has_dom`` whether a DOM
+        snapshot of that state exists."""
+        if mode == "off":
+            return cls(mode, [])
+        risks = [highrisk.classify(s.action.type, s.action.keys, s.reasoning, s.action.text,
+                                   s.action.extra).high_risk for s in run.steps]
+        sp = cls(mode, risks)
+        last = sp.last_high_risk()
+        if last is not None and final_rel and (mode == "always" or not final_has_dom) \
+                and claims.claim_of(run).claimed:
+            sp.since_rel = run.steps[last].frame_pre
+        return sp
+
+    def last_high_risk(self) -> int | None:
+        return next((i for i in range(len(self.high_risk) - 1, -1, -1) if self.high_risk[i]), None)
+
+    def reader(self) -> Reader | None:
+        """The process's OCR, built when a region first needs it (a run whose every step has a DOM snapshot
+        never loads Tesseract), or None when it is not installed."""
+        if self.used is None:
+            eng, _missing = ocr.engine()
+            self.used = Reader(eng) if eng is not None else None
+        return self.used
+
+    @property
+    def unread(self) -> int:
+        """Regions asked for and not read (OCR not installed)."""
+        return 0 if self.used is not None else self.wanted
+
+    def engine_version(self, read: bool) -> str | None:
+        return self.used.engine.version if read and self.used is not None else None
+
+    @staticmethod
+    def scale(run: Run, frame: Frame) -> float:
+        """The frame's pixels per CSS pixel (2 for a HiDPI capture of the declared screen)."""
+        if not run.screen_width or run.screen_width <= 0:
+            return 1.0
+        return max(1.0, min(4.0, round(frame.width / run.screen_width * 2) / 2))
+
+    def read_step(self, run: Run, i: int, pre: Any, post: Any, change: ChangeMap | None,
+                  digests: tuple[bytes | None, bytes | None]) -> list[ScreenRead]:
+        """What OCR reads of step ``i``'s change (frames ``pre``, ``post``, either possibly not decoded)."""
+        if not self.high_risk or not self.high_risk[i] or change is None or not change.changed \
+                or not isinstance(pre, Frame) or not isinstance(post, Frame):
+            return []
+        page = run.steps[i].page
+        if self.mode != "always" and page is not None and page.dom_after:
+            return []
+        self.wanted += 1
+        reader = self.reader()
+        if reader is None:
+            return []
+        if not any(self.high_risk[i + 1:]):
+            self.last_post = digests[1]
+        return read_change(reader, pre, post, digests, change, self.scale(run, post))
+
+    def read_final(self, run: Run, screen: list[list[ScreenRead]], before: Any, final: Any,
+                   digests: tuple[bytes | None, bytes | None], tolerance: int) -> list[ScreenRead]:
+        """What appeared on the ``final`` frame since ``before`` (the frame ``since_rel``), unless the final frame
+        is the last high-risk step's post frame (its file, or the same bytes) and that was read already."""
+        last = self.last_high_risk()
+        if self.since_rel is None or last is None or not isinstance(before, Frame) or not isinstance(final, Frame):
+            return []
+        if screen[last] and self.last_post is not None and digests[1] == self.last_post:
+            return []  # the same bytes as the last high-risk step's post frame (often the same file), read
+        self.wanted += 1
+        reader = self.reader()
+        if reader is None:
+            return []
+        return read_since(reader, before, final, digests, tolerance, self.scale(run, final))
