@@ -51,4 +51,10 @@ MIGRATIONS: tuple[Migration, ...] = (
               {"runs": ("reference_steps", "efficiency", "states_distinct", "states_returning", "oscillations",
                         "stalled_from_step", "no_net_progress"),
                "steps": ("state_id", "state_kind", "state_returns_to", "oscillation_id")}),
+    Migration(7, "Warnings and what followed (issue 30): per step warned on, what the agent did next under each rule, "
+                 "whether it was shown the warning and whether the step in fact had an effect; per run, the "
+                 "warnings recovered from, repeated, and false.",
+              {"runs": ("warnings_recovered", "warnings_repeated", "warnings_false", "warnings_false_checked"),
+               "steps": ("warning_followup", "warning_followup_step", "warning_followup_seed", "warning_shown",
+                         "warning_shown_source", "effect_in_fact", "effect_in_fact_basis")}),
 )

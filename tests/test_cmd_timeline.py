@@ -35,7 +35,10 @@ SUBSCRIBED = "New message appeared: Subscribed! Check your inbox to confirm."
 #: What every step of the run shares: no keys, text or URL typed, the executor succeeded, no navigation,
 #: no drift loop.
 COMMON = {"action_keys": None, "action_text": None, "action_url": None, "executor_ok": True,
-          "executor_error": None, "url_before": URL, "url_after": URL, "loop_id": None, "loop_len": None}
+          "executor_error": None, "url_before": URL, "url_after": URL, "loop_id": None, "loop_len": None,
+          # no warning: nothing followed one
+          "warning_followup": None, "warning_followup_step": None, "warning_shown": None,
+          "warning_shown_source": None, "effect_in_fact": None, "effect_in_fact_basis": None}
 CONSENT_ON = {
     "run": {
         "run_id": "consent-overlay-on", "task_id": "newsletter-subscribe",
@@ -72,6 +75,11 @@ CONSENT_ON = {
          "effect_high_risk": True, "action_effect_observed": False, "effect_reason": "no_pixel_change",
          "action_effect_observed_seed": False, "effect_global_distance": 0, "effect_region_distance": 0,
          "effect_feedback": WARNING, "recorded_feedback": WARNING,
+         # the agent accepted the banner (step 2, another target, not high-risk), then clicked Subscribe again
+         # (step 3, the same element) and the message appeared; the runner's recorded feedback carries the
+         # warning; the URL and the page's skeleton stayed as they were and no frame came before step 2 acted
+         "warning_followup": "recovered", "warning_followup_step": 3, "warning_shown": True,
+         "warning_shown_source": "recorded_feedback", "effect_in_fact": False,
          "pred_prediction": "frame_changed", "pred_held": False,
          # no_observed_effect -0.4, prediction_failed -0.3
          "reward_score": -0.7, "reward_class": "negative",
@@ -133,6 +141,7 @@ def test_timeline_text_of_the_swallowed_click(sample_ledger: Path, width100: Non
         "          Extension reported URL changed: false | prediction frame_changed: FAILED",
         "hint      clicked (no visible change); WARNING: high-risk action had no observed effect",
         "          (no_pixel_change)",
+        "then      recovered at step 3 | shown to the agent (recorded_feedback)",
         "reward    -0.70 negative  no_observed_effect, prediction_failed (confidence 0.85)",
         "",
         "step 2    CLICK (1072, 699)",
@@ -196,6 +205,8 @@ def test_a_drift_loop_and_an_executor_error(sample_ledger: Path, width100: None)
         "          false | drift loop 1 (5 steps)",
         "hint      clicked (no visible change); WARNING: high-risk action had no observed effect",
         "          (only_render_noise)",
+        # the same dead click at step 3; the verifier-off arm's runner injected nothing
+        "then      REPEATED at step 3 | not shown to the agent (run_config)",
         "reward    -0.95 negative  drift_loop: repetition 2, no_observed_effect (confidence 0.85)",
         "",
     ]
