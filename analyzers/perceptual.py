@@ -97,6 +97,14 @@ def _seed_verdict(ev: ImageEvidence, threshold: int) -> tuple[bool, EffectReason
     return False, EffectReason.GLOBAL_AND_REGION_STABLE if r is not None else EffectReason.GLOBAL_STABLE
 
 
+def seed_changed(ev: ImageEvidence, threshold: int) -> bool | None:
+    """The seed's literal test on any step's two frames, high-risk or not (None without them): what a retry
+    that is not itself high-risk did, under the seed's rule."""
+    if ev.problem or ev.global_distance is None:
+        return None
+    return _seed_verdict(ev, threshold)[0]
+
+
 _FALSE_REASONS = {"outline": EffectReason.ONLY_FOCUS_OUTLINE, "caret": EffectReason.ONLY_CARET,
                   "ambient": EffectReason.ONLY_AMBIENT_CHANGE, "restyle": EffectReason.ONLY_POINTER_RESTYLE,
                   "noise": EffectReason.ONLY_RENDER_NOISE}

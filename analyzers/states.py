@@ -94,13 +94,15 @@ def same_screen(a: FrameSig, b: FrameSig, opts: StateOptions, close: bool = Fals
 @dataclass(frozen=True)
 class StepState:
     """Where one step's post frame is: its state (numbered from 0 in the run), how the step got there, and
-    for a return the step at which that state was first seen (``before``: seen in that step's pre frame)."""
+    for a return the step at which that state was first seen (``before``: seen in that step's pre frame).
+    ``pre`` is the state of its pre frame (the previous post frame's when it has none of its own)."""
 
     state: int | None = None
     kind: Kind | None = None
     first_step: int | None = None
     first_before: bool = False
     oscillation: int | None = None  # the oscillation the step is part of, numbered from 1
+    pre: int | None = None
 
 
 @dataclass(frozen=True)
@@ -218,18 +220,18 @@ def track(indices: Sequence[int], pre: Sequence[FrameSig | None], post: Sequence
             pre_state = t.place(p, idx, True)[0]
         prev = q
         if q is None:
-            out.append(StepState())
+            out.append(StepState(pre=pre_state))
             last = None
             continue
         if p is not None and same_screen(p, q, opts) and pre_state is not None:
-            out.append(StepState(pre_state, "same"))
+            out.append(StepState(pre_state, "same", pre=pre_state))
             last = pre_state
             continue
         sid, new = t.place(q, idx, False, close=True)
         st = t.states[sid]
         kind: Kind = "new" if new else ("same" if sid == pre_state else "return")
         out.append(StepState(sid, kind, None if kind != "return" else st.first_step,
-                             kind == "return" and st.before))
+                             kind == "return" and st.before, pre=pre_state))
         last = sid
     out = _oscillations(out)
     return out, _summary(indices, out, len(t.states), t)
@@ -268,7 +270,7 @@ def _oscillations(steps: list[StepState]) -> list[StepState]:
             for k in range(i, j + 1):
                 marks[k] = osc
         i = j + 1
-    return [StepState(s.state, s.kind, s.first_step, s.first_before, m) for s, m in zip(steps, marks)]
+    return [StepState(s.state, s.kind, s.first_step, s.first_before, m, s.pre) for s, m in zip(steps, marks)]
 
 
 def _summary(indices: Sequence[int], steps: list[StepState], n_states: int, t: _Tracker) -> RunStates:

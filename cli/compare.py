@@ -29,14 +29,33 @@ def num(v: float | None, fmt: str = ".2f") -> str:
 def arm_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     cols = ["arm", "runs", "tasks", "success", "uncertain", "unknown", "false_claim", "by_evidence",
             "steps_to_done", "no_effect/run", "loops/run", "mean_reward", "steps_returning", "stalled_from",
-            "no_net_progress", "verdicts"]
+            "no_net_progress", "verdicts", "warnings", "recovered_after_warning", "false_warnings"]
     rows = [[a["arm"], a["runs"], a["tasks"], pct(a["success"]), pct(a["uncertain"]), pct(a["unknown"]),
              pct(a["false_claim"]), a["verdict_from_evidence"], num(a["mean_steps_to_done"], ".1f"),
              num(a["no_effect_per_run"]), num(a["loops_per_run"]), num(a["mean_reward"]),
              "-" if a["steps_returning"] is None else f"{100 * a['steps_returning']:.1f}%",
              num(a["mean_stalled_from_step"], ".1f"), pct(a["no_net_progress"]) if a["no_net_progress"] else "-",
-             _verdicts(a["verdicts"])]
+             _verdicts(a["verdicts"]), *_warnings(a["warnings"])]
             for a in c["arms"]]
+    return cols, rows
+
+
+def _warnings(w: dict[str, Any] | None) -> list[Any]:
+    """An arm's warnings in three cells: how many, the recovery rate after one, the share of false ones."""
+    if not w:
+        return ["-", "-", "-"]
+    return [w["count"], pct(w["recovered"]), pct(w["false"])]
+
+
+def warning_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    """What followed the warnings, per arm: one column per follow-up, and whether the agent was shown them."""
+    arms = [a for a in c["arms"] if a["warnings"] and a["warnings"]["count"]]
+    if not arms:
+        return [], []
+    kinds = list(arms[0]["warnings"]["followups"])
+    cols = ["arm", "warnings", "shown", "not shown", *[k.replace("_", " ") for k in kinds]]
+    rows = [[a["arm"], a["warnings"]["count"], a["warnings"]["shown"]["shown"], a["warnings"]["shown"]["not_shown"],
+             *[a["warnings"]["followups"][k] for k in kinds]] for a in arms]
     return cols, rows
 
 
@@ -79,7 +98,9 @@ def compare(
     """Compare ablation arms: success with 95% Wilson intervals, paired difference with an
     interval that holds for its number of pairs (Newcombe's score interval below 30 pairs, a
     seeded percentile bootstrap from 30), exact McNemar test, per-task wins, and what the
-    verifier-off arm missed. Runs without a value of --by are counted apart, not an arm.
+    verifier-off arm missed. Per arm, the verifier's warnings: what followed them, the
+    recovery rate after a warning and the share of false warnings (Wilson intervals over
+    warnings). Runs without a value of --by are counted apart, not an arm.
 
     Example: trajcheck compare ledger/ --by config.perceptual_verifier --baseline false
     """
@@ -101,6 +122,9 @@ def compare(
     if data["runs_without_value"]:
         err.print(f"{data['runs_without_value']} runs have no value of {data['by']} and are not compared "
                   "(--include-missing makes them an arm)", highlight=False)
+    wc, wr = warning_rows(data)
+    if wr:
+        emit(wc, wr, fmt, title="after a warning (trajcheck's rule): what the agent did next")
     if data["paired"]:
         pc, pr = pair_rows(data)
         emit(pc, pr, fmt, title="paired by task_id and trial")

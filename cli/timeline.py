@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from trajcheck.errors import LedgerError
+from trajcheck.reasons import WarningFollowup
 
 from .common import Exit, out, print_json
 from .exits import Outcome, exit_on_error
@@ -51,6 +52,28 @@ def _state(s: dict[str, Any]) -> str:
     return " | ".join(parts) or "-"
 
 
+#: What followed a warning, in words, and its style.
+_FOLLOWED: dict[str, tuple[str, str]] = {
+    WarningFollowup.RECOVERED: ("recovered at step {n}", "green"),
+    WarningFollowup.REPEATED: ("REPEATED at step {n}", "red"),
+    WarningFollowup.MOVED_ON: ("moved on at step {n}", ""),
+    WarningFollowup.DECLARED_DONE: ("declared done at step {n}", "red"),
+    WarningFollowup.RUN_ENDED: ("run ended", ""),
+}
+
+
+def _followed(s: dict[str, Any]) -> Text:
+    """The lane under a warning: what the agent did next, whether it saw the warning, whether it was false."""
+    f = s.get("warning_followup")
+    words, style = _FOLLOWED.get(f or "", ("no decision: step {n} has no frames", ""))
+    t = Text(words.format(n=s.get("warning_followup_step")), style=style)
+    seen = {True: "shown to the agent", False: "not shown to the agent", None: "shown: unknown"}[s.get("warning_shown")]
+    t.append(f" | {seen}" + (f" ({s['warning_shown_source']})" if s.get("warning_shown_source") else ""))
+    if s.get("effect_in_fact"):
+        t.append(f" | FALSE WARNING: an effect after all ({s['effect_in_fact_basis']})", style="bold yellow")
+    return t
+
+
 def _lanes(rows: list[tuple[str, Text | str]]) -> Table:
     """Label and text side by side, so wrapped lines keep their indentation."""
     grid = Table.grid(padding=(0, 1))
@@ -62,7 +85,7 @@ def _lanes(rows: list[tuple[str, Text | str]]) -> Table:
 
 
 def render(data: dict[str, Any]) -> Group:
-    """The timeline: lanes action -> state -> hint -> reward per step, then the referee."""
+    """The timeline: lanes action -> state -> hint (and what followed it) -> reward per step, then the referee."""
     r = data["run"]
     parts: list[Any] = []
     head = Text(f"run {r['run_id']}", style="bold")
@@ -79,6 +102,7 @@ def render(data: dict[str, Any]) -> Group:
         rows.append(("state", _state(s)))
         if s["effect_feedback"]:
             rows.append(("hint", Text(s["effect_feedback"], style="yellow")))
+            rows.append(("then", _followed(s)))
         if s.get("screen_text") is not None:
             rows.append(("screen", _screen(s)))
         style = {"strong_positive": "green", "weak_positive": "green", "negative": "red",

@@ -10,7 +10,9 @@ hands each one what the earlier ones found:
    ``referee``);
 4. per step, looking back: the evidence reward (``lookback`` over ``reward``);
 5. per run: the evidence referee (``evidence``), the evaluator, the agent's claim (``claims``), and the final
-   verdict (``referee.decide``).
+   verdict (``referee.decide``);
+6. per step, looking ahead: what followed each warning of the verifier, and whether it was shown or false
+   (``followup``).
 
 A new analyzer is one entry here, its findings one attribute of :class:`StepFindings` or
 :class:`RunFindings`, and its columns one line each in :mod:`trajcheck.schemas.ledger`.
@@ -21,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from trajcheck.analyzers import claims, contract as contract_mod, evidence as evidence_mod, highrisk, loops, \
-    lookback, perceptual, predictions, progress, referee, screentext, states as states_mod
+from trajcheck.analyzers import claims, contract as contract_mod, evidence as evidence_mod, followup, highrisk, \
+    loops, lookback, perceptual, predictions, progress, referee, screentext, states as states_mod
 from trajcheck.analyzers.ambient import learn_per_page, page_of
 from trajcheck.analyzers.answers import answer_matches
 from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult
@@ -56,6 +58,7 @@ class StepFindings:
     gate: bool  # no_observed_delta_after_waits
     state: states_mod.StepState  # where the step's post frame is: a new screen, a return, the same
     screen: screentext.ScreenFinding | None = None  # what OCR read of the step's change (None: not read)
+    follow: followup.Followup = followup.NONE  # after a warning: what the agent did, was it shown, was it false
 
 
 @dataclass
@@ -127,6 +130,32 @@ def _evidence_steps(findings: list[StepFindings], final: screentext.ScreenFindin
     return out
 
 
+def _follow_steps(found: list[StepFindings], threshold: int) -> list[followup.FollowStep]:
+    """What the follow-up of the verifier's warnings reads of each step, from the findings already computed."""
+    out = []
+    prev: Step | None = None
+    for sf in found:
+        s, p, st = sf.step, sf.step.page, sf.state
+        # a pre frame of its own (not the previous step's post frame) shows the screen just before this step
+        own_pre = st.pre if prev is not None and sf.ev.pre_hash is not None and s.frame_pre != prev.frame_post \
+            else None
+        out.append(followup.FollowStep(
+            index=s.index, action_type=s.action.type, key=loops.step_key(s), element=s.action.element,
+            point=s.action.point, high_risk=sf.risk.high_risk, verdict=sf.effect.action_effect_observed,
+            changed=sf.effect.content_changed, verdict_seed=sf.effect.action_effect_observed_seed,
+            changed_seed=perceptual.seed_changed(sf.ev, threshold), url_before=p.url_before if p else None,
+            url_after=p.url_after if p else None, dom_changed=sf.page.obs.meaningful_change, state=st.state,
+            own_pre_state=own_pre, recorded_feedback=s.recorded_feedback,
+            recorded_effect=s.recorded_effect))
+        prev = s
+    return out
+
+
+def _passed_by_others(verdict: Verdict) -> bool:
+    """Did the run pass by a contract, an evaluator or a judge (not by its own evidence alone)?"""
+    return verdict.final == "pass" and bool({"contract", "evaluator", "judge"} & set(verdict.source.split("+")))
+
+
 def _page_key(url: str | None) -> str | None:
     """The page a frame shows, for telling states apart: its URL without the fragment."""
     return url.split("#", 1)[0] if url else None
@@ -185,6 +214,10 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     claim = claims.claim_of(run)
     verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator,
                              claims.ended_without_answer(run, claim))
+    follows = followup.followups(_follow_steps(found, po.threshold), run.perceptual_verifier_recorded,
+                                 _passed_by_others(verdict))
+    for sf, f in zip(found, follows):
+        sf.follow = f
     return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim, run_states,
                        stalled, _reference_steps(run, contract, opts), final_screen, loaded.ocr_engine)
 

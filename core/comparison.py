@@ -6,6 +6,9 @@ Success is the referee's ``eval_final_verdict = 'pass'``; where a run has no
 verdict at all (``unknown``), an external evaluator's ``outcome_score`` at or
 above ``success_score`` counts. The agent's own "done" never does. Uncertain and
 unknown runs are not successes and are reported in their own columns.
+
+Beyond the final success rate, each arm's warnings say whether the verifier helps: how often the agent
+recovered after a warning, and how many warnings were false (the step had an effect after all).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import ledger, stats
+from .reasons import WarningFollowup
 from .verdicts import Coverage, coverage
 from .errors import UsageError
 from .views import group_expr
@@ -69,6 +73,11 @@ def _load(ledger_dir: str | os.PathLike[str], arm_expr: str | None, label: str |
         rows = [dict(zip(cols, r)) for r in cur.fetchall()]
         unwarned = dict(con.execute("select run_id, count(*) from steps where action_effect_observed = false "
                                     "group by run_id").fetchall())
+        warned: dict[str, list[tuple[Any, ...]]] = {}
+        for run_id, *rest in con.execute(
+                "select run_id, warning_followup, warning_shown, effect_in_fact, count(*) from steps "
+                "where action_effect_observed = false group by all order by all").fetchall():
+            warned.setdefault(run_id, []).append(tuple(rest))
     finally:
         con.close()
     for r in rows:
@@ -76,7 +85,46 @@ def _load(ledger_dir: str | os.PathLike[str], arm_expr: str | None, label: str |
             r["arm"] = label
         r["arm"] = MISSING if r["arm"] is None else str(r["arm"])
         r["no_effect_steps"] = unwarned.get(r["run_id"], 0)
+        r["warned"] = warned.get(r["run_id"], [])
     return rows
+
+
+@dataclass(frozen=True)
+class Warnings:
+    """An arm's warnings of the verifier (steps where trajcheck's rule fired) and what followed them.
+
+    ``recovered``: warnings followed by a recovery, of those whose follow-up is known (docs/perceptual.md,
+    "After a warning"); ``false``: warnings on steps that in fact had an effect, of those with evidence to tell
+    (``effect_in_fact`` not null). The intervals are Wilson's over warnings, which are not independent when a
+    run has several (a loop of dead clicks): read them with ``followups`` and the runs' count."""
+
+    count: int
+    followups: dict[str, int]  # each follow-up's count; "unknown" for a follow-up the evidence cannot decide
+    shown: dict[str, int]  # shown / not_shown / unknown: was the WARNING line in the agent's feedback
+    recovered: stats.Rate
+    false: stats.Rate
+
+    def to_json(self) -> dict[str, Any]:
+        return {"count": self.count, "followups": self.followups, "shown": self.shown,
+                "recovered": self.recovered.to_json(), "false": self.false.to_json()}
+
+
+def _warnings(runs: list["RunOutcome"]) -> Warnings:
+    """The warnings of an arm's runs, from their steps (rows as :func:`_load` reads them)."""
+    followups = {str(v): 0 for v in WarningFollowup}
+    followups["unknown"] = 0
+    shown = {"shown": 0, "not_shown": 0, "unknown": 0}
+    in_fact = [0, 0]  # true, known
+    for o in runs:
+        for followup, was_shown, effect, n in o.row["warned"]:
+            followups["unknown" if followup is None else str(followup)] += n
+            shown["unknown" if was_shown is None else "shown" if was_shown else "not_shown"] += n
+            in_fact[0] += n if effect is True else 0
+            in_fact[1] += n if effect is not None else 0
+    count = sum(followups.values())
+    return Warnings(count, followups, shown,
+                    stats.wilson(followups[WarningFollowup.RECOVERED], count - followups["unknown"]),
+                    stats.wilson(*in_fact))
 
 
 @dataclass
@@ -99,6 +147,7 @@ class Arm:
     stalled_from: float | None = None  # mean stalled_from_step of the runs that stalled
     no_net_progress: stats.Rate | None = None  # runs that ended where they already were early on
     verdicts: Coverage | None = None  # how many runs have a verdict, by their strongest source
+    warnings: Warnings | None = None  # the verifier's warnings (trajcheck's rule) and what followed them
 
     def to_json(self) -> dict[str, Any]:
         return {"arm": self.name, "runs": self.runs, "invalid": self.invalid, "tasks": self.tasks,
@@ -109,7 +158,8 @@ class Arm:
                 "success_from_score": self.scored_by_score, "verdict_from_evidence": self.scored_by_evidence,
                 "steps_returning": _r(self.returning), "mean_stalled_from_step": _r(self.stalled_from),
                 "no_net_progress": self.no_net_progress.to_json() if self.no_net_progress else None,
-                "verdicts": self.verdicts.to_json() if self.verdicts else None}
+                "verdicts": self.verdicts.to_json() if self.verdicts else None,
+                "warnings": self.warnings.to_json() if self.warnings else None}
 
 
 def _r(v: float | None) -> float | None:
@@ -241,7 +291,8 @@ def _arm(name: str, runs: list[RunOutcome], invalid: int) -> Arm:
         returning=_mean([o.row["states_returning"] for o in runs]),
         stalled_from=_mean([o.row["stalled_from_step"] for o in runs]),
         no_net_progress=stats.wilson(sum(o.row["no_net_progress"] is True for o in runs), n),
-        verdicts=coverage(o.row for o in runs))
+        verdicts=coverage(o.row for o in runs),
+        warnings=_warnings(runs))
 
 
 def _key(o: RunOutcome) -> tuple[str, int | None]:

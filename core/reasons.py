@@ -143,6 +143,35 @@ class ClaimReason(StrEnum):
     OUTCOME_DONE = "outcome_done"
 
 
+class WarningFollowup(StrEnum):
+    """What the agent did after a step the perceptual verifier warned on (``warning_followup``,
+    ``warning_followup_seed``); the rules and their order are in docs/perceptual.md, "After a warning"."""
+
+    RECOVERED = "recovered"
+    REPEATED = "repeated"
+    MOVED_ON = "moved_on"
+    DECLARED_DONE = "declared_done"
+    RUN_ENDED = "run_ended"
+
+
+class WarningShownSource(StrEnum):
+    """Where ``warning_shown`` comes from (``warning_shown_source``)."""
+
+    RECORDED_FEEDBACK = "recorded_feedback"
+    RECORDED_VERDICT = "recorded_verdict"
+    RUN_CONFIG = "run_config"
+
+
+class EffectInFactBasis(StrEnum):
+    """What shows that a step the verifier warned on did have an effect (``effect_in_fact_basis``): a false
+    warning."""
+
+    URL_CHANGED = "url_changed"
+    DOM_CHANGED = "dom_changed"
+    LATER_FRAME = "later_frame"
+    RUN_PASSED = "run_passed"
+
+
 @dataclass(frozen=True)
 class Section:
     """One set of values: the ``title`` of its section in docs/reasons.md, the ledger ``columns``
@@ -202,6 +231,43 @@ SECTIONS: tuple[Section, ...] = (
                 _E.GLOBAL_AND_REGION_STABLE: "seed's rule: neither pHash changed (False)",
                 _E.GLOBAL_STABLE: "seed's rule: the whole frame's pHash did not change, and there is no region "
                                   "(False)",
+            }),
+    Section("After a warning", ("steps.warning_followup", "steps.warning_followup_seed"), WarningFollowup,
+            "the value itself, on a step the verifier warned on (trajcheck's rule, or the seed's for "
+            "warning_followup_seed); the first rule that matches a later step decides, in docs/perceptual.md's order",
+            {
+                WarningFollowup.RECOVERED: "a later retry on the same target, or the next high-risk action, had an "
+                                           "effect",
+                WarningFollowup.REPEATED: "the same action on the same target (a point within 16 px, or the same "
+                                          "element) again, with no effect",
+                WarningFollowup.MOVED_ON: "the next high-risk action was on another target and had no effect either, "
+                                          "or the agent acted on another page",
+                WarningFollowup.DECLARED_DONE: "the agent ended the run (DONE, an answer, or FAIL) before any of the "
+                                               "above",
+                WarningFollowup.RUN_ENDED: "the run ended (step budget, error, cut-off log) before any of the above",
+            }),
+    Section("Warning shown", ("steps.warning_shown_source",), WarningShownSource, "the value itself", {
+        WarningShownSource.RECORDED_FEEDBACK: "the feedback the runner recorded for the step (recorded.feedback) "
+                                              "carries a WARNING line, or does not",
+        WarningShownSource.RECORDED_VERDICT: "no feedback recorded: the runner's own verdict (recorded."
+                                             "action_effect_observed) was false, so its runner injected the line, or "
+                                             "true, so it did not",
+        WarningShownSource.RUN_CONFIG: "nothing recorded: the run's config.perceptual_verifier (the ablation arm) "
+                                       "says whether the runner injected warnings, on the steps trajcheck's rule "
+                                       "warned on",
+    }),
+    Section("Effect in fact", ("steps.effect_in_fact_basis",), EffectInFactBasis,
+            "the value itself, on a warned step that in fact had an effect (a false warning); the first that holds",
+            {
+                EffectInFactBasis.URL_CHANGED: "the step's URL changed",
+                EffectInFactBasis.DOM_CHANGED: "the step's DOM snapshots differ in the page's skeleton (an element, a "
+                                               "value, a message appeared or changed), though the screen did not "
+                                               "show it",
+                EffectInFactBasis.LATER_FRAME: "a later frame taken before the agent acted again shows another "
+                                               "screen (a delayed effect)",
+                EffectInFactBasis.RUN_PASSED: "the run passed by its contract, evaluator or judge, the warned step "
+                                              "was its last high-risk action, and no high-risk action of the run had "
+                                              "a visible effect",
             }),
     Section("Observation verdicts", ("steps.obs_reason",), ObservationReason, "the value itself", {
         ObservationReason.NO_CHANGE: "neither the URL, the page's skeleton nor the client witness changed",

@@ -18,7 +18,7 @@ from operator import attrgetter
 from typing import Any, Callable
 
 from trajcheck.analyzers import perceptual, reward
-from trajcheck.reasons import BLOCKING_CODES, code_of
+from trajcheck.reasons import BLOCKING_CODES, WarningFollowup, code_of
 from trajcheck.schemas.ledger import RUNS, STEPS, Column
 from trajcheck.schemas.version import SCHEMA_VERSION
 from trajcheck.schemas.records import Run
@@ -112,6 +112,7 @@ def _totals(f: RunFacts) -> dict[str, Any]:
     seed = perceptual.perceptual_summary(f.effects, seed=True)
     scores = [r["reward_score"] for r in rows]
     held = [r["pred_held"] for r in rows if r["pred_held"] is not None]
+    warned = [r for r in rows if r["action_effect_observed"] is False]  # trajcheck's rule fired: a warning
     out: dict[str, Any] = {
         "perceptual_summary": summary,
         "effect_checked": summary.get("checked", 0), "effect_no_effect": summary.get("no_effect", 0),
@@ -128,6 +129,10 @@ def _totals(f: RunFacts) -> dict[str, Any]:
         "pred_checked": len(held),
         "pred_accuracy": round(sum(held) / len(held), 4) if held else None,
         "obs_no_change_steps": sum(1 for r in rows if r["obs_something_changed"] is False),
+        "warnings_recovered": sum(1 for r in rows if r["warning_followup"] == WarningFollowup.RECOVERED),
+        "warnings_repeated": sum(1 for r in rows if r["warning_followup"] == WarningFollowup.REPEATED),
+        "warnings_false": sum(1 for r in warned if r["effect_in_fact"] is True),
+        "warnings_false_checked": sum(1 for r in warned if r["effect_in_fact"] is not None),
     }
     for k in reward.CLASSES:
         out[f"reward_{k}"] = sum(1 for r in rows if r["reward_class"] == k)

@@ -168,9 +168,11 @@ def compare_table(ledger_dir: str | os.PathLike[str], by: str | None, success_sc
     c = compare([ledger_dir], by, success_score)
     rows = []
     for a in c.arms:
+        w = a.warnings
         rows.append((_txt(a.name), _int(a.runs), _rate_cell(a.success), _rate_cell(a.uncertain),
                      _rate_cell(a.false_claim), _num(a.no_effect_per_run), _num(a.mean_reward), _pct(a.returning),
-                     _num(a.stalled_from, 1)))
+                     _num(a.stalled_from, 1), _int(w.count if w else None),
+                     _rate_cell(w.recovered) if w else Cell(None, "-"), _rate_cell(w.false) if w else Cell(None, "-")))
     note = ""
     for p in c.pairings:
         if p.difference is not None:
@@ -179,7 +181,7 @@ def compare_table(ledger_dir: str | os.PathLike[str], by: str | None, success_sc
                      f"{'-' if p.mcnemar_p is None else f'{p.mcnemar_p:.4f}'}")
     return ReportTable("compare", f"Arms by {by}; " + SUCCESS_NOTE.format(s=success_score) + note,
                        (by, "runs", "success", "uncertain", "false claims", "no-effect/run", "mean reward",
-                        "steps returning", "stalled from"),
+                        "steps returning", "stalled from", "warnings", "recovered after warning", "false warnings"),
                        tuple(rows))
 
 

@@ -20,6 +20,8 @@ TIMELINE_STEP_COLUMNS = (
     "executor_ok", "executor_error", "url_before", "url_after", "obs_observations", "obs_reason",
     "effect_high_risk", "action_effect_observed", "effect_reason", "action_effect_observed_seed",
     "effect_global_distance", "effect_region_distance", "effect_feedback", "recorded_feedback",
+    "warning_followup", "warning_followup_step", "warning_shown", "warning_shown_source", "effect_in_fact",
+    "effect_in_fact_basis",
     "loop_id", "loop_len", "pred_prediction", "pred_held", "reward_score", "reward_class", "reward_reasons",
     "reward_confidence", "state_id", "state_kind", "state_returns_to", "oscillation_id", "screen_text",
     "screen_text_boxes", "screen_text_new", "screen_messages", "screen_text_agrees",

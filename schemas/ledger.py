@@ -20,7 +20,8 @@ class Column:
 
     ``source`` is read by :mod:`trajcheck.rows`, which builds every row from these declarations:
     - a dotted path into the findings of the step (steps table: ``run``, ``step``, ``ev`` the image
-      evidence, ``risk``, ``effect``, ``page``, ``pred``, ``loop``, ``reward``, ``gate``) or of the run
+      evidence, ``risk``, ``effect``, ``page``, ``pred``, ``loop``, ``reward``, ``gate``, ``state``, ``follow``) or
+      of the run
       (runs table: ``run``, ``contract``, ``contract_result``, ``verdict``, ``ev_verdict``, ``claim``,
       ``evaluator``, ``n_frames``, ``totals``); a None on the way gives None;
     - optionally ``|str``, ``|list``, ``|box`` or ``|json``, a conversion of the value (see rows.CONVERT);
@@ -75,6 +76,10 @@ RUNS: tuple[Column, ...] = (
     _c("effect_checked_seed", I32, "totals.effect_checked_seed", "High-risk steps with a verdict (seed's literal rule)."),
     _c("effect_no_effect_seed", I32, "totals.effect_no_effect_seed", "Of those, steps with no observed effect (seed's literal rule)."),
     _c("effect_warning_steps", LI, "fn:effect_warning_steps", "Indices of the steps after which the runner injects the WARNING line (trajcheck's rule)."),
+    _c("warnings_recovered", I32, "totals.warnings_recovered", "Of the warnings (effect_no_effect, trajcheck's rule), those the agent recovered from: warning_followup recovered."),
+    _c("warnings_repeated", I32, "totals.warnings_repeated", "Of the warnings, those after which the agent repeated the same dead action: warning_followup repeated."),
+    _c("warnings_false", I32, "totals.warnings_false", "Of the warnings, those on steps that in fact had an effect (effect_in_fact): false warnings."),
+    _c("warnings_false_checked", I32, "totals.warnings_false_checked", "Of the warnings, those with evidence to tell a false one (effect_in_fact not null): the denominator of warnings_false."),
     _c("effect_recorded_agree", I32, "totals.effect_recorded_agree", "Steps whose recorded `action_effect_observed` equals the recomputed verdict."),
     _c("effect_recorded_disagree", I32, "totals.effect_recorded_disagree", "Steps whose recorded `action_effect_observed` differs from the recomputed verdict."),
     _c("reward_total", F64, "totals.reward_total", "Sum of the steps' reward_score."),
@@ -180,6 +185,13 @@ STEPS: tuple[Column, ...] = (
     _c("recorded_action_effect_observed", B, "step.recorded_effect", "The verdict the runner itself recorded (recorded.action_effect_observed)."),
     _c("recorded_feedback", S, "step.recorded_feedback", "The feedback line the runner recorded."),
     _c("effect_agrees_recorded", B, "analyzer:perceptual.agrees_with_recorded", "Does the recomputed verdict equal the recorded one (null when either is missing)."),
+    _c("warning_followup", S, "follow.followup", "On a step trajcheck's rule warned on (action_effect_observed false): what the agent did next: recovered, repeated, moved_on, declared_done or run_ended (docs/perceptual.md, \"After a warning\"); null elsewhere, or when the step that would decide has no frames."),
+    _c("warning_followup_step", I32, "follow.step", "The step that decided warning_followup (the retry, the next high-risk action, the DONE); null for run_ended."),
+    _c("warning_followup_seed", S, "follow.followup_seed", "The same under the seed's literal rule, on the steps it warned on (action_effect_observed_seed false)."),
+    _c("warning_shown", B, "follow.shown", "On a step either rule warned on: was the WARNING line shown to the agent (null: unknown); see warning_shown_source."),
+    _c("warning_shown_source", S, "follow.shown_source", "Where warning_shown comes from: recorded_feedback, recorded_verdict or run_config (config.perceptual_verifier)."),
+    _c("effect_in_fact", B, "follow.in_fact", "On a step either rule warned on: did it in fact have an effect, by evidence besides its two frames (URL, DOM, a later frame, the run's outcome): true is a false warning; null when the run records nothing to tell."),
+    _c("effect_in_fact_basis", S, "follow.in_fact_basis", "What shows the effect when effect_in_fact is true: url_changed, dom_changed, later_frame or run_passed."),
     _c("obs_observations", LS, "page.obs.observations|list", "The observation list: URL change, skeleton diff items (\"New message appeared: ...\"), focus, client witness."),
     _c("obs_url_changed", B, "page.obs.url_changed", "URL before differs from URL after (null without both)."),
     _c("obs_dom_changed", B, "page.obs.dom_changed", "The DOM snapshot's hash changed (null without both snapshots)."),

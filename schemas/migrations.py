@@ -58,4 +58,10 @@ MIGRATIONS: tuple[Migration, ...] = (
                         "ocr_engine"),
                "steps": ("screen_text", "screen_text_boxes", "screen_text_new", "screen_messages",
                          "screen_text_agrees")}),
+    Migration(8, "Warnings and what followed (issue 30): per step warned on, what the agent did next under each rule, "
+                 "whether it was shown the warning and whether the step in fact had an effect; per run, the "
+                 "warnings recovered from, repeated, and false.",
+              {"runs": ("warnings_recovered", "warnings_repeated", "warnings_false", "warnings_false_checked"),
+               "steps": ("warning_followup", "warning_followup_step", "warning_followup_seed", "warning_shown",
+                         "warning_shown_source", "effect_in_fact", "effect_in_fact_basis")}),
 )

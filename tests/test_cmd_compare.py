@@ -74,11 +74,34 @@ def paired_ledger(path: Path, outcomes: list[tuple[bool, bool]]) -> Path:
 #          and ticker-dead-send. Every run but captcha-blocked claims success: 7+4+4+4+4+7+6+6+6+5+4+6+6 = 69
 #          steps over 13 runs. One no-effect step each in consent-overlay-on, drift-loop-on, offscreen-modal-on,
 #          terms-checkbox-on, ticker-dead-send and validation-flash-on (6). Rewards sum to 17.9 + 3.95.
+def warnings(followups: dict[str, int], shown: int, not_shown: int, recovered: tuple[int, int],
+             false: tuple[int, int]) -> dict[str, Any]:
+    """An arm's warnings as the JSON output writes them: the follow-ups not named are 0."""
+    kinds = ("recovered", "repeated", "moved_on", "declared_done", "run_ended", "unknown")
+    count = sum(followups.values())
+    return {"count": count, "followups": {k: followups.get(k, 0) for k in kinds},
+            "shown": {"shown": shown, "not_shown": not_shown, "unknown": count - shown - not_shown},
+            "recovered": rate(*recovered), "false": rate(*false)}
+
+
+# The warnings (steps where trajcheck's rule fired, action_effect_observed false), read off the runs' steps:
+#   false: consent-overlay-off 1, offscreen-modal-off 1, terms-checkbox-off 1 and validation-flash-off 1 are
+#          followed by DONE (declared_done); drift-loop-off clicks the same dead Send at 938,429 five times: steps
+#          1-4 are followed by the same click (repeated), step 5 is the run's last (run_ended). None was shown: the
+#          runs record no feedback and config.perceptual_verifier is false. offscreen-modal-off's click mounted
+#          the confirmation dialog out of view (its DOM snapshots gain "Confirm delete"): the one false warning.
+#   true:  consent-overlay-on 1 (Subscribe under the cookie box; step 3 clicks #subscribe again and the
+#          message appears), drift-loop-on 1 (the next high-risk click, step 2, focuses the field), offscreen-modal-on
+#          1 (after a scroll, step 3's confirm navigates), terms-checkbox-on 1 (step 2 ticks the box) and
+#          validation-flash-on 1 (step 2 focuses the email field) are recovered; ticker-dead-send 3 is followed by
+#          two WAITs on an unchanged screen and DONE (declared_done). All six carry the WARNING line in their
+#          recorded feedback; offscreen-modal-on's is again the false one (the dialog in the DOM).
 FALSE_ARM = {"arm": "false", "runs": 5, "invalid": 0, "tasks": 5, "success": rate(0, 5), "uncertain": rate(0, 5),
              "unknown": rate(0, 5), "false_claim": rate(4, 5), "mean_steps_to_done": 2.0, "no_effect_per_run": 1.8,
              "loops_per_run": 0.2, "mean_reward": -2.07, "success_from_score": 0, "verdict_from_evidence": 0,
              "steps_returning": 0.0, "mean_stalled_from_step": None, "no_net_progress": rate(0, 5),
-             "verdicts": {"runs": 5, "with_verdict": 5, "by_source": {"contract": 5}, "unknown": 0}}
+             "verdicts": {"runs": 5, "with_verdict": 5, "by_source": {"contract": 5}, "unknown": 0},
+             "warnings": warnings({"repeated": 4, "declared_done": 4, "run_ended": 1}, 0, 9, (0, 9), (1, 9))}
 TRUE_ARM = {"arm": "true", "runs": 14, "invalid": 0, "tasks": 13, "success": rate(11, 14), "uncertain": rate(1, 14),
             "unknown": rate(0, 14), "false_claim": rate(2, 14), "mean_steps_to_done": round(69 / 13, 6),
             "no_effect_per_run": round(6 / 14, 6), "loops_per_run": 0.0, "mean_reward": round(21.85 / 14, 6),
@@ -86,7 +109,8 @@ TRUE_ARM = {"arm": "true", "runs": 14, "invalid": 0, "tasks": 13, "success": rat
             "steps_returning": 0.0, "mean_stalled_from_step": None, "no_net_progress": rate(0, 14),
             # every run but captcha-blocked (its evaluator alone) has a contract
             "verdicts": {"runs": 14, "with_verdict": 14, "by_source": {"contract": 13, "evaluator": 1},
-                         "unknown": 0}}
+                         "unknown": 0},
+            "warnings": warnings({"recovered": 5, "declared_done": 1}, 6, 0, (5, 6), (1, 6))}
 # The five tasks recorded both ways all went fail -> pass. Newcombe: the baseline's rate is 0/5 and the arm's
 # 5/5, the correlation term is 0 (no pair succeeded or failed in both), so
 # low = 1 - sqrt((1 - wilson(5,5).low)^2 + wilson(0,5).high^2). Exact McNemar: 2 * 0.5^5.
@@ -134,6 +158,17 @@ EXPECTED_TABLE = [
     " stalled_from                 -                          -",
     " no_net_progress              0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 21.5] (0/14)",
     " verdicts                     5/5: contract 5            14/14: contract 13, evaluator 1",
+    " warnings                     9                          6",
+    " recovered_after_warning      0.0% [0.0, 29.9] (0/9)     83.3% [43.6, 97.0] (5/6)",
+    " false_warnings               11.1% [2.0, 43.5] (1/9)    16.7% [3.0, 56.4] (1/6)",
+    "",
+    "after a warning (trajcheck's rule): what the agent did next",
+    "",
+    # the counts of the JSON's warnings, one column per follow-up
+    " arm     warnings   shown   not shown   recovered   repeated   moved on   declared done   run ended   unknown",
+    " " + "─" * 108,
+    " false   9          0       9           0           4          0          4               1           0",
+    " true    6          6       0           5           0          0          1               0           0",
     "",
     "paired by task_id and trial",
     "",
@@ -181,7 +216,13 @@ def test_include_missing_makes_the_runs_without_a_value_the_first_arm(sample_led
                 "steps_returning": round(0.4167 / 9, 6), "mean_stalled_from_step": 2.0,
                 "no_net_progress": rate(1, 9),
                 # the evidence referee decided all but nc-inbox-read
-                "verdicts": {"runs": 9, "with_verdict": 8, "by_source": {"evidence": 8}, "unknown": 1}}
+                "verdicts": {"runs": 9, "with_verdict": 8, "by_source": {"evidence": 8}, "unknown": 1},
+                # nc-consent-recovered: step 1 followed by the same eaten click (repeated), step 2 by the cookie
+                # box accepted and the click at step 4 that works (recovered); nc-pay-loop: steps 1-3 followed by
+                # the same dead 'Pay now' (repeated), step 4 by DONE; nc-swallowed-send: DONE. No config, no
+                # recorded feedback: whether they were shown is unknown. None of the seven changed the URL or the
+                # page's skeleton, and no later frame came before the next action.
+                "warnings": warnings({"recovered": 1, "repeated": 4, "declared_done": 2}, 0, 0, (1, 7), (0, 7))}
     # "(null)" sorts before "false": it is the baseline. Against false it shares one task, newsletter-subscribe
     # (nc-consent-recovered passed, consent-overlay-off failed): rates 1/1 and 0/1, so low = -1 and
     # high = -1 + sqrt(wilson(0,1).high^2 + (1 - wilson(1,1).low)^2).
@@ -311,10 +352,12 @@ def test_csv_is_the_arms_table(tmp_path: Path) -> None:
     # a: 1/2, Wilson [9.5, 90.5]; b: 2/2, [34.2, 100.0]; 0/2 is [0.0, 65.8]
     assert res.stdout.splitlines() == [
         "arm,runs,tasks,success,uncertain,unknown,false_claim,by_evidence,steps_to_done,no_effect/run,loops/run,"
-        "mean_reward,steps_returning,stalled_from,no_net_progress,verdicts",
-        # these run rows have no states (no frames were scored): steps_returning and stalled_from are "-"
+        "mean_reward,steps_returning,stalled_from,no_net_progress,verdicts,warnings,recovered_after_warning,"
+        "false_warnings",
+        # these run rows have no states (no frames were scored): steps_returning and stalled_from are "-"; and no
+        # steps, so no warning: 0 of them, and no rate over them
         "a,2,2,\"50.0% [9.5, 90.5] (1/2)\",\"0.0% [0.0, 65.8] (0/2)\",\"0.0% [0.0, 65.8] (0/2)\","
-        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00,-,-,\"0.0% [0.0, 65.8] (0/2)\",2/2: contract 2",
+        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00,-,-,\"0.0% [0.0, 65.8] (0/2)\",2/2: contract 2,0,-,-",
         "b,2,2,\"100.0% [34.2, 100.0] (2/2)\",\"0.0% [0.0, 65.8] (0/2)\",\"0.0% [0.0, 65.8] (0/2)\","
-        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00,-,-,\"0.0% [0.0, 65.8] (0/2)\",2/2: contract 2",
+        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00,-,-,\"0.0% [0.0, 65.8] (0/2)\",2/2: contract 2,0,-,-",
     ]

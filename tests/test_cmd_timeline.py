@@ -38,7 +38,10 @@ COMMON = {"action_keys": None, "action_text": None, "action_url": None, "executo
           "executor_error": None, "url_before": URL, "url_after": URL, "loop_id": None, "loop_len": None,
           # every step has a DOM snapshot: nothing is read on screen (--ocr auto)
           "screen_text": None, "screen_text_boxes": None, "screen_text_new": None, "screen_messages": None,
-          "screen_text_agrees": None}
+          "screen_text_agrees": None,
+          # no warning: nothing followed one
+          "warning_followup": None, "warning_followup_step": None, "warning_shown": None,
+          "warning_shown_source": None, "effect_in_fact": None, "effect_in_fact_basis": None}
 CONSENT_ON = {
     "run": {
         "run_id": "consent-overlay-on", "task_id": "newsletter-subscribe",
@@ -78,6 +81,11 @@ CONSENT_ON = {
          "effect_high_risk": True, "action_effect_observed": False, "effect_reason": "no_pixel_change",
          "action_effect_observed_seed": False, "effect_global_distance": 0, "effect_region_distance": 0,
          "effect_feedback": WARNING, "recorded_feedback": WARNING,
+         # the agent accepted the banner (step 2, another target, not high-risk), then clicked Subscribe again
+         # (step 3, the same element) and the message appeared; the runner's recorded feedback carries the
+         # warning; the URL and the page's skeleton stayed as they were and no frame came before step 2 acted
+         "warning_followup": "recovered", "warning_followup_step": 3, "warning_shown": True,
+         "warning_shown_source": "recorded_feedback", "effect_in_fact": False,
          "pred_prediction": "frame_changed", "pred_held": False,
          # no_observed_effect -0.4, prediction_failed -0.3
          "reward_score": -0.7, "reward_class": "negative",
@@ -139,6 +147,7 @@ def test_timeline_text_of_the_swallowed_click(sample_ledger: Path, width100: Non
         "          Extension reported URL changed: false | prediction frame_changed: FAILED",
         "hint      clicked (no visible change); WARNING: high-risk action had no observed effect",
         "          (no_pixel_change)",
+        "then      recovered at step 3 | shown to the agent (recorded_feedback)",
         "reward    -0.70 negative  no_observed_effect, prediction_failed (confidence 0.85)",
         "",
         "step 2    CLICK (1072, 699)",
@@ -202,6 +211,8 @@ def test_a_drift_loop_and_an_executor_error(sample_ledger: Path, width100: None)
         "          false | drift loop 1 (5 steps)",
         "hint      clicked (no visible change); WARNING: high-risk action had no observed effect",
         "          (only_render_noise)",
+        # the same dead click at step 3; the verifier-off arm's runner injected nothing
+        "then      REPEATED at step 3 | not shown to the agent (run_config)",
         "reward    -0.95 negative  drift_loop: repetition 2, no_observed_effect (confidence 0.85)",
         "",
     ]

@@ -23,8 +23,8 @@ GOLDEN = ROOT / "tests" / "golden"
 #: The modules that produce the reason columns' values, and the literals in them that spell a value but are
 #: something else there: (file, text).
 PRODUCERS = ("analyzers/perceptual.py", "analyzers/observation.py", "analyzers/reward.py", "analyzers/evidence.py",
-             "analyzers/referee.py", "analyzers/claims.py", "analyzers/lookback.py", "core/rows.py",
-             "core/loading.py", "core/coverage.py")
+             "analyzers/referee.py", "analyzers/claims.py", "analyzers/lookback.py", "analyzers/followup.py",
+             "core/rows.py", "core/loading.py", "core/coverage.py")
 NOT_REASONS = frozenset({("analyzers/claims.py", "done"),  # the outcome status "done", not the claim reason
                          ("core/loading.py", "region_changed"),  # a contract check's type
                          ("core/loading.py", "shared_frames"),  # the key a reader sets in a step's extra
