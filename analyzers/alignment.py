@@ -1,11 +1,11 @@
 """Two runs of one task, step by step: which steps correspond, and where the runs went different ways.
 
 Screen states are numbered per run (``state_id``), so across runs a screen is told by its frame: the same
-page (host and path, where both runs record URLs; the query is left out, it carries session ids) and
-pHashes within :attr:`AlignOptions.screen_max` bits, the states analyzer's threshold (analyzers/states.py).
-An action is its type and its target: keys, text or URL as recorded, a scroll's direction, and a point
-within :attr:`AlignOptions.point_tolerance` of the screen's width and height (points are compared as
-shares of each run's screen, so runs recorded at two sizes still match).
+page (the URL's path, where both runs record URLs: two arms may run against two hosts, and a query often
+carries a session id) and pHashes within :attr:`AlignOptions.screen_max` bits, the states analyzer's
+threshold (analyzers/states.py). An action is its type and its target: keys, text or URL as recorded, a
+scroll's direction, and a point within :attr:`AlignOptions.point_tolerance` of the screen's width and
+height (points are compared as shares of each run's screen, so runs recorded at two sizes still match).
 
 The steps are aligned by a global sequence alignment (Needleman-Wunsch) that scores each pair of steps by
 its screen before and its action, so a step one run took and the other did not is a gap, and the steps

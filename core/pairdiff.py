@@ -127,14 +127,14 @@ def action_label(s: dict[str, Any]) -> str:
 
 
 def _page(url: str | None) -> str | None:
-    """The page a URL shows, across runs: host and path (a query often carries a session id)."""
+    """The page a URL shows, across runs: its path. Not the host: runs of one task in two arms often ran
+    against two instances of the site (another port); not the query: it often carries a session id."""
     if not url:
         return None
     try:
-        parts = urlsplit(url)
-    except ValueError:
+        return urlsplit(url).path or "/"
+    except ValueError:  # an unparsable URL: as recorded, up to its query
         return url.split("?", 1)[0].split("#", 1)[0]
-    return f"{parts.netloc}{parts.path}" if parts.netloc else url.split("?", 1)[0].split("#", 1)[0]
 
 
 def _hash(text: str | None) -> int | None:
