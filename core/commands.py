@@ -27,6 +27,7 @@ from .lock import DEFAULT_WAIT, LockWait
 if TYPE_CHECKING:
     from .comparison import Comparison
     from .ledgerquery import QueryResult
+    from .pairdiff import PairDiff
     from .validation import ValidationReport
 
 Pathish = str | os.PathLike[str]
@@ -111,10 +112,14 @@ def report(ledger: Pathish, out: Pathish = "report", *, by: str | None = None, m
            success_score: float = 1.0) -> ReportWritten:
     """A static HTML report in the folder ``out`` (replaced whole, never half-written): index.html with
     summary and comparison tables and every run; one page per run, the ``max_runs`` most telling with
-    thumbnails. OSError when it cannot be written."""
-    from .htmlreport import write_report
+    thumbnails; one page per task with runs in two arms of ``by``, the pair side by side (the first
+    ``max_runs`` with thumbnails). OSError when it cannot be written."""
+    from functools import partial
 
-    index, runs = write_report(ledger, out, by, max_runs, success_score)
+    from .htmlreport import write_report
+    from .pairpage import write_pairs
+
+    index, runs = write_report(ledger, out, by, max_runs, success_score, partial(write_pairs, ledger))
     return ReportWritten(index, runs, min(runs, max_runs))
 
 
@@ -135,6 +140,18 @@ def timeline(ledger: Pathish, run_id: str) -> dict[str, Any]:
     from .views import timeline as build
 
     return build(ledger, run_id)
+
+
+def diff(ledger: Pathish, run_a: str | None = None, run_b: str | None = None, *, task: str | None = None,
+         by: str | None = None, pick: str | int = "first", baseline: str | None = None,
+         arm: str | None = None) -> "PairDiff":
+    """Two runs side by side: ``run_a`` and ``run_b``, or one run of ``task`` from each of two arms of ``by``
+    (``baseline``, default the first by name, and ``arm``; ``pick`` first, best or a trial number when an arm
+    has several). Their steps aligned by screen (pHash, page) and action, and the first step where they
+    diverge, and why. UsageError for a run, task or arm the ledger lacks."""
+    from .pairdiff import diff as run
+
+    return run(ledger, run_a, run_b, task=task, by=by, pick=pick, baseline=baseline, arm=arm)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import html
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from PIL import Image, ImageDraw
 
@@ -49,6 +49,8 @@ padding:8px 0}.frames img{margin-right:6px;border:1px solid #ccc;vertical-align:
 .states{display:flex;gap:2px;flex-wrap:wrap;margin:6px 0}.states span{min-width:22px;text-align:center;
 border-radius:3px;font-size:11px;padding:1px 3px;border:1px solid #ccc}.states .new{background:#dafbe1}
 .states .return{background:#ffebe9;border-color:#cf222e;font-weight:bold}.states .same{background:#f6f8fa}
+table.pairs td,table.pairs th{vertical-align:top;text-align:left}table.pairs .side{width:48%}
+.pairs .step{grid-template-columns:1fr}.pairs .frames img{max-width:calc(50% - 8px)}tr.diverge td{background:#ffebe9}
 """
 
 
@@ -158,12 +160,17 @@ INDEX_JS = """
 _RANK = {"uncertain": 0, "fail": 1, "unknown": 2, "pass": 3}
 
 
+#: More pages (the pair pages, trajcheck.pairpage): (folder, runs by page, steps, --by, --max-runs) -> index section.
+Pages = Callable[[Path, list[dict[str, Any]], dict[str, list[dict[str, Any]]], str, int], str]
+
+
 def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], by: str | None = None,
-                 max_runs: int = DEFAULT_MAX_RUNS, success_score: float = 1.0) -> tuple[Path, int]:
+                 max_runs: int = DEFAULT_MAX_RUNS, success_score: float = 1.0, pages: Pages | None = None
+                 ) -> tuple[Path, int]:
     """Write ``out_dir/index.html`` (summary, comparison and a sortable, filterable table of every run),
     ``out_dir/runs/<n>.html`` (one page per run: its story step by step) and ``out_dir/assets/``; return the
     index path and the number of run pages. The ``max_runs`` most telling runs (false claims, uncertain,
-    failed first) get thumbnails."""
+    failed first) get thumbnails. With a ``by``, ``pages`` adds its pages and section."""
     from . import ledger  # DuckDB, scipy.stats: imported when a report is written, not at CLI start-up
     from .comparison import compare
     from .tables import build, to_html
@@ -197,7 +204,8 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
         if by:
             c = compare([ledger_dir], by, success_score).to_json()
             body.append("<h2>Comparison</h2>" + _chart(c["arms"], by)
-                        + to_html(build(ledger_dir, "compare", by, success_score)))
+                        + to_html(build(ledger_dir, "compare", by, success_score))
+                        + (pages(tmp, runs, steps_by_run, by, max_runs) if pages else ""))
         body.append("<h2>Per action type</h2>" + to_html(build(ledger_dir, "per-action-type", by, success_score)))
         body.append(_runs_table(runs, steps_by_run, by))
         for i, r in enumerate(runs):
@@ -320,7 +328,8 @@ def _states_strip(r: dict[str, Any], steps: list[dict[str, Any]]) -> str:
 
 
 def _img(assets: Path, name: str, src: Path | None, **kw: Any) -> str:
-    if src is None or not _thumb(src, assets / name, **kw):
+    # made once: a pair page shows the thumbnails its runs' pages have
+    if src is None or not ((assets / name).exists() or _thumb(src, assets / name, **kw)):
         return "<span class=muted>(no frame)</span>"
     return f'<img src="../assets/{_e(name)}" alt="{_e(name)}" loading="lazy">'
 

@@ -132,6 +132,19 @@ class VerdictReason(StrEnum):
     NO_VERDICT = "no_verdict"
 
 
+class PairMatch(StrEnum):
+    """How two runs' aligned steps compare (``trajcheck diff``: each pair's ``match``, and the first
+    divergence's ``reason``)."""
+
+    SAME = "same"
+    DIFFERENT_SCREEN = "different_screen"
+    DIFFERENT_ACTION = "different_action"
+    DIFFERENT_TARGET = "different_target"
+    DIFFERENT_RESULT = "different_result"
+    EXTRA_STEP = "extra_step"
+    RUN_ENDED = "run_ended"
+
+
 class ClaimReason(StrEnum):
     """Why ``claimed_success`` is what it is (``claim_reason``)."""
 
@@ -183,6 +196,7 @@ class Section:
     values: type[StrEnum]
     form: str
     means: dict[str, str]
+    output: str = ""  # where the values appear, for a set that no ledger column holds (a command's output)
 
     @property
     def key(self) -> str:
@@ -362,6 +376,18 @@ SECTIONS: tuple[Section, ...] = (
         ClaimReason.DONE: "a DONE step whose message does not admit failure",
         ClaimReason.OUTCOME_DONE: "outcome status done, without a DONE step",
     }),
+    Section("Paired runs", (), PairMatch, "the value itself", {
+        PairMatch.SAME: "the same action on the same screen, leading to the same screen (or a frame is missing)",
+        PairMatch.DIFFERENT_SCREEN: "the two steps acted on different screens (pHash more than 8 bits apart, or "
+                                    "another page)",
+        PairMatch.DIFFERENT_ACTION: "on the same screen, actions of different types (a CLICK and a DONE)",
+        PairMatch.DIFFERENT_TARGET: "on the same screen, actions of one type with different targets (another "
+                                    "point, keys, text or URL)",
+        PairMatch.DIFFERENT_RESULT: "the same action on the same screen led to different screens",
+        PairMatch.EXTRA_STEP: "a step one run took that the other has no counterpart of, both runs going on "
+                              "after it",
+        PairMatch.RUN_ENDED: "a step one run took after the other had ended",
+    }, output="`trajcheck diff` (`pairs[].match`, `first_divergence.reason`; the report's pair pages)"),
 )
 
 #: The section of each reason column, by ``table.column``.
@@ -373,10 +399,6 @@ def code_of(cell: str) -> str:
     return cell.split(":", 1)[0].split("@", 1)[0]
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def markdown() -> str:
     """The reference page docs/reasons.md: one section per set of values, generated from ``SECTIONS``."""
     out = ["# Reasons and codes in the ledger", "",
@@ -386,9 +408,10 @@ def markdown() -> str:
             "with a run's files is another list: [problems.md](problems.md)."), ""]
     for s in SECTIONS:
         cols = ", ".join(f"`{c}`" for c in s.columns)
-        out += [f"## {s.title}", "", f"Columns: {cols}. A cell holds {s.form}.", "",
+        where = f"Columns: {cols}. A cell holds {s.form}." if s.columns else f"Output of {s.output}: {s.form}."
+        out += [f"## {s.title}", "", where, "",
                 "| value | what it means |", "|---|---|"]
-        out += [f"| `{v}` | {_cell(s.means[v])} |" for v in s.values]
+        out += ["| `" + v + "` | " + s.means[v].replace("|", "\\|").replace("\n", " ") + " |" for v in s.values]
         out.append("")
     return "\n".join(out)
 

@@ -88,6 +88,13 @@ def group_expr(by: str) -> str:
     return by
 
 
+def rank_key(verdict: str | None, reward_total: float | None, n_steps: int | None, run_id: str) -> tuple[Any, ...]:
+    """How :func:`best_of` orders rollouts, best first: verdict, then higher total reward, then fewer steps,
+    then run_id."""
+    return (-VERDICT_RANK.get(verdict or "unknown", 2), -(reward_total if reward_total is not None else float("-inf")),
+            n_steps if n_steps is not None else 1 << 30, run_id)
+
+
 def best_of(ledger_dir: str | os.PathLike[str], by: str = "task_id") -> list[BestOf]:
     """For each group of rollouts, the best run: verdict first (pass > unknown > uncertain >
     fail), then the higher total reward, then fewer steps, then run_id (so ties are
@@ -108,10 +115,7 @@ def best_of(ledger_dir: str | os.PathLike[str], by: str = "task_id") -> list[Bes
         groups.setdefault(r[0], []).append(r)
     out = []
     for g, runs in groups.items():
-        def key(r: tuple[Any, ...]) -> tuple[Any, ...]:
-            return (-VERDICT_RANK.get(r[2] or "unknown", 2), -(r[3] if r[3] is not None else float("-inf")),
-                    r[4] if r[4] is not None else 1 << 30, r[1])
-        ranked = sorted(runs, key=key)
+        ranked = sorted(runs, key=lambda r: rank_key(r[2], r[3], r[4], r[1]))
         best = ranked[0]
         why = _why(best, ranked[1:])
         out.append(BestOf(g, best[1], best[2], best[3], best[4], len(runs), why, best[5]))
@@ -136,4 +140,4 @@ def _why(best: tuple[Any, ...], rest: list[tuple[Any, ...]]) -> str:
     return f"tied with {nxt[1]}; first by run_id"
 
 
-__all__ = ["timeline", "best_of", "BestOf", "LedgerError", "VERDICT_RANK"]
+__all__ = ["timeline", "best_of", "BestOf", "LedgerError", "VERDICT_RANK", "rank_key"]

@@ -34,6 +34,8 @@ def _cases(ledger: Path, tmp: Path) -> dict[str, tuple[list[str], Callable[[], A
         "columns": (["--table", "steps"], lambda: trajcheck.columns("steps")),
         "formats": ([], lambda: trajcheck.formats()),
         "timeline": ([str(ledger), RUN], lambda: trajcheck.timeline(ledger, RUN)),
+        "diff": ([str(ledger), "--task", "newsletter-subscribe", "--by", "config.perceptual_verifier"],
+                 lambda: trajcheck.diff(ledger, task="newsletter-subscribe", by="config.perceptual_verifier")),
         "compare": ([str(ledger), "--by", "config.perceptual_verifier"],
                     lambda: trajcheck.compare([ledger], by="config.perceptual_verifier")),
         "agree": ([str(ledger), "--labels", str(labels)], lambda: trajcheck.agree(ledger, labels)),

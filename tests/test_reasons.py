@@ -24,11 +24,14 @@ GOLDEN = ROOT / "tests" / "golden"
 #: something else there: (file, text).
 PRODUCERS = ("analyzers/perceptual.py", "analyzers/observation.py", "analyzers/reward.py", "analyzers/evidence.py",
              "analyzers/referee.py", "analyzers/claims.py", "analyzers/lookback.py", "analyzers/followup.py",
-             "core/rows.py", "core/loading.py", "core/coverage.py")
+             "core/rows.py", "core/loading.py", "core/coverage.py", "analyzers/alignment.py", "core/pairdiff.py",
+             "core/pairpage.py", "cli/diff.py")
 NOT_REASONS = frozenset({("analyzers/claims.py", "done"),  # the outcome status "done", not the claim reason
                          ("core/loading.py", "region_changed"),  # a contract check's type
                          ("core/loading.py", "shared_frames"),  # the key a reader sets in a step's extra
-                         ("core/rows.py", "shared_frames")})  # the column of that name
+                         ("core/rows.py", "shared_frames"),  # the column of that name
+                         ("analyzers/alignment.py", "same"),  # two screens compared: same, different or unknown
+                         ("core/pairdiff.py", "recorded_feedback")})  # the steps column of that name
 
 
 def test_every_value_has_a_meaning_and_every_meaning_a_value() -> None:

@@ -141,6 +141,60 @@ def test_report_renders_in_chromium_with_thumbnails(sample_ledger, tmp_path):
     assert (tmp_path / "report.png").stat().st_size > 10_000
 
 
+@pytest.fixture(scope="module")
+def paired_ledger(tmp_path_factory) -> Path:
+    """The sample runs recorded in both arms (<name>-off and <name>-on), scored: a report of them is a third
+    of the whole sample's."""
+    out = tmp_path_factory.mktemp("paired")
+    rep = score_paths([d for d in sample_run_dirs() if d.name.endswith(("-on", "-off"))], jobs=1)
+    ledger.write(out, [r.run for r in rep.results], [s for r in rep.results for s in r.steps])
+    return out
+
+
+def test_pair_pages_show_both_runs_and_mark_the_divergence_in_chromium(paired_ledger, tmp_path):
+    """Issue 30: the comparison links a pair page for each task recorded in both arms (the five sample pairs);
+    the newsletter-subscribe page shows the two runs side by side with their thumbnails, and marks pair 2, where
+    the verifier-off run declared DONE and the verifier-on run accepted the cookie banner."""
+    assert len(ledger.query(paired_ledger, "select run_id from runs").rows) == 10
+    res = runner.invoke(app, ["report", str(paired_ledger), "--out", str(tmp_path / "rep")])
+    assert res.exit_code == 0, res.output
+    with _browser() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto((tmp_path / "rep" / "index.html").as_uri())
+        tasks = page.locator("#pairs tbody td:first-child").all_text_contents()
+        assert tasks == ["create-workspace", "delete-account", "newsletter-subscribe", "signup", "support-message"]
+        row = page.locator("#pairs tbody tr", has_text="newsletter-subscribe")
+        assert row.locator("td").nth(3).text_content() == "pair 2: different_action"
+        row.locator("td:first-child a").click()
+        page.wait_for_load_state("load")
+        assert page.locator("table.pairs tbody tr").count() == 4
+        marked = page.locator("table.pairs tr.diverge")
+        assert marked.count() == 1 and marked.get_attribute("id") == "pair-2"
+        a, b = marked.locator("td.side").all()
+        assert "DONE" in a.text_content() and "CLICK (1072, 699)" in b.text_content()
+        assert "different_action" in page.locator("#divergence").text_content()
+        # the verifier-off run had ended: its side of pairs 3 and 4 says so
+        assert page.locator("table.pairs tbody tr td.side.muted").all_text_contents() == ["(ended)", "(ended)"]
+        page.evaluate("[...document.images].forEach(i => i.scrollIntoView())")
+        page.wait_for_timeout(300)
+        sizes = page.evaluate("[...document.images].map(i => i.complete ? i.naturalWidth : -1)")
+        assert len(sizes) >= 12 and all(w > 0 for w in sizes), sizes  # pre and post of each of the 6 steps
+        # the two columns sit side by side: B's step 1 starts level with A's, to its right
+        left, right = (page.locator("#pair-1 td.side").nth(k).bounding_box() for k in (0, 1))
+        assert left and right and right["x"] > left["x"] + left["width"] - 1 and abs(right["y"] - left["y"]) < 1
+        page.screenshot(path=str(tmp_path / "pair.png"), full_page=True)
+        page.click("text=consent-overlay-on")
+        page.wait_for_load_state("load")
+        assert page.locator("div.run h3").first.text_content().startswith("consent-overlay-on")
+        assert errors == []
+        browser.close()
+    assert (tmp_path / "pair.png").stat().st_size > 10_000
+
+
 def test_hostile_report_runs_no_script_in_chromium(tmp_path):
     out = _hostile_ledger(tmp_path)
     runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
@@ -233,7 +287,8 @@ def test_drag_paths_and_scroll_directions_are_drawn(tmp_path):
     import numpy as np
     from PIL import Image
 
-    from trajcheck.htmlreport import MARK, _motion, _thumb
+    from trajcheck.htmlreport import MARK, _thumb
+    from trajcheck.reportgeometry import motion as _motion
 
     step = {"action_type": "DRAG", "action_x": 300, "action_y": 200, "frame_width": 1280, "frame_height": 800,
             "action_extra": '{"start": [100, 200]}'}
