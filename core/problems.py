@@ -82,6 +82,7 @@ class Slug(StrEnum):
     SCREENSHOT_MISSING = "screenshot_missing"
     SCREENSHOT_RELOCATED = "screenshot_relocated"
     SCREENSHOT_AMBIGUOUS = "screenshot_ambiguous"
+    SCREENSHOT_OUTSIDE_RUN = "screenshot_outside_run"
     COORD_SPACE_AMBIGUOUS = "coord_space_ambiguous"
     SCREENSHOT_OVERWRITTEN = "screenshot_overwritten"
     SCREEN_UNKNOWN = "screen_unknown"
@@ -239,6 +240,11 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "store screenshot paths relative to the log"),
         _K(Slug.SCREENSHOT_AMBIGUOUS, "warning", "A screenshot path the log records is not in the run, and several "
            "files of its name are; none is used.", "store screenshot paths relative to the log"),
+        _K(Slug.SCREENSHOT_OUTSIDE_RUN, "warning", "A screenshot the log records is outside the run's folder but "
+           "inside the folder being scored (the argument of `score` or `validate`): a harness that keeps `logs/` "
+           "beside `screenshots/`. That file is used and is part of the run's digest; one outside the folder being "
+           "scored is refused (`path_escapes_run`).",
+           "nothing to do; scoring the run's folder alone would not find it"),
         _K(Slug.COORD_SPACE_AMBIGUOUS, "warning", "Nothing declares the space of the run's action points, and "
            "several spaces fit every point, or none does; the reader's default is used (runs.coord_space_source "
            "says so).",
@@ -264,7 +270,8 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "(scored as UNKNOWN): its verdicts rest on little.",
            "check the run's format (`trajcheck formats`), or read it with a --mapping file"),
         _K(Slug.FRAMES_NOT_FOUND, "warning", "Most of a run's steps have no readable screenshot: their effect "
-           "verdicts are null.", "copy the run's screenshots with it, or check the paths the log records"),
+           "verdicts are null.", "copy the run's screenshots with it, check the paths the log records, or score "
+           "the folder that holds both the log and its screenshots"),
     )),
     ("DOM snapshots", (
         _K(Slug.DOM_MISSING, "warning", "A DOM snapshot a step references is not there; the observation check "

@@ -261,7 +261,7 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
               agent_name="anthropic computer use", agent_model=req.get("model") if isinstance(req.get("model"), str)
               else None, screen_width=w, screen_height=h, outcome_status="done" if final_text is not None else None,
               extra={k: req[k] for k in ("task_id", "metadata") if k in req}, coord_space=space.name,
-              coord_space_source=space.how, inline_frames=frames.inline)
+              coord_space_source=space.how, inline_frames=frames.inline, outside_files=frames.outside)
     return run, problems.warnings()
 
 
@@ -309,8 +309,8 @@ DOC = FormatDoc(
              "`CLICK` at x, y or on `element = ref`, `NAVIGATE`, `READ`, `TYPE`..."),
             ("`tool_use` of `bash`, the text editor and the loop's other tools", "a `TOOL` step (`extra.tool`)"),
             ("any other `tool_use`", "`UNKNOWN`, with an `action_unparsed` warning naming the tool"),
-            (("`tool_result` `image` blocks (`source.type = base64`, or `source.path` / `path` inside the "
-              "run)"),
+            (("`tool_result` `image` blocks (`source.type = base64`, or `source.path` / `path`: inside the "
+              "run, or beside it inside the folder scored)"),
              ("frames, in order: an action's pre frame is the last screenshot before it, its post frame the "
               "first one after it")),
             ("`tool_result` `is_error: true` and its text (the toolset's \"Not executed: ...\" included)",
@@ -354,7 +354,9 @@ DOC = FormatDoc(
         ("Screenshots the loop dropped from the transcript leave their steps without frames "
          "(`extra.frames_dropped`)."),
         ("A session log whose screenshots lie outside its folder (the CS715 harness keeps `logs/` beside "
-         "`screenshots/`) finds them only when they are inside the folder scored as the run."),
+         "`screenshots/`) finds them only inside the folder given to `score` or `validate`: score the harness's "
+         "folder, not `logs/` alone (`screenshot_outside_run` notes where they came from; a `screenshots/` "
+         "folder beside a run's folder is part of its runs, never named as a folder no reader claims)."),
     ),
     bad_input=("a transcript that is not JSON (or a JSONL line that is not) makes the run invalid with its "
                "file and line (`json_invalid`); a transcript without a tool call, `steps_empty`; an "
@@ -380,6 +382,7 @@ READER = Reader(
     claims=claims,
     read=read_anthropic_messages,
     entries=entries,
+    companions=("screenshots",),  # the CS715 harness keeps logs/ beside screenshots/ (Frames.from_path)
     summary="Anthropic computer-use runs (computer_20241022 to computer_20251124, computer_toolset_20260801): "
             "a Messages transcript (JSON or JSONL), an event log, or one JSON per step",
     doc=DOC,

@@ -285,7 +285,8 @@ def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Proble
     run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), goal=t.goal,
               agent_name="openai computer use", agent_model=req.get("model") if isinstance(req.get("model"), str)
               else None, screen_width=w, screen_height=h, outcome_status="done" if t.final_text is not None else None,
-              extra={k: req[k] for k in ("task_id", "metadata") if k in req}, inline_frames=frames.inline)
+              extra={k: req[k] for k in ("task_id", "metadata") if k in req}, inline_frames=frames.inline,
+              outside_files=frames.outside)
     return run, problems.warnings()
 
 

@@ -241,7 +241,7 @@ def read_ui_tars(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
               screen_width=space.screen[0] if space.screen else None,
               screen_height=space.screen[1] if space.screen else None,
               outcome_status="done" if done else None, coord_space=space.name, coord_space_source=space.how,
-              inline_frames=frames.inline)
+              inline_frames=frames.inline, outside_files=frames.outside)
     return run, problems.warnings()
 
 
