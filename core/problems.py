@@ -78,6 +78,8 @@ class Slug(StrEnum):
     STEP_WITHOUT_ACTION = "step_without_action"
     ACTION_UNPARSED = "action_unparsed"
     MULTI_ACTION = "multi_action"
+    REASONING_MERGED = "reasoning_merged"
+    REPLY_CONFLICT = "reply_conflict"
     NO_ACTIONS = "no_actions"
     SCREENSHOT_MISSING = "screenshot_missing"
     SCREENSHOT_RELOCATED = "screenshot_relocated"
@@ -128,8 +130,9 @@ class ProblemKind:
 
 
 _K = ProblemKind
-# WebVoyager's task metadata is optional: a broken metadata file costs the reference answer, not the run.
-_METADATA = "in WebVoyager's optional task metadata"
+# Optional side files: a broken one costs what it adds (WebVoyager's reference answer, the replies a UI-TARS
+# reasoning.json fills in), not the run.
+_METADATA = "in an optional side file (WebVoyager's task metadata, the reasoning.json beside a UI-TARS session log)"
 
 #: The catalogue, in sections (the headings of docs/problems.md); within a section, in reading order.
 SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
@@ -225,6 +228,13 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "the step is skipped.", "check that the runner records every step's action"),
         _K(Slug.ACTION_UNPARSED, "warning", "The recorded action cannot be read in its format's grammar; the step "
            "is scored as an UNKNOWN action.", "compare the action with the grammar `trajcheck formats NAME` shows"),
+        _K(Slug.REASONING_MERGED, "warning", "A UI-TARS session log has a `reasoning.json` beside it (the same "
+           "steps with the model's `raw_reply`): the steps whose reply the session log lacks or cut short take "
+           "it from there, and steps only it holds are added; the message names them.",
+           "nothing to do: both files are read"),
+        _K(Slug.REPLY_CONFLICT, "warning", "A UI-TARS session log and the `reasoning.json` beside it hold "
+           "different replies for a step (beyond the `<|box_start|>` tokens the harness adds); the session log's "
+           "is read.", "check which file the harness wrote last"),
         _K(Slug.MULTI_ACTION, "warning", "A step holds several action calls; the first is the step's action, all "
            "are kept in extra.calls.", "trajcheck scores one action per step; record one action per step"),
         _K(Slug.NO_ACTIONS, "warning", "A Playwright trace records no user action.",
