@@ -42,7 +42,8 @@ from . import coords
 from .kit import MAX_HISTORY_BYTES, SNIFF_BYTES, Frames, Problems, Sniffer, frame_size, natural, \
     read_text_file, run_id_of, split_run
 from .anthropic_actions import LOOKS_ACTIONS, map_action, tool_action
-from .anthropic_logs import is_cumulative, is_step_log, messages_of, step_files, steps_to_messages
+from .anthropic_logs import (is_cumulative, is_step_log, messages_of, step_files, steps_to_messages,
+                             stream_messages)
 from .sparse import Results, Timeline, last_frame, steps_of
 from .stream import StreamError, stream_items, streams
 
@@ -131,10 +132,12 @@ def _parse(run_dir: Path, problems: Problems, only: str | None) -> tuple[str, It
     problems.file = rel
     path = run_dir / rel
     head = _head(path)
+    meta: dict[str, Any] = {}  # the request around the messages: whole once they are read
     if streams(run_dir, rel, MAX_HISTORY_BYTES) and b'"messages"' in head and not is_cumulative(head) \
             and b'"events"' not in head:  # a large transcript: one message at a time (other shapes: read whole)
-        meta: dict[str, Any] = {}  # the request around the messages: whole once they are read
         return rel, stream_items(path, "messages", meta), meta
+    if streams(run_dir, rel, MAX_HISTORY_BYTES, (".jsonl",)):  # a large JSONL transcript: a line at a time
+        return rel, stream_messages(path, rel, problems, problems.run, meta), meta
     text = read_text_file(path, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
     messages, req = messages_of(text, rel, problems.run, problems) if text is not None else ([], {})
     problems.raise_errors()
@@ -348,6 +351,10 @@ DOC = FormatDoc(
          "between two frames. They all get those two frames as pre and post, but only one is checked: the "
          "group's last high-risk action (else its last acting step); the others are marked `shared_frames` "
          "(a `steps` column) and their perceptual verdict is null, never a no-effect of their own."),
+        ("**Large transcripts.** Past 32 MiB a transcript is never held whole: a JSON `messages` transcript is "
+         "read one message at a time (ijson), a JSONL one a line at a time (a JSONL of whole requests: only the "
+         "last request is kept), and each screenshot is decoded as it is reached. Event logs, step files and "
+         "requests saved with their response are read whole at any size."),
     ),
     lost=(
         "No URLs, titles or DOM: the observation check has frames only.",

@@ -19,12 +19,14 @@ the post frame (nothing was captured between them).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
+from trajcheck.inputs import open_regular
 from trajcheck.problems import Slug
 from trajcheck.schemas.records import Action, Page, RecordedJudge, Run, Step
 
@@ -32,6 +34,7 @@ from .browser_use_actions import (ACTION_ROWS, POINT_ACTIONS, actions_of, bounds
                                   one_action, reasoning_of)
 from .kit import (MAX_FRAME_BYTES, MAX_HISTORY_BYTES, BadImage, Problems, array_item_lines, claims_plain_dir,
                   decode_image, load_json, relocated, run_id_of, safe_join, str_or_none)
+from .stream import StreamError, stream_items, streams
 
 __all__ = ["DOC", "FILE_NAMES", "MAX_FRAME_BYTES", "MAX_HISTORY_BYTES", "NAME", "READER", "map_action",
            "read_browser_use", "reasoning_of"]
@@ -49,14 +52,20 @@ _IMAGE_HINTS = {"size": "the step's frames are not checked",
 
 # --- parse ------------------------------------------------------------------------------------------------
 
-def _parse(run_dir: Path, problems: Problems) -> tuple[dict[str, Any], list[Any], list[int]]:
-    """The history file's top-level object, its items, and the line each item starts on; raises when the
-    file cannot be read, is not a history, or has no items."""
+def _source(run_dir: Path, problems: Problems) -> str:
+    """The history file the run is read from (the first of FILE_NAMES; a warning when there are several)."""
     present = [n for n in FILE_NAMES if (run_dir / n).is_file()]
     source = problems.file = present[0] if present else FILE_NAMES[0]
     if len(present) > 1:
         problems.warn(Slug.STEPS_AMBIGUOUS, f"{', '.join(present)} all exist; {source} is read", file=present[1],
                       hint="keep one history per directory")
+    return source
+
+
+def _parse(run_dir: Path, problems: Problems) -> tuple[dict[str, Any], list[Any], list[int]]:
+    """The history file's top-level object, its items, and the line each item starts on; raises when the
+    file cannot be read, is not a history, or has no items."""
+    source = problems.file
     got = load_json(run_dir / source, run=problems.run, rel=source, problems=problems, limit=MAX_HISTORY_BYTES)
     data = None
     if got is not None:
@@ -69,15 +78,29 @@ def _parse(run_dir: Path, problems: Problems) -> tuple[dict[str, Any], list[Any]
     assert data is not None and got is not None
     history: list[Any] = data["history"]
     lines = array_item_lines(got[1], "history")
-    for i, item in enumerate(history):
-        if not isinstance(item, dict):
-            problems.error(Slug.SCHEMA, f"history item is a {type(item).__name__}, not an object",
-                           line=lines[i] if i < len(lines) else None, field=f"history[{i}]",
-                           hint="each item is {model_output, result, state}")
+    for _ in _check_items(enumerate(history), lines, problems):
+        pass  # every item that is not an object is an error: the run is not read
     if not history:
         problems.error(Slug.STEPS_EMPTY, "the history is empty", field="history", hint="a run needs at least one step")
     problems.raise_errors()
     return data, history, lines
+
+
+def _check_items(items: Iterable[tuple[int, Any]], lines: list[int], problems: Problems) -> Iterator[tuple[int, Any]]:
+    """``items`` with an error for each that is not an object (left out)."""
+    for i, item in items:
+        if isinstance(item, dict):
+            yield i, item
+        else:
+            problems.error(Slug.SCHEMA, f"history item is a {type(item).__name__}, not an object",
+                           line=lines[i] if i < len(lines) else None, field=f"history[{i}]",
+                           hint="each item is {model_output, result, state}")
+
+
+def _streamed(path: Path, problems: Problems, meta: dict[str, Any]) -> Iterator[tuple[int, Any]]:
+    """A large history's items, one at a time (ijson over ``history.item``; ``meta`` gets the other top-level
+    fields once they are read). Raises :class:`StreamError` where the JSON breaks."""
+    return _check_items(enumerate(stream_items(path, "history", meta)), [], problems)
 
 
 class _Frames:
@@ -129,16 +152,15 @@ class _Frames:
         return None
 
 
-def _shots(history: list[Any], frames: _Frames, problems: Problems) -> list[str | None]:
-    """Every item's screenshot, with a warning for a state that has none."""
-    shots = [frames.of(i, item.get("state")) for i, item in enumerate(history)]
-    for i, item in enumerate(history):
-        if isinstance(item.get("state"), dict) and shots[i] is None and not any(
-                p.field.startswith(f"history[{i}].state") for p in problems):
-            problems.warn(Slug.SCREENSHOT_MISSING, "this state has no screenshot", line=frames.lines[i]
-                          if i < len(frames.lines) else None, field=f"history[{i}].state.screenshot",
-                          hint="the step's frames are not checked (frames_missing)")
-    return shots
+def _shot(i: int, item: dict[str, Any], frames: _Frames, problems: Problems) -> str | None:
+    """Item ``i``'s screenshot, with a warning for a state that has none."""
+    shot = frames.of(i, item.get("state"))
+    if isinstance(item.get("state"), dict) and shot is None and not any(
+            p.field.startswith(f"history[{i}].state") for p in problems):
+        problems.warn(Slug.SCREENSHOT_MISSING, "this state has no screenshot", line=frames.lines[i]
+                      if i < len(frames.lines) else None, field=f"history[{i}].state.screenshot",
+                      hint="the step's frames are not checked (frames_missing)")
+    return shot
 
 
 # --- align ------------------------------------------------------------------------------------------------
@@ -214,15 +236,26 @@ def _interacted(state: dict[str, Any], j: int, action: Action, extra: dict[str, 
     return action
 
 
-def _item_steps(i: int, history: list[Any], shots: list[str | None], lines: list[int], first_index: int,
-                end: _End, problems: Problems) -> list[Step]:
-    """The steps of history item ``i``, one per action: all share the item's pre frame, only the last one
-    gets the next item's screenshot as its post frame (nothing was captured between them)."""
-    item = history[i]
+@dataclass
+class _Item:
+    """One history item as the steps are built: its index, the item and its screenshot's frame name."""
+
+    i: int
+    item: dict[str, Any]
+    shot: str | None
+
+
+def _item_steps(cur: _Item, nxt: _Item | None, lines: list[int], first_index: int, end: _End,
+                problems: Problems) -> list[Step]:
+    """The steps of history item ``cur``, one per action: all share the item's pre frame, only the last one
+    gets the next item's (``nxt``, None for the last item) screenshot as its post frame (nothing was captured
+    between them)."""
+    i, item = cur.i, cur.item
     mo = item.get("model_output")
-    state = item.get("state") if isinstance(item.get("state"), dict) else {}
-    nstate = history[i + 1].get("state") if i + 1 < len(history) and isinstance(
-        history[i + 1].get("state"), dict) else None
+    state: dict[str, Any] = given if isinstance(given := item.get("state"), dict) else {}
+    nstate: dict[str, Any] | None = None
+    if nxt is not None and isinstance(nxt.item.get("state"), dict):
+        nstate = nxt.item["state"]
     results = item.get("result")
     results = [results] if isinstance(results, dict) else results if isinstance(results, list) else []
     reasoning = reasoning_of(mo) if isinstance(mo, dict) else None
@@ -246,13 +279,13 @@ def _item_steps(i: int, history: list[Any], shots: list[str | None], lines: list
             extra["results_unmatched"] = results[len(entries):]
         after = nstate if last and nstate else {}
         steps.append(Step(
-            index=first_index + len(steps), action=action, reasoning=reasoning, frame_pre=shots[i],
-            frame_post=(shots[i + 1] if i + 1 < len(history) else None) if last else None,
+            index=first_index + len(steps), action=action, reasoning=reasoning, frame_pre=cur.shot,
+            frame_post=(nxt.shot if nxt is not None else None) if last else None,
             executor_ok=ok, executor_error=error,
             page=Page(url_before=str_or_none(state.get("url")), url_after=str_or_none(after.get("url")),
                       title_before=str_or_none(state.get("title")), title_after=str_or_none(after.get("title"))),
             extra=extra, source=problems.file, line=loc["line"]))
-        if i == len(history) - 1 and last:
+        if nxt is None and last:
             end.done = bool(r and r.get("is_done") is True) or action.type == "DONE"
             end.error = error
     return steps
@@ -278,16 +311,66 @@ def _outcome(end: _End, extra_run: dict[str, Any]) -> tuple[str, RecordedJudge |
     return status, judge
 
 
-def read_browser_use(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
-    """Read one browser-use history (see the module's docstring and :data:`DOC`)."""
-    problems = Problems(run_id_of(run_dir, display))
-    data, history, lines = _parse(run_dir, problems)
-    frames = _Frames(run_dir, problems, lines)
-    shots = _shots(history, frames, problems)
+def _steps(items: Iterable[_Item], lines: list[int], end: _End, problems: Problems) -> list[Step]:
+    """The steps of the history's items, read in order with one item of look-ahead (an item's post frame and
+    page are the next item's): at most two items are held at a time."""
     steps: list[Step] = []
+    prev: _Item | None = None
+    for cur in items:
+        if prev is not None:
+            steps += _item_steps(prev, cur, lines, len(steps), end, problems)
+        prev = cur
+    if prev is not None:
+        steps += _item_steps(prev, None, lines, len(steps), end, problems)
+    return steps
+
+
+def _read_streamed(run_dir: Path, frames: _Frames, end: _End, problems: Problems) -> tuple[dict[str, Any],
+                                                                                          list[Step]] | None:
+    """A large history read an item at a time: (its other top-level fields, its steps); None when the file does
+    not hold a history array with items (read whole then: that read names what is wrong)."""
+    meta: dict[str, Any] = {}
+    path = run_dir / problems.file
+    if not _head(path).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return None  # a top-level array or another value: no history
+    try:
+        items = (_Item(i, item, _shot(i, item, frames, problems)) for i, item in _streamed(path, problems, meta))
+        steps = _steps(items, [], end, problems)
+    except StreamError as exc:
+        _parse(run_dir, problems)  # the JSON error, with its line and column, makes the run invalid
+        problems.error(Slug.JSON_INVALID, f"the history stops being JSON: {str(exc).splitlines()[0]}",
+                       hint="re-export the history")
+        problems.raise_errors()
+        raise
+    if not steps and not any(p.severity == "error" for p in problems):
+        return None  # no history array, or an empty one
+    return meta, steps
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(open_regular(path), "rb", closefd=True) as f:  # never a FIFO
+            return f.read(64)
+    except OSError:
+        return b""
+
+
+def read_browser_use(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    """Read one browser-use history (see the module's docstring and :data:`DOC`). Past STREAM_BYTES the
+    history is read an item at a time (:mod:`~trajcheck.adapters.stream`): its inline screenshots are decoded
+    as each item is read, and the JSON text is never held whole."""
+    problems = Problems(run_id_of(run_dir, display))
+    source = _source(run_dir, problems)
     end = _End()
-    for i in range(len(history)):
-        steps += _item_steps(i, history, shots, lines, len(steps), end, problems)
+    frames = _Frames(run_dir, problems, [])
+    got = _read_streamed(run_dir, frames, end, problems) if streams(run_dir, source, MAX_HISTORY_BYTES) else None
+    if got is None:  # read whole: a history under STREAM_BYTES, or one the stream found no items in
+        data, history, lines = _parse(run_dir, problems)
+        frames = _Frames(run_dir, problems, lines)
+        shots = [_shot(i, item, frames, problems) for i, item in enumerate(history)]  # their warnings first
+        steps = _steps((_Item(i, item, shots[i]) for i, item in enumerate(history)), lines, end, problems)
+    else:
+        data, steps = got
     problems.raise_errors()
     extra_run: dict[str, Any] = {}
     status, judge = _outcome(end, extra_run)
@@ -349,6 +432,12 @@ DOC = FormatDoc(
             ("`result.judgement {verdict, reasoning, failure_reason}`",
              "`outcome.judge` (`pass`/`fail`, model `browser-use judge`)"),
         )),
+    ),
+    notes=(
+        ("**Large histories.** Past 32 MiB a history is read an item at a time (ijson over `history.item`, one "
+         "item ahead for the post frame): each inline screenshot is decoded as its item is read and the JSON text "
+         "is never held whole. Its problems then name the item's field (`history[i]...`) without a line; a file "
+         "that breaks off is read whole again to name the line."),
     ),
     lost=(
         ("An item with several actions has one screenshot before and one after all of them: every action "
