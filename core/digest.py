@@ -151,6 +151,16 @@ def is_outside(rel: str) -> bool:
     return rel.startswith("../")
 
 
+def outside_names(inputs: str | None) -> frozenset[str]:
+    """The files outside a run's folder that scoring took its frames from (inside the folder scored then), from
+    the runs row's ``inputs`` (its recorded manifest): their ``../`` names, which its steps use."""
+    try:
+        files = json.loads(inputs).get("files") if isinstance(inputs, str) else None
+    except (ValueError, AttributeError):
+        return frozenset()
+    return frozenset(k for k in files if is_outside(k)) if isinstance(files, dict) else frozenset()
+
+
 def outside_manifest(files: dict[str, str], prior: dict[str, FileEntry] | None = None) -> dict[str, FileEntry]:
     """The manifest entries of the files outside a run's folder that its frames come from or were looked for at
     (``Run.outside_files``: relative path -> resolved path inside the folder being scored), each as

@@ -23,7 +23,7 @@ from PIL import Image, ImageDraw
 from .atomic import atomic_path
 from .box import Box
 from .frames import FrameError, decode
-from .digest import is_outside
+from .digest import outside_names
 from .runfiles import safe_join
 from .verdicts import coverage
 from .version import __version__
@@ -292,7 +292,7 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
     parts.append(_states_strip(r, steps))
     run_dir = Path(r["run_path"])
     run_dir = run_dir.parent if run_dir.is_file() else run_dir  # a run that is one file of a folder of transcripts
-    outside = _outside_files(r.get("inputs"))
+    outside = outside_names(r.get("inputs"))  # frames beside its folder, inside the folder scored
     if not thumbs:
         parts.append("<p class=muted>No thumbnails for this run: only the most telling runs get them "
                      "(raise --max-runs).</p>")
@@ -378,28 +378,11 @@ def _cut(assets: Path, name: str, text: Any, limit: int = 600) -> str:
     return (f'{_e(t[:limit])}<a class=muted href="../assets/{_e(name)}">…({len(t) - limit:,} more characters)</a>')
 
 
-def _outside_files(inputs: Any) -> frozenset[str]:
-    """The files outside a run's folder that scoring took its frames from (inside the folder scored then): the
-    ``../`` names of its recorded manifest."""
-    try:
-        files = json.loads(inputs).get("files") if isinstance(inputs, str) else None
-    except (ValueError, AttributeError):
-        return frozenset()
-    return frozenset(k for k in files if is_outside(k)) if isinstance(files, dict) else frozenset()
-
-
-def _frame_file(run_dir: Path, rel: str | None, outside: frozenset[str]) -> Path | None:
-    """A step's frame file: inside the run's folder, or one of the files outside it that scoring used."""
-    if not rel:
-        return None
-    return Path(os.path.realpath(run_dir / rel)) if rel in outside else safe_join(run_dir, rel)
-
-
 def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path,
                screen: tuple[Any, Any] = (None, None), thumbs: bool = True,
                outside: frozenset[str] = frozenset()) -> str:
-    pre = _frame_file(run_dir, s["frame_pre"], outside)
-    post = _frame_file(run_dir, s["frame_post"], outside)
+    pre, post = (None if not rel else Path(os.path.realpath(run_dir / rel)) if rel in outside  # scored from there
+                 else safe_join(run_dir, rel) for rel in (s["frame_pre"], s["frame_post"]))
     key = f"r{i}-s{s['step_index']}"
     bbox = s["effect_change_bbox"]
     region = s["effect_region_box"]

@@ -15,7 +15,8 @@ from typing import Any, Callable
 import pytest
 from PIL import Image
 
-from trajcheck.adapters import anthropic_logs, anthropic_messages, browser_use, openai_responses, stream
+from trajcheck.adapters import (anthropic_logs, anthropic_messages, browser_use, browser_use_read, openai_responses,
+                                stream)
 from trajcheck.errors import RunFormatError
 from trajcheck.schemas.records import Run
 
@@ -151,7 +152,7 @@ def test_a_browser_use_history_is_read_an_item_at_a_time(monkeypatch, tmp_path):
         _item({"done": {"text": "ok", "success": True}}, {"is_done": True, "success": True,
                                                           "judgement": {"verdict": True, "reasoning": "fine"}},
               "https://a.example/b", _b64png((0, 0, 200)))], task="find a", task_id=12)
-    whole, streamed = _both(monkeypatch, browser_use.read_browser_use, d, browser_use, "stream_items")
+    whole, streamed = _both(monkeypatch, browser_use.read_browser_use, d, browser_use_read, "stream_items")
     _same(whole, streamed)
     assert [s.action.type for s in streamed.steps] == ["NAVIGATE", "CLICK", "CLICK", "DONE"]
     assert len(streamed.inline_frames) == 3 and streamed.judge == whole.judge and streamed.judge is not None
@@ -161,7 +162,8 @@ def test_a_browser_use_history_is_read_an_item_at_a_time(monkeypatch, tmp_path):
 def test_the_real_browser_use_history_streams_to_the_same_run(monkeypatch):
     if not BU_REAL.is_dir():
         pytest.skip(f"{BU_REAL} is not present")
-    whole, streamed = _both(monkeypatch, browser_use.read_browser_use, BU_REAL, browser_use, "stream_items")
+    whole, streamed = _both(monkeypatch, browser_use.read_browser_use, BU_REAL, browser_use_read,
+                            "stream_items")
     _same(whole, streamed)
     assert len(streamed.steps) == 4 and len(streamed.inline_frames) == 4
 
