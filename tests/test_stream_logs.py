@@ -17,7 +17,7 @@ from PIL import Image
 
 from trajcheck.adapters import (anthropic_logs, anthropic_messages, browser_use, browser_use_read, openai_responses,
                                 stream)
-from trajcheck.errors import RunFormatError
+from trajcheck.errors import Problem, RunFormatError
 from trajcheck.schemas.records import Run
 
 from conftest import ROOT
@@ -40,6 +40,18 @@ def _both(monkeypatch: pytest.MonkeyPatch, read: Callable[[Path, str], tuple[Run
     monkeypatch.setattr(stream, "STREAM_BYTES", limit)
     monkeypatch.setattr(module, name, real)
     return whole, streamed
+
+
+def _errors(monkeypatch: pytest.MonkeyPatch, read: Callable[[Path, str], tuple[Run, list[Any]]],
+            path: Path) -> tuple[list[Problem], list[Problem]]:
+    """The problems that make the run at ``path`` invalid, read whole and streamed (STREAM_BYTES 0)."""
+    got = []
+    for limit in (stream.STREAM_BYTES, 0):
+        monkeypatch.setattr(stream, "STREAM_BYTES", limit)
+        with pytest.raises(RunFormatError) as exc:
+            read(path, path.name)
+        got.append(exc.value.problems)
+    return got[0], got[1]
 
 
 def _same(a: Run, b: Run) -> None:
@@ -89,13 +101,9 @@ def test_a_broken_line_of_a_streamed_jsonl_is_located_as_the_whole_read_locates_
     text = path.read_text().splitlines()
     text[2] = text[2][:40]
     path.write_text("\n".join(text) + "\n")
-    errors = []
-    for limit in (stream.STREAM_BYTES, 0):
-        monkeypatch.setattr(stream, "STREAM_BYTES", limit)
-        with pytest.raises(RunFormatError) as exc:
-            anthropic_messages.read_anthropic_messages(d, "broken")
-        errors.append([(p.slug, p.file, p.line) for p in exc.value.problems])
-    assert errors[0] == errors[1] == [("json_invalid", "messages.jsonl", 3)]
+    whole, streamed = _errors(monkeypatch, anthropic_messages.read_anthropic_messages, d)
+    assert [(p.slug, p.file, p.line) for p in whole] == [(p.slug, p.file, p.line) for p in streamed] == [
+        ("json_invalid", "messages.jsonl", 3)]
 
 
 def test_bytes_that_are_not_utf8_are_named_as_the_whole_read_names_them(monkeypatch, tmp_path):
@@ -105,13 +113,9 @@ def test_bytes_that_are_not_utf8_are_named_as_the_whole_read_names_them(monkeypa
     data = path.read_bytes()
     cut = data.index(b"\n", data.index(b"\n") + 1) + 5  # on line 3
     path.write_bytes(b"\xef\xbb\xbf" + data[:cut] + b"\xff" + data[cut:])
-    messages = []
-    for limit in (stream.STREAM_BYTES, 0):
-        monkeypatch.setattr(stream, "STREAM_BYTES", limit)
-        with pytest.raises(RunFormatError) as exc:
-            anthropic_messages.read_anthropic_messages(d, "latin")
-        messages.append([(p.slug, p.line, p.message) for p in exc.value.problems])
-    assert messages[0] == messages[1] == [("not_utf8", 3, f"not UTF-8 text (byte 0xff at offset {cut + 3})")]
+    whole, streamed = _errors(monkeypatch, anthropic_messages.read_anthropic_messages, d)
+    assert [(p.slug, p.line, p.message) for p in whole] == [(p.slug, p.line, p.message) for p in streamed] == [
+        ("not_utf8", 3, f"not UTF-8 text (byte 0xff at offset {cut + 3})")]
 
 
 def test_an_openai_jsonl_transcript_is_read_a_line_at_a_time(monkeypatch, tmp_path):
@@ -178,13 +182,8 @@ def test_a_streamed_history_that_is_no_history_is_named_as_the_whole_read_names_
     d = tmp_path / "h"
     d.mkdir()
     (d / "AgentHistoryList.json").write_text(text)
-    got = []
-    for limit in (stream.STREAM_BYTES, 0):
-        monkeypatch.setattr(stream, "STREAM_BYTES", limit)
-        with pytest.raises(RunFormatError) as exc:
-            browser_use.read_browser_use(d, "h")
-        got.append([p.slug for p in exc.value.problems])
-    assert got[0] == got[1] and got[0][0] == slug
+    whole, streamed = _errors(monkeypatch, browser_use.read_browser_use, d)
+    assert [p.slug for p in whole] == [p.slug for p in streamed] and whole[0].slug == slug
 
 
 def test_a_truncated_streamed_history_is_invalid_with_its_line(monkeypatch, tmp_path):

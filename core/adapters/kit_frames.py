@@ -107,17 +107,11 @@ class Frames:
         out = outside_join(self.run_dir, path) if target is None else None
         if out is not None and exists_not_dir(out[1]):
             return self._outside(path, out[0], out[1], field)
-        name = (PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).name
+        name = _pure(path).name
         found = self._by_name().get(name, []) if name else []
         if len(found) == 1:
-            where = str((PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).parent)
-            if where not in self._relocated:
-                self._relocated.add(where)
-                self.problems.append(Problem(
-                    Slug.SCREENSHOT_RELOCATED, f"screenshot {path!r} is not in the run; {found[0]!r}, the one file of "
-                    f"its name inside it, is used (and likewise for the other screenshots under {where!r})",
-                    run=self.run, file=self.rel, field=field, severity="warning",
-                    hint="store screenshot paths relative to the log"))
+            self._once(self._relocated, path, field, Slug.SCREENSHOT_RELOCATED, f"is not in the run; {found[0]!r}, "
+                       "the one file of its name inside it, is used", "store screenshot paths relative to the log")
             return found[0]
         if len(found) > 1:
             self.problems.append(Problem(
@@ -145,15 +139,20 @@ class Frames:
         """A screenshot found outside the run directory, inside the folder being scored: noted once per folder
         the log names, kept (``outside``) for loading and for the run's digest."""
         self.outside[rel] = str(target)
-        where = str((PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).parent)
-        if where not in self._beside:
-            self._beside.add(where)
-            self.problems.append(Problem(
-                Slug.SCREENSHOT_OUTSIDE_RUN, f"screenshot {path!r} is outside the run's folder; {rel!r}, inside the "
-                f"folder being scored, is used (and likewise for the other screenshots under {where!r})",
-                run=self.run, file=self.rel, field=field, severity="warning",
-                hint="scoring the run's folder alone would not find it: score the folder that holds both"))
+        self._once(self._beside, path, field, Slug.SCREENSHOT_OUTSIDE_RUN, f"is outside the run's folder; {rel!r}, "
+                   "inside the folder being scored, is used",
+                   "scoring the run's folder alone would not find it: score the folder that holds both")
         return rel
+
+    def _once(self, seen: set[str], path: str, field: str, slug: Slug, what: str, hint: str) -> None:
+        """A warning for the first screenshot of each folder the log names (``seen``: those noted): "screenshot
+        ``path`` ``what`` (and likewise for the other screenshots under that folder)"."""
+        where = str(_pure(path).parent)
+        if where not in seen:
+            seen.add(where)
+            self.problems.append(Problem(slug, f"screenshot {path!r} {what} (and likewise for the other screenshots "
+                                         f"under {where!r})", run=self.run, file=self.rel, field=field,
+                                         severity="warning", hint=hint))
 
     def _by_name(self) -> dict[str, list[str]]:
         """The run directory's image files by file name (relative paths): see :func:`images_by_name`."""
@@ -164,6 +163,11 @@ class Frames:
     def from_any(self, shot: str, field: str) -> str | None:
         """A screenshot field that holds either the image (base64) or its path."""
         return self.from_base64(shot, field) if looks_like_base64(shot) else self.from_path(shot, field)
+
+
+def _pure(path: str) -> PurePosixPath | PureWindowsPath:
+    """A path as the log wrote it: Windows's when it holds a backslash."""
+    return PureWindowsPath(path) if "\\" in path else PurePosixPath(path)
 
 
 _listed: dict[tuple[str, int], dict[str, list[str]]] = {}
@@ -201,7 +205,7 @@ def images_by_name(run_dir: Path) -> dict[str, list[str]]:
 def relocated(run_dir: Path, path: str) -> str | None:
     """A path that is not inside the run (an absolute one, as harnesses write under their temp dirs) found
     again inside it by its last two parts, else its name; None when neither is a file there."""
-    parts = (PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).parts
+    parts = _pure(path).parts
     for k in (2, 1):
         if len(parts) < k:
             continue
