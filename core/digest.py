@@ -4,7 +4,9 @@ A run's *input digest* covers every file under its directory (path and content
 hash), the reader that reads it, the scoring options (and the contracts folder's
 files when ``--contracts`` is given), the trajcheck version and the ledger schema.
 If any of these changes, the digest changes and the run is scored again; nothing
-stale is ever reused.
+stale is ever reused. A run whose screenshots lie beside its directory (inside the
+folder being scored) has those files in its manifest too, under ``../`` names
+(:func:`outside_manifest`), with the places it looked for a missing one.
 
 Hashing every byte of every frame on each re-score would cost a full read of the
 corpus, so the ledger also keeps each file's (size, mtime_ns, content hash): a
@@ -26,6 +28,7 @@ from trajcheck.schemas.version import SCHEMA_VERSION
 
 from .version import __version__
 from .inputs import kind_of, open_regular
+from .runfiles import outside_join, scoring_root
 
 #: Files are hashed in chunks of this size.
 CHUNK = 1 << 20
@@ -136,6 +139,50 @@ def _images_beside(folder: str) -> FileEntry:
             _beside.clear()
         _beside[key] = [n, newest, h.hexdigest()]
     return list(_beside[key])
+
+
+#: A file outside the run's folder that is not there (or, read again, no longer inside the folder being scored).
+ABSENT: FileEntry = [0, 0, "absent"]
+
+
+def is_outside(rel: str) -> bool:
+    """A manifest entry for a file outside the run's folder (``../screenshots/a.png``): the names of files
+    inside it never start with ``../``."""
+    return rel.startswith("../")
+
+
+def outside_names(inputs: str | None) -> frozenset[str]:
+    """The files outside a run's folder that scoring took its frames from (inside the folder scored then), from
+    the runs row's ``inputs`` (its recorded manifest): their ``../`` names, which its steps use."""
+    try:
+        files = json.loads(inputs).get("files") if isinstance(inputs, str) else None
+    except (ValueError, AttributeError):
+        return frozenset()
+    return frozenset(k for k in files if is_outside(k)) if isinstance(files, dict) else frozenset()
+
+
+def outside_manifest(files: dict[str, str], prior: dict[str, FileEntry] | None = None) -> dict[str, FileEntry]:
+    """The manifest entries of the files outside a run's folder that its frames come from or were looked for at
+    (``Run.outside_files``: relative path -> resolved path inside the folder being scored), each as
+    :func:`file_manifest` records a file, or :data:`ABSENT`: a screenshot copied there later, changed or removed
+    changes the run's digest."""
+    prior = prior or {}
+    return {rel: _entry(full, prior.get(rel)) or list(ABSENT) for rel, full in sorted(files.items())}
+
+
+def outside_again(run_dir: Path, old: dict[str, FileEntry], root: str | None) -> dict[str, FileEntry]:
+    """The entries of a scored run's files outside its folder (the ``../`` names of its recorded manifest
+    ``old``) as they are now: each resolved from the run's folder again, and :data:`ABSENT` when it is gone or
+    no longer inside ``root``, the folder being scored (a link changed to lead out of it is never read)."""
+    names = [k for k in old if is_outside(k)]
+    if not names:
+        return {}
+    out: dict[str, FileEntry] = {}
+    with scoring_root(root):
+        for rel in names:
+            got = outside_join(run_dir, rel)
+            out[rel] = outside_manifest({rel: str(got[1])}, old)[rel] if got is not None else list(ABSENT)
+    return out
 
 
 def _entry(full: str, old: FileEntry | None) -> FileEntry | None:

@@ -116,6 +116,9 @@ class RunRef:
     display: str  # its path relative to the argument it was found under (the run_id when invalid)
     reader: str  # name of the reader that reads it
     url: str | None = None  # fsspec URL of a remote run directory (copied locally to be scored)
+    #: the argument it was found under (absolute): its screenshots may lie outside its own folder, never outside
+    #: this one (:func:`trajcheck.runfiles.scoring_root`); None: only inside its own folder
+    root: str | None = None
 
     @property
     def run_dir(self) -> Path:
@@ -190,7 +193,7 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
             continue
         r = _claim(root, only)
         if r is not None:
-            refs += _refs(root, root.resolve().name or str(root), r)
+            refs += _refs(root, root.resolve().name or str(root), r, os.path.abspath(root))
             continue
         refs += _walk(root, only, problems)
     return refs, problems
@@ -235,7 +238,7 @@ def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> lis
             sub = here / d
             r = _claim(sub, only)
             if r is not None:
-                refs += _refs(sub, sub.relative_to(root).as_posix(), r)
+                refs += _refs(sub, sub.relative_to(root).as_posix(), r, os.path.abspath(root))
             else:
                 keep.append(d)
         dirnames[:] = keep
@@ -245,15 +248,16 @@ def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> lis
     return refs
 
 
-def _refs(path: Path, display: str, r: Reader) -> list[RunRef]:
-    """The runs of a claimed folder: the folder, or (a folder of transcripts) each of its run files."""
+def _refs(path: Path, display: str, r: Reader, root: str) -> list[RunRef]:
+    """The runs of a claimed folder (found under the argument ``root``): the folder, or (a folder of
+    transcripts) each of its run files."""
     try:
         names = r.entries(path) if r.entries is not None else []
     except OSError:
         names = []
     if len(names) < 2:
-        return [RunRef(path, display, r.name)]
-    return [RunRef(path / n, f"{display}/{n}", r.name) for n in names]
+        return [RunRef(path, display, r.name, root=root)]
+    return [RunRef(path / n, f"{display}/{n}", r.name, root=root) for n in names]
 
 
 def _companions(reader: str) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from PIL import Image, ImageDraw
 from .atomic import atomic_path
 from .box import Box
 from .frames import FrameError, decode
+from .digest import outside_names
 from .reportgeometry import frame_point, motion
 from .runfiles import safe_join
 from .verdicts import coverage
@@ -299,11 +300,14 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
         parts.append(f"<p class=muted>{_e(r['lesson_candidate'])}</p>")
     parts.append(_states_strip(r, steps))
     run_dir = Path(r["run_path"])
+    run_dir = run_dir.parent if run_dir.is_file() else run_dir  # a run that is one file of a folder of transcripts
+    outside = outside_names(r.get("inputs"))  # frames beside its folder, inside the folder scored
     if not thumbs:
         parts.append("<p class=muted>No thumbnails for this run: only the most telling runs get them "
                      "(raise --max-runs).</p>")
     for s in steps:
-        parts.append(_step_html(i, s, run_dir, assets, (r.get("screen_width"), r.get("screen_height")), thumbs))
+        parts.append(_step_html(i, s, run_dir, assets, (r.get("screen_width"), r.get("screen_height")), thumbs,
+                                outside))
     parts.append("</div>")
     return "".join(parts)
 
@@ -367,9 +371,10 @@ def _screen_html(assets: Path, key: str, post: Path | None, s: dict[str, Any]) -
 
 
 def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path,
-               screen: tuple[Any, Any] = (None, None), thumbs: bool = True) -> str:
-    pre = safe_join(run_dir, s["frame_pre"]) if s["frame_pre"] else None
-    post = safe_join(run_dir, s["frame_post"]) if s["frame_post"] else None
+               screen: tuple[Any, Any] = (None, None), thumbs: bool = True,
+               outside: frozenset[str] = frozenset()) -> str:
+    pre, post = (None if not rel else Path(os.path.realpath(run_dir / rel)) if rel in outside  # scored from there
+                 else safe_join(run_dir, rel) for rel in (s["frame_pre"], s["frame_post"]))
     key = f"r{i}-s{s['step_index']}"
     bbox = s["effect_change_bbox"]
     region = s["effect_region_box"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import remote
-from .digest import file_manifest, input_digest
+from .digest import file_manifest, input_digest, outside_again
 from .discovery import RunRef
 
 
@@ -49,6 +49,14 @@ def _under(path: str, roots: list[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip(sep) + sep) for r in roots)
 
 
+def _manifest(ref: RunRef, old: Previous) -> dict[str, list[Any]]:
+    """The run's manifest now, as scoring records it: its folder's files and the files outside it that its frames
+    came from (found again from its folder, inside the folder being scored)."""
+    files = file_manifest(Path(ref.path), old.files)
+    files.update(outside_again(ref.run_dir, old.files, ref.root))
+    return files
+
+
 def plan(paths: Iterable[Any], refs: list[RunRef], previous: Iterable[Previous] | None, fingerprint: str) -> Plan:
     """Split ``refs`` into runs to score and unchanged runs to skip; find the runs a ledger holds
     under ``paths`` whose directory is gone. Without ``previous``, everything is scored."""
@@ -62,7 +70,7 @@ def plan(paths: Iterable[Any], refs: list[RunRef], previous: Iterable[Previous] 
     for ref in refs:
         old = by_root.get(ref.key)
         if ref.url is None and old is not None and old.status == "ok" and old.input_digest and \
-                old.input_digest == input_digest(file_manifest(Path(ref.path), old.files), ref.reader, fingerprint):
+                old.input_digest == input_digest(_manifest(ref, old), ref.reader, fingerprint):
             out.skipped.append(old.run_id)
             out.known[old.run_id] = str(ref.path)
         else:

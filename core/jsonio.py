@@ -186,9 +186,10 @@ def decode_utf8(data: bytes, *, run: str, file: str) -> tuple[str | None, Proble
     try:
         return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        start = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)  # utf-8-sig counts after the BOM
+        line = data[:start].count(b"\n") + 1
         return None, Problem(
-            Slug.NOT_UTF8, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            Slug.NOT_UTF8, f"not UTF-8 text (byte 0x{data[start]:02x} at offset {start})",
             run=run, file=file, line=line, hint="re-save the file as UTF-8")
 
 

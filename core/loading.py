@@ -88,6 +88,8 @@ class FrameCache(RefCountedCache["Frame | FrameError"]):
                 got = self._read(rel, Path(rel), self.run.inline_frames[rel])
             except FrameError as exc:  # an archive member unpacked now, over the frame byte budget
                 got = exc
+        elif path is None and rel in self.run.outside_files:  # beside the run, inside the folder being scored
+            got = self._read(rel, Path(self.run.outside_files[rel]), None)
         elif path is None:  # checked at read time already; keep the guard where the file is opened
             got = FrameError(Slug.FRAME_UNREADABLE, "path escapes the run directory")
         else:

@@ -281,7 +281,8 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
               goal=_goal(m, run_dir, value, run_name, problems),
               agent_model=_str(m.get("run.model", value)), screen_width=int(width) if width else None,
               screen_height=int(height) if height else None,
-              outcome_status="done" if steps[-1].action.type == "DONE" else None, inline_frames=frames.inline)
+              outcome_status="done" if steps[-1].action.type == "DONE" else None, inline_frames=frames.inline,
+              outside_files=frames.outside)
     return run, [p for p in problems if p.severity != "error"]
 
 

@@ -79,10 +79,13 @@ class Slug(StrEnum):
     STEP_WITHOUT_ACTION = "step_without_action"
     ACTION_UNPARSED = "action_unparsed"
     MULTI_ACTION = "multi_action"
+    REASONING_MERGED = "reasoning_merged"
+    REPLY_CONFLICT = "reply_conflict"
     NO_ACTIONS = "no_actions"
     SCREENSHOT_MISSING = "screenshot_missing"
     SCREENSHOT_RELOCATED = "screenshot_relocated"
     SCREENSHOT_AMBIGUOUS = "screenshot_ambiguous"
+    SCREENSHOT_OUTSIDE_RUN = "screenshot_outside_run"
     COORD_SPACE_AMBIGUOUS = "coord_space_ambiguous"
     SCREENSHOT_OVERWRITTEN = "screenshot_overwritten"
     SCREEN_UNKNOWN = "screen_unknown"
@@ -128,8 +131,9 @@ class ProblemKind:
 
 
 _K = ProblemKind
-# WebVoyager's task metadata is optional: a broken metadata file costs the reference answer, not the run.
-_METADATA = "in WebVoyager's optional task metadata"
+# Optional side files: a broken one costs what it adds (WebVoyager's reference answer, the replies a UI-TARS
+# reasoning.json fills in), not the run.
+_METADATA = "in an optional side file (WebVoyager's task metadata, the reasoning.json beside a UI-TARS session log)"
 
 #: The catalogue, in sections (the headings of docs/problems.md); within a section, in reading order.
 SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
@@ -225,6 +229,13 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "the step is skipped.", "check that the runner records every step's action"),
         _K(Slug.ACTION_UNPARSED, "warning", "The recorded action cannot be read in its format's grammar; the step "
            "is scored as an UNKNOWN action.", "compare the action with the grammar `trajcheck formats NAME` shows"),
+        _K(Slug.REASONING_MERGED, "warning", "A UI-TARS session log has a `reasoning.json` beside it (the same "
+           "steps with the model's `raw_reply`): the steps whose reply the session log lacks or cut short take "
+           "it from there, and steps only it holds are added; the message names them.",
+           "nothing to do: both files are read"),
+        _K(Slug.REPLY_CONFLICT, "warning", "A UI-TARS session log and the `reasoning.json` beside it hold "
+           "different replies for a step (beyond the `<|box_start|>` tokens the harness adds); the session log's "
+           "is read.", "check which file the harness wrote last"),
         _K(Slug.MULTI_ACTION, "warning", "A step holds several action calls; the first is the step's action, all "
            "are kept in extra.calls.", "trajcheck scores one action per step; record one action per step"),
         _K(Slug.NO_ACTIONS, "warning", "A Playwright trace records no user action.",
@@ -240,6 +251,11 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "store screenshot paths relative to the log"),
         _K(Slug.SCREENSHOT_AMBIGUOUS, "warning", "A screenshot path the log records is not in the run, and several "
            "files of its name are; none is used.", "store screenshot paths relative to the log"),
+        _K(Slug.SCREENSHOT_OUTSIDE_RUN, "warning", "A screenshot the log records is outside the run's folder but "
+           "inside the folder being scored (the argument of `score` or `validate`): a harness that keeps `logs/` "
+           "beside `screenshots/`. That file is used and is part of the run's digest; one outside the folder being "
+           "scored is refused (`path_escapes_run`).",
+           "nothing to do; scoring the run's folder alone would not find it"),
         _K(Slug.COORD_SPACE_AMBIGUOUS, "warning", "Nothing declares the space of the run's action points, and "
            "several spaces fit every point, or none does; the reader's default is used (runs.coord_space_source "
            "says so).",
@@ -269,7 +285,8 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "(scored as UNKNOWN): its verdicts rest on little.",
            "check the run's format (`trajcheck formats`), or read it with a --mapping file"),
         _K(Slug.FRAMES_NOT_FOUND, "warning", "Most of a run's steps have no readable screenshot: their effect "
-           "verdicts are null.", "copy the run's screenshots with it, or check the paths the log records"),
+           "verdicts are null.", "copy the run's screenshots with it, check the paths the log records, or score "
+           "the folder that holds both the log and its screenshots"),
     )),
     ("DOM snapshots", (
         _K(Slug.DOM_MISSING, "warning", "A DOM snapshot a step references is not there; the observation check "

@@ -40,6 +40,9 @@ class RunResult:
     problems: list[Problem] = field(default_factory=list)
     display: str = ""  # the run directory relative to the argument it was found under
     ocr_unread: int = 0  # regions the rules asked OCR to read that were not read (OCR not installed)
+    #: files outside the run's folder, inside the folder being scored, that its frames come from or were looked
+    #: for at (``Run.outside_files``): part of its input digest
+    outside: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

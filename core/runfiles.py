@@ -1,6 +1,7 @@
 """Reading a run's files, for every reader: paths that must stay inside the run directory (:func:`safe_join`),
-size-limited UTF-8 text with its problems named (:func:`read_text_file`), and a run's errors raised together
-(:func:`raise_errors`).
+or, for a screenshot a harness keeps beside the run's folder, inside the folder the user asked to score
+(:func:`scoring_root`, :func:`outside_join`), size-limited UTF-8 text with its problems named
+(:func:`read_text_file`), and a run's errors raised together (:func:`raise_errors`).
 
 Below every reader, and below the loading stage and the contracts, which read the files a run names: the native
 reader (:mod:`trajcheck.rundir`) and the adapter kit (:mod:`trajcheck.adapters.kit`) both import it.
@@ -10,6 +11,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 
@@ -57,6 +61,69 @@ def safe_join(run_dir: Path, rel: str) -> Path | None:
     if target != base and not target.startswith(base + os.sep):
         return None
     return Path(target)
+
+
+#: The folder the user asked to score (the argument a run was found under), while its run is read: the readers'
+#: screenshots may come from outside the run's own folder but never from outside it. A context variable, not a
+#: parameter, so that every reader's ``read(path, display)`` keeps its signature (a mapping reader's too); it is
+#: set by whoever reads a run for scoring or validation (:mod:`trajcheck.scorerun`, :mod:`trajcheck.validation`),
+#: in the process that reads it. Unset (None), nothing outside the run's folder is read.
+_ROOT: ContextVar[str | None] = ContextVar("trajcheck_scoring_root", default=None)
+
+
+@contextmanager
+def scoring_root(root: str | os.PathLike[str] | None) -> Iterator[None]:
+    """Within the block, a run being read may take screenshots from anywhere inside ``root`` (the folder the
+    user asked to score); None: only from inside the run's own folder."""
+    token = _ROOT.set(None if root is None else os.path.realpath(os.fspath(root)))
+    try:
+        yield
+    finally:
+        _ROOT.reset(token)
+
+
+def _inside(path: str, base: str) -> bool:
+    return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def outside_join(run_dir: Path, rel: str) -> tuple[str, Path] | None:
+    """A path a run names that leaves the run's folder (``../screenshots/a.png``, or an absolute path) but stays
+    inside the scoring root (:func:`scoring_root`), resolved through every ``..`` and link: (its path relative to
+    the run's folder, the resolved path). None when no root is set, when the path stays in the run's folder (that
+    is :func:`safe_join`'s) or when it resolves outside the root (then it is refused, as :func:`safe_join`
+    refuses it). The file need not exist."""
+    root = _ROOT.get()
+    if root is None or not rel or "\x00" in rel:
+        return None
+    base = _real(os.fspath(run_dir))
+    if not _inside(base, root) or base == root:
+        return None  # the run is the root (or not below it): nothing outside its folder is in the root
+    target = os.path.realpath(os.path.join(base, rel))  # an absolute rel replaces base
+    if _inside(target, base) or not _inside(target, root):
+        return None
+    return os.path.relpath(target, base).replace(os.sep, "/"), Path(target)
+
+
+def beside_run(run_dir: Path, rel: str) -> list[tuple[str, Path]]:
+    """Where a relative path a run names may be, when it is not inside the run's folder: the same path under each
+    folder between the run's folder and the scoring root (the harness's working folder: the CS715 harness writes
+    ``screenshots/a.png`` in a log kept under ``logs/``), nearest first, each as (its path relative to the run's
+    folder, the resolved path). Links and ``..`` that lead out of the folder tried are refused (:func:`safe_join`).
+    Empty when no root is set, or for an absolute path."""
+    root = _ROOT.get()
+    if root is None or not rel or os.path.isabs(rel) or re.match(r"^[A-Za-z]:[\\/]", rel):
+        return []
+    base = _real(os.fspath(run_dir))
+    if not _inside(base, root) or base == root:
+        return []
+    out = []
+    here = base
+    while here != root:
+        here = os.path.dirname(here)
+        target = safe_join(Path(here), rel)
+        if target is not None and _inside(os.fspath(target), root) and not _inside(os.fspath(target), base):
+            out.append((os.path.relpath(target, base).replace(os.sep, "/"), target))
+    return out
 
 
 def read_text_file(path: Path, *, run: str, rel: str, problems: list[Problem],

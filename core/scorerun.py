@@ -15,25 +15,28 @@ from . import remote, rowcheck
 from .analysis import analyze
 from .contracts import find_contract
 from .coverage import read_coverage
-from .digest import file_manifest, input_digest, options_fingerprint, special_files
+from .digest import file_manifest, input_digest, options_fingerprint, outside_manifest, special_files
 from .discovery import RunRef, get_reader
 from .errors import Problem, RunFormatError
 from .problems import Slug
 from .loading import load_run, plan_referee
 from .options import ScoreOptions
 from .rows import RunResult, build_result, invalid_result
+from .runfiles import scoring_root
 
 
 def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
-    run, warnings = get_reader(ref.reader).read(ref.path, ref.display)
+    with scoring_root(ref.root):  # screenshots beside the run's folder, inside the argument, are found
+        run, warnings = get_reader(ref.reader).read(ref.path, ref.display)
     contract, contract_problems = find_contract(ref.run_dir, run.task_id, opts.contracts_dir, run.run_id)
     plan = plan_referee(run, contract)
     loaded = load_run(run, ref.run_dir, plan, opts)
     found = analyze(run, loaded, plan, opts)
     coverage = read_coverage(run, loaded.evidence)
-    result = build_result(found, ref, loaded.frames_decoded, coverage + warnings + contract_problems + loaded.problems)
-    result.ocr_unread = loaded.ocr_unread
-    return result
+    res = build_result(found, ref, loaded.frames_decoded, coverage + warnings + contract_problems + loaded.problems)
+    res.outside = dict(run.outside_files)
+    res.ocr_unread = loaded.ocr_unread
+    return res
 
 
 def _score_safely(ref: RunRef, opts: ScoreOptions) -> RunResult:
@@ -120,6 +123,7 @@ def score_run(ref: RunRef, opts: ScoreOptions, fingerprint: str | None = None) -
         res = _score_safely(ref, opts)
     res = checked(res, ref)  # a value the ledger cannot store costs this run, not the batch
     files = file_manifest(Path(ref.path))
+    files.update(outside_manifest(res.outside))
     res.run["warnings"] = res.run["warnings"] + special_files(files, res.run["run_id"], res.run["warnings"])
     fp = fingerprint if fingerprint is not None else options_fingerprint(opts, None)
     res.run["input_digest"] = input_digest(files, ref.reader, fp)

@@ -16,7 +16,7 @@ from .problems import Slug
 from .frames import ALLOWED_FORMATS, FrameError, in_frame, to_frame
 from .inputs import NotRegularFile, regular_stat
 from .discovery import discover, get_reader
-from .runfiles import safe_join
+from .runfiles import safe_join, scoring_root
 
 
 @dataclass
@@ -91,7 +91,8 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
         problems += explain(Path(mapping), run_paths)
     for ref in refs:
         try:
-            run, warns = get_reader(ref.reader).read(ref.path, ref.display)
+            with scoring_root(ref.root):  # screenshots beside a run's folder, inside the argument, are found
+                run, warns = get_reader(ref.reader).read(ref.path, ref.display)
         except RunFormatError as exc:
             problems += exc.problems
             continue
@@ -108,7 +109,8 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
                         except FrameError as exc:  # an archive member over the frame byte budget
                             seen[rel] = (exc.slug, None)
                     else:
-                        path = safe_join(ref.run_dir, rel)
+                        path = safe_join(ref.run_dir, rel) or (Path(run.outside_files[rel]) if rel in
+                                                                run.outside_files else None)
                         seen[rel] = _frame_header(path) if path else (Slug.FRAME_UNREADABLE, None)
                     slug, _ = seen[rel]
                     if slug:

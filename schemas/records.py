@@ -205,6 +205,10 @@ class Run:
     coord_space_source: str | None = None
     #: Frames carried inside the run's own files (e.g. base64 screenshots), by the name steps use for them.
     inline_frames: Mapping[str, bytes] = field(default_factory=dict, repr=False)
+    #: Files outside the run's folder but inside the folder being scored that its screenshots come from (or
+    #: were looked for at), by their path relative to the run's folder (``../screenshots/a.png``, the name steps
+    #: use for them) -> the resolved path. They are part of the run's input digest.
+    outside_files: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def perceptual_verifier_recorded(self) -> bool | None:

@@ -178,7 +178,7 @@ def test_any_module_can_be_imported_first_and_every_reader_is_registered(module)
 def test_adapters_import_the_kit_not_each_other():
     """Each reader module imports shared helpers from the kit; only its own helper modules beside it."""
     adapters = ROOT / "core" / "adapters"
-    own = {"browsergym": {"browsergym_actions", "safe_pickle"}, "browser_use": {"browser_use_actions"},
+    own = {"browsergym": {"browsergym_actions", "safe_pickle"}, "browser_use": {"browser_use_actions", "browser_use_read"},
            "osworld": {"osworld_actions"}, "webvoyager": {"webvoyager_actions"},
            "playwright_trace": {"playwright_events", "playwright_zip"}, "playwright_events": {"playwright_zip"},
            "openai_responses": {"sparse"}, "anthropic_messages": {"sparse", "anthropic_actions", "anthropic_logs"},

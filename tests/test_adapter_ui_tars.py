@@ -72,7 +72,7 @@ MAC = ROOT / "tests" / "fixtures" / "ui_tars" / "macos-session"
 def test_the_macos_harness_session_log_is_read_in_full():
     """Issue 27's first log: session_log.json with model_reply and the flat parsed_action (the point the harness
     executed, in screen pixels), screenshots named under the folder the harness wrote to but kept beside the
-    log, and a reasoning.json beside it (not read instead of the session log)."""
+    log, and a reasoning.json beside it (merged into the session log, never read instead of it)."""
     [r] = score_paths([MAC], jobs=1).results
     assert r.run["status"] == "ok" and r.run["goal"] == "Create a workspace named 'Design team'."
     log = json.loads((MAC / "session_log.json").read_text())
@@ -84,9 +84,65 @@ def test_the_macos_harness_session_log_is_read_in_full():
     assert r.run["coord_space_source"].startswith("declared: the harness logs the point it executed")
     warns = " ".join(r.run["warnings"])
     assert "[screenshot_relocated]" in warns and warns.count("[screenshot_relocated]") == 1  # one note per folder
-    assert "session_log.json is read" in warns  # reasoning.json beside it is named, not read
+    assert "[steps_ambiguous]" not in warns  # reasoning.json is the session log's companion, not a rival log
+    # its raw replies differ from the session log's only by the <|box_start|> tokens the harness adds: no conflict,
+    # and nothing to fill
+    assert "[reply_conflict]" not in warns and "[reasoning_merged]" not in warns
     assert [s["action_effect_observed"] for s in r.steps[:3]] == [False, None, True]
     assert r.run["outcome_status"] == "done" and r.run["claimed_success"] is True
+
+
+def _mac_copy(tmp_path, change):
+    d = tmp_path / "mac"
+    shutil.copytree(MAC, d)
+    log = json.loads((d / "session_log.json").read_text())
+    change(log["steps"])
+    (d / "session_log.json").write_text(json.dumps(log))
+    return d
+
+
+def test_reasoning_json_fills_the_replies_the_session_log_lacks(tmp_path):
+    """Merged by step number: reasoning.json's raw_reply fills a missing or cut-short reply (and gives the step its
+    action when the harness parsed none), a step only it holds is added in its place, and where both hold a reply
+    and they differ, the session log's is kept with a warning naming the step."""
+    def change(steps):
+        del steps[0]["model_reply"], steps[0]["thought"]  # missing: the reply (and thought) come from reasoning.json
+        steps[1]["model_reply"] = steps[1]["model_reply"][:30] + "..."  # cut short, and the harness parsed nothing
+        steps[1]["parsed_action"] = {"type": "none"}
+        del steps[2]  # only reasoning.json holds step 2
+        steps[2]["model_reply"] = "Thought: Done.\nAction: finished(content='All set.')"  # step 3: they differ
+
+    d = _mac_copy(tmp_path, change)
+    [r] = score_paths([d], jobs=1).results
+    side = json.loads((MAC / "reasoning.json").read_text())["steps"]
+    assert [s["action_type"] for s in r.steps] == ["CLICK", "CLICK", "CLICK", "DONE"]
+    assert [(s["action_x"], s["action_y"]) for s in r.steps[:3]] == [(413.0, 308.0), (380.0, 261.0), (413.0, 308.0)]
+    assert r.steps[0]["reasoning"] == parse_reply(side[0]["raw_reply"])[0]  # the thought of reasoning.json's reply
+    assert r.steps[3]["action_text"] == "Created the workspace Design team."  # the session log's parsed action
+    merged = [w for w in r.run["warnings"] if w.endswith("[reasoning_merged]")]
+    assert len(merged) == 1 and "fills the reply of steps 0, 1" in merged[0] and "adds step 2," in merged[0]
+    conflict = [w for w in r.run["warnings"] if w.endswith("[reply_conflict]")]
+    assert len(conflict) == 1 and "step 3:" in conflict[0] and "field steps[2]" in conflict[0]
+    (d / "reasoning.json").unlink()  # without it, the same session log loses the steps reasoning.json gave
+    [alone] = score_paths([d], jobs=1).results
+    assert [s["action_type"] for s in alone.steps] == ["CLICK", "UNKNOWN", "DONE"]
+
+
+def test_a_broken_reasoning_json_costs_the_merge_not_the_run(tmp_path):
+    d = _mac_copy(tmp_path, lambda steps: steps[0].pop("model_reply"))
+    (d / "reasoning.json").write_text('{"steps": [')
+    [r] = score_paths([d], jobs=1).results
+    assert r.run["status"] == "ok" and [s["action_type"] for s in r.steps] == ["CLICK", "CLICK", "CLICK", "DONE"]
+    bad = [w for w in r.run["warnings"] if w.endswith("[json_invalid]")]
+    assert len(bad) == 1 and "reasoning.json" in bad[0] and "not merged into session_log.json" in bad[0]
+
+
+def test_a_reasoning_json_alone_is_the_log(tmp_path):
+    d = tmp_path / "only"
+    d.mkdir()
+    shutil.copy(MAC / "reasoning.json", d / "reasoning.json")
+    [r] = score_paths([d], jobs=1).results
+    assert [s["action_type"] for s in r.steps] == ["CLICK", "CLICK", "CLICK", "DONE"]
 
 
 def test_a_flat_raw_action_falls_back_to_the_reply_and_an_unreadable_one_is_unknown(tmp_path):

@@ -7,6 +7,7 @@ of cases here; `python benchmarks/fuzz_runs.py` runs thousands (see its docstrin
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -42,6 +43,36 @@ def test_the_fuzzer_mutates_a_run_of_every_reader():
 def test_mutated_logs_of_other_harnesses_never_cost_the_batch(tmp_path, seed):
     sources = fuzz_runs.adapter_sources()
     runs = fuzz_runs.make_batch(tmp_path / "batch", seed, 24, sources)
+    failures, slugs = fuzz_runs.check_batch(tmp_path / "batch", runs, tmp_path / "L", 1)
+    assert failures == []
+    assert not any(s.startswith("internal_error") for s in slugs), slugs
+    assert slugs["(runs ok)"] and slugs["(runs invalid)"]
+
+
+def _jsonl_copy(src: Path, dest: Path, key: str, head: list[str]) -> Path:
+    """A JSONL copy of a JSON transcript: its request's ``head`` fields on one line (when kept), then one line per
+    element of ``key``."""
+    import json
+
+    data = json.loads(next(src.glob("*.json")).read_text())
+    dest.mkdir(parents=True)
+    lines = ([{k: data[k] for k in head if k in data} | ({"input": []} if key == "items" else {})] if head else [])
+    (dest / "transcript.jsonl").write_text("".join(json.dumps(v) + "\n" for v in lines + data[key]))
+    return dest
+
+
+def test_mutated_logs_read_streamed_never_cost_the_batch(tmp_path, monkeypatch):
+    """Issue 27: with the stream threshold at 0, every JSON and JSONL transcript and every browser-use history is
+    read streamed (an item or a line at a time): mutated, they give problems, never tracebacks."""
+    from trajcheck.adapters import stream
+
+    monkeypatch.setattr(stream, "STREAM_BYTES", 0)
+    fix = ROOT / "tests" / "fixtures"
+    sources = [p for p in fuzz_runs.adapter_sources() if any(p.glob("*.json")) and not (p / "run.json").exists()]
+    sources += [_jsonl_copy(fix / "anthropic" / "feedback-2x", tmp_path / "src" / "anthropic-jsonl", "messages", []),
+                _jsonl_copy(fix / "openai" / "cua-newsletter", tmp_path / "src" / "openai-jsonl", "items",
+                            ["model", "tools"])]
+    runs = fuzz_runs.make_batch(tmp_path / "batch", 404, 30, sources)
     failures, slugs = fuzz_runs.check_batch(tmp_path / "batch", runs, tmp_path / "L", 1)
     assert failures == []
     assert not any(s.startswith("internal_error") for s in slugs), slugs

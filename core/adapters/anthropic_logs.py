@@ -7,6 +7,7 @@ tool_output}``, with ``step_01.png`` beside it and the task in ``task_*.txt``)."
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import parse_json_text
 
 from .kit import MAX_STEP_FILES, jsonl_values, load_json, looks_like_base64, natural, read_text_file
+from .stream import any_line, stream_lines
 
 def messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple[list[Any], dict[str, Any]]:
     """The messages and the request around them (tools, model...) of a transcript file."""
@@ -44,6 +46,28 @@ def messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple
     problems.append(Problem(Slug.SCHEMA, "expected a messages list (or an object with one)", run=run, file=rel, line=1,
                             field="messages", hint="save the conversation's messages as the API takes them"))
     return [], {}
+
+
+def _is_request(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("messages"), list)
+
+
+def stream_messages(path: Path, rel: str, problems: list[Problem], run: str,
+                    req: dict[str, Any]) -> Iterator[Any]:
+    """A large JSONL transcript's messages as :func:`messages_of` reads them, a line at a time: when a line holds
+    a whole request (found by a scan that parses only the lines naming ``"messages"``), the last request's
+    messages (``req`` gets its fields; one line is held at a time while the file is read), else every line's
+    message as it is read."""
+    if any_line(path, b'"messages"', _is_request):
+        last: dict[str, Any] | None = None
+        for value in stream_lines(path, run=run, rel=rel, problems=problems):
+            if _is_request(value):
+                last = value  # one request per line: the last one holds the whole run
+        if last is not None:
+            req.update(last)
+            yield from last["messages"]
+        return
+    yield from stream_lines(path, run=run, rel=rel, problems=problems)
 
 
 def events_to_messages(events: list[Any]) -> tuple[list[Any], dict[str, Any]]:

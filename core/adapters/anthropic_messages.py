@@ -42,7 +42,8 @@ from . import coords
 from .kit import MAX_HISTORY_BYTES, SNIFF_BYTES, Frames, Problems, Sniffer, frame_size, natural, \
     read_text_file, run_id_of, split_run
 from .anthropic_actions import LOOKS_ACTIONS, map_action, tool_action
-from .anthropic_logs import is_cumulative, is_step_log, messages_of, step_files, steps_to_messages
+from .anthropic_logs import (is_cumulative, is_step_log, messages_of, step_files, steps_to_messages,
+                             stream_messages)
 from .sparse import Results, Timeline, last_frame, steps_of
 from .stream import StreamError, stream_items, streams
 
@@ -131,10 +132,12 @@ def _parse(run_dir: Path, problems: Problems, only: str | None) -> tuple[str, It
     problems.file = rel
     path = run_dir / rel
     head = _head(path)
+    meta: dict[str, Any] = {}  # the request around the messages: whole once they are read
     if streams(run_dir, rel, MAX_HISTORY_BYTES) and b'"messages"' in head and not is_cumulative(head) \
             and b'"events"' not in head:  # a large transcript: one message at a time (other shapes: read whole)
-        meta: dict[str, Any] = {}  # the request around the messages: whole once they are read
         return rel, stream_items(path, "messages", meta), meta
+    if streams(run_dir, rel, MAX_HISTORY_BYTES, (".jsonl",)):  # a large JSONL transcript: a line at a time
+        return rel, stream_messages(path, rel, problems, problems.run, meta), meta
     text = read_text_file(path, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
     messages, req = messages_of(text, rel, problems.run, problems) if text is not None else ([], {})
     problems.raise_errors()
@@ -261,7 +264,7 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
               agent_name="anthropic computer use", agent_model=req.get("model") if isinstance(req.get("model"), str)
               else None, screen_width=w, screen_height=h, outcome_status="done" if final_text is not None else None,
               extra={k: req[k] for k in ("task_id", "metadata") if k in req}, coord_space=space.name,
-              coord_space_source=space.how, inline_frames=frames.inline)
+              coord_space_source=space.how, inline_frames=frames.inline, outside_files=frames.outside)
     return run, problems.warnings()
 
 
@@ -309,8 +312,8 @@ DOC = FormatDoc(
              "`CLICK` at x, y or on `element = ref`, `NAVIGATE`, `READ`, `TYPE`..."),
             ("`tool_use` of `bash`, the text editor and the loop's other tools", "a `TOOL` step (`extra.tool`)"),
             ("any other `tool_use`", "`UNKNOWN`, with an `action_unparsed` warning naming the tool"),
-            (("`tool_result` `image` blocks (`source.type = base64`, or `source.path` / `path` inside the "
-              "run)"),
+            (("`tool_result` `image` blocks (`source.type = base64`, or `source.path` / `path`: inside the "
+              "run, or beside it inside the folder scored)"),
              ("frames, in order: an action's pre frame is the last screenshot before it, its post frame the "
               "first one after it")),
             ("`tool_result` `is_error: true` and its text (the toolset's \"Not executed: ...\" included)",
@@ -348,13 +351,19 @@ DOC = FormatDoc(
          "between two frames. They all get those two frames as pre and post, but only one is checked: the "
          "group's last high-risk action (else its last acting step); the others are marked `shared_frames` "
          "(a `steps` column) and their perceptual verdict is null, never a no-effect of their own."),
+        ("**Large transcripts.** Past 32 MiB a transcript is never held whole: a JSON `messages` transcript is "
+         "read one message at a time (ijson), a JSONL one a line at a time (a JSONL of whole requests: only the "
+         "last request is kept), and each screenshot is decoded as it is reached. Event logs, step files and "
+         "requests saved with their response are read whole at any size."),
     ),
     lost=(
         "No URLs, titles or DOM: the observation check has frames only.",
         ("Screenshots the loop dropped from the transcript leave their steps without frames "
          "(`extra.frames_dropped`)."),
         ("A session log whose screenshots lie outside its folder (the CS715 harness keeps `logs/` beside "
-         "`screenshots/`) finds them only when they are inside the folder scored as the run."),
+         "`screenshots/`) finds them only inside the folder given to `score` or `validate`: score the harness's "
+         "folder, not `logs/` alone (`screenshot_outside_run` notes where they came from; a `screenshots/` "
+         "folder beside a run's folder is part of its runs, never named as a folder no reader claims)."),
     ),
     bad_input=("a transcript that is not JSON (or a JSONL line that is not) makes the run invalid with its "
                "file and line (`json_invalid`); a transcript without a tool call, `steps_empty`; an "
@@ -380,6 +389,7 @@ READER = Reader(
     claims=claims,
     read=read_anthropic_messages,
     entries=entries,
+    companions=("screenshots",),  # the CS715 harness keeps logs/ beside screenshots/ (Frames.from_path)
     summary="Anthropic computer-use runs (computer_20241022 to computer_20251124, computer_toolset_20260801): "
             "a Messages transcript (JSON or JSONL), an event log, or one JSON per step",
     doc=DOC,

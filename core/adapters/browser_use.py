@@ -19,8 +19,9 @@ the post frame (nothing was captured between them).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from trajcheck.reader import FormatDoc, Reader, Table
@@ -30,115 +31,17 @@ from trajcheck.schemas.records import Action, Page, RecordedJudge, Run, Step
 
 from .browser_use_actions import (ACTION_ROWS, POINT_ACTIONS, actions_of, bounds_center, element_info, map_action,
                                   one_action, reasoning_of)
-from .kit import (MAX_FRAME_BYTES, MAX_HISTORY_BYTES, BadImage, Problems, array_item_lines, claims_plain_dir,
-                  decode_image, load_json, relocated, run_id_of, safe_join, str_or_none)
+from .browser_use_read import FILE_NAMES, HistoryFrames, head, parse, shot, source, streamed
+from .kit import MAX_FRAME_BYTES, MAX_HISTORY_BYTES, Problems, claims_plain_dir, run_id_of, str_or_none
+from .stream import StreamError, streams
 
 __all__ = ["DOC", "FILE_NAMES", "MAX_FRAME_BYTES", "MAX_HISTORY_BYTES", "NAME", "READER", "map_action",
            "read_browser_use", "reasoning_of"]
 
 NAME = "browser-use"
-FILE_NAMES = ("AgentHistoryList.json", "AgentHistory.json", "agent_history.json")
 #: What the steps of one history item keep from its results.
 _RESULT_KEYS = ("extracted_content", "is_done", "success", "include_in_memory", "long_term_memory", "judgement",
                 "attachments")
-#: The hint of each way an inline screenshot can fail (:class:`~trajcheck.adapters.kit.BadImage` kinds).
-_IMAGE_HINTS = {"size": "the step's frames are not checked",
-                "base64": "re-export the history; the step's frames are not checked",
-                "format": "the step's frames are not checked"}
-
-
-# --- parse ------------------------------------------------------------------------------------------------
-
-def _parse(run_dir: Path, problems: Problems) -> tuple[dict[str, Any], list[Any], list[int]]:
-    """The history file's top-level object, its items, and the line each item starts on; raises when the
-    file cannot be read, is not a history, or has no items."""
-    present = [n for n in FILE_NAMES if (run_dir / n).is_file()]
-    source = problems.file = present[0] if present else FILE_NAMES[0]
-    if len(present) > 1:
-        problems.warn(Slug.STEPS_AMBIGUOUS, f"{', '.join(present)} all exist; {source} is read", file=present[1],
-                      hint="keep one history per directory")
-    got = load_json(run_dir / source, run=problems.run, rel=source, problems=problems, limit=MAX_HISTORY_BYTES)
-    data = None
-    if got is not None:
-        data = got[0]
-        if not isinstance(data, dict) or not isinstance(data.get("history"), list):
-            problems.error(Slug.SCHEMA, "expected an object with a history array", line=1, field="history",
-                           hint="this is browser-use's AgentHistoryList.json")
-            data = None
-    problems.raise_errors()
-    assert data is not None and got is not None
-    history: list[Any] = data["history"]
-    lines = array_item_lines(got[1], "history")
-    for i, item in enumerate(history):
-        if not isinstance(item, dict):
-            problems.error(Slug.SCHEMA, f"history item is a {type(item).__name__}, not an object",
-                           line=lines[i] if i < len(lines) else None, field=f"history[{i}]",
-                           hint="each item is {model_output, result, state}")
-    if not history:
-        problems.error(Slug.STEPS_EMPTY, "the history is empty", field="history", hint="a run needs at least one step")
-    problems.raise_errors()
-    return data, history, lines
-
-
-class _Frames:
-    """Resolves each history item's screenshot to a frame name (inline bytes or a file in the run)."""
-
-    def __init__(self, run_dir: Path, problems: Problems, lines: list[int]):
-        self.run_dir = run_dir
-        self.problems = problems
-        self.lines = lines
-        self.inline: dict[str, bytes] = {}
-
-    def _warn(self, slug: Slug, msg: str, i: int, field: str, hint: str) -> None:
-        self.problems.warn(slug, msg, line=self.lines[i] if i < len(self.lines) else None, field=field, hint=hint)
-
-    def of(self, i: int, state: Any) -> str | None:
-        """Item ``i``'s screenshot: inline (``state.screenshot``) or a file (``state.screenshot_path``)."""
-        if not isinstance(state, dict):
-            return None
-        b64 = state.get("screenshot")
-        if isinstance(b64, str) and b64:
-            try:
-                data, ext = decode_image(b64)
-            except BadImage as exc:
-                self._warn(exc.slug, f"the inline screenshot {exc}", i, f"history[{i}].state.screenshot",
-                           _IMAGE_HINTS[exc.kind])
-                return None
-            name = f"inline/step-{i:04d}.{ext}"
-            self.inline[name] = data
-            return name
-        path = state.get("screenshot_path")
-        if not isinstance(path, str) or not path:
-            return None
-        return self._file(i, path, f"history[{i}].state.screenshot_path")
-
-    def _file(self, i: int, path: str, field: str) -> str | None:
-        target = safe_join(self.run_dir, path.replace("\\", "/"))
-        if target is not None:  # a file that is not there is reported where a step uses it (frames_missing)
-            return str(PurePosixPath(target.relative_to(Path(self.run_dir).resolve()).as_posix()))
-        # an absolute path (browser-use writes them under its temp dir) or one that leaves the run:
-        # look for the same file inside the run directory by its last path parts only
-        cand = relocated(self.run_dir, path)
-        if cand is not None:
-            self._warn(Slug.SCREENSHOT_RELOCATED, f"{path} is outside the run directory; {cand} inside it is used", i,
-                       field, "store screenshot paths relative to the history file")
-            return cand
-        self._warn(Slug.PATH_ESCAPES_RUN, f"screenshot path {path!r} points outside the run directory and no file of "
-                   "that name is inside it", i, field, "copy the screenshots next to the history and store "
-                   "relative paths")
-        return None
-
-
-def _shots(history: list[Any], frames: _Frames, problems: Problems) -> list[str | None]:
-    """Every item's screenshot, with a warning for a state that has none."""
-    shots = [frames.of(i, item.get("state")) for i, item in enumerate(history)]
-    for i, item in enumerate(history):
-        if isinstance(item.get("state"), dict) and shots[i] is None and not any(
-                p.field.startswith(f"history[{i}].state") for p in problems):
-            problems.warn(Slug.SCREENSHOT_MISSING, "this state has no screenshot", line=frames.lines[i]
-                          if i < len(frames.lines) else None, field=f"history[{i}].state.screenshot",
-                          hint="the step's frames are not checked (frames_missing)")
-    return shots
 
 
 # --- align ------------------------------------------------------------------------------------------------
@@ -214,15 +117,26 @@ def _interacted(state: dict[str, Any], j: int, action: Action, extra: dict[str, 
     return action
 
 
-def _item_steps(i: int, history: list[Any], shots: list[str | None], lines: list[int], first_index: int,
-                end: _End, problems: Problems) -> list[Step]:
-    """The steps of history item ``i``, one per action: all share the item's pre frame, only the last one
-    gets the next item's screenshot as its post frame (nothing was captured between them)."""
-    item = history[i]
+@dataclass
+class _Item:
+    """One history item as the steps are built: its index, the item and its screenshot's frame name."""
+
+    i: int
+    item: dict[str, Any]
+    shot: str | None
+
+
+def _item_steps(cur: _Item, nxt: _Item | None, lines: list[int], first_index: int, end: _End,
+                problems: Problems) -> list[Step]:
+    """The steps of history item ``cur``, one per action: all share the item's pre frame, only the last one
+    gets the next item's (``nxt``, None for the last item) screenshot as its post frame (nothing was captured
+    between them)."""
+    i, item = cur.i, cur.item
     mo = item.get("model_output")
-    state = item.get("state") if isinstance(item.get("state"), dict) else {}
-    nstate = history[i + 1].get("state") if i + 1 < len(history) and isinstance(
-        history[i + 1].get("state"), dict) else None
+    state: dict[str, Any] = given if isinstance(given := item.get("state"), dict) else {}
+    nstate: dict[str, Any] | None = None
+    if nxt is not None and isinstance(nxt.item.get("state"), dict):
+        nstate = nxt.item["state"]
     results = item.get("result")
     results = [results] if isinstance(results, dict) else results if isinstance(results, list) else []
     reasoning = reasoning_of(mo) if isinstance(mo, dict) else None
@@ -246,13 +160,13 @@ def _item_steps(i: int, history: list[Any], shots: list[str | None], lines: list
             extra["results_unmatched"] = results[len(entries):]
         after = nstate if last and nstate else {}
         steps.append(Step(
-            index=first_index + len(steps), action=action, reasoning=reasoning, frame_pre=shots[i],
-            frame_post=(shots[i + 1] if i + 1 < len(history) else None) if last else None,
+            index=first_index + len(steps), action=action, reasoning=reasoning, frame_pre=cur.shot,
+            frame_post=(nxt.shot if nxt is not None else None) if last else None,
             executor_ok=ok, executor_error=error,
             page=Page(url_before=str_or_none(state.get("url")), url_after=str_or_none(after.get("url")),
                       title_before=str_or_none(state.get("title")), title_after=str_or_none(after.get("title"))),
             extra=extra, source=problems.file, line=loc["line"]))
-        if i == len(history) - 1 and last:
+        if nxt is None and last:
             end.done = bool(r and r.get("is_done") is True) or action.type == "DONE"
             end.error = error
     return steps
@@ -278,16 +192,58 @@ def _outcome(end: _End, extra_run: dict[str, Any]) -> tuple[str, RecordedJudge |
     return status, judge
 
 
-def read_browser_use(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
-    """Read one browser-use history (see the module's docstring and :data:`DOC`)."""
-    problems = Problems(run_id_of(run_dir, display))
-    data, history, lines = _parse(run_dir, problems)
-    frames = _Frames(run_dir, problems, lines)
-    shots = _shots(history, frames, problems)
+def _steps(items: Iterable[_Item], lines: list[int], end: _End, problems: Problems) -> list[Step]:
+    """The steps of the history's items, read in order with one item of look-ahead (an item's post frame and
+    page are the next item's): at most two items are held at a time."""
     steps: list[Step] = []
+    prev: _Item | None = None
+    for cur in items:
+        if prev is not None:
+            steps += _item_steps(prev, cur, lines, len(steps), end, problems)
+        prev = cur
+    if prev is not None:
+        steps += _item_steps(prev, None, lines, len(steps), end, problems)
+    return steps
+
+
+def _read_streamed(run_dir: Path, frames: HistoryFrames, end: _End, problems: Problems) -> tuple[dict[str, Any],
+                                                                                          list[Step]] | None:
+    """A large history read an item at a time: (its other top-level fields, its steps); None when the file does
+    not hold a history array with items (read whole then: that read names what is wrong)."""
+    meta: dict[str, Any] = {}
+    path = run_dir / problems.file
+    if not head(path).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return None  # a top-level array or another value: no history
+    try:
+        items = (_Item(i, item, shot(i, item, frames, problems)) for i, item in streamed(path, problems, meta))
+        steps = _steps(items, [], end, problems)
+    except StreamError as exc:
+        parse(run_dir, problems)  # the JSON error, with its line and column, makes the run invalid
+        problems.error(Slug.JSON_INVALID, f"the history stops being JSON: {str(exc).splitlines()[0]}",
+                       hint="re-export the history")
+        problems.raise_errors()
+        raise
+    if not steps and not any(p.severity == "error" for p in problems):
+        return None  # no history array, or an empty one
+    return meta, steps
+
+
+def read_browser_use(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
+    """Read one browser-use history (see the module's docstring and :data:`DOC`). Past STREAM_BYTES the
+    history is read an item at a time (:mod:`~trajcheck.adapters.stream`): its inline screenshots are decoded
+    as each item is read, and the JSON text is never held whole."""
+    problems = Problems(run_id_of(run_dir, display))
+    name = source(run_dir, problems)
     end = _End()
-    for i in range(len(history)):
-        steps += _item_steps(i, history, shots, lines, len(steps), end, problems)
+    frames = HistoryFrames(run_dir, problems, [])
+    got = _read_streamed(run_dir, frames, end, problems) if streams(run_dir, name, MAX_HISTORY_BYTES) else None
+    if got is None:  # read whole: a history under STREAM_BYTES, or one the stream found no items in
+        data, history, lines = parse(run_dir, problems)
+        frames = HistoryFrames(run_dir, problems, lines)
+        shots = [shot(i, item, frames, problems) for i, item in enumerate(history)]  # their warnings first
+        steps = _steps((_Item(i, item, shots[i]) for i, item in enumerate(history)), lines, end, problems)
+    else:
+        data, steps = got
     problems.raise_errors()
     extra_run: dict[str, Any] = {}
     status, judge = _outcome(end, extra_run)
@@ -349,6 +305,12 @@ DOC = FormatDoc(
             ("`result.judgement {verdict, reasoning, failure_reason}`",
              "`outcome.judge` (`pass`/`fail`, model `browser-use judge`)"),
         )),
+    ),
+    notes=(
+        ("**Large histories.** Past 32 MiB a history is read an item at a time (ijson over `history.item`, one "
+         "item ahead for the post frame): each inline screenshot is decoded as its item is read and the JSON text "
+         "is never held whole. Its problems then name the item's field (`history[i]...`) without a line; a file "
+         "that breaks off is read whole again to name the line."),
     ),
     lost=(
         ("An item with several actions has one screenshot before and one after all of them: every action "

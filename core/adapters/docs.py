@@ -56,6 +56,15 @@ _COMMON = (
     "that is not there, `screenshot_missing` where the log gives a step none; an action that cannot be read "
     "is a warning (`action_unparsed`) and the step is scored as action type `UNKNOWN` with the raw text in "
     "`action.extra.raw`.",
+    "- **Screenshot paths** (the transcripts, UI-TARS logs and mappings): a path inside the run is used as it "
+    "is; one the run does not hold is looked up by its file name inside it (`screenshot_relocated`). A path "
+    "outside the run's folder but inside the folder given to `score` or `validate` is used too "
+    "(`screenshot_outside_run`): `../screenshots/a.png`, an absolute path into that folder, or a relative "
+    "path found under a folder between the two (a harness that keeps `logs/` beside `screenshots/` and names "
+    "`screenshots/a.png` from its own working folder). Such files are part of the run's digest, as are the "
+    "places a missing one was looked for, so a rescore sees one changed, removed or copied in later. A path "
+    "that resolves outside the folder given (through `..`, an absolute path, a link) is refused "
+    "(`path_escapes_run`) and never read; scoring `logs/` alone does not reach `screenshots/` beside it.",
 )
 _ADDING = (
     "A reader is one module of `core/adapters/` (`trajcheck.adapters`): it parses its files, aligns their "

@@ -283,9 +283,12 @@ class Sniffer:
         """A reader's ``claims``: not a native run, and one of its files passes the test."""
         return not (path / "run.json").exists() and bool(self._heads(path))
 
-    def pick(self, run_dir: Path, run: str, problems: list[Problem]) -> str:
-        """The transcript a run is read from (the first, see :meth:`files`; a warning when there are several)."""
+    def pick(self, run_dir: Path, run: str, problems: list[Problem], side: tuple[str, ...] = ()) -> str:
+        """The transcript a run is read from (the first, see :meth:`files`; a warning when there are several).
+        Files named in ``side`` are a log's companions (read beside it, never instead of it): they are read
+        only when there is nothing else, and are no rivals."""
         found = self.files(run_dir)
+        found = [p for p in found if p.name not in side] or found
         if len(found) > 1:
             problems.append(Problem(Slug.STEPS_AMBIGUOUS, f"{', '.join(p.name for p in found)} are all transcripts; "
                                     f"{found[0].name} is read", run=run, file=found[1].name, severity="warning",

@@ -1,6 +1,6 @@
 """The adapter kit's frames and paths (re-exported by :mod:`trajcheck.adapters.kit`): inline screenshots
 (base64, data URLs) and screenshot files inside a run, found again by name when the log names another folder,
-and image sizes read from headers."""
+or beside the run's folder inside the folder being scored, and image sizes read from headers."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import BinaryIO
 from trajcheck.errors import Problem
 from trajcheck.problems import Slug
 from trajcheck.inputs import exists_not_dir, image_ext, open_regular
-from trajcheck.runfiles import safe_join
+from trajcheck.runfiles import beside_run, outside_join, safe_join
 
 #: One decoded inline screenshot larger than this is refused.
 MAX_FRAME_BYTES = 64 * 1024 * 1024
@@ -57,13 +57,18 @@ def looks_like_base64(shot: str) -> bool:
 
 class Frames:
     """The frames a log carries: inline images kept (as ``Run.inline_frames``) under generated names, files
-    by their path inside the run directory; a bad one is a located warning."""
+    by their path inside the run directory, and files beside it inside the folder being scored (as
+    ``Run.outside_files``, by their path relative to the run directory); a bad one is a located warning."""
 
     def __init__(self, run_dir: Path, run: str, rel: str, problems: list[Problem]):
         self.run_dir, self.run, self.rel, self.problems = run_dir, run, rel, problems
         self.inline: dict[str, bytes] = {}
+        #: files outside the run directory, inside the scoring root, that frames come from, and those looked for
+        #: there and not found (so that the run's digest changes when one appears): relative path -> resolved path
+        self.outside: dict[str, str] = {}
         self._names: dict[str, list[str]] | None = None  # image files by name, listed when first needed
         self._relocated: set[str] = set()  # folders named by the log whose screenshots were found elsewhere
+        self._beside: set[str] = set()  # folders named by the log whose screenshots were found beside the run
 
     def _warn(self, slug: Slug, msg: str, field: str) -> None:
         self.problems.append(Problem(slug, msg, run=self.run, file=self.rel, field=field, severity="warning",
@@ -81,24 +86,32 @@ class Frames:
         return name
 
     def from_path(self, path: str, field: str) -> str | None:
-        """A screenshot saved as a file inside the run directory, or None with a warning. A path that is not
-        a file there (the folder the harness wrote to, an absolute path) is looked up by its file name inside
-        the run: one match is used (one ``screenshot_relocated`` warning for each folder the log names),
-        several are ``screenshot_ambiguous``."""
+        """A screenshot saved as a file, or None with a warning. In order:
+
+        * a file at ``path`` inside the run directory;
+        * a path through ``..`` (or an absolute one) that resolves to a file inside the folder being scored
+          (:func:`~trajcheck.runfiles.scoring_root`), outside the run directory: used, with one
+          ``screenshot_outside_run`` note for each folder the log names;
+        * a path that is not a file there (the folder the harness wrote to, an absolute path) looked up by its
+          file name inside the run: one match is used (one ``screenshot_relocated`` warning for each folder the
+          log names), several are ``screenshot_ambiguous``;
+        * a relative path found under a folder between the run directory and the scoring root (a harness that
+          keeps ``logs/`` beside ``screenshots/`` and names ``screenshots/a.png`` from its own working folder):
+          used, with the ``screenshot_outside_run`` note;
+        * else the path inside the run (``frames_missing`` where a step uses it), or, for one that leaves the
+          run, its place inside the scoring root (also ``frames_missing``); one that leaves the scoring root
+          too is refused (``path_escapes_run``)."""
         target = safe_join(self.run_dir, path)
         if target is not None and exists_not_dir(target):
             return path
-        name = (PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).name
+        out = outside_join(self.run_dir, path) if target is None else None
+        if out is not None and exists_not_dir(out[1]):
+            return self._outside(path, out[0], out[1], field)
+        name = _pure(path).name
         found = self._by_name().get(name, []) if name else []
         if len(found) == 1:
-            where = str((PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).parent)
-            if where not in self._relocated:
-                self._relocated.add(where)
-                self.problems.append(Problem(
-                    Slug.SCREENSHOT_RELOCATED, f"screenshot {path!r} is not in the run; {found[0]!r}, the one file of "
-                    f"its name inside it, is used (and likewise for the other screenshots under {where!r})",
-                    run=self.run, file=self.rel, field=field, severity="warning",
-                    hint="store screenshot paths relative to the log"))
+            self._once(self._relocated, path, field, Slug.SCREENSHOT_RELOCATED, f"is not in the run; {found[0]!r}, "
+                       "the one file of its name inside it, is used", "store screenshot paths relative to the log")
             return found[0]
         if len(found) > 1:
             self.problems.append(Problem(
@@ -106,10 +119,40 @@ class Frames:
                 f"are ({', '.join(found[:3])}); none is used", run=self.run, file=self.rel, field=field,
                 severity="warning", hint="store screenshot paths relative to the log"))
             return None
-        if target is None:
-            self._warn(Slug.PATH_ESCAPES_RUN, f"screenshot path {path!r} leaves the run directory", field)
-            return None
-        return path  # not there: loading reports it (frames_missing) where a step uses it
+        if target is not None:
+            beside = beside_run(self.run_dir, path)
+            hit = next(((rel, t) for rel, t in beside if exists_not_dir(t)), None)
+            if hit is not None:
+                return self._outside(path, hit[0], hit[1], field)
+            self.outside.update((rel, str(t)) for rel, t in beside)  # looked for there: in the digest as absent
+            return path  # not there: loading reports it (frames_missing) where a step uses it
+        if out is not None:  # inside the scoring root, not there: loading reports it (frames_missing)
+            self.outside[out[0]] = str(out[1])
+            return out[0]
+        self.problems.append(Problem(
+            Slug.PATH_ESCAPES_RUN, f"screenshot path {path!r} leaves the run directory", run=self.run, file=self.rel,
+            field=field, severity="warning", hint="the steps around this screenshot are not checked (frames_missing); "
+            "to use screenshots kept beside the run's folder, score the folder that holds both"))
+        return None
+
+    def _outside(self, path: str, rel: str, target: Path, field: str) -> str:
+        """A screenshot found outside the run directory, inside the folder being scored: noted once per folder
+        the log names, kept (``outside``) for loading and for the run's digest."""
+        self.outside[rel] = str(target)
+        self._once(self._beside, path, field, Slug.SCREENSHOT_OUTSIDE_RUN, f"is outside the run's folder; {rel!r}, "
+                   "inside the folder being scored, is used",
+                   "scoring the run's folder alone would not find it: score the folder that holds both")
+        return rel
+
+    def _once(self, seen: set[str], path: str, field: str, slug: Slug, what: str, hint: str) -> None:
+        """A warning for the first screenshot of each folder the log names (``seen``: those noted): "screenshot
+        ``path`` ``what`` (and likewise for the other screenshots under that folder)"."""
+        where = str(_pure(path).parent)
+        if where not in seen:
+            seen.add(where)
+            self.problems.append(Problem(slug, f"screenshot {path!r} {what} (and likewise for the other screenshots "
+                                         f"under {where!r})", run=self.run, file=self.rel, field=field,
+                                         severity="warning", hint=hint))
 
     def _by_name(self) -> dict[str, list[str]]:
         """The run directory's image files by file name (relative paths): see :func:`images_by_name`."""
@@ -120,6 +163,11 @@ class Frames:
     def from_any(self, shot: str, field: str) -> str | None:
         """A screenshot field that holds either the image (base64) or its path."""
         return self.from_base64(shot, field) if looks_like_base64(shot) else self.from_path(shot, field)
+
+
+def _pure(path: str) -> PurePosixPath | PureWindowsPath:
+    """A path as the log wrote it: Windows's when it holds a backslash."""
+    return PureWindowsPath(path) if "\\" in path else PurePosixPath(path)
 
 
 _listed: dict[tuple[str, int], dict[str, list[str]]] = {}
@@ -157,7 +205,7 @@ def images_by_name(run_dir: Path) -> dict[str, list[str]]:
 def relocated(run_dir: Path, path: str) -> str | None:
     """A path that is not inside the run (an absolute one, as harnesses write under their temp dirs) found
     again inside it by its last two parts, else its name; None when neither is a file there."""
-    parts = (PureWindowsPath(path) if "\\" in path else PurePosixPath(path)).parts
+    parts = _pure(path).parts
     for k in (2, 1):
         if len(parts) < k:
             continue
@@ -174,15 +222,15 @@ def first_file(run_dir: Path, names: Iterable[str]) -> str | None:
 
 
 def frame_size(frames: Frames, name: str | None) -> tuple[int, int] | None:
-    """(width, height) of a frame a reader found (inline or a file in the run), from its header; None when it
-    cannot be read."""
+    """(width, height) of a frame a reader found (inline, a file in the run, or one beside it inside the folder
+    being scored), from its header; None when it cannot be read."""
     if name is None:
         return None
     if name in frames.inline:
         import io
 
         return _size_of(io.BytesIO(frames.inline[name]))
-    path = safe_join(frames.run_dir, name)
+    path = Path(frames.outside[name]) if name in frames.outside else safe_join(frames.run_dir, name)
     return image_size(path) if path is not None else None
 
 

@@ -33,7 +33,7 @@ from trajcheck.schemas.records import Action, Page, Run, Step
 from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, num, read_text_file, \
     run_id_of, split_run
 from .sparse import Results, Timeline, last_frame, steps_of
-from .stream import StreamError, stream_items, streams
+from .stream import StreamError, stream_items, stream_lines, streams
 
 NAME = "openai-responses"
 _LOOKS = frozenset({"screenshot"})
@@ -235,9 +235,14 @@ def _whole(run_dir: Path, rel: str, run_id: str, problems: Problems) -> tuple[li
     return items, req
 
 
-def _streamed(path: Path, req: dict[str, Any]) -> Iterator[Any]:
+def _streamed(path: Path, req: dict[str, Any], problems: Problems) -> Iterator[Any]:
     """The items of a large transcript, one at a time: a top-level list (of items or of responses) or
-    ``{items}``; the request's other fields (and an ``{input, output}`` transcript's items, read whole) after."""
+    ``{items}``; the request's other fields (and an ``{input, output}`` transcript's items, read whole) after.
+    JSONL: a line at a time, each an item or a response, as :func:`_items_of` reads the whole text."""
+    if path.name.endswith(".jsonl"):
+        for value in stream_lines(path, run=problems.run, rel=problems.file, problems=problems):
+            yield from _flatten([value], req)
+        return
     meta: dict[str, Any] = {}
     for v in stream_items(path, "items", meta):
         yield from _flatten([v], req)
@@ -257,10 +262,10 @@ def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Proble
     problems = Problems(run_id)
     rel = problems.file = only or SNIFF.pick(run_dir, run_id, problems)
     frames = Frames(run_dir, run_id, rel, problems)
-    if streams(run_dir, rel, MAX_HISTORY_BYTES):  # a large transcript: an item at a time
+    if streams(run_dir, rel, MAX_HISTORY_BYTES, (".json", ".jsonl")):  # a large transcript: an item at a time
         req: dict[str, Any] = {}
         try:
-            t = _read_items(_streamed(run_dir / rel, req), frames, problems)
+            t = _read_items(_streamed(run_dir / rel, req, problems), frames, problems)
         except StreamError as exc:
             _whole(run_dir, rel, run_id, problems)  # the JSON error, located, makes the run invalid
             problems.error(Slug.JSON_INVALID, f"the transcript stops being JSON: {str(exc).splitlines()[0]}",
@@ -285,7 +290,8 @@ def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Proble
     run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), goal=t.goal,
               agent_name="openai computer use", agent_model=req.get("model") if isinstance(req.get("model"), str)
               else None, screen_width=w, screen_height=h, outcome_status="done" if t.final_text is not None else None,
-              extra={k: req[k] for k in ("task_id", "metadata") if k in req}, inline_frames=frames.inline)
+              extra={k: req[k] for k in ("task_id", "metadata") if k in req}, inline_frames=frames.inline,
+              outside_files=frames.outside)
     return run, problems.warnings()
 
 
@@ -360,7 +366,10 @@ DOC = FormatDoc(
              "a `DONE` step with its text (`outcome.status = done`); commentary is reasoning, no final answer"),
         )),
     ),
-    notes=("Several calls between two screenshots share them as for `anthropic-messages` (`shared_frames`).",),
+    notes=("Several calls between two screenshots share them as for `anthropic-messages` (`shared_frames`).",
+           ("**Large transcripts.** Past 32 MiB a transcript is read an item at a time: JSON with ijson (a list, "
+            "or `items`), JSONL a line at a time; each screenshot is decoded as it is reached, the text is never "
+            "held whole.")),
     lost=(
         "No DOM and no page titles.",
         ("A screenshot given only as a remote URL (nothing to read offline) leaves its steps without "

@@ -30,14 +30,15 @@ from typing import Any
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
 from trajcheck.problems import Slug
+from trajcheck.inputs import exists_not_dir
 from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Run, Step
 
 from . import coords
-from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, frame_size, load_json_or_jsonl, read_text_file, \
-    run_id_of
+from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, frame_size, load_json_or_jsonl, read_json_file, \
+    read_text_file, run_id_of
 from .sparse import Timeline, last_frame, steps_of
-from .ui_tars_logs import SHOT_KEYS, Builder, desktop, events, session_steps
+from .ui_tars_logs import REASONING, SHOT_KEYS, Builder, desktop, events, merge_reasoning, session_steps
 
 NAME = "ui-tars"
 _MARKS = re.compile(rb"start_box|start_point|action_type|\"parsed_action\"|\"model_reply\"|ui_tars_web_dump|"
@@ -59,8 +60,10 @@ claims = SNIFF.claims
 
 
 def _parse(run_dir: Path, problems: Problems) -> tuple[str, Any]:
-    """The log's file and its value (an HTML report: its embedded session); raises on an unreadable log."""
-    rel = problems.file = SNIFF.pick(run_dir, problems.run, problems)
+    """The log's file and its value (an HTML report: its embedded session); raises on an unreadable log. A
+    ``reasoning.json`` is read instead only when it is the folder's one log (beside a session log, it is merged
+    into it: :func:`_side`)."""
+    rel = problems.file = SNIFF.pick(run_dir, problems.run, problems, side=(REASONING,))
     text = read_text_file(run_dir / rel, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
     value: Any = None
     if text is not None and rel.lower().endswith(".html"):
@@ -79,6 +82,21 @@ def _parse(run_dir: Path, problems: Problems) -> tuple[str, Any]:
         value = load_json_or_jsonl(text, run=problems.run, rel=rel, problems=problems)
     problems.raise_errors()
     return rel, value
+
+
+def _side(run_dir: Path, rel: str, problems: Problems) -> tuple[list[Any], dict[str, Any]] | None:
+    """The steps (and the task) of the ``reasoning.json`` beside the session log ``rel``, or None when there is
+    none. A side file that cannot be read costs the merge, never the run: its problem is a warning."""
+    if rel == REASONING or not exists_not_dir(run_dir / REASONING):
+        return None
+    found: list[Problem] = []
+    value = read_json_file(run_dir / REASONING, run=problems.run, rel=REASONING, problems=found,
+                           limit=MAX_HISTORY_BYTES)
+    for p in found:
+        problems.warn(p.slug, f"{p.message}; it is not merged into {rel}", file=REASONING, line=p.line,
+                      field=p.field, hint=p.hint)
+    steps, meta = _steps_list(value)
+    return (steps, meta) if steps else None
 
 
 def _shape(value: Any) -> str:
@@ -215,6 +233,10 @@ def read_ui_tars(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
         meta = {}
     else:
         raw, meta = _steps_list(value)
+        side = _side(run_dir, rel, problems)
+        if side is not None:
+            raw = merge_reasoning(raw, side[0], problems, REASONING)
+            meta = {**side[1], **meta}  # the session log's own fields first; the side file's task where it has none
         finished = session_steps(b, raw)
         g = meta.get("instruction") or meta.get("task") or meta.get("goal")
         goal = g if isinstance(g, str) else None
@@ -241,7 +263,7 @@ def read_ui_tars(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
               screen_width=space.screen[0] if space.screen else None,
               screen_height=space.screen[1] if space.screen else None,
               outcome_status="done" if done else None, coord_space=space.name, coord_space_source=space.how,
-              inline_frames=frames.inline)
+              inline_frames=frames.inline, outside_files=frames.outside)
     return run, problems.warnings()
 
 
@@ -253,8 +275,8 @@ DOC = FormatDoc(
             "content: one of its first 8 JSON, JSONL or HTML files holds a UI-TARS mark (`start_box`, "
             "`start_point`, `action_type`, `parsed_action`, `model_reply`, `point='<point>`, an `Action: "
             "click(`-style call, `ui_tars_web_dump`) in its first 256 KiB, and is no Anthropic or OpenAI "
-            "transcript. Of several, a log with screenshots is read first (`session_log.json` before a "
-            "`reasoning.json` beside it), with a `steps_ambiguous` warning."),
+            "transcript. Of several, a log with screenshots is read first, with a `steps_ambiguous` warning; a "
+            "`reasoning.json` beside a session log is no rival but its companion, merged into it (below)."),
     example=("trajcheck score sessions/ --out LEDGER          # one folder per session log\n"
              "trajcheck formats ui-tars"),
     about=(
@@ -265,7 +287,11 @@ DOC = FormatDoc(
          "(`GUIAgentData`, `conversations`), `apps/ui-tars/src/renderer/src/utils/html.ts` (the report's "
          "`ui_tars_web_dump` script); martasumyk/rl_with_autonomous_feedback (MIT) `agents/agent_core.py` at "
          "7f2ae1f7e74a (a UI-TARS-1.5 harness's `session_log.json`: `model_reply`, `screenshot_path`, the flat "
-         "`parsed_action`, `status_after_action`); bytedance/UI-TARS-desktop at d46aa85dd4f6, `packages/"
+         "`parsed_action`, `status_after_action`; `raw_reply` is the model's reply before the harness's "
+         "`add_box_token`, `agents/vision.py`, wraps its `(x,y)` in `<|box_start|>`/`<|box_end|>` into "
+         "`model_reply`; the `reasoning.json` beside the session log, the same steps with `raw_reply`, is "
+         "written by the harness as issue 27 describes its logs: its source at that commit writes only "
+         "`session_log.json`); bytedance/UI-TARS-desktop at d46aa85dd4f6, `packages/"
          "multimodal/agent/fixtures/gui-agent_basic/event-stream.jsonl` (the Agent TARS event stream)."),
     ),
     tables=(
@@ -286,6 +312,12 @@ DOC = FormatDoc(
             ("`parsed_action` `{type: raw}` / `{type: none}`, an unknown name, a call that does not parse",
              "`UNKNOWN` (warning `action_unparsed` naming it): never dropped"),
             ("`status_after_action: FINISHED`, or the last action `finished`", "`outcome.status = done`"),
+            ("`reasoning.json` beside `session_log.json` (`{task, steps: [{step, raw_reply, thought?}]}`)",
+             ("merged by `step` number: its `raw_reply` fills a reply the session log lacks, leaves empty or cut "
+              "short (and its `thought` a missing thought), a step only it holds is added in its place "
+              "(`reasoning_merged` says which); where both hold a reply and they differ beyond the "
+              "`<|box_start|>` tokens, the session log's is read (`reply_conflict` names the step); a "
+              "`reasoning.json` that does not parse is a warning and is not merged")),
             ("Agent TARS `user_message` (text; `image_url` data URLs), `tool_call` `arguments.{thought, action}`, "
              "`tool_result` `content.status`, a last `assistant_message` without tool calls",
              "`goal`; frames; one step per call; `executor.ok`; a `DONE` step with its text"),
@@ -326,7 +358,6 @@ DOC = FormatDoc(
         "No URLs, titles or DOM: the observation check has frames only.",
         ("A relative point with neither a screen size nor a screenshot is left out (`screen_unknown`, "
          "`extra.point_dropped`): only the global frame hash compares that step's frames."),
-        "A `reasoning.json` beside the session log is not merged into it: the session log is read.",
     ),
     bad_input=("a log that is not JSON (or a JSONL line that is not) makes the run invalid with its file and "
                "line (`json_invalid`); a step that is not an object is a `schema` error; an action that cannot "
@@ -334,7 +365,8 @@ DOC = FormatDoc(
                "`frames_missing` where a step uses it."),
     fixtures=("`tests/fixtures/ui_tars/workspace` is recorded in Chromium by "
               "`tests/fixtures/anthropic/make_fixtures.py`; `tests/fixtures/ui_tars/macos-session` follows the "
-              "UI-TARS-1.5 macOS harness's `session_log.json` as its source writes it; "
+              "UI-TARS-1.5 macOS harness's `session_log.json` as its source writes it, with a `reasoning.json` "
+              "of the raw replies beside it; "
               "`tests/fixtures/real/ui_tars/agent-tars-gui-basic` is a log the Agent TARS harness wrote, with its "
               "provenance beside it."),
     brief=("a folder holding a UI-TARS log (a session log with `steps`, an Agent TARS event stream, a "

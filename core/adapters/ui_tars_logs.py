@@ -23,6 +23,100 @@ def _reply(d: dict[str, Any]) -> str | None:
     return next((d[k] for k in REPLY_KEYS if isinstance(d.get(k), str)), None)
 
 
+#: The side file a UI-TARS harness writes beside its session log: the same steps with the model's ``raw_reply``.
+REASONING = "reasoning.json"
+_BOX_TOKENS = re.compile(r"<\|box_(?:start|end)\|>")
+_ELLIPSIS = ("...", "\u2026")
+#: Steps whose replies differ are named one by one up to this many; the rest are counted.
+_MOST_CONFLICTS = 10
+
+
+def _plain(reply: str) -> str:
+    """A reply as both files hold it: the harness's ``add_box_token`` wraps the raw reply's ``(x,y)`` in
+    ``<|box_start|>``/``<|box_end|>`` and re-joins its actions, so those tokens and spacing do not count."""
+    return " ".join(_BOX_TOKENS.sub("", reply).split())
+
+
+def _cut_short(ours: str, theirs: str) -> bool:
+    """The session log's reply is the side file's cut short (a prefix of it, perhaps ending in an ellipsis)."""
+    a, b = _plain(ours), _plain(theirs)
+    stem = a.rstrip(".\u2026 ") if a.endswith(_ELLIPSIS) else a
+    return len(a) < len(b) and b.startswith(stem)
+
+
+def _number(step: Any, i: int) -> Any:
+    n = step.get("step")
+    return n if isinstance(n, int) and not isinstance(n, bool) else f"#{i}"
+
+
+def _listed(names: list[str], most: int = 10) -> str:
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def _in_order(steps: list[Any], more: dict[Any, dict[str, Any]]) -> list[Any]:
+    """``steps`` with the steps of ``more`` (by number) each placed before the first step of a higher number
+    (those without a number at the end): one pass, whatever their count."""
+    numbered = sorted(((k, r) for k, r in more.items() if isinstance(k, int)), key=lambda kr: kr[0])
+    out: list[Any] = []
+    k = 0
+    for s in steps:
+        n = s.get("step") if isinstance(s, dict) else None
+        while isinstance(n, int) and k < len(numbered) and numbered[k][0] < n:
+            out.append(numbered[k][1])
+            k += 1
+        out.append(s)
+    return out + [r for _, r in numbered[k:]] + [r for key, r in more.items() if not isinstance(key, int)]
+
+
+def merge_reasoning(raw: list[Any], side: list[Any], problems: Problems, file: str) -> list[Any]:
+    """A session log's steps with the side file's (:data:`REASONING`) merged in, by step number (``step``; by
+    position where a step has none). The side file's reply (``raw_reply``) fills a step whose reply is missing,
+    empty or cut short, and its ``thought`` a step without one; where both hold a reply and they differ, the
+    session log's is kept and a ``reply_conflict`` warning names the step. Steps only the side file holds are
+    added in step order, never dropped. One ``reasoning_merged`` note says what was taken."""
+    theirs: dict[Any, dict[str, Any]] = {}
+    for j, r in enumerate(side):
+        if isinstance(r, dict):
+            theirs.setdefault(_number(r, j), r)
+    filled: list[str] = []
+    conflicts: list[int] = []
+    out: list[Any] = []
+    for i, s in enumerate(raw):
+        r = theirs.pop(_number(s, i), None) if isinstance(s, dict) else None
+        if r is None:
+            out.append(s)
+            continue
+        s = dict(s)
+        ours, reply = _reply(s), _reply(r)
+        if reply and reply.strip():
+            if ours is None or not ours.strip() or _cut_short(ours, reply):
+                s[next((k for k in REPLY_KEYS if isinstance(s.get(k), str)), "raw_reply")] = reply
+                filled.append(str(_number(s, i)))
+            elif _plain(ours) != _plain(reply):
+                conflicts.append(i)
+                if len(conflicts) <= _MOST_CONFLICTS:
+                    problems.warn(Slug.REPLY_CONFLICT, f"step {_number(s, i)}: the session log's reply and {file}'s "
+                                  f"differ ({_plain(ours)[:80]!r} / {_plain(reply)[:80]!r}); the session log's is "
+                                  "read", field=f"steps[{i}]", hint=f"check which file the harness wrote last; {file} "
+                                  "is used only where the session log has no reply")
+        if not (isinstance(s.get("thought"), str) and s["thought"].strip()) and isinstance(r.get("thought"), str):
+            s["thought"] = r["thought"]
+        out.append(s)
+    if len(conflicts) > _MOST_CONFLICTS:
+        problems.warn(Slug.REPLY_CONFLICT, f"and {len(conflicts) - _MOST_CONFLICTS} more steps whose replies differ; "
+                      "the session log's are read", hint="check which file the harness wrote last")
+    added = [str(k) for k in theirs]
+    out = _in_order(out, theirs)
+    if filled or added:
+        what = [f"fills the reply of step{'s' * (len(filled) > 1)} {_listed(filled)} (missing or cut short in the "
+                "session log)"] if filled else []
+        what += [f"adds step{'s' * (len(added) > 1)} {_listed(added)}, which the session log does not hold"] \
+            if added else []
+        problems.warn(Slug.REASONING_MERGED, f"{file} beside the session log {' and '.join(what)}", file=file,
+                      hint="nothing to do: both files are read")
+    return out
+
+
 class Builder:
     """A log's actions and screenshots in order (a :data:`Timeline`), with what each step said."""
 
