@@ -235,7 +235,7 @@ def options_fingerprint(opts: Any, input_format: str | None) -> str:
     data: dict[str, Any] = {"options": plain(opts), "input_format": input_format,
                             "trajcheck": __version__, "schema": SCHEMA_VERSION}
     if getattr(opts, "ocr", "off") != "off":  # installing OCR changes what is read: score again
-        from .ocr import installed
+        from .ocrprobe import installed
 
         data["ocr"] = installed()
     contracts = getattr(opts, "contracts_dir", None)

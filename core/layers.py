@@ -39,7 +39,7 @@ GROUPS = (
            "atomic", "hashing", "resample", "diskcache")),
     Group("analyzers", "pure analyzers: evidence in, findings out", ("analyzers", "analyzers.*")),
     Group("media", "decoding frames and DOM snapshots, reading text on the screen",
-          ("frames", "dom", "domscan", "refcache", "ocr", "screenread")),
+          ("frames", "dom", "domscan", "refcache", "ocr", "ocrprobe", "screenread")),
     Group("readers", "the native reader, the format adapters, discovery", ("reader", "rundir", "discovery",
                                                                            "mapping", "adapters", "adapters.*")),
     Group("loading", "every read that scoring does, and the options it is told", ("loading", "contracts",

