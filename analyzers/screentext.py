@@ -14,17 +14,16 @@ Which lines are messages follows the DOM path's two ways (:mod:`trajcheck.analyz
   error or a success (``ERROR_SENTENCE`` / ``SUCCESS_SENTENCE``) count, so that a table header "Order Placed"
   or a form's "Please enter your password" is not a message.
 
-A line is *new* when no line read in the same region of the frame before the action matches it
-(:data:`SAME_LINE` of its characters alike): a message already on screen is not the action's response, as
-on the DOM path. A line read with less confidence than :data:`MIN_LINE_CONFIDENCE` is kept in the ledger and
-decides nothing.
+A line is *new* when pixels under it changed with the action (the pixel diff's changed cells): a message
+already on screen, drawn the same before and after, is not the action's response, as on the DOM path. Only new
+lines are classified, so the frame before the action is never read. A line read with less confidence than
+:data:`MIN_LINE_CONFIDENCE` is kept in the ledger and decides nothing.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from trajcheck.box import Box
 
@@ -40,9 +39,6 @@ MIN_LINE_CONFIDENCE = 0.80
 #: the kind of new message a high-risk step brought up, measured on the sample runs (docs/referee.md, "Screen
 #: text"; ``trajcheck score sample_runs --ocr always``, then ``screen_text_agrees``).
 SCREEN_TEXT_TRUST = 0.77
-#: Two lines are the same text when this share of their characters match (OCR reads one text slightly
-#: differently on two frames: a bullet, a dropped colon).
-SAME_LINE = 0.9
 #: An instruction, not an error, unless it asks for something "valid" or "correct" within a few words.
 INSTRUCTION = re.compile(r"\bplease (?:enter|provide|fill|select|choose|complete)\b(?![^.]{0,24}\b(?:valid|correct)\b)",
                          re.I)
@@ -62,28 +58,22 @@ class TextLine:
 
 @dataclass(frozen=True)
 class ScreenRead:
-    """What OCR read in one region of a step: the post frame's lines and, for telling new from old, the pre
-    frame's lines in the same region. ``whole``: the region is a new screen (page-text rules)."""
+    """What OCR read in one region of a step's post frame: its lines, and which of them are new (pixels under
+    them changed with the action). ``whole``: the region is a new screen (page-text rules)."""
 
     box: Box
     after: tuple[TextLine, ...]
-    before: tuple[TextLine, ...] = ()
+    new: tuple[bool, ...] = ()  # per line of ``after``; empty: every line is new
     whole: bool = False
 
     def new_lines(self) -> tuple[TextLine, ...]:
-        """The post frame's lines that no line of the pre frame matches."""
-        old = [norm(x.text) for x in self.before]
-        return tuple(x for x in self.after if norm(x.text) and not any(_same(norm(x.text), o) for o in old))
+        """The lines that appeared or changed with the action."""
+        return self.after if not self.new else tuple(x for x, n in zip(self.after, self.new) if n)
 
 
 def norm(text: str) -> str:
     """A line as messages are compared: bullets off, whitespace collapsed, lower case, at most TEXT_CHARS."""
     return _WS.sub(" ", _LEAD.sub("", text)).strip().lower()[:TEXT_CHARS]
-
-
-def _same(a: str, b: str) -> bool:
-    return a == b or (abs(len(a) - len(b)) <= max(len(a), len(b)) * (1 - SAME_LINE)
-                      and SequenceMatcher(None, a, b, autojunk=False).ratio() >= SAME_LINE)
 
 
 def is_new_screen(box: Box, width: int, height: int) -> bool:
@@ -124,14 +114,6 @@ def _confidence_of(text: str, lines: tuple[TextLine, ...]) -> float:
     return round(min(parts), 3) if parts else round(min(x.confidence for x in lines), 3)
 
 
-def messages_of(read: ScreenRead) -> tuple[PageMessages, PageMessages, tuple[tuple[str, str, float], ...]]:
-    """The messages before and after the action in one region, and the new messages found (with the low
-    confidence ones): the evidence referee subtracts the before from the after, as for DOM snapshots."""
-    before, _ = classify(read.before, read.whole)
-    after, found = classify(read.after, read.whole)
-    return before, after, found
-
-
 def merge(parts: list[PageMessages]) -> PageMessages:
     return PageMessages(frozenset().union(*(p.errors for p in parts)), frozenset().union(*(p.successes for p in parts)),
                         frozenset().union(*(p.worded_errors for p in parts)), source="screen_text")
@@ -151,8 +133,8 @@ class ScreenFinding:
     boxes: tuple[Box, ...]  # each line's box, frame pixels
     new: tuple[str, ...]  # the lines that were not on the frame before
     messages: tuple[str, ...]  # "kind: text (confidence)", those that decide nothing marked so
-    before: PageMessages  # the messages of the frame before, confident lines only
-    after: PageMessages
+    before: PageMessages  # no message: only new lines are classified (kept for the referee's before/after)
+    after: PageMessages  # the messages of the new lines, confident ones only
     regions: tuple[Box, ...]  # the regions read
     agrees: bool | None = None  # where a DOM snapshot was read too: do both find the same kinds of new message
 
@@ -167,17 +149,14 @@ def finding(reads: list[ScreenRead], dom_before: PageMessages | None = None,
     (both snapshots), whether the two sources find the same kinds of new message."""
     if not reads:
         return None
-    befores, afters, said = [], [], []
+    afters, said = [], []
     for r in reads:
-        b, a, found = messages_of(r)
-        befores.append(b)
-        afters.append(a)
-        new = {norm(x.text) for x in r.new_lines()}
+        after, found = classify(r.new_lines(), r.whole)
+        afters.append(after)
         for kind, text, conf in found:
-            if any(text in n or n in text for n in new if n):  # only what the action brought up is its response
-                low = "" if conf >= MIN_LINE_CONFIDENCE else ", low confidence: decides nothing"
-                said.append(f"{kind}: {text} ({conf:.2f}{low})")
-    before, after = merge(befores), merge(afters)
+            low = "" if conf >= MIN_LINE_CONFIDENCE else ", low confidence: decides nothing"
+            said.append(f"{kind}: {text} ({conf:.2f}{low})")
+    before, after = merge([]), merge(afters)
     agrees = None
     if dom_before is not None and dom_after is not None:
         agrees = _kinds_new(dom_before, dom_after) == _kinds_new(before, after)

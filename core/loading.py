@@ -360,10 +360,17 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
     final_screen = sp.read_final(run, screen, frames.cache.get(sp.since_rel) if sp.since_rel else None,
                                  frames.cache.get(plan.frame_rel) if plan.frame_rel else None,
                                  (frames.digest_of(sp.since_rel), frames.digest_of(plan.frame_rel)),
-                                 opts.pixel_tolerance)
+                                 opts.pixel_tolerance, _last_post_looks(sp, evidence))
     if sp.since_rel:
         frames.release(sp.since_rel)
     referee = load_referee(run, run_dir, plan, frames, doms)
     problems = frames.problems + doms.problems + step_problems + referee.problems
     return LoadedRun(evidence, pages, transitions, referee, frames.decoded, problems, screen, final_screen,
                      sp.unread, sp.engine_version(any(screen) or bool(final_screen)))
+
+
+def _last_post_looks(sp: ScreenPlan, evidence: list[ImageEvidence]) -> tuple[Any, Any]:
+    """The pHash and thumbnail of the last high-risk step's post frame (what the final frame is compared to)."""
+    last = sp.last_high_risk()
+    ev = evidence[last] if last is not None else None
+    return (ev.post_hash, ev.post_thumb) if ev is not None else (None, None)

@@ -14,6 +14,7 @@ and text at twice its CSS size (a 1x screen's x-height of 7 px is well below wha
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -110,7 +111,8 @@ def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[
         x0, y0, x1, y1 = r.BoundingBox(RIL.TEXTLINE)
         out.append(TextLine(text, round(r.Confidence(RIL.TEXTLINE) / 100.0, 3),
                             Box(box.left + int(x0 / f), box.top + int(y0 / f),
-                                box.left + min(crop.shape[1], -(-x1 // f)), box.top + min(crop.shape[0], -(-y1 // f)))))
+                                box.left + min(crop.shape[1], math.ceil(x1 / f)),
+                                box.top + min(crop.shape[0], math.ceil(y1 / f)))))
     return out
 
 

@@ -4,9 +4,11 @@ claiming run's final frame since its last high-risk action, read with OCR (:mod:
 
 Nothing else is read: not every frame, not the whole screen of every step. A region is a group of the pixel
 diff's *content* blobs (carets, focus rings and noise left out) within :data:`JOIN` CSS pixels of each
-other, widened by :data:`MARGIN` CSS pixels; the same box is read on the frame before the action, so that
-text already there is not taken for the action's response. A change larger than a quarter of the frame is
-a new screen and is read as one region (:func:`trajcheck.analyzers.screentext.is_new_screen`).
+other, widened by :data:`MARGIN` CSS pixels, read on the frame after the action only: a line is new when
+pixels under it changed (the diff's changed cells), so text already there is not taken for the action's
+response and the frame before is never read. A change larger than a quarter of the frame is a new screen,
+read as one region at the frame's own resolution (a page's text is large enough; a message's region is read
+at twice its CSS size: :data:`trajcheck.ocr.TEXT_SCALE`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trajcheck.analyzers import claims, highrisk
-from trajcheck.analyzers.pixeldiff import ChangeMap, diff_frames
+from trajcheck.analyzers.pixeldiff import CELL, ChangeMap, diff_frames
 from trajcheck.analyzers.screentext import ScreenRead, TextLine, is_new_screen
 from trajcheck.schemas.records import Run
 
@@ -96,14 +98,27 @@ def regions(change: ChangeMap, scale: float) -> list[tuple[Box, bool]]:
     return out
 
 
+def _changed_under(change: ChangeMap, line: TextLine) -> bool:
+    """Did pixels under ``line``'s box change (any changed cell of the diff's grid)?"""
+    cells = change.cells
+    if cells.size == 0:
+        return True
+    b = line.box
+    return bool(cells[b.top // CELL: -(-b.bottom // CELL), b.left // CELL: -(-b.right // CELL)].any())
+
+
 def read_change(reader: Reader, pre: Frame, post: Frame, digests: tuple[bytes | None, bytes | None],
                 change: ChangeMap, scale: float) -> list[ScreenRead]:
-    """What each region of ``change`` (between ``pre`` and ``post``) reads on both frames."""
-    if (pre.width, pre.height) != (post.width, post.height):
+    """What each region of ``change`` (between ``pre`` and ``post``) reads on the post frame, each line marked
+    new or not."""
+    if (pre.width, pre.height) != (post.width, post.height) or change.size_changed:
         box = Box(0, 0, post.width, post.height)
-        return [ScreenRead(box, reader.read(post, digests[1], box, scale), (), True)]
-    return [ScreenRead(box, reader.read(post, digests[1], box, scale), reader.read(pre, digests[0], box, scale),
-                       whole) for box, whole in regions(change, scale)]
+        return [ScreenRead(box, reader.read(post, digests[1], box, max(scale, ocr.TEXT_SCALE)), (), True)]
+    out = []
+    for box, whole in regions(change, scale):
+        lines = reader.read(post, digests[1], box, max(scale, ocr.TEXT_SCALE) if whole else scale)
+        out.append(ScreenRead(box, lines, tuple(_changed_under(change, x) for x in lines), whole))
+    return out
 
 
 def read_since(reader: Reader, before: Frame, final: Frame, digests: tuple[bytes | None, bytes | None],
@@ -114,7 +129,7 @@ def read_since(reader: Reader, before: Frame, final: Frame, digests: tuple[bytes
     change = diff_frames(before.px, final.px, tolerance) if before.px.shape == final.px.shape else None
     if change is None:
         box = Box(0, 0, final.width, final.height)
-        return [ScreenRead(box, reader.read(final, digests[1], box, scale), (), True)]
+        return [ScreenRead(box, reader.read(final, digests[1], box, max(scale, ocr.TEXT_SCALE)), (), True)]
     return read_change(reader, before, final, digests, change, scale)
 
 
@@ -190,7 +205,8 @@ class ScreenPlan:
         return read_change(reader, pre, post, digests, change, self.scale(run, post))
 
     def read_final(self, run: Run, screen: list[list[ScreenRead]], before: Any, final: Any,
-                   digests: tuple[bytes | None, bytes | None], tolerance: int) -> list[ScreenRead]:
+                   digests: tuple[bytes | None, bytes | None], tolerance: int,
+                   last_post_looks: tuple[Any, Any] = (None, None)) -> list[ScreenRead]:
         """What appeared on the ``final`` frame since ``before`` (the frame ``since_rel``), unless the final frame
         is the last high-risk step's post frame (its file, or the same bytes) and that was read already."""
         last = self.last_high_risk()
@@ -198,6 +214,8 @@ class ScreenPlan:
             return []
         if screen[last] and self.last_post is not None and digests[1] == self.last_post:
             return []  # the same bytes as the last high-risk step's post frame (often the same file), read
+        if screen[last] and last_post_looks[0] is not None and (final.phash, final.thumb) == last_post_looks:
+            return []  # the same screen to the pHash and its 32x32 thumbnail: a caret or a clock apart
         self.wanted += 1
         reader = self.reader()
         if reader is None:

@@ -64,11 +64,23 @@ def test_a_line_read_without_confidence_is_recorded_and_decides_nothing():
 
 
 def test_a_message_already_on_screen_before_the_action_is_not_new():
-    read = st.ScreenRead(Box(0, 0, 10, 10), (line("« Password is too short"), line("Saved")),
-                         (line("Password is too short"),))
+    # the line whose pixels did not change with the action is old: it is kept, and says nothing
+    read = st.ScreenRead(Box(0, 0, 10, 10), (line("« Password is too short"), line("Saved")), (False, True))
     assert [x.text for x in read.new_lines()] == ["Saved"]
     f = st.finding([read])
     assert f is not None and f.new_kinds == {"success"} and f.messages == ("success: saved (0.95)",)
+    assert f.lines == ("« Password is too short", "Saved") and f.new == ("Saved",)
+
+
+def test_a_line_is_new_where_the_pixels_under_it_changed():
+    from trajcheck.screenread import _changed_under
+
+    step = json.loads((SAMPLES / "nc-server-validation" / "steps.jsonl").read_text().splitlines()[-2])
+    pre, post = _frames("nc-server-validation", Path(step["frames"]["pre"]).name, Path(step["frames"]["post"]).name)
+    change = diff_frames(pre, post)
+    error = st.TextLine("Password is too short", 0.9, Box(424, 174, 827, 189))  # where the error appeared
+    heading = st.TextLine("Create your account", 0.9, Box(393, 84, 636, 107))  # on both frames, unchanged
+    assert _changed_under(change, error) and not _changed_under(change, heading)
 
 
 def test_where_the_dom_was_read_too_the_finding_says_whether_they_agree():
