@@ -10,7 +10,9 @@ hands each one what the earlier ones found:
    ``referee``);
 4. per step, looking back: the evidence reward (``lookback`` over ``reward``);
 5. per run: the evidence referee (``evidence``), the evaluator, the agent's claim (``claims``), and the final
-   verdict (``referee.decide``).
+   verdict (``referee.decide``);
+6. per step and per run: tokens, cost and time (``spend``), with the cost of a ``--prices`` list where the log
+   records none.
 
 A new analyzer is one entry here, its findings one attribute of :class:`StepFindings` or
 :class:`RunFindings`, and its columns one line each in :mod:`trajcheck.schemas.ledger`.
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trajcheck.analyzers import claims, contract as contract_mod, evidence as evidence_mod, highrisk, loops, \
-    lookback, perceptual, predictions, progress, referee, states as states_mod
+    lookback, perceptual, predictions, progress, referee, spend as spend_mod, states as states_mod
 from trajcheck.analyzers.ambient import learn_per_page, page_of
 from trajcheck.analyzers.answers import answer_matches
 from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult
@@ -54,6 +56,7 @@ class StepFindings:
     reward: Reward
     gate: bool  # no_observed_delta_after_waits
     state: states_mod.StepState  # where the step's post frame is: a new screen, a return, the same
+    spend: spend_mod.StepSpend  # the step's tokens, cost and seconds
 
 
 @dataclass
@@ -71,6 +74,7 @@ class RunFindings:
     states: states_mod.RunStates
     no_net_progress: bool  # it ends on a screen first seen early on, with nothing kept since
     reference_steps: int | None  # the task's reference step count: the run's own, its contract's, the tasks file's
+    spend: spend_mod.RunSpend  # the run's tokens, cost (and where it comes from) and seconds
 
 
 def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None
@@ -150,15 +154,17 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     rewards = progress.apply(rewards, step_states, indices, run_states, stalled, answers,
                              [s.action.type for s in steps])
     stalled_evidence = progress.stall_evidence(run_states) if stalled and True not in answers else None
+    step_spends, run_spend = spend_mod.assess([s.usage for s in steps], [s.wall_seconds for s in steps], run.usage,
+                                              run.wall_seconds, run.agent_model, opts.prices)
     found = [StepFindings(run, *x) for x in zip(steps, loaded.evidence, risks, effects, loaded.pages, preds,
-                                                loop_findings, rewards, gates, step_states)]
+                                                loop_findings, rewards, gates, step_states, step_spends)]
     ev_verdict = evidence_mod.decide(_evidence_steps(found), stalled_evidence)
     evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
     claim = claims.claim_of(run)
     verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator,
                              claims.ended_without_answer(run, claim))
     return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim, run_states,
-                       stalled, _reference_steps(run, contract, opts))
+                       stalled, _reference_steps(run, contract, opts), run_spend)
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

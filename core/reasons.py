@@ -143,6 +143,13 @@ class ClaimReason(StrEnum):
     OUTCOME_DONE = "outcome_done"
 
 
+class CostSource(StrEnum):
+    """Where a run's cost comes from (``cost_source``)."""
+
+    LOG = "log"
+    PRICES = "prices"
+
+
 @dataclass(frozen=True)
 class Section:
     """One set of values: the ``title`` of its section in docs/reasons.md, the ledger ``columns``
@@ -296,6 +303,13 @@ SECTIONS: tuple[Section, ...] = (
         ClaimReason.DONE: "a DONE step whose message does not admit failure",
         ClaimReason.OUTCOME_DONE: "outcome status done, without a DONE step",
     }),
+    Section("Cost sources", ("runs.cost_source",), CostSource,
+            "the value itself; null when the run has no cost (the log records none, and no price list gave one)", {
+                CostSource.LOG: "the log recorded the cost (of the steps, or of the whole run): it is the log's "
+                                "own figure",
+                CostSource.PRICES: "the log recorded tokens and the model, not the cost: tokens times the prices of "
+                                   "`score --prices FILE`",
+            }),
 )
 
 #: The section of each reason column, by ``table.column``.

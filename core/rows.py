@@ -39,6 +39,8 @@ class RunResult:
     frames: int = 0
     problems: list[Problem] = field(default_factory=list)
     display: str = ""  # the run directory relative to the argument it was found under
+    #: The models whose tokens got no cost from the price list ("": no model named): said once per score call.
+    unpriced: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -88,6 +90,7 @@ class RunFacts:
     states: Any = None  # analyzers.states.RunStates
     no_net_progress: bool | None = None
     reference_steps: int | None = None
+    spend: Any = None  # analyzers.spend.RunSpend
     totals: dict[str, Any] = field(default_factory=dict)
 
 
@@ -270,7 +273,7 @@ def build_result(found: RunFindings, ref: RunRef, n_frames: int, problems: list[
     rows = [step_row(sf) for sf in found.steps]
     facts = RunFacts(found.run, ref, found.contract, found.contract_result, found.verdict, found.ev_verdict,
                      found.evaluator, found.claim, [sf.effect for sf in found.steps], rows, n_frames, problems,
-                     found.states, found.no_net_progress, found.reference_steps)
+                     found.states, found.no_net_progress, found.reference_steps, found.spend)
     facts.totals = _totals(facts)
     run_row = {name: get(facts) if get is not None else None for name, get in _RUN_GETTERS}
-    return RunResult(run_row, rows, n_frames, problems, ref.display)
+    return RunResult(run_row, rows, n_frames, problems, ref.display, found.spend.unpriced)

@@ -51,4 +51,10 @@ MIGRATIONS: tuple[Migration, ...] = (
               {"runs": ("reference_steps", "efficiency", "states_distinct", "states_returning", "oscillations",
                         "stalled_from_step", "no_net_progress"),
                "steps": ("state_id", "state_kind", "state_returns_to", "oscillation_id")}),
+    Migration(7, "Cost and time (issue 30): the tokens, cost and elapsed seconds of each step and each run, as the "
+                 "log records them, and where a run's cost comes from (the log, or a --prices list).",
+              {"runs": ("tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd",
+                        "cost_source", "wall_seconds"),
+               "steps": ("tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd",
+                         "wall_seconds")}),
 )

@@ -327,6 +327,7 @@ DOC = FormatDoc(
         ("A relative point with neither a screen size nor a screenshot is left out (`screen_unknown`, "
          "`extra.point_dropped`): only the global frame hash compares that step's frames."),
         "A `reasoning.json` beside the session log is not merged into it: the session log is read.",
+        "No tokens, cost or `wall_seconds`: the logs record none per step.",
     ),
     bad_input=("a log that is not JSON (or a JSONL line that is not) makes the run invalid with its file and "
                "line (`json_invalid`); a step that is not an object is a `schema` error; an action that cannot "
