@@ -73,7 +73,7 @@ from .reader import Reader
 from .errors import Problem, RunFormatError, UsageError
 from .problems import Slug
 from .inputs import exists_not_dir
-from .adapters.usage import elapsed, seconds_of
+from .adapters.usage import amount, count, elapsed, seconds_of
 from .schemas.records import Action, Page, Run, Step, Usage
 
 #: The step fields a mapping may name, and the run fields.
@@ -200,14 +200,6 @@ def _str(v: Any) -> str | None:
 def _spent(m: Mapping, records: list[Any], model: str | None) -> list[tuple[Usage | None, float | None]]:
     """Each step's usage and seconds, by the mapping's token, cost and time expressions: ``wall_seconds`` as
     given, else the time from the previous step's ``timestamp`` to this one's."""
-    def count(v: Any) -> int | None:
-        n = num(v)
-        return int(n) if n is not None and n >= 0 and n == int(n) else None
-
-    def amount(v: Any) -> float | None:
-        n = num(v)
-        return n if n is not None and n >= 0 else None
-
     times = [seconds_of(m.get("step.timestamp", s)) for s in records]
     out: list[tuple[Usage | None, float | None]] = []
     for i, s in enumerate(records):

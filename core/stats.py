@@ -47,9 +47,10 @@ class Mean:
                 "high": None if self.high is None else round(self.high, 6), "method": self.method}
 
 
-def mean_interval(values: list[float], confidence: float = 0.95) -> Mean | None:
-    """The mean of ``values`` with Student's t interval on it (scipy.stats.t): mean +- t(n-1) * s / sqrt(n).
-    None without values; no interval for one value; a point interval when they are all equal."""
+def mean_interval(values: list[float], confidence: float = 0.95, floor: float | None = 0.0) -> Mean | None:
+    """The mean of ``values`` with Student's t interval on it (scipy.stats.t): mean +- t(n-1) * s / sqrt(n),
+    its low end raised to ``floor`` (costs and seconds are never negative; None: no floor). None without
+    values; no interval for one value; a point interval when they are all equal."""
     if not values:
         return None
     x = np.asarray(values, dtype=float)
@@ -60,7 +61,7 @@ def mean_interval(values: list[float], confidence: float = 0.95) -> Mean | None:
     if sem == 0:
         return Mean(mean, int(x.size), mean, mean)
     low, high = stats.t.interval(confidence, x.size - 1, loc=mean, scale=sem)
-    return Mean(mean, int(x.size), float(low), float(high))
+    return Mean(mean, int(x.size), float(low) if floor is None else max(floor, float(low)), float(high))
 
 
 def _wilson_bounds(k: int, n: int, confidence: float) -> tuple[float, float]:

@@ -402,6 +402,22 @@ def test_read_prices_keeps_the_file_order_for_patterns(tmp_path):
 
 # --- the analyzer and the sparse timelines -------------------------------------------------------------------
 
+def test_a_mean_has_students_t_interval_never_below_zero():
+    from scipy.stats import t
+
+    from trajcheck.stats import mean_interval
+
+    m = mean_interval([1.0, 2.0, 6.0])
+    assert m is not None and (m.value, m.n, m.method) == (3.0, 3, "t")
+    h = t.ppf(0.975, 2) * math.sqrt(((1 - 3) ** 2 + (2 - 3) ** 2 + (6 - 3) ** 2) / 2) / math.sqrt(3)
+    assert (m.low, m.high) == (pytest.approx(max(0.0, 3 - h)), pytest.approx(3 + h))
+    assert m.low == 0.0  # 3 - h is below 0: a cost or a time is not
+    assert mean_interval([1.0, 2.0, 6.0], floor=None).low == pytest.approx(3 - h)
+    one = mean_interval([4.0])
+    assert one is not None and (one.low, one.high) == (None, None)
+    assert mean_interval([]) is None
+
+
 def test_spend_is_null_not_zero_when_the_log_holds_nothing():
     steps, run = assess([None, None], [None, None], None, None, "m", (Price("m", 1, 1),))
     assert all(s.tokens_input is None and s.cost_usd is None and s.wall_seconds is None for s in steps)
@@ -464,7 +480,7 @@ def _t_interval(xs: list[float]) -> tuple[float, float, float]:
     m = sum(xs) / len(xs)
     s = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
     h = t.ppf(0.975, len(xs) - 1) * s / math.sqrt(len(xs))
-    return m, m - h, m + h
+    return m, max(0.0, m - h), m + h  # a cost is never negative: the interval stops at 0
 
 
 def test_compare_gives_cost_per_run_success_and_the_spend_on_no_effect_steps_and_false_claims(tmp_path):

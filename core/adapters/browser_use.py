@@ -32,7 +32,7 @@ from .browser_use_actions import (ACTION_ROWS, POINT_ACTIONS, actions_of, bounds
                                   one_action, reasoning_of)
 from .kit import (MAX_FRAME_BYTES, MAX_HISTORY_BYTES, BadImage, Problems, array_item_lines, claims_plain_dir,
                   decode_image, load_json, num, relocated, run_id_of, safe_join, str_or_none)
-from .usage import elapsed
+from .usage import amount, count, elapsed
 
 __all__ = ["DOC", "FILE_NAMES", "MAX_FRAME_BYTES", "MAX_HISTORY_BYTES", "NAME", "READER", "map_action",
            "read_browser_use", "reasoning_of"]
@@ -287,17 +287,14 @@ def _usage(summary: Any) -> Usage | None:
     if not isinstance(summary, dict):
         return None
 
-    def count(k: str) -> int | None:
-        v = summary.get(k)
-        return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
-
-    inp, out = count("total_prompt_tokens"), count("total_completion_tokens")
-    cost = num(summary.get("total_cost"))
-    if cost is not None and (cost < 0 or (cost == 0 and (inp or out))):
+    inp, out = count(summary.get("total_prompt_tokens")), count(summary.get("total_completion_tokens"))
+    cost = amount(summary.get("total_cost"))
+    if cost == 0 and (inp or out):
         cost = None
     models = summary.get("by_model")
     model = next(iter(models)) if isinstance(models, dict) and len(models) == 1 else None
-    u = Usage(inp, out, count("total_prompt_cached_tokens"), None, cost, model if isinstance(model, str) else None)
+    u = Usage(inp, out, count(summary.get("total_prompt_cached_tokens")), None, cost,
+              model if isinstance(model, str) else None)
     return None if u.empty else u
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from trajcheck.schemas.records import Usage
 
 from .kit import num
-from .usage import elapsed
+from .usage import amount, count, elapsed
 
 __all__ = ["obs_page", "step_seconds", "step_usage"]
 
@@ -47,8 +47,7 @@ def _span(rec: dict[str, Any] | None, start: str, stop: str, stat: str) -> float
     if a and b:  # 0 is BrowserGym's "never set" (the final StepInfo's agent times)
         return elapsed(a, b)
     stats = given if isinstance(given := rec.get("stats"), dict) else {}
-    v = num(stats.get(stat))
-    return v if v is not None and v >= 0 else None
+    return amount(stats.get(stat))
 
 
 def step_seconds(rec: dict[str, Any], nxt: dict[str, Any] | None) -> float | None:
@@ -64,11 +63,8 @@ def step_usage(rec: dict[str, Any], model: str | None) -> Usage | None:
     """What AgentLab's LLM tracker recorded of step N's calls (``stats`` ``input_tokens``, ``output_tokens``,
     ``cost``). A cost of 0 beside tokens is AgentLab's "no price for this model", not a free call: null."""
     stats = given if isinstance(given := rec.get("stats"), dict) else {}
-    inp, out = stats.get("input_tokens"), stats.get("output_tokens")
-    inp = int(inp) if isinstance(inp, (int, float)) and not isinstance(inp, bool) and inp >= 0 else None
-    out = int(out) if isinstance(out, (int, float)) and not isinstance(out, bool) and out >= 0 else None
-    cost = num(stats.get("cost"))
-    if cost is not None and (cost < 0 or (cost == 0 and (inp or out))):
+    inp, out, cost = count(stats.get("input_tokens")), count(stats.get("output_tokens")), amount(stats.get("cost"))
+    if cost == 0 and (inp or out):
         cost = None
     u = Usage(tokens_input=inp, tokens_output=out, cost_usd=cost, model=model)
     return None if u.empty else u

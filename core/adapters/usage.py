@@ -23,11 +23,16 @@ from typing import Any
 from trajcheck.schemas.records import Usage
 
 
-def _int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+def count(v: Any) -> int | None:
+    """A token count as a log writes it: a whole number, 0 or more (``12.0`` too: pickled stats hold floats);
+    None for anything else."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf") or v != int(v):
+        return None
+    return int(v)
 
 
-def _cost(v: Any) -> float | None:
+def amount(v: Any) -> float | None:
+    """A cost or a duration: a finite number, 0 or more; None for anything else."""
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf") else None
 
 
@@ -48,10 +53,10 @@ def anthropic_usage(d: Any, model: Any = None) -> Usage | None:
     """A Messages API ``usage`` object (or a harness's record of one, with its ``cost_usd`` and ``model``)."""
     if not isinstance(d, dict):
         return None
-    read, made = _int(d.get("cache_read_input_tokens")), _int(d.get("cache_creation_input_tokens"))
+    read, made = count(d.get("cache_read_input_tokens")), count(d.get("cache_creation_input_tokens"))
     details = given if isinstance(given := d.get("output_tokens_details"), dict) else {}
-    return _made(Usage(_sum(_int(d.get("input_tokens")), read, made), _int(d.get("output_tokens")), read,
-                       _int(details.get("thinking_tokens")), _cost(d.get("cost_usd")),
+    return _made(Usage(_sum(count(d.get("input_tokens")), read, made), count(d.get("output_tokens")), read,
+                       count(details.get("thinking_tokens")), amount(d.get("cost_usd")),
                        _model(d.get("model")) or _model(model)))
 
 
@@ -66,7 +71,7 @@ def openai_usage(d: Any, model: Any = None) -> Usage | None:
     out_details = d.get("completion_tokens_details" if chat else "output_tokens_details")
     cached = in_details.get("cached_tokens") if isinstance(in_details, dict) else None
     reasoning = out_details.get("reasoning_tokens") if isinstance(out_details, dict) else None
-    return _made(Usage(_int(inp), _int(out), _int(cached), _int(reasoning), _cost(d.get("cost_usd")),
+    return _made(Usage(count(inp), count(out), count(cached), count(reasoning), amount(d.get("cost_usd")),
                        _model(d.get("model")) or _model(model)))
 
 
