@@ -14,4 +14,6 @@ others run in :mod:`trajcheck.analysis`, in order, on what those found:
 - ``contract`` and ``referee``: the outcome contract, the judges and the final verdict;
 - ``reward`` (one step) and ``lookback`` (the run, step by step): evidence rewards;
 - ``evidence``: the evidence referee; ``claims``: what the agent claimed; ``answers``: reference answers.
+- ``spend``: tokens, cost and time per step and per run, a cost priced from the user's list only where the log
+  records none.
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Callable, Optional
 
 import typer
 
@@ -37,6 +37,10 @@ def arm_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
              num(a["mean_stalled_from_step"], ".1f"), pct(a["no_net_progress"]) if a["no_net_progress"] else "-",
              _verdicts(a["verdicts"]), *_warnings(a["warnings"])]
             for a in c["arms"]]
+    spend_cols = _spend_columns(c["arms"])
+    cols += [name for name, _ in spend_cols]
+    for row, a in zip(rows, c["arms"]):
+        row += [text(a["spend"]) if a["spend"] else "-" for _, text in spend_cols]
     return cols, rows
 
 
@@ -57,6 +61,41 @@ def warning_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     rows = [[a["arm"], a["warnings"]["count"], a["warnings"]["shown"]["shown"], a["warnings"]["shown"]["not_shown"],
              *[a["warnings"]["followups"][k] for k in kinds]] for a in arms]
     return cols, rows
+
+
+def _mean(m: dict[str, Any] | None, fmt: Callable[[float], str]) -> str:
+    """A mean with its t interval: '$0.0320 [0.0210, 0.0430] (n=6)'."""
+    if not m:
+        return "-"
+    ci = f" [{fmt(m['low']).lstrip('$')}, {fmt(m['high']).lstrip('$')}]" if m["low"] is not None else ""
+    return f"{fmt(m['mean'])}{ci} (n={m['n']})"
+
+
+def _share(part: float | None, total: float | None) -> str:
+    from trajcheck.tables import money
+
+    return "-" if part is None else money(part) + (f" ({100 * part / total:.0f}%)" if total else "")
+
+
+def _spend_columns(arms: list[dict[str, Any]]) -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
+    """The spend rows of the arms table: those whose figures the ledger has (none without cost or time)."""
+    from trajcheck.tables import money  # with the comparison's modules, which the command has loaded
+
+    cost = any(a["spend"] and a["spend"]["runs_with_cost"] for a in arms)
+    seconds = any(a["spend"] and a["spend"]["runs_with_seconds"] for a in arms)
+    if not (cost or seconds):
+        return []
+    out: list[tuple[str, Callable[[dict[str, Any]], str]]] = []
+    if cost:
+        out += [("cost/run", lambda s: _mean(s["cost_per_run"], money)),
+                ("cost/success", lambda s: money(s["cost_per_success"]))]
+    out.append(("steps/success", lambda s: num(s["steps_per_success"], ".1f")))
+    if seconds:
+        out.append(("seconds/run", lambda s: _mean(s["seconds_per_run"], lambda v: f"{v:.1f}")))
+    if cost:
+        out += [("cost_no_effect_steps", lambda s: _share(s["cost_no_effect_steps"], s["cost_total"])),
+                ("cost_false_claims", lambda s: _share(s["cost_false_claims"], s["cost_total"]))]
+    return out
 
 
 def _verdicts(v: dict[str, Any] | None) -> str:

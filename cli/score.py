@@ -99,6 +99,13 @@ def score(
                                          "snapshot says it), always (also beside the DOM, recording whether "
                                          "they agree) or off. Needs the ocr extra: pip install "
                                          "'trajcheck[ocr]'.")] = OcrMode.auto,
+    prices: Annotated[Optional[Path], typer.Option("--prices", help="A price list (USD per million tokens, per "
+                                                   "model): runs whose logs record tokens and the model but no "
+                                                   "cost get tokens x price (cost_source prices): CSV with the "
+                                                   "columns model, input_per_million, output_per_million and "
+                                                   "optionally cached_per_million, or TOML with a table per model "
+                                                   "(README, \"Cost and time\"). Nothing is priced without "
+                                                   "it.")] = None,
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
                                                         "instead of detecting it (see `trajcheck formats`).")] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="Where runs are scored: local worker processes, "
@@ -134,7 +141,7 @@ def score(
                            pixel_tolerance=pixel_tolerance, contracts=contracts, input_format=input_format,
                            engine=engine.value, scheduler=scheduler, force=force, evaluator_pass=evaluator_pass,
                            on_found=bar.found, on_result=bar.scored, wait=wait, on_wait=_waiting, mapping=mapping,
-                           tasks=tasks, ocr=ocr.value)
+                           tasks=tasks, ocr=ocr.value, prices=prices)
     print_problems(result.problems)
     if fmt is Format.json:
         print_json(result.to_json())
@@ -200,6 +207,9 @@ def _summary(result: "ScoreResult") -> None:
     if result.summaries:
         err.print(_verdict_line(result.summaries), highlight=False)
         err.print(result.coverage.text(), highlight=False)
+        spend = _spend_line(result.summaries)
+        if spend:
+            err.print(spend, highlight=False)
     poor = [w for r in result.summaries for w in r.get("warnings") or [] if w.endswith(READ_WARNINGS)]
     for w in poor[:MAX_LISTED]:  # runs read so poorly that their rows say little: named, never silent
         err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
@@ -222,6 +232,24 @@ def _verdict_line(rows: list[dict[str, Any]]) -> str:
     verdicts = ", ".join(f"{counts[v]} {v}" for v in ("pass", "fail", "uncertain", "unknown", "none") if counts[v])
     lies = sum(1 for r in rows if r.get("false_claim") is True)
     return f"verdicts: {verdicts or 'none'}; {lies} false claim{'s' * (lies != 1)}"
+
+
+def _spend_line(rows: list[dict[str, Any]]) -> str | None:
+    """What the scored runs cost and took, where their logs say (None when none does): 'spend: $0.1310 over 2 of
+    3 runs (log 1, prices 1), $0.0655 a run; 58.3 s over 2 runs, 29.2 s a run'."""
+    ok = [r for r in rows if r["status"] == "ok"]
+    costs = [r["cost_usd"] for r in ok if r.get("cost_usd") is not None]
+    seconds = [r["wall_seconds"] for r in ok if r.get("wall_seconds") is not None]
+    parts = []
+    if costs:
+        total = sum(costs)
+        sources = ", ".join(f"{src} {sum(r.get('cost_source') == src for r in ok)}" for src in ("log", "prices")
+                            if any(r.get("cost_source") == src for r in ok))
+        parts.append(f"${total:.4f} over {len(costs)} of {len(ok)} runs ({sources}), ${total / len(costs):.4f} a run")
+    if seconds:
+        parts.append(f"{sum(seconds):.1f} s over {len(seconds)} of {len(ok)} runs, {sum(seconds) / len(seconds):.1f} "
+                     "s a run")
+    return "spend: " + "; ".join(parts) if parts else None
 
 
 #: Below this many columns the summary table leaves out no_effect_seed and warnings (--format json has all).

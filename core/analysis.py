@@ -12,7 +12,9 @@ hands each one what the earlier ones found:
 5. per run: the evidence referee (``evidence``), the evaluator, the agent's claim (``claims``), and the final
    verdict (``referee.decide``);
 6. per step, looking ahead: what followed each warning of the verifier, and whether it was shown or false
-   (``followup``).
+   (``followup``);
+7. per step and per run: tokens, cost and time (``spend``), with the cost of a ``--prices`` list where the log
+   records none.
 
 A new analyzer is one entry here, its findings one attribute of :class:`StepFindings` or
 :class:`RunFindings`, and its columns one line each in :mod:`trajcheck.schemas.ledger`.
@@ -24,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from trajcheck.analyzers import claims, contract as contract_mod, evidence as evidence_mod, followup, highrisk, \
-    loops, lookback, perceptual, predictions, progress, referee, screentext, states as states_mod
+    loops, lookback, perceptual, predictions, progress, referee, screentext, spend as spend_mod, \
+    states as states_mod
 from trajcheck.analyzers.ambient import learn_per_page, page_of
 from trajcheck.analyzers.answers import answer_matches
 from trajcheck.analyzers.contract import NOT_APPLICABLE, ContractResult
@@ -57,6 +60,7 @@ class StepFindings:
     reward: Reward
     gate: bool  # no_observed_delta_after_waits
     state: states_mod.StepState  # where the step's post frame is: a new screen, a return, the same
+    spend: spend_mod.StepSpend  # the step's tokens, cost and seconds
     screen: screentext.ScreenFinding | None = None  # what OCR read of the step's change (None: not read)
     follow: followup.Followup = followup.NONE  # after a warning: what the agent did, was it shown, was it false
 
@@ -76,6 +80,7 @@ class RunFindings:
     states: states_mod.RunStates
     no_net_progress: bool  # it ends on a screen first seen early on, with nothing kept since
     reference_steps: int | None  # the task's reference step count: the run's own, its contract's, the tasks file's
+    spend: spend_mod.RunSpend  # the run's tokens, cost (and where it comes from) and seconds
     final_screen: screentext.ScreenFinding | None = None  # what appeared on the final frame since the last
     ocr_engine: str | None = None  # high-risk action (OCR, a claiming run without DOM); the engine that read
 
@@ -206,8 +211,10 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     stalled_evidence = progress.stall_evidence(run_states) if stalled and True not in answers else None
     reads = loaded.screen or [[] for _ in steps]
     screens = [screentext.finding(r, pg.messages_before, pg.messages_after) for r, pg in zip(reads, loaded.pages)]
+    step_spends, run_spend = spend_mod.assess([s.usage for s in steps], [s.wall_seconds for s in steps], run.usage,
+                                              run.wall_seconds, run.agent_model, opts.prices)
     found = [StepFindings(run, *x) for x in zip(steps, loaded.evidence, risks, effects, loaded.pages, preds,
-                                                loop_findings, rewards, gates, step_states, screens)]
+                                                loop_findings, rewards, gates, step_states, step_spends, screens)]
     final_screen = screentext.finding(loaded.final_screen)
     ev_verdict = evidence_mod.decide(_evidence_steps(found, final_screen), stalled_evidence)
     evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
@@ -219,7 +226,7 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     for sf, f in zip(found, follows):
         sf.follow = f
     return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim, run_states,
-                       stalled, _reference_steps(run, contract, opts), final_screen, loaded.ocr_engine)
+                       stalled, _reference_steps(run, contract, opts), run_spend, final_screen, loaded.ocr_engine)
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

@@ -22,8 +22,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from .errors import LedgerError, Problem, TrajcheckError, UsageError
 
 if TYPE_CHECKING:
+    from collections import Counter
+
     import duckdb
     import pandas
+
+    from trajcheck.analyzers.spend import Price
 
     from .lock import LockWait
     from .options import ScoreOptions
@@ -100,14 +104,17 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
           on_result: Callable[["RunResult"], None] | None = None, wait: float | None = None,
           on_wait: Callable[["LockWait"], None] | None = None,
           mapping: str | os.PathLike[str] | None = None,
-          tasks: str | os.PathLike[str] | None = None, ocr: str = "auto") -> ScoreResult:
+          tasks: str | os.PathLike[str] | None = None, ocr: str = "auto",
+          prices: str | os.PathLike[str] | None = None) -> ScoreResult:
     """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
 
     The options are the ``trajcheck score`` command's, by the same names (``--no-verifier`` is
     ``verifier=False``, ``--input-format`` is ``input_format``); ``mapping`` is a mapping file
     (:mod:`trajcheck.mapping`) that reads logs of any other shape; ``tasks`` a tasks file of reference step
     counts (:func:`trajcheck.options.read_tasks`: ``runs.efficiency``); ``ocr`` when to read the screen's text
-    (``auto``: where no DOM snapshot says it; ``always``; ``off``; docs/referee.md, "Screen text").
+    (``auto``: where no DOM snapshot says it; ``always``; ``off``; docs/referee.md, "Screen text"); ``prices`` a
+    price list (:func:`trajcheck.options.read_prices`) that gives a cost to runs whose logs record tokens and the
+    model but no cost (``runs.cost_source = 'prices'``; a model without a price is named once in ``problems``).
     ``on_found`` hears how many runs will be scored, ``on_result`` each scored run, ``on_wait`` who holds the
     ledger's lock.
 
@@ -127,7 +134,7 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     root = Path(out)
     opts = _options(threshold=threshold, verifier=verifier, ambient=ambient, pixel_tolerance=pixel_tolerance,
                     contracts=contracts, input_format=input_format, engine=engine, scheduler=scheduler,
-                    evaluator_pass=evaluator_pass, mapping=mapping, tasks=tasks, ocr=ocr)
+                    evaluator_pass=evaluator_pass, mapping=mapping, tasks=tasks, ocr=ocr, prices=prices)
     if not force:
         unchanged = _unchanged(root, run_paths, input_format, opts)
         if unchanged is not None:
@@ -137,14 +144,28 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
                                               mapping=mapping, jobs=jobs, on_found=on_found, on_result=on_result,
                                               input_format=input_format, engine=engine, scheduler=scheduler)
     invalid = [r.run for r in report.invalid] + refused
+    if report.unpriced and prices is not None:
+        report.problems.append(_unpriced(report.unpriced, Path(prices)))
     return ScoreResult(root, generation, report.scored, report.frames, time.perf_counter() - start,
                        report.summaries, invalid, report.skipped, report.removed, report.problems)
+
+
+def _unpriced(unpriced: "Counter[str]", prices: Path) -> Problem:
+    """The one warning of a score call whose price list left runs with tokens without a cost: each model
+    without a price, and the runs that name no model, with how many runs each."""
+    from .problems import Slug
+
+    parts = [f"{n} run{'s' * (n != 1)} " + (f"of model {m!r}, which it does not list" if m else "whose log names "
+                                               "no model") for m, n in sorted(unpriced.items())]
+    return Problem(Slug.PRICE_MISSING, f"--prices {prices.name} gave no cost to " + "; ".join(parts)
+                   + ": their cost_usd is null", file=str(prices), severity="warning")
 
 
 def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tolerance: int,
              contracts: str | os.PathLike[str] | None, input_format: str | None, engine: str,
              scheduler: str | None, evaluator_pass: float, mapping: str | os.PathLike[str] | None,
-             tasks: str | os.PathLike[str] | None = None, ocr: str = "auto") -> "ScoreOptions":
+             tasks: str | os.PathLike[str] | None = None, ocr: str = "auto",
+             prices: str | os.PathLike[str] | None = None) -> "ScoreOptions":
     """The scoring options of a :func:`score` call, checked before anything is read or written (a bad
     option raises UsageError, and leaves no ledger behind). Registers the call's mapping."""
     from .discovery import reader_names
@@ -183,10 +204,19 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
             reference_steps = read_tasks(Path(tasks))
         except (OSError, ValueError) as exc:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise UsageError(f"--tasks {tasks}: {exc}") from None
+    price_list: tuple["Price", ...] = ()
+    if prices is not None:
+        from .options import read_prices
+
+        try:
+            price_list = read_prices(Path(prices))
+        except (OSError, ValueError) as exc:  # tomllib's and csv's errors, and a bad encoding, are ValueErrors
+            raise UsageError(f"--prices {prices}: {exc}") from None
     return ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,
                                           threshold=DEFAULT_THRESHOLD if threshold is None else threshold),
                         pixel_tolerance=pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
-                        evaluator_pass=evaluator_pass, reference_steps=reference_steps, ocr=ocr)
+                        evaluator_pass=evaluator_pass, reference_steps=reference_steps, ocr=ocr,
+                        prices=price_list)
 
 
 def _unchanged(root: Path, paths: list[str], input_format: str | None,

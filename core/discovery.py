@@ -65,6 +65,9 @@ NATIVE = Reader(
                                                  "source), `outcome.judge` (a recorded judge)"),
             ("`reference_answer` (a string or a list)", "`reference_answers`"),
             ("`reference_steps` (an integer)", "`reference_steps` (runs.efficiency)"),
+            ("`usage` {tokens_input, tokens_output, tokens_cached, tokens_reasoning, cost_usd, model}, "
+             "`wall_seconds`", "the run's totals, when the runner keeps them for the whole run only (else the "
+                               "ledger sums the steps')"),
             ("any other property", "`runs.extra`"),
         )), Table(head=("step", "trajcheck"), rows=(
             ("`index`, `action` {type, x, y, keys, text, url, element}, `reasoning`", "the same step fields"),
@@ -72,6 +75,10 @@ NATIVE = Reader(
                                                                                          "paths inside the run"),
             ("`executor`, `client`, `recorded`, `semantic`, `contract`, `predict`, `expected`",
              "the same step fields"),
+            ("`usage` {tokens_input, tokens_output, tokens_cached, tokens_reasoning, cost_usd, model}",
+             "the step's token columns and `cost_usd` (`cost_source = log` when a cost is given); `model` "
+             "when the step's call was not `agent.model`'s"),
+            ("`wall_seconds`", "the step's `wall_seconds`"),
             ("any other property", "`steps.extra`"),
         ))),
         lost=("Nothing: the format is trajcheck's own. Paths that leave the run directory are refused "

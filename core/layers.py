@@ -55,8 +55,8 @@ GROUPS = (
     Group("api", "the public API (the package itself, one function per command), live verification, the run "
           "writer", ("", "api", "commands", "live", "writer")),
     Group("cli", "the commands", ("cli", "cli.*")),
-    Group("tools", "the import graph and this diagram, the API page and the exit-code table",
-          ("imports", "layers", "apidoc", "exitdoc")),
+    Group("tools", "the import graph and this diagram, the API page, the exit-code table and the reasons page",
+          ("imports", "layers", "apidoc", "exitdoc", "reasonsdoc")),
 )
 
 BEGIN = "<!-- import-graph: begin (generated: python -m trajcheck.layers --diagram docs/architecture.md) -->"

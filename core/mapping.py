@@ -25,6 +25,19 @@ that screenshot was taken before or after the step's action. Each directory hold
     input = "TYPE"
     finish = "DONE"
 
+What a step's model call used, and its time, where the log records them (each optional; nothing is
+estimated)::
+
+    [step]
+    tokens_input = "usage.input_tokens"         # every input token, cached ones included
+    tokens_output = "usage.output_tokens"       # every output token, reasoning included
+    tokens_cached = "usage.cache_read_input_tokens"
+    tokens_reasoning = "usage.output_tokens_details.reasoning_tokens"
+    cost_usd = "cost"                           # a cost the harness recorded, in USD
+    wall_seconds = "duration_s"                 # the step's elapsed seconds; or:
+    timestamp = "finished_at"                   # when the step ended (ISO 8601 or epoch seconds): its
+                                                # seconds are the time since the previous step's
+
 A harness that writes one file per step (``step_01.json``, ``turn_003/0002_agent_response.json``) is read
 with ``[run] step_files``, a glob relative to the run directory: its matches in natural order (step_10
 after step_9), each one step (or, with ``steps``, the list that expression gives on it). The run fields are
@@ -60,10 +73,13 @@ from .reader import Reader
 from .errors import Problem, RunFormatError, UsageError
 from .problems import Slug
 from .inputs import exists_not_dir
-from .schemas.records import Action, Page, Run, Step
+from .adapters.usage import amount, count, elapsed, seconds_of
+from .schemas.records import Action, Page, Run, Step, Usage
 
 #: The step fields a mapping may name, and the run fields.
-STEP_FIELDS = ("type", "x", "y", "keys", "text", "url", "url_after", "reasoning", "error", "screenshot")
+STEP_FIELDS = ("type", "x", "y", "keys", "text", "url", "url_after", "reasoning", "error", "screenshot",
+               "tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd", "wall_seconds",
+               "timestamp")
 RUN_FIELDS = ("run_id", "task_id", "goal", "model", "screen_width", "screen_height")
 MAX_LOG_BYTES = 512 * 1024 * 1024
 
@@ -181,6 +197,22 @@ def _str(v: Any) -> str | None:
     return None if v is None else v if isinstance(v, str) else str(v)
 
 
+def _spent(m: Mapping, records: list[Any], model: str | None) -> list[tuple[Usage | None, float | None]]:
+    """Each step's usage and seconds, by the mapping's token, cost and time expressions: ``wall_seconds`` as
+    given, else the time from the previous step's ``timestamp`` to this one's."""
+    times = [seconds_of(m.get("step.timestamp", s)) for s in records]
+    out: list[tuple[Usage | None, float | None]] = []
+    for i, s in enumerate(records):
+        u = Usage(count(m.get("step.tokens_input", s)), count(m.get("step.tokens_output", s)),
+                  count(m.get("step.tokens_cached", s)), count(m.get("step.tokens_reasoning", s)),
+                  amount(m.get("step.cost_usd", s)), model)
+        seconds = amount(m.get("step.wall_seconds", s))
+        if seconds is None and i:
+            seconds = elapsed(times[i - 1], times[i])
+        out.append((None if u.empty else u, seconds))
+    return out
+
+
 def _records(m: Mapping, run_dir: Path, run_name: str,
              problems: list[Problem]) -> tuple[str, Any, list[tuple[Any, str]]]:
     """The log's name, the value the run fields are read from, and each step with the folder (relative to the
@@ -260,6 +292,8 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
                                 run=run_name, file=rel, field=k, severity="warning",
                                 hint=f"check that expression in {m.path.name} against one step of the log"))
     steps: list[Step] = []
+    model = _str(m.get("run.model", value))
+    spent = _spent(m, raw, model)
     for i, s in enumerate(raw):
         kind = _str(m.get("step.type", s)) or "UNKNOWN"
         t = m.types.get(kind, kind.upper())
@@ -274,12 +308,13 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
                                                           text=_str(m.get("step.text", s)), extra={"log_type": kind}),
                           reasoning=_str(m.get("step.reasoning", s)), frame_pre=pre, frame_post=post,
                           executor_ok=None if err is None else False, executor_error=err,
-                          page=Page(url_before=url, url_after=url_after) if url or url_after else None, source=rel))
+                          page=Page(url_before=url, url_after=url_after) if url or url_after else None,
+                          usage=spent[i][0], wall_seconds=spent[i][1], source=rel))
     raise_errors(problems, run_name)
     run = Run(run_id=_str(m.get("run.run_id", value)) or run_name, path=display, source_format=m.name,
               steps=tuple(steps), task_id=_str(m.get("run.task_id", value)),
               goal=_goal(m, run_dir, value, run_name, problems),
-              agent_model=_str(m.get("run.model", value)), screen_width=int(width) if width else None,
+              agent_model=model, screen_width=int(width) if width else None,
               screen_height=int(height) if height else None,
               outcome_status="done" if steps[-1].action.type == "DONE" else None, inline_frames=frames.inline,
               outside_files=frames.outside)

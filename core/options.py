@@ -11,6 +11,7 @@ from pathlib import Path
 
 from trajcheck.analyzers.observation_options import ObservationOptions
 from trajcheck.analyzers.effect_options import PerceptualOptions
+from trajcheck.analyzers.spend import Price
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class ScoreOptions:
     #: Read the screen with OCR (docs/referee.md, "Screen text"): ``auto`` where no DOM snapshot says what the
     #: page showed, ``always`` also where one does (recording whether the two agree), ``off`` never.
     ocr: str = "auto"
+    #: Model prices from a price list (:func:`read_prices`): the cost of runs whose logs record tokens but no cost.
+    prices: tuple[Price, ...] = ()
 
     def reference_steps_of(self, task_id: str | None) -> int | None:
         """The tasks file's reference step count of ``task_id`` (None: not listed)."""
@@ -76,3 +79,75 @@ def read_tasks(path: Path) -> tuple[tuple[str, int], ...]:
                              f"(got {steps!r})")
         out[str(task)] = n
     return tuple(sorted(out.items()))
+
+
+#: The most models a price list may hold.
+MAX_PRICES = 10_000
+#: A price list's columns (CSV) or keys (TOML): USD per million tokens; the cached price is optional.
+PRICE_FIELDS = ("input_per_million", "output_per_million", "cached_per_million")
+
+
+def _price_number(value: object, where: str, key: str, path: Path) -> float | None:
+    """A price as a finite number, 0 or more (None for an optional one left empty); ValueError naming it."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if key == "cached_per_million":
+            return None
+        raise ValueError(f"{path}, {where}: {key} is missing (USD per million tokens)")
+    try:
+        v = float(str(value).strip()) if not isinstance(value, bool) else -1.0
+    except ValueError:
+        v = -1.0
+    if not 0 <= v < float("inf"):
+        raise ValueError(f"{path}, {where}: {key} must be a price in USD per million tokens, 0 or more (got {value!r})")
+    return v
+
+
+def read_prices(path: Path) -> tuple[Price, ...]:
+    """A price list: the price in USD per million tokens of each model, input and output, and optionally of
+    cached input. CSV with the columns ``model``, ``input_per_million``, ``output_per_million`` and optionally
+    ``cached_per_million``; or TOML, a table per model: ``[models."gpt-4o"]`` with those keys. A model name may
+    be an ``fnmatch`` pattern (``claude-3-5-sonnet-*``). ValueError naming the line or model of anything else."""
+    import csv
+    import tomllib
+
+    from .inputs import read_regular
+
+    limit = 16 * 1024 * 1024
+    data_bytes = read_regular(path, limit=limit)
+    if len(data_bytes) > limit:
+        raise ValueError(f"{path}: over the {limit} byte limit of a price list")
+    raw = data_bytes.decode("utf-8-sig")
+    entries: list[tuple[str, dict[str, object], str]] = []
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        rows = list(csv.DictReader(raw.splitlines()))
+        need = {"model", *PRICE_FIELDS[:2]}
+        if not rows or not need <= set(rows[0]):
+            raise ValueError(f"{path}: a CSV price list needs the columns model, input_per_million and "
+                             "output_per_million (USD per million tokens), and optionally cached_per_million")
+        entries = [(r["model"] or "", dict(r), f"line {i}") for i, r in enumerate(rows, start=2)]
+    elif suffix == ".toml":
+        models = tomllib.loads(raw).get("models")
+        if not isinstance(models, dict) or not models:
+            raise ValueError(f'{path}: a TOML price list has a table per model, [models."NAME"], with '
+                             "input_per_million and output_per_million (USD per million tokens)")
+        for name, v in models.items():
+            if not isinstance(v, dict):
+                raise ValueError(f'{path}, models."{name}": expected a table with input_per_million and '
+                                 "output_per_million")
+            entries.append((str(name), v, f'models."{name}"'))
+    else:
+        raise ValueError(f"{path}: a price list is a .csv or a .toml file")
+    if len(entries) > MAX_PRICES:
+        raise ValueError(f"{path}: {len(entries)} models, over the limit of {MAX_PRICES}")
+    out: dict[str, Price] = {}
+    for name, fields, where in entries:
+        model = name.strip()
+        if not model:
+            raise ValueError(f"{path}, {where}: the model name is empty")
+        if model.casefold() in out:
+            raise ValueError(f"{path}, {where}: {model!r} is listed twice")
+        inp, outp, cached = (_price_number(fields.get(k), where, k, path) for k in PRICE_FIELDS)
+        assert inp is not None and outp is not None  # required: _price_number raised without them
+        out[model.casefold()] = Price(model, inp, outp, cached)
+    return tuple(out.values())

@@ -10,6 +10,7 @@ on each: :mod:`trajcheck.loading` reads the evidence, :mod:`trajcheck.analysis` 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -35,6 +36,8 @@ class ScoreReport:
     frames: int = 0  # distinct frames decoded
     invalid: list[RunResult] = field(default_factory=list)
     summaries: list[dict[str, Any]] = field(default_factory=list)  # each scored run's row (no steps)
+    #: Runs whose tokens the price list gave no cost, by model ("": no model named).
+    unpriced: Counter[str] = field(default_factory=Counter)
 
 
 def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | None = None, jobs: int | None = None,
@@ -87,6 +90,7 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
         if not res.ok:
             report.invalid.append(res)
         report.summaries.append({k: res.run.get(k) for k in SUMMARY_KEYS})
+        report.unpriced.update(res.unpriced)
         if sink is not None:
             sink(res)
         else:
@@ -111,7 +115,8 @@ def _ocr_not_installed(regions: int, runs: int) -> Problem:
 
 #: The run-row keys a report keeps for every run (the full rows go to the sink).
 SUMMARY_KEYS = ("run_id", "status", "error", "n_steps", "effect_checked", "effect_no_effect", "effect_no_effect_seed",
-                "warnings", "outcome_status", "eval_final_verdict", "verdict_source", "false_claim")
+                "warnings", "outcome_status", "eval_final_verdict", "verdict_source", "false_claim", "cost_usd",
+                "cost_source", "wall_seconds")
 
 def _dedupe_one(r: RunResult, seen: dict[str, str]) -> RunResult:
     """Two runs with one run_id: the first keeps it, the second becomes invalid naming both paths."""

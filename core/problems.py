@@ -50,6 +50,7 @@ class Slug(StrEnum):
     MAPPING_MATCHES_NOTHING = "mapping_matches_nothing"
     OCR_NOT_INSTALLED = "ocr_not_installed"
     DUPLICATE_RUN_ID = "duplicate_run_id"
+    PRICE_MISSING = "price_missing"
     FILE_MISSING = "file_missing"
     FILE_UNREADABLE = "file_unreadable"
     FILE_TOO_LARGE = "file_too_large"
@@ -157,6 +158,11 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            other="for a step field that matches nothing in any step of a run"),
         _K(Slug.DUPLICATE_RUN_ID, "error", "Two runs share one run_id: the first keeps it, the second is not "
            "scored (both paths are named).", "give every run its own run_id"),
+        _K(Slug.PRICE_MISSING, "warning", "`score --prices` gave no cost to runs whose logs record tokens: their "
+           "model has no price in the list, or the log names no model (said once per score call, with the models "
+           "and how many runs each).",
+           "add the model to the price list (a name, or a pattern such as claude-3-5-sonnet-*); a run whose log "
+           "names no model gets no cost"),
     )),
     ("Reading a run's files", (
         _K(Slug.FILE_MISSING, "error", "A file the run needs (run.json, a step file, a log) is not there.",

@@ -8,9 +8,9 @@ refuses a misspelt one; a member is its text, so the ledger stores what it store
 
 How to add a value: add the member to its enum and its meaning to the enum's ``Section`` in ``SECTIONS``
 (``tests/test_reasons.py`` fails while one lacks the other), use the member in the analyzer, then
-regenerate the reference page::
+regenerate the reference page (:mod:`trajcheck.reasonsdoc` writes it)::
 
-    python -m trajcheck.reasons > docs/reasons.md
+    python -m trajcheck.reasonsdoc > docs/reasons.md
 
 ``trajcheck columns`` (docs/columns.md) links each reason column to its section of that page. Problems
 (what is wrong with a run's files) are another catalogue: :mod:`trajcheck.problems`.
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 #: The command that rewrites the committed reference page from this catalogue.
-REGENERATE = "python -m trajcheck.reasons > docs/reasons.md"
+REGENERATE = "python -m trajcheck.reasonsdoc > docs/reasons.md"
 
 
 class EffectReason(StrEnum):
@@ -183,6 +183,13 @@ class EffectInFactBasis(StrEnum):
     DOM_CHANGED = "dom_changed"
     LATER_FRAME = "later_frame"
     RUN_PASSED = "run_passed"
+
+
+class CostSource(StrEnum):
+    """Where a run's cost comes from (``cost_source``)."""
+
+    LOG = "log"
+    PRICES = "prices"
 
 
 @dataclass(frozen=True)
@@ -388,6 +395,13 @@ SECTIONS: tuple[Section, ...] = (
                               "after it",
         PairMatch.RUN_ENDED: "a step one run took after the other had ended",
     }, output="`trajcheck diff` (`pairs[].match`, `first_divergence.reason`; the report's pair pages)"),
+    Section("Cost sources", ("runs.cost_source",), CostSource,
+            "the value itself; null when the run has no cost (the log records none, and no price list gave one)", {
+                CostSource.LOG: "the log recorded the cost (of the steps, or of the whole run): it is the log's "
+                                "own figure",
+                CostSource.PRICES: "the log recorded tokens and the model, not the cost: tokens times the prices of "
+                                   "`score --prices FILE`",
+            }),
 )
 
 #: The section of each reason column, by ``table.column``.
@@ -397,24 +411,3 @@ BY_COLUMN: dict[str, Section] = {c: s for s in SECTIONS for c in s.columns}
 def code_of(cell: str) -> str:
     """The code of one stored reason: ``code``, ``code: evidence`` or ``code@step: evidence`` -> ``code``."""
     return cell.split(":", 1)[0].split("@", 1)[0]
-
-
-def markdown() -> str:
-    """The reference page docs/reasons.md: one section per set of values, generated from ``SECTIONS``."""
-    out = ["# Reasons and codes in the ledger", "",
-           f"<!-- generated from core/reasons.py by `{REGENERATE}`; do not edit by hand -->", "",
-           ("The analyzers explain every verdict and score with a short, stable value. Each section lists the "
-            "values one or more columns hold ([columns.md](columns.md) links each column here). What is wrong "
-            "with a run's files is another list: [problems.md](problems.md)."), ""]
-    for s in SECTIONS:
-        cols = ", ".join(f"`{c}`" for c in s.columns)
-        where = f"Columns: {cols}. A cell holds {s.form}." if s.columns else f"Output of {s.output}: {s.form}."
-        out += [f"## {s.title}", "", where, "",
-                "| value | what it means |", "|---|---|"]
-        out += ["| `" + v + "` | " + s.means[v].replace("|", "\\|").replace("\n", " ") + " |" for v in s.values]
-        out.append("")
-    return "\n".join(out)
-
-
-if __name__ == "__main__":
-    print(markdown(), end="")

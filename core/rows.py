@@ -43,6 +43,8 @@ class RunResult:
     #: files outside the run's folder, inside the folder being scored, that its frames come from or were looked
     #: for at (``Run.outside_files``): part of its input digest
     outside: dict[str, str] = field(default_factory=dict)
+    #: The models whose tokens got no cost from the price list ("": no model named): said once per score call.
+    unpriced: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -92,6 +94,7 @@ class RunFacts:
     states: Any = None  # analyzers.states.RunStates
     no_net_progress: bool | None = None
     reference_steps: int | None = None
+    spend: Any = None  # analyzers.spend.RunSpend
     totals: dict[str, Any] = field(default_factory=dict)
     final_screen: Any = None  # analyzers.screentext.ScreenFinding of the final frame
     ocr_engine: str | None = None
@@ -283,8 +286,8 @@ def build_result(found: RunFindings, ref: RunRef, n_frames: int, problems: list[
     rows = [step_row(sf) for sf in found.steps]
     facts = RunFacts(found.run, ref, found.contract, found.contract_result, found.verdict, found.ev_verdict,
                      found.evaluator, found.claim, [sf.effect for sf in found.steps], rows, n_frames, problems,
-                     found.states, found.no_net_progress, found.reference_steps,
+                     found.states, found.no_net_progress, found.reference_steps, found.spend,
                      final_screen=found.final_screen, ocr_engine=found.ocr_engine)
     facts.totals = _totals(facts)
     run_row = {name: get(facts) if get is not None else None for name, get in _RUN_GETTERS}
-    return RunResult(run_row, rows, n_frames, problems, ref.display)
+    return RunResult(run_row, rows, n_frames, problems, ref.display, unpriced=found.spend.unpriced)

@@ -31,6 +31,39 @@ class Rate:
                 "high": None if self.high is None else round(self.high, 6)}
 
 
+@dataclass(frozen=True)
+class Mean:
+    """A mean over ``n`` values with its interval (``method``: ``t``, Student's t on the mean); no interval
+    below 2 values."""
+
+    value: float
+    n: int
+    low: float | None
+    high: float | None
+    method: str = "t"
+
+    def to_json(self) -> dict[str, float | int | str | None]:
+        return {"mean": round(self.value, 6), "n": self.n, "low": None if self.low is None else round(self.low, 6),
+                "high": None if self.high is None else round(self.high, 6), "method": self.method}
+
+
+def mean_interval(values: list[float], confidence: float = 0.95, floor: float | None = 0.0) -> Mean | None:
+    """The mean of ``values`` with Student's t interval on it (scipy.stats.t): mean +- t(n-1) * s / sqrt(n),
+    its low end raised to ``floor`` (costs and seconds are never negative; None: no floor). None without
+    values; no interval for one value; a point interval when they are all equal."""
+    if not values:
+        return None
+    x = np.asarray(values, dtype=float)
+    mean = float(x.mean())
+    if x.size < 2:
+        return Mean(mean, 1, None, None)
+    sem = float(x.std(ddof=1)) / math.sqrt(x.size)
+    if sem == 0:
+        return Mean(mean, int(x.size), mean, mean)
+    low, high = stats.t.interval(confidence, x.size - 1, loc=mean, scale=sem)
+    return Mean(mean, int(x.size), float(low) if floor is None else max(floor, float(low)), float(high))
+
+
 def _wilson_bounds(k: int, n: int, confidence: float) -> tuple[float, float]:
     """The Wilson score interval of k of n, n > 0 (scipy.stats.binomtest)."""
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import ledger, stats
-from .comparison import compare, outcome_of
+from .comparison import Spend, compare, outcome_of, spend_of
 from .errors import UsageError
 from .verdicts import coverage
 from .version import __version__
@@ -71,6 +71,53 @@ def _txt(v: Any) -> Cell:
 
 
 SUCCESS_NOTE = "success = final verdict pass (else outcome score >= {s:g}); intervals are 95% Wilson"
+SPEND_NOTE = ("; cost and seconds per run are means with a 95% Student's t interval (over the runs with the "
+              "figure); cost per success is the cost of the runs with a cost over their successes, steps per "
+              "success every step over the successes")
+
+
+def money(v: float | None) -> str:
+    """An amount in USD: four decimals below a dollar (a step costs cents), two above; "-" without one."""
+    if v is None:
+        return "-"
+    return f"${v:.4f}" if abs(v) < 1 else f"${v:,.2f}"
+
+
+def _mean_cell(m: stats.Mean | None, fmt: Callable[[float], str]) -> Cell:
+    """A mean with its interval: '$0.0320 [0.0210, 0.0430]' (n = 1: the value alone)."""
+    if m is None:
+        return Cell(None, "-")
+    ci = f" [{fmt(m.low).lstrip('$')}, {fmt(m.high).lstrip('$')}]" if m.low is not None and m.high is not None \
+        else ""
+    return Cell(m.to_json(), fmt(m.value) + ci)
+
+
+def _share(part: float | None, total: float | None) -> Cell:
+    """An amount spent and its share of the total: '$0.0138 (21%)'."""
+    if part is None:
+        return Cell(None, "-")
+    share = f" ({100 * part / total:.0f}%)" if total else ""
+    return Cell(round(part, 6), money(part) + share)
+
+
+#: The spend columns: (column, whether it needs a cost or a time in the ledger, the cell of a Spend).
+SPEND_COLUMNS: tuple[tuple[str, str, Callable[[Spend], Cell]], ...] = (
+    ("cost/run", "cost", lambda s: _mean_cell(s.cost_per_run, money)),
+    ("cost/success", "cost", lambda s: Cell(None if s.cost_per_success is None else round(s.cost_per_success, 6),
+                                            money(s.cost_per_success))),
+    ("steps/success", "any", lambda s: _num(s.steps_per_success, 1)),
+    ("seconds/run", "seconds", lambda s: _mean_cell(s.seconds_per_run, lambda v: f"{v:.1f}")),
+    ("cost no-effect steps", "cost", lambda s: _share(s.cost_no_effect, s.cost_total)),
+    ("cost false claims", "cost", lambda s: _share(s.cost_false_claims, s.cost_total)),
+)
+
+
+def spend_columns(has_cost: bool, has_seconds: bool) -> list[tuple[str, Callable[[Spend], Cell]]]:
+    """The spend columns a table shows: those whose figures the ledger has (none without cost or time)."""
+    if not (has_cost or has_seconds):
+        return []
+    return [(name, cell) for name, need, cell in SPEND_COLUMNS
+            if need == "any" or (need == "cost" and has_cost) or (need == "seconds" and has_seconds)]
 
 
 def _runs(ledger_dir: str | os.PathLike[str], group: str | None) -> list[dict[str, Any]]:
@@ -79,8 +126,10 @@ def _runs(ledger_dir: str | os.PathLike[str], group: str | None) -> list[dict[st
         expr = group_expr(group) if group else "'all'"
         cur = con.execute(f"select CAST({expr} AS VARCHAR) as grp, run_id, task_id, status, eval_final_verdict, "
                           "outcome_score, false_claim, claimed_success, n_steps, effect_checked, effect_no_effect, "
-                          "loops, reward_total, states_returning, stalled_from_step, efficiency, verdict_source "
-                          "from runs "
+                          "loops, reward_total, states_returning, stalled_from_step, efficiency, verdict_source, "
+                          "cost_usd, wall_seconds, no_effect.cost as no_effect_cost "
+                          "from runs left join (select run_id as rid, sum(cost_usd) as cost from steps "
+                          "where action_effect_observed = false group by run_id) no_effect on rid = run_id "
                           "where status = 'ok' order by grp, run_id")
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, r)) for r in cur.fetchall()]
@@ -101,12 +150,16 @@ def summary(ledger_dir: str | os.PathLike[str], by: str | None, success_score: f
     rows = _runs(ledger_dir, by)
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
+        r["success"] = outcome_of(r, success_score)[0]
         groups.setdefault(r["grp"] or "(null)", []).append(r)
+    has = (any(r["cost_usd"] is not None for r in rows), any(r["wall_seconds"] is not None for r in rows))
+    spent = spend_columns(*has)
     out = []
     for g, rs in sorted(groups.items()):
         n = len(rs)
-        succ = sum(outcome_of(r, success_score)[0] for r in rs)
+        succ = sum(r["success"] for r in rs)
         checked = sum(r["effect_checked"] or 0 for r in rs)
+        spend = spend_of(rs, succ, *has)
         out.append((_txt(g), _int(n), _int(len({r["task_id"] for r in rs})), _rate_cell(stats.wilson(succ, n)),
                     _rate_cell(stats.wilson(sum(r["eval_final_verdict"] == "uncertain" for r in rs), n)),
                     _rate_cell(stats.wilson(sum(bool(r["false_claim"]) for r in rs), n)),
@@ -115,13 +168,14 @@ def summary(ledger_dir: str | os.PathLike[str], by: str | None, success_score: f
                     _num(_mean([r["loops"] for r in rs])), _num(_mean([r["reward_total"] for r in rs])),
                     _pct(_mean([r["states_returning"] for r in rs])),
                     _num(_mean([r["stalled_from_step"] for r in rs]), 1),
-                    _num(_mean([r["efficiency"] for r in rs if outcome_of(r, success_score)[0]])),
-                    _coverage(rs)))
+                    _num(_mean([r["efficiency"] for r in rs if r["success"]])),
+                    _coverage(rs), *(cell(spend) for _, cell in spent if spend is not None)))
     return ReportTable("summary", f"Summary by {by or 'all runs'}; " + SUCCESS_NOTE.format(s=success_score)
-                       + "; efficiency is the reference step count over the steps taken, of the runs that passed",
+                       + "; efficiency is the reference step count over the steps taken, of the runs that passed"
+                       + (SPEND_NOTE if spent else ""),
                        (by or "group", "runs", "tasks", "success", "uncertain", "false claims", "mean steps",
                         "no-effect rate", "loops/run", "mean reward", "steps returning", "stalled from",
-                        "efficiency", "verdicts"), tuple(out))
+                        "efficiency", "verdicts", *(name for name, _ in spent)), tuple(out))
 
 
 def per_task(ledger_dir: str | os.PathLike[str], by: str | None, success_score: float) -> ReportTable:
@@ -166,22 +220,27 @@ def compare_table(ledger_dir: str | os.PathLike[str], by: str | None, success_sc
     if not by:
         raise UsageError("--table compare needs --by (e.g. --by config.perceptual_verifier)")
     c = compare([ledger_dir], by, success_score)
+    spent = spend_columns(any(a.spend is not None and a.spend.runs_with_cost for a in c.arms),
+                          any(a.spend is not None and a.spend.runs_with_seconds for a in c.arms))
     rows = []
     for a in c.arms:
         w = a.warnings
         rows.append((_txt(a.name), _int(a.runs), _rate_cell(a.success), _rate_cell(a.uncertain),
                      _rate_cell(a.false_claim), _num(a.no_effect_per_run), _num(a.mean_reward), _pct(a.returning),
                      _num(a.stalled_from, 1), _int(w.count if w else None),
-                     _rate_cell(w.recovered) if w else Cell(None, "-"), _rate_cell(w.false) if w else Cell(None, "-")))
+                     _rate_cell(w.recovered) if w else Cell(None, "-"), _rate_cell(w.false) if w else Cell(None, "-"),
+                     *(cell(a.spend) for _, cell in spent if a.spend is not None)))
     note = ""
     for p in c.pairings:
         if p.difference is not None:
             note += (f"; paired ({p.pairs} pairs) {p.arm} - {p.baseline}: {100 * p.difference:+.1f} pp "
                      f"[{100 * (p.low or 0):+.1f}, {100 * (p.high or 0):+.1f}], exact McNemar p = "
                      f"{'-' if p.mcnemar_p is None else f'{p.mcnemar_p:.4f}'}")
-    return ReportTable("compare", f"Arms by {by}; " + SUCCESS_NOTE.format(s=success_score) + note,
+    return ReportTable("compare", f"Arms by {by}; " + SUCCESS_NOTE.format(s=success_score)
+                       + (SPEND_NOTE if spent else "") + note,
                        (by, "runs", "success", "uncertain", "false claims", "no-effect/run", "mean reward",
-                        "steps returning", "stalled from", "warnings", "recovered after warning", "false warnings"),
+                        "steps returning", "stalled from", "warnings", "recovered after warning", "false warnings",
+                        *(name for name, _ in spent)),
                        tuple(rows))
 
 

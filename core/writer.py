@@ -92,7 +92,8 @@ class RunWriter:
         ({"type": "CLICK", "x": 412, "y": 230}; a bare type name for actions without fields). ``pre``
         defaults to the last observed screen; ``post`` becomes the observed screen. ``frames`` gives both at
         once, as (pre, post) or {"pre": ..., "post": ...}. ``ok``/``error``: what the executor said. Other
-        keyword arguments are step properties (``semantic``, ``expected``, ``predict``...)."""
+        keyword arguments are step properties (``semantic``, ``expected``, ``predict``, ``usage`` {tokens_input,
+        tokens_output, tokens_cached, tokens_reasoning, cost_usd, model}, ``wall_seconds``...)."""
         if self._done:
             raise RuntimeError("the run is finished")
         if frames is not None:

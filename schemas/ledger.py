@@ -20,10 +20,9 @@ class Column:
 
     ``source`` is read by :mod:`trajcheck.rows`, which builds every row from these declarations:
     - a dotted path into the findings of the step (steps table: ``run``, ``step``, ``ev`` the image
-      evidence, ``risk``, ``effect``, ``page``, ``pred``, ``loop``, ``reward``, ``gate``, ``state``, ``follow``) or
-      of the run
-      (runs table: ``run``, ``contract``, ``contract_result``, ``verdict``, ``ev_verdict``, ``claim``,
-      ``evaluator``, ``n_frames``, ``totals``); a None on the way gives None;
+      evidence, ``risk``, ``effect``, ``page``, ``pred``, ``loop``, ``reward``, ``gate``, ``state``, ``follow``,
+      ``spend``) or of the run (runs table: ``run``, ``contract``, ``contract_result``, ``verdict``, ``ev_verdict``,
+      ``claim``, ``evaluator``, ``n_frames``, ``totals``, ``spend``); a None on the way gives None;
     - optionally ``|str``, ``|list``, ``|box`` or ``|json``, a conversion of the value (see rows.CONVERT);
     - ``fn:NAME``: a named function of :mod:`trajcheck.rows` (rows.RUN_FUNCTIONS / rows.STEP_FUNCTIONS);
     - ``analyzer:MODULE.FUNCTION``: a pure function in ``trajcheck.analyzers.MODULE`` of the step's (or the
@@ -135,6 +134,13 @@ RUNS: tuple[Column, ...] = (
     _c("false_claim_basis", S, "verdict.false_claim_basis", "What a false claim rests on: evaluator (the benchmark's evaluator alone), evidence (the evidence referee), or referee (a contract or judge took part); null when not a false claim."),
     _c("lesson_promotable", B, "verdict.lesson_promotable", "May a lesson from this run be promoted: only pass, or fail where the contract failed and the judge did not say pass; never on evidence alone."),
     _c("lesson_candidate", S, "verdict.lesson", "On disagreement: which check and which judge disagreed, on what evidence."),
+    _c("tokens_input", I64, "spend.tokens_input", "Input tokens the run's model calls used, those read from a cache included: the log's total for the run, else the sum over its steps; null when the log records none (see docs/formats.md for where each format keeps them)."),
+    _c("tokens_output", I64, "spend.tokens_output", "Output tokens, reasoning included: the run's total, else the steps' sum; null when the log records none."),
+    _c("tokens_cached", I64, "spend.tokens_cached", "Of the input tokens, those read from a cache (Anthropic cache_read_input_tokens, OpenAI cached_tokens); null when the log does not say."),
+    _c("tokens_reasoning", I64, "spend.tokens_reasoning", "Of the output tokens, the model's reasoning (OpenAI reasoning_tokens); null when the log does not say."),
+    _c("cost_usd", F64, "spend.cost_usd", "What the run cost in USD: the log's recorded cost (its total, else the steps' sum), or, with `score --prices FILE` and no recorded cost, its tokens times the model's prices; null otherwise, never an estimate of trajcheck's own (cost_source says which)."),
+    _c("cost_source", S, "spend.cost_source", "Where cost_usd comes from: log (recorded) or prices (computed from --prices); null without a cost."),
+    _c("wall_seconds", F64, "spend.wall_seconds", "The run's elapsed seconds: the log's own for the whole run, else the sum of its steps' wall_seconds; null when the log records no time."),
     _c("extra", S, "run.extra|json", "Properties of run.json that format v1 does not define, as JSON."),
     _c("input_digest", S, "late", "Digest of the run's files, reader, scoring options and trajcheck version; an unchanged digest is not scored again."),
     _c("inputs", S, "late", "JSON {root, files: {path: [size, mtime_ns, hash]}}: what the digest covers (the run directory's absolute path and files)."),
@@ -225,6 +231,12 @@ STEPS: tuple[Column, ...] = (
     _c("reward_class", S, "reward.klass", "strong_positive, weak_positive, neutral, negative or hard_negative."),
     _c("reward_reasons", LS, "reward.reasons|list", "Short codes with their evidence (e.g. `executor_timeout: Timeout 5000ms exceeded`)."),
     _c("reward_confidence", F64, "reward.confidence", "Confidence in [0, 1]; missing evidence lowers it."),
+    _c("tokens_input", I64, "spend.tokens_input", "Input tokens of the step's model call, those read from a cache included; null when the log records none. A call that issued several actions has its figures on one of them (the one whose effect is checked), null on the others."),
+    _c("tokens_output", I64, "spend.tokens_output", "Output tokens of the step's model call, reasoning included; null when the log records none."),
+    _c("tokens_cached", I64, "spend.tokens_cached", "Of the input tokens, those read from a cache; null when the log does not say."),
+    _c("tokens_reasoning", I64, "spend.tokens_reasoning", "Of the output tokens, the model's reasoning; null when the log does not say."),
+    _c("cost_usd", F64, "spend.cost_usd", "What the step's model call cost in USD: as the log recorded it, or its tokens times the `--prices` of its model (runs.cost_source says which); null otherwise."),
+    _c("wall_seconds", F64, "spend.wall_seconds", "The step's elapsed seconds as the log's clock gives them (docs/formats.md says how, per format); null when the log records no time."),
     _c("extra", S, "step.extra|json", "Step properties that format v1 does not define, as JSON."),
     _c("action_extra", S, "step.action.extra|json", "Action properties that have no column, as JSON: a scroll's dy or direction, a drag's start, a format's raw call (function, args, input)."),
 )

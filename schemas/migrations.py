@@ -64,4 +64,10 @@ MIGRATIONS: tuple[Migration, ...] = (
               {"runs": ("warnings_recovered", "warnings_repeated", "warnings_false", "warnings_false_checked"),
                "steps": ("warning_followup", "warning_followup_step", "warning_followup_seed", "warning_shown",
                          "warning_shown_source", "effect_in_fact", "effect_in_fact_basis")}),
+    Migration(9, "Cost and time (issue 30): the tokens, cost and elapsed seconds of each step and each run, as the "
+                 "log records them, and where a run's cost comes from (the log, or a --prices list).",
+              {"runs": ("tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd",
+                        "cost_source", "wall_seconds"),
+               "steps": ("tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd",
+                         "wall_seconds")}),
 )

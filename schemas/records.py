@@ -108,6 +108,63 @@ class Semantic:
         return cls(**{k: d.get(k) for k in cls.__dataclass_fields__})
 
 
+def _count(v: Any) -> int | None:
+    """A token count as a log writes it: a whole number, 0 or more; None for anything else."""
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+
+def _amount(v: Any) -> float | None:
+    """A cost or a duration: a finite number, 0 or more; None for anything else."""
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf")
+    return float(v) if ok else None
+
+
+def _add(a: Any, b: Any) -> Any:
+    """The sum of two figures, where either is known (a figure the log left out adds nothing)."""
+    return b if a is None else a if b is None else a + b
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a model call (a step's, or a run's in all) used, as the log records it; None where it does not say.
+
+    ``tokens_input`` counts every input token, those read from a cache included (``tokens_cached`` says how
+    many of them were); ``tokens_output`` counts every output token, reasoning included (``tokens_reasoning``
+    says how many). ``cost_usd`` is the cost the log recorded, never an estimate; ``model`` the model that
+    answered, when the log names it at this level. Two usages add up field by field (``a + b``)."""
+
+    tokens_input: int | None = None
+    tokens_output: int | None = None
+    tokens_cached: int | None = None
+    tokens_reasoning: int | None = None
+    cost_usd: float | None = None
+    model: str | None = None
+
+    FIGURES = ("tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd")
+
+    def __add__(self, other: "Usage") -> "Usage":
+        model = self.model if self.model == other.model or other.model is None else \
+            other.model if self.model is None else None  # two models: the sum is neither's
+        return Usage(_add(self.tokens_input, other.tokens_input), _add(self.tokens_output, other.tokens_output),
+                     _add(self.tokens_cached, other.tokens_cached), _add(self.tokens_reasoning, other.tokens_reasoning),
+                     _add(self.cost_usd, other.cost_usd), model)
+
+    @property
+    def empty(self) -> bool:
+        """Says nothing: no figure is known."""
+        return all(getattr(self, f) is None for f in self.FIGURES)
+
+    @classmethod
+    def from_json(cls, d: Any) -> "Usage | None":
+        """The native format's ``usage`` object (the ledger's column names); None for anything else."""
+        if not isinstance(d, dict):
+            return None
+        u = cls(_count(d.get("tokens_input")), _count(d.get("tokens_output")), _count(d.get("tokens_cached")),
+                _count(d.get("tokens_reasoning")), _amount(d.get("cost_usd")),
+                d["model"] if isinstance(d.get("model"), str) and d["model"] else None)
+        return None if u.empty and u.model is None else u
+
+
 @dataclass(frozen=True)
 class Step:
     """One step of a run. ``line`` is where it was read (1-based line of steps.jsonl,
@@ -132,6 +189,11 @@ class Step:
     extra: dict[str, Any] = field(default_factory=dict)
     source: str = "steps.jsonl"
     line: int | None = None
+    #: What the step's model call used (tokens, the recorded cost), and the step's elapsed seconds; None where
+    #: the log does not say. A call that issued several actions has its usage on one of them (the readers say
+    #: which), so that a run's totals count it once.
+    usage: Usage | None = None
+    wall_seconds: float | None = None
 
     @classmethod
     def from_json(cls, d: dict[str, Any], source: str, line: int | None) -> "Step":
@@ -141,7 +203,7 @@ class Step:
         contract = d.get("contract") or {}
         known = {
             "index", "action", "reasoning", "frames", "executor", "page", "client",
-            "recorded", "semantic", "contract", "predict", "expected",
+            "recorded", "semantic", "contract", "predict", "expected", "usage", "wall_seconds",
         }
         return cls(
             index=int(d["index"]),
@@ -160,6 +222,8 @@ class Step:
             contract_passed=contract.get("passed"),
             predict=d.get("predict"),
             expected=d.get("expected"),
+            usage=Usage.from_json(d.get("usage")),
+            wall_seconds=_amount(d.get("wall_seconds")),
             extra=_pop_extra(d, known),
             source=source,
             line=line,
@@ -203,6 +267,10 @@ class Run:
     #: ``screen`` space whatever it was. None: the reader's format has one space (``screen``).
     coord_space: str | None = None
     coord_space_source: str | None = None
+    #: The run's own totals where the log records them for the whole run and not per step (a browser-use
+    #: history's usage summary); a total of the steps' figures stands where these are None.
+    usage: Usage | None = None
+    wall_seconds: float | None = None
     #: Frames carried inside the run's own files (e.g. base64 screenshots), by the name steps use for them.
     inline_frames: Mapping[str, bytes] = field(default_factory=dict, repr=False)
     #: Files outside the run's folder but inside the folder being scored that its screenshots come from (or
@@ -233,7 +301,7 @@ class Run:
         ref = meta.get("reference_answer")
         refs = tuple(str(r) for r in (ref if isinstance(ref, list) else [ref]) if r not in (None, ""))
         known = {"format", "run_id", "task_id", "trial", "goal", "agent", "config", "screen", "started_at", "outcome",
-                 "reference_answer", "reference_steps"}
+                 "reference_answer", "reference_steps", "usage", "wall_seconds"}
         steps_ref = meta.get("reference_steps")
         return cls(
             run_id=meta["run_id"],
@@ -254,5 +322,7 @@ class Run:
             judge=judge,
             reference_answers=refs,
             reference_steps=steps_ref if isinstance(steps_ref, int) and not isinstance(steps_ref, bool) else None,
+            usage=Usage.from_json(meta.get("usage")),
+            wall_seconds=_amount(meta.get("wall_seconds")),
             extra=_pop_extra(meta, known),
         )

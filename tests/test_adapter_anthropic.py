@@ -248,13 +248,13 @@ def test_one_json_per_step_is_read_as_the_transcript_it_stands_for():
 def test_a_large_transcript_is_read_one_message_at_a_time(monkeypatch, tmp_path):
     """Issue 27: past STREAM_BYTES a transcript is streamed (ijson); it reads as the whole file does, and a
     broken one is still a located json_invalid (benchmarks/bench_transcript.py measures memory and speed)."""
-    from trajcheck.adapters import anthropic_messages, stream
+    from trajcheck.adapters import anthropic_logs, stream
 
     want = _score(FIX / "feedback-2x")["feedback-2x"]
     monkeypatch.setattr(stream, "STREAM_BYTES", 0)
     streamed = []
-    real = anthropic_messages.stream_items
-    monkeypatch.setattr(anthropic_messages, "stream_items", lambda *a: streamed.append(a) or real(*a))
+    real = anthropic_logs.stream_items
+    monkeypatch.setattr(anthropic_logs, "stream_items", lambda *a: streamed.append(a) or real(*a))
     got = _score(FIX / "feedback-2x")["feedback-2x"]
     assert streamed  # the streamed path was taken
     keep = ("action_type", "action_x", "action_y", "frame_pre", "frame_post", "action_effect_observed", "reasoning")

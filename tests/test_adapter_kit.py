@@ -178,10 +178,11 @@ def test_any_module_can_be_imported_first_and_every_reader_is_registered(module)
 def test_adapters_import_the_kit_not_each_other():
     """Each reader module imports shared helpers from the kit; only its own helper modules beside it."""
     adapters = ROOT / "core" / "adapters"
-    own = {"browsergym": {"browsergym_actions", "safe_pickle"}, "browser_use": {"browser_use_actions", "browser_use_read"},
+    own = {"browsergym": {"browsergym_actions", "browsergym_info", "safe_pickle"},
+           "browser_use": {"browser_use_actions", "browser_use_read"},
            "osworld": {"osworld_actions"}, "webvoyager": {"webvoyager_actions"},
            "playwright_trace": {"playwright_events", "playwright_zip"}, "playwright_events": {"playwright_zip"},
-           "openai_responses": {"sparse"}, "anthropic_messages": {"sparse", "anthropic_actions", "anthropic_logs"},
+           "openai_responses": {"sparse", "openai_actions"}, "anthropic_messages": {"sparse", "anthropic_actions", "anthropic_logs"},
            "ui_tars": {"sparse", "ui_tars_logs"}, "ui_tars_logs": {"sparse", "ui_tars_actions"}, "kit": {"kit_frames"}}
     readers = {"anthropic_messages", "browser_use", "browsergym", "openai_responses", "osworld", "playwright_trace",
                "ui_tars", "webvoyager"}
@@ -190,8 +191,9 @@ def test_adapters_import_the_kit_not_each_other():
             continue
         imported = {line.split()[1].lstrip(".") for line in path.read_text().splitlines()
                     if line.startswith("from .") and line.split()[1] != "."}
-        # the kit's parts any reader may use: kit (re-exporting kit_frames), coords, stream
-        assert imported - {"kit", "coords", "stream"} <= own.get(path.stem, set()), (path.name, imported)
+        # the kit's parts any reader may use: kit (re-exporting kit_frames), coords, stream, usage (token counts,
+        # costs and timestamps as the vendors write them)
+        assert imported - {"kit", "coords", "stream", "usage"} <= own.get(path.stem, set()), (path.name, imported)
         assert not imported & readers, path.name
 
 

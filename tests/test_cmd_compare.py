@@ -101,7 +101,8 @@ FALSE_ARM = {"arm": "false", "runs": 5, "invalid": 0, "tasks": 5, "success": rat
              "loops_per_run": 0.2, "mean_reward": -2.07, "success_from_score": 0, "verdict_from_evidence": 0,
              "steps_returning": 0.0, "mean_stalled_from_step": None, "no_net_progress": rate(0, 5),
              "verdicts": {"runs": 5, "with_verdict": 5, "by_source": {"contract": 5}, "unknown": 0},
-             "warnings": warnings({"repeated": 4, "declared_done": 4, "run_ended": 1}, 0, 9, (0, 9), (1, 9))}
+             "warnings": warnings({"repeated": 4, "declared_done": 4, "run_ended": 1}, 0, 9, (0, 9), (1, 9)),
+             "spend": None}  # the sample runs record no tokens, cost or time
 TRUE_ARM = {"arm": "true", "runs": 14, "invalid": 0, "tasks": 13, "success": rate(11, 14), "uncertain": rate(1, 14),
             "unknown": rate(0, 14), "false_claim": rate(2, 14), "mean_steps_to_done": round(69 / 13, 6),
             "no_effect_per_run": round(6 / 14, 6), "loops_per_run": 0.0, "mean_reward": round(21.85 / 14, 6),
@@ -110,7 +111,8 @@ TRUE_ARM = {"arm": "true", "runs": 14, "invalid": 0, "tasks": 13, "success": rat
             # every run but captcha-blocked (its evaluator alone) has a contract
             "verdicts": {"runs": 14, "with_verdict": 14, "by_source": {"contract": 13, "evaluator": 1},
                          "unknown": 0},
-            "warnings": warnings({"recovered": 5, "declared_done": 1}, 6, 0, (5, 6), (1, 6))}
+            "warnings": warnings({"recovered": 5, "declared_done": 1}, 6, 0, (5, 6), (1, 6)),
+            "spend": None}
 # The five tasks recorded both ways all went fail -> pass. Newcombe: the baseline's rate is 0/5 and the arm's
 # 5/5, the correlation term is 0 (no pair succeeded or failed in both), so
 # low = 1 - sqrt((1 - wilson(5,5).low)^2 + wilson(0,5).high^2). Exact McNemar: 2 * 0.5^5.
@@ -222,7 +224,8 @@ def test_include_missing_makes_the_runs_without_a_value_the_first_arm(sample_led
                 # the same dead 'Pay now' (repeated), step 4 by DONE; nc-swallowed-send: DONE. No config, no
                 # recorded feedback: whether they were shown is unknown. None of the seven changed the URL or the
                 # page's skeleton, and no later frame came before the next action.
-                "warnings": warnings({"recovered": 1, "repeated": 4, "declared_done": 2}, 0, 0, (1, 7), (0, 7))}
+                "warnings": warnings({"recovered": 1, "repeated": 4, "declared_done": 2}, 0, 0, (1, 7), (0, 7)),
+                "spend": None}
     # "(null)" sorts before "false": it is the baseline. Against false it shares one task, newsletter-subscribe
     # (nc-consent-recovered passed, consent-overlay-off failed): rates 1/1 and 0/1, so low = -1 and
     # high = -1 + sqrt(wilson(0,1).high^2 + (1 - wilson(1,1).low)^2).

@@ -105,8 +105,8 @@ def test_one_file_per_step_read_through_a_mapping(tmp_path):
     shutil.copytree(src, d)
     (d / "step_03.json").unlink()
     for n in range(3, 11):  # step_3..step_10 wait (unpadded: by name, step_10 would come before step_3)
-        (d / f"step_{n}.json").write_text(json.dumps({"response": [
-            {"type": "tool_use", "id": f"w{n}", "name": "computer", "input": {"action": "screenshot"}}],
+        (d / f"step_{n}.json").write_text(json.dumps({"response": {"content": [
+            {"type": "tool_use", "id": f"w{n}", "name": "computer", "input": {"action": "screenshot"}}]},
             "tool_output": {"status": "success"}}))
         shutil.copy(d / "step_02.png", d / f"step_{n}.png")
     (d / "step_11.json").write_text((src / "step_03.json").read_text())  # the answer, last by number

@@ -18,7 +18,7 @@ from PIL import Image
 from trajcheck.adapters import (anthropic_logs, anthropic_messages, browser_use, browser_use_read, openai_responses,
                                 stream)
 from trajcheck.errors import Problem, RunFormatError
-from trajcheck.schemas.records import Run
+from trajcheck.schemas.records import Run, Usage
 
 from conftest import ROOT
 
@@ -60,6 +60,7 @@ def _same(a: Run, b: Run) -> None:
     assert dict(a.inline_frames) == dict(b.inline_frames)
     assert (a.goal, a.agent_model, a.screen_width, a.screen_height, a.outcome_status, a.task_id, a.extra) == (
         b.goal, b.agent_model, b.screen_width, b.screen_height, b.outcome_status, b.task_id, b.extra)
+    assert (a.usage, a.wall_seconds) == (b.usage, b.wall_seconds)  # the steps' are in the steps compared above
 
 
 def _lines(path: Path, values: list[Any]) -> Path:
@@ -127,6 +128,64 @@ def test_an_openai_jsonl_transcript_is_read_a_line_at_a_time(monkeypatch, tmp_pa
     assert streamed.screen_width and streamed.inline_frames and streamed.steps[-1].action.type == "DONE"
 
 
+def test_an_anthropic_jsonl_of_saved_messages_gives_their_usage_streamed(monkeypatch, tmp_path):
+    """Assistant turns saved as the API's whole Message (usage, model): the usage of each, the cached input added,
+    on the step of its call, read a line at a time as read whole; the responses' model is the run's."""
+    src = json.loads((FIX / "anthropic" / "feedback-2x" / "messages.json").read_text())["messages"]
+    usages = iter([(100, 5, 40), (200, 7, 150), (300, 9, 250)])
+    msgs = []
+    for m in src:
+        if m["role"] == "assistant":
+            inp, out, read = next(usages)
+            m = {**m, "model": "claude-sonnet-4-5", "usage": {"input_tokens": inp, "output_tokens": out,
+                                                             "cache_read_input_tokens": read}}
+        msgs.append(m)
+    d = tmp_path / "saved"
+    _lines(d / "messages.jsonl", msgs)
+    whole, streamed = _both(monkeypatch, anthropic_messages.read_anthropic_messages, d, anthropic_logs,
+                            "stream_lines")
+    _same(whole, streamed)
+    assert [s.usage for s in streamed.steps] == [Usage(140, 5, 40, None, None, "claude-sonnet-4-5"),
+                                                 Usage(350, 7, 150, None, None, "claude-sonnet-4-5"),
+                                                 Usage(550, 9, 250, None, None, "claude-sonnet-4-5")]
+    assert streamed.agent_model == "claude-sonnet-4-5"
+
+
+def _responses() -> list[dict[str, Any]]:
+    """Three Responses of a computer-use loop: two clicks, then a final answer, each with its usage and times."""
+    acts = [{"type": "computer_call", "call_id": f"c{i}", "action": {"type": "click", "x": 10, "y": 10}}
+            for i in range(2)]
+    outs = [{"type": "computer_call_output", "call_id": f"c{i}", "output": {"type": "computer_screenshot"}}
+            for i in range(2)]
+    return [
+        {"model": "gpt-x", "created_at": 100, "usage": {"input_tokens": 10, "output_tokens": 2}, "output": [acts[0]]},
+        {"created_at": 104.5, "input": [outs[0]], "usage": {"input_tokens": 20, "output_tokens": 3,
+                                                            "input_tokens_details": {"cached_tokens": 8}},
+         "output": [acts[1]]},
+        {"created_at": 110, "completed_at": 111.25, "input": [outs[1]],
+         "usage": {"input_tokens": 30, "output_tokens": 4, "output_tokens_details": {"reasoning_tokens": 1}},
+         "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}]},
+    ]
+
+
+@pytest.mark.parametrize("name,watched", [("responses.jsonl", "stream_lines"), ("responses.json", "stream_items")])
+def test_openai_responses_give_their_usage_and_seconds_streamed(monkeypatch, tmp_path, name, watched):
+    """A transcript of Responses, a line (JSONL) or an item (a JSON list) at a time: each response's usage on its
+    step, and its seconds from its created_at to the next one's (the last, to its completed_at), as read whole."""
+    d = tmp_path / "cua"
+    if name.endswith(".jsonl"):
+        _lines(d / name, _responses())
+    else:
+        d.mkdir()
+        (d / name).write_text(json.dumps(_responses()))
+    whole, streamed = _both(monkeypatch, openai_responses.read_openai_responses, d, openai_responses, watched)
+    _same(whole, streamed)
+    assert [(s.action.type, s.usage, s.wall_seconds) for s in streamed.steps] == [
+        ("CLICK", Usage(10, 2, None, None, None, "gpt-x"), 4.5), ("CLICK", Usage(20, 3, 8, None, None, None), 5.5),
+        ("DONE", Usage(30, 4, None, 1, None, None), 1.25)]
+    assert streamed.agent_model == "gpt-x"
+
+
 # --- browser-use histories ----------------------------------------------------------------------------------
 
 def _b64png(color: tuple[int, int, int]) -> str:
@@ -137,7 +196,7 @@ def _b64png(color: tuple[int, int, int]) -> str:
 
 def _history(d: Path, items: list[Any], **top: Any) -> Path:
     d.mkdir(parents=True)
-    (d / "AgentHistoryList.json").write_text(json.dumps({**top, "history": items, "usage": {"tokens": 7}},
+    (d / "AgentHistoryList.json").write_text(json.dumps({"usage": {"tokens": 7}, **top, "history": items},
                                                         indent=2))
     return d
 
@@ -161,6 +220,25 @@ def test_a_browser_use_history_is_read_an_item_at_a_time(monkeypatch, tmp_path):
     assert [s.action.type for s in streamed.steps] == ["NAVIGATE", "CLICK", "CLICK", "DONE"]
     assert len(streamed.inline_frames) == 3 and streamed.judge == whole.judge and streamed.judge is not None
     assert (streamed.goal, streamed.task_id, streamed.extra["usage"]) == ("find a", "12", {"tokens": 7})
+
+
+def test_a_streamed_history_gives_the_items_seconds_and_the_runs_usage(monkeypatch, tmp_path):
+    """Read an item at a time (one item of look-ahead): an item's metadata step_start_time/step_end_time are the
+    seconds of its last action, and the history's usage summary (read after the items) is the run's, as read
+    whole. A cost of 0 beside tokens is browser-use's "not computed"."""
+    items = [_item({"click": {"index": i}}, {"is_done": False}, "https://a.example/", _b64png((i * 60, 0, 0)))
+             for i in range(3)]
+    items[0]["model_output"]["action"].append({"click": {"index": 9}})  # two actions: the seconds on the last
+    items[0]["result"].append({"is_done": False})
+    for i, (start, end) in enumerate([(1000.0, 1002.5), (1003.0, 1003.75), (1004.0, None)]):
+        items[i]["metadata"] = {"step_start_time": start, "step_end_time": end, "step_number": i + 1}
+    usage = {"total_prompt_tokens": 900, "total_prompt_cached_tokens": 300, "total_completion_tokens": 60,
+             "total_cost": 0, "by_model": {"gpt-4.1": {}}}
+    d = _history(tmp_path / "timed", items, usage=usage)
+    whole, streamed = _both(monkeypatch, browser_use.read_browser_use, d, browser_use_read, "stream_items")
+    _same(whole, streamed)
+    assert [s.wall_seconds for s in streamed.steps] == [None, 2.5, 0.75, None]
+    assert streamed.usage == Usage(900, 60, 300, None, None, "gpt-4.1")
 
 
 def test_the_real_browser_use_history_streams_to_the_same_run(monkeypatch):

@@ -7,17 +7,26 @@ tool_output}``, with ``step_01.png`` beside it and the task in ``task_*.txt``)."
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from trajcheck.errors import Problem
 from trajcheck.problems import Slug
-from trajcheck.inputs import exists_not_dir
+from trajcheck.schemas.records import Usage
+from trajcheck.inputs import exists_not_dir, open_regular
 from trajcheck.jsonio import parse_json_text
 
-from .kit import MAX_STEP_FILES, jsonl_values, load_json, looks_like_base64, natural, read_text_file
-from .stream import any_line, stream_lines
+from .kit import MAX_HISTORY_BYTES, MAX_STEP_FILES, SNIFF_BYTES, Problems, jsonl_values, load_json, \
+    looks_like_base64, natural, read_text_file
+from .stream import any_line, stream_items, stream_lines, streams
+from .usage import anthropic_usage, elapsed, seconds_of
+
+#: Keys of an assistant message made from an event log: the usage its ``token_usage`` events record (a Usage),
+#: and the seconds its turn took. Not the API's: a transcript's own messages never hold them.
+USAGE = "trajcheck:usage"
+SECONDS = "trajcheck:wall_seconds"
+
 
 def messages_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple[list[Any], dict[str, Any]]:
     """The messages and the request around them (tools, model...) of a transcript file."""
@@ -70,21 +79,67 @@ def stream_messages(path: Path, rel: str, problems: list[Problem], run: str,
     yield from stream_lines(path, run=run, rel=rel, problems=problems)
 
 
+def head(path: Path) -> bytes:
+    """A file's first SNIFF_BYTES (never a FIFO's; b"" when it cannot be read): enough to tell its shape."""
+    try:
+        with open(open_regular(path), "rb", closefd=True) as f:
+            return f.read(SNIFF_BYTES)
+    except OSError:
+        return b""
+
+
+def transcript(run_dir: Path, rel: str, problems: Problems) -> tuple[Iterable[Any], dict[str, Any]]:
+    """The messages of the transcript ``rel`` and the request around them (whole once the messages are read):
+    a large transcript streamed, a JSON ``messages`` one a message at a time and a JSONL one a line at a time
+    (other shapes are read whole at any size); raises on an unreadable file."""
+    path = run_dir / rel
+    start = head(path)
+    meta: dict[str, Any] = {}
+    if streams(run_dir, rel, MAX_HISTORY_BYTES) and b'"messages"' in start and not is_cumulative(start) \
+            and b'"events"' not in start:
+        return stream_items(path, "messages", meta), meta
+    if streams(run_dir, rel, MAX_HISTORY_BYTES, (".jsonl",)):
+        return stream_messages(path, rel, problems, problems.run, meta), meta
+    text = read_text_file(path, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
+    messages, req = messages_of(text, rel, problems.run, problems) if text is not None else ([], {})
+    problems.raise_errors()
+    return messages, req
+
+
 def events_to_messages(events: list[Any]) -> tuple[list[Any], dict[str, Any]]:
     """A harness's event log (``events``: ``user_input`` {instruction}, ``model_selection`` {model},
-    ``api_response`` {content: the response's blocks}, ``tool_result`` {tool_use_id, output | error |
-    image_path}) as the messages it stands for."""
+    ``token_usage`` {input_tokens, output_tokens, cost_usd, model}, ``api_response`` {content: the response's
+    blocks}, ``tool_result`` {tool_use_id, output | error | image_path}) as the messages it stands for.
+
+    Each assistant message carries, under :data:`USAGE`, the ``token_usage`` events logged since the previous
+    response (the call that produced it), and under :data:`SECONDS` the seconds its turn took by the events'
+    ``timestamp``: from the end of the previous turn (its last event; for the first, the user's instruction) to
+    the end of this one (its last tool result, else the response): the model's call and the actions it
+    issued."""
     msgs: list[Any] = []
     req: dict[str, Any] = {}
+    usage: Usage | None = None  # the token_usage events since the last response
+    start: float | None = None  # when the first turn's time starts: the instruction
+    turns: list[tuple[dict[str, Any], float | None]] = []  # each response's message and its turn's last time
     for e in events:
         data: dict[str, Any] = given if isinstance(e, dict) and isinstance(given := e.get("data"), dict) else {}
         kind = e.get("type") if isinstance(e, dict) else None
+        at = seconds_of(e.get("timestamp")) if isinstance(e, dict) else None
         if kind == "user_input" and isinstance(data.get("instruction"), str):
             msgs.append({"role": "user", "content": data["instruction"]})
+            start = at if start is None else start
         elif kind == "model_selection" and isinstance(data.get("model"), str):
             req["model"] = data["model"]
+        elif kind == "token_usage":
+            got = anthropic_usage(data)
+            usage = got if usage is None else usage + got if got is not None else usage
         elif kind == "api_response":
-            msgs.append({"role": "assistant", "content": data.get("content")})
+            own = anthropic_usage(data.get("usage"), data.get("model"))  # the response's own usage, when kept
+            msg: dict[str, Any] = {"role": "assistant", "content": data.get("content")}
+            msg[USAGE] = own if usage is None else usage + own if own is not None else usage
+            usage = None
+            turns.append((msg, at))
+            msgs.append(msg)
         elif kind == "tool_result":
             content: list[dict[str, Any]] = []
             text = data.get("error") or data.get("output")
@@ -94,6 +149,11 @@ def events_to_messages(events: list[Any]) -> tuple[list[Any], dict[str, Any]]:
                 content.append({"type": "image", "path": data["image_path"]})
             msgs.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": data.get("tool_use_id"),
                                                       "is_error": bool(data.get("error")), "content": content}]})
+            if turns and at is not None:
+                turns[-1] = (turns[-1][0], at)
+    for msg, end in turns:
+        msg[SECONDS] = elapsed(start, end)
+        start = end
     return msgs, req
 
 
@@ -143,7 +203,10 @@ def steps_to_messages(run_dir: Path, names: list[str], run: str,
         resp = d.get("response")
         blocks = resp.get("content") if isinstance(resp, dict) else resp
         blocks = [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
-        msgs.append({"role": "assistant", "content": blocks})
+        reply: dict[str, Any] = {"role": "assistant", "content": blocks}
+        if isinstance(resp, dict):  # the API's whole Message: its usage and model too
+            reply.update({k: resp[k] for k in ("usage", "model") if k in resp})
+        msgs.append(reply)
         uses = [b for b in blocks if b.get("type") == "tool_use"]
         if not uses:
             continue

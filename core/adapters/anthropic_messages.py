@@ -35,17 +35,17 @@ from typing import Any
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
 from trajcheck.problems import Slug
-from trajcheck.inputs import open_regular
 from trajcheck.schemas.records import Action, Run, Step
 
 from . import coords
-from .kit import MAX_HISTORY_BYTES, SNIFF_BYTES, Frames, Problems, Sniffer, frame_size, natural, \
-    read_text_file, run_id_of, split_run
+from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, frame_size, natural, read_text_file, run_id_of, \
+    split_run
 from .anthropic_actions import LOOKS_ACTIONS, map_action, tool_action
-from .anthropic_logs import (is_cumulative, is_step_log, messages_of, step_files, steps_to_messages,
-                             stream_messages)
-from .sparse import Results, Timeline, last_frame, steps_of
-from .stream import StreamError, stream_items, streams
+from .anthropic_logs import (SECONDS, USAGE, head, is_cumulative, is_step_log, messages_of, step_files,
+                             steps_to_messages, transcript)
+from .sparse import Results, Timeline, last_frame, steps_of, trailing_usage, with_usage
+from .usage import anthropic_usage
+from .stream import StreamError
 
 __all__ = ["READER", "claims", "map_action", "read_anthropic_messages"]
 
@@ -123,47 +123,35 @@ def _parse(run_dir: Path, problems: Problems, only: str | None) -> tuple[str, It
     """The transcript's file (``only``: the run is that file of a folder of transcripts; the first step file of
     a run saved one JSON per step), its messages and the request around them; raises on an unreadable file."""
     steps = step_files(run_dir) if only is None else []
-    if steps and is_step_log(_head(run_dir / steps[0])):
+    if steps and is_step_log(head(run_dir / steps[0])):
         problems.file = steps[0]
         messages, req = steps_to_messages(run_dir, steps, problems.run, problems)
         problems.raise_errors()
         return steps[0], messages, req
-    rel = only or _pick(run_dir, problems)
-    problems.file = rel
-    path = run_dir / rel
-    head = _head(path)
-    meta: dict[str, Any] = {}  # the request around the messages: whole once they are read
-    if streams(run_dir, rel, MAX_HISTORY_BYTES) and b'"messages"' in head and not is_cumulative(head) \
-            and b'"events"' not in head:  # a large transcript: one message at a time (other shapes: read whole)
-        return rel, stream_items(path, "messages", meta), meta
-    if streams(run_dir, rel, MAX_HISTORY_BYTES, (".jsonl",)):  # a large JSONL transcript: a line at a time
-        return rel, stream_messages(path, rel, problems, problems.run, meta), meta
-    text = read_text_file(path, run=problems.run, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
-    messages, req = messages_of(text, rel, problems.run, problems) if text is not None else ([], {})
-    problems.raise_errors()
-    return rel, messages, req
-
-
-def _head(path: Path) -> bytes:
-    try:
-        with open(open_regular(path), "rb", closefd=True) as f:  # never a FIFO
-            return f.read(SNIFF_BYTES)
-    except OSError:
-        return b""
+    rel = problems.file = only or _pick(run_dir, problems)
+    return rel, *transcript(run_dir, rel, problems)
 
 
 def _timeline(messages: Iterable[Any], frames: Frames,
-              problems: Problems) -> tuple[Timeline, Results, str | None, str | None]:
-    """The actions and screenshots in transcript order, each call's result, the goal, and the text of a final
-    assistant message that calls no tool (None when the transcript ends otherwise)."""
+              problems: Problems) -> tuple[Timeline, Results, str | None, str | None, str | None]:
+    """The actions, screenshots and usages in transcript order, each call's result, the goal, the text of a final
+    assistant message that calls no tool (None when the transcript ends otherwise), and the model the first
+    response names."""
     goal = None
     timeline: Timeline = []
     results: Results = {}
     final_text = None
+    model = None
     for i, msg in enumerate(messages):
         blocks = _blocks(msg)
         role = msg.get("role") if isinstance(msg, dict) else None
         if role == "assistant":
+            assert isinstance(msg, dict)  # it has a role
+            usage = msg[USAGE] if USAGE in msg else anthropic_usage(msg.get("usage"), msg.get("model"))
+            if usage is not None or msg.get(SECONDS) is not None:  # the response's usage (a saved Message's)
+                timeline.append(("usage", usage, msg.get(SECONDS)))
+            if model is None and isinstance(msg.get("model"), str):
+                model = msg["model"]
             reasoning = _text(blocks)
             uses = [b for b in blocks if b.get("type") == "tool_use"]
             for b in uses:
@@ -173,7 +161,7 @@ def _timeline(messages: Iterable[Any], frames: Frames,
             if goal is None and _text(blocks) and not any(b.get("type") == "tool_result" for b in blocks):
                 goal = _text(blocks)
             _user_turn(blocks, i, frames, timeline, results)
-    return timeline, results, goal, final_text
+    return timeline, results, goal, final_text, model
 
 
 def _user_turn(blocks: list[dict[str, Any]], i: int, frames: Frames, timeline: Timeline,
@@ -237,7 +225,7 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
     rel, messages, req = _parse(run_dir, problems, only)
     frames = Frames(run_dir, run_id, rel, problems)
     try:
-        timeline, results, goal, final_text = _timeline(messages, frames, problems)
+        timeline, results, goal, final_text, model = _timeline(messages, frames, problems)
     except StreamError as exc:  # read it whole: the JSON error, with its line and column, makes the run invalid
         text = read_text_file(run_dir / rel, run=run_id, rel=rel, problems=problems, limit=MAX_HISTORY_BYTES)
         if text is not None:
@@ -252,6 +240,8 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
         last = last_frame(timeline)
         steps.append(Step(index=len(steps), action=Action("DONE", text=final_text), reasoning=final_text,
                           source=rel, frame_pre=last, frame_post=last))
+    if steps:  # the usage of the calls after the last action: the final answer's
+        steps[-1] = with_usage(steps[-1], *trailing_usage(timeline))
     if not steps:
         problems.error(Slug.STEPS_EMPTY, "the transcript has no computer tool call", field="messages",
                        hint="a run needs at least one action of the computer tool")
@@ -262,7 +252,7 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
     w, h = space.screen if space.screen else (None, None)
     run = Run(run_id=run_id, path=display, source_format=NAME, steps=tuple(steps), goal=goal,
               agent_name="anthropic computer use", agent_model=req.get("model") if isinstance(req.get("model"), str)
-              else None, screen_width=w, screen_height=h, outcome_status="done" if final_text is not None else None,
+              else model, screen_width=w, screen_height=h, outcome_status="done" if final_text is not None else None,
               extra={k: req[k] for k in ("task_id", "metadata") if k in req}, coord_space=space.name,
               coord_space_source=space.how, inline_frames=frames.inline, outside_files=frames.outside)
     return run, problems.warnings()
@@ -327,6 +317,21 @@ DOC = FormatDoc(
              "one assistant turn a file, in step order (step_10 after step_9); its screenshot after its last call"),
             ("the last assistant message, when it calls no tool",
              "a `DONE` step with its text (`outcome.status = done`); `claimed_success` reads what it says"),
+            (("a response's `usage` (an assistant message saved as the API's whole Message; a step file's "
+              "`response.usage`): `input_tokens`, `cache_creation_input_tokens`, `cache_read_input_tokens`, "
+              "`output_tokens`, `output_tokens_details.thinking_tokens`"),
+             ("`tokens_input` = the three input counts' sum (Anthropic counts the cached input apart), "
+              "`tokens_cached` = `cache_read_input_tokens`, `tokens_output`, `tokens_reasoning`: on the step "
+              "of the response whose effect is checked (its last high-risk action, else its last acting one), "
+              "null on its other steps; a final answer's on the `DONE`")),
+            ("event log: `token_usage` {input_tokens, output_tokens, cost_usd, model} before an `api_response`",
+             "that response's tokens, and its `cost_usd` as the harness recorded it (`cost_source = log`)"),
+            ("event log: each event's `timestamp`",
+             ("`wall_seconds` of a response's step: from the end of the turn before it (its last event; for the "
+              "first, the `user_input`) to the end of its own (its last `tool_result`, else the response): the "
+              "model's call and the actions it issued")),
+            ("a response's `model` (saved Messages, step files)",
+             "`agent.model` when the request names none: the model `--prices` prices"),
         )),
         Table(head=("action", "step"), rows=(
             (("`left_click`, `right_click`, `middle_click`, `double_click`, `triple_click` (`coordinate`, "
@@ -364,6 +369,10 @@ DOC = FormatDoc(
          "`screenshots/`) finds them only inside the folder given to `score` or `validate`: score the harness's "
          "folder, not `logs/` alone (`screenshot_outside_run` notes where they came from; a `screenshots/` "
          "folder beside a run's folder is part of its runs, never named as a folder no reader claims)."),
+        ("Tokens and time only where the log keeps them: the request's own `messages` hold no usage and no "
+         "times. Requests saved at every step (`{step, messages, response}`) hold the usage of their own "
+         "response only, and only the last file is read: no tokens are read from that shape (one response's "
+         "would pass for the run's)."),
     ),
     bad_input=("a transcript that is not JSON (or a JSONL line that is not) makes the run invalid with its "
                "file and line (`json_invalid`); a transcript without a tool call, `steps_empty`; an "

@@ -27,13 +27,14 @@ from typing import Any
 from trajcheck.reader import FormatDoc, Reader, Table
 from trajcheck.errors import Problem
 from trajcheck.problems import Slug
-from trajcheck.schemas.records import Action, Page, RecordedJudge, Run, Step
+from trajcheck.schemas.records import Action, Page, RecordedJudge, Run, Step, Usage
 
 from .browser_use_actions import (ACTION_ROWS, POINT_ACTIONS, actions_of, bounds_center, element_info, map_action,
                                   one_action, reasoning_of)
 from .browser_use_read import FILE_NAMES, HistoryFrames, head, parse, shot, source, streamed
-from .kit import MAX_FRAME_BYTES, MAX_HISTORY_BYTES, Problems, claims_plain_dir, run_id_of, str_or_none
+from .kit import MAX_FRAME_BYTES, MAX_HISTORY_BYTES, Problems, claims_plain_dir, num, run_id_of, str_or_none
 from .stream import StreamError, streams
+from .usage import amount, count, elapsed
 
 __all__ = ["DOC", "FILE_NAMES", "MAX_FRAME_BYTES", "MAX_HISTORY_BYTES", "NAME", "READER", "map_action",
            "read_browser_use", "reasoning_of"]
@@ -159,13 +160,14 @@ def _item_steps(cur: _Item, nxt: _Item | None, lines: list[int], first_index: in
         if j == 0 and len(results) > len(entries):
             extra["results_unmatched"] = results[len(entries):]
         after = nstate if last and nstate else {}
+        seconds = elapsed(num(meta.get("step_start_time")), num(meta.get("step_end_time"))) if meta and last else None
         steps.append(Step(
             index=first_index + len(steps), action=action, reasoning=reasoning, frame_pre=cur.shot,
             frame_post=(nxt.shot if nxt is not None else None) if last else None,
             executor_ok=ok, executor_error=error,
             page=Page(url_before=str_or_none(state.get("url")), url_after=str_or_none(after.get("url")),
                       title_before=str_or_none(state.get("title")), title_after=str_or_none(after.get("title"))),
-            extra=extra, source=problems.file, line=loc["line"]))
+            wall_seconds=seconds, extra=extra, source=problems.file, line=loc["line"]))
         if nxt is None and last:
             end.done = bool(r and r.get("is_done") is True) or action.type == "DONE"
             end.error = error
@@ -228,6 +230,24 @@ def _read_streamed(run_dir: Path, frames: HistoryFrames, end: _End, problems: Pr
     return meta, steps
 
 
+def _usage(summary: Any) -> Usage | None:
+    """The history's ``usage`` (browser-use's UsageSummary: ``total_prompt_tokens``, cached among them
+    ``total_prompt_cached_tokens``, ``total_completion_tokens``, ``total_cost``, ``by_model``): the run's totals.
+    browser-use writes a cost of 0 when it computes none (``calculate_cost`` off): beside tokens, that is null."""
+    if not isinstance(summary, dict):
+        return None
+
+    inp, out = count(summary.get("total_prompt_tokens")), count(summary.get("total_completion_tokens"))
+    cost = amount(summary.get("total_cost"))
+    if cost == 0 and (inp or out):
+        cost = None
+    models = summary.get("by_model")
+    model = next(iter(models)) if isinstance(models, dict) and len(models) == 1 else None
+    u = Usage(inp, out, count(summary.get("total_prompt_cached_tokens")), None, cost,
+              model if isinstance(model, str) else None)
+    return None if u.empty else u
+
+
 def read_browser_use(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     """Read one browser-use history (see the module's docstring and :data:`DOC`). Past STREAM_BYTES the
     history is read an item at a time (:mod:`~trajcheck.adapters.stream`): its inline screenshots are decoded
@@ -257,7 +277,7 @@ def read_browser_use(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     run = Run(run_id=problems.run, path=display, source_format=NAME, steps=tuple(steps),
               task_id=str(data["task_id"]) if data.get("task_id") is not None else None,
               goal=task if isinstance(task, str) else None, agent_name="browser-use", outcome_status=status,
-              judge=judge, extra=extra_run, inline_frames=frames.inline)
+              judge=judge, usage=_usage(data.get("usage")), extra=extra_run, inline_frames=frames.inline)
     return run, problems.warnings()
 
 
@@ -299,6 +319,13 @@ DOC = FormatDoc(
             ("`state.interacted_element[j].bounds` {x, y, width, height} (newer shape)",
              "`action.x`, `action.y` = the box centre (click, input, select; `extra.point_from`)"),
             ("`history[i].metadata`", "`steps.extra.metadata` (first action of the item)"),
+            ("`history[i].metadata` `step_start_time`, `step_end_time`",
+             "`wall_seconds` of the item's last action (the one with the post frame)"),
+            (("`usage` (browser-use's UsageSummary: `total_prompt_tokens`, `total_prompt_cached_tokens`, "
+              "`total_completion_tokens`, `total_cost`, `by_model`)"),
+             ("the run's `tokens_input`, `tokens_cached`, `tokens_output`, `cost_usd` (a 0 cost beside tokens "
+              "is browser-use's \"not computed\": null) and, with one model in `by_model`, its model; the steps "
+              "have none")),
             ("last result `is_done`", "`outcome.status = done`"),
             ("last result has an error", "`outcome.status = error`"),
             ("otherwise", "`outcome.status = max_steps`, `extra.outcome_inferred`"),
@@ -322,6 +349,8 @@ DOC = FormatDoc(
         "The 2024 shape records no task, so `goal` and `task_id` are null.",
         ("Why a run without `done` stopped (step limit, failures, interruption) is not recorded; "
          "`max_steps` is a guess when the last step has no error."),
+        ("`metadata.input_tokens` is browser-use's estimate of the prompt, not the model's usage: it is not "
+         "read; only the history's `usage` gives tokens, for the whole run."),
     ),
     brief=("an `AgentHistoryList` JSON (2024 and newer shapes), frames inline as base64 or by path",
            "`{name: params}` actions, several per item; element indexes, and in the newer shape the interacted "

@@ -26,6 +26,7 @@ from trajcheck.schemas.records import Page, Run, Step
 from . import safe_pickle
 from .browsergym_actions import (ACTION_ROWS, DONE_CALLS, PARAMS, ActionParseError, class_of, map_call, parse_calls,
                                  read_action, split_action)
+from .browsergym_info import obs_page, step_seconds, step_usage
 from .kit import Problems, first_file, png_size, read_json_file, run_id_of
 
 __all__ = ["DOC", "DONE_CALLS", "NAME", "PARAMS", "READER", "ActionParseError", "map_call", "parse_calls",
@@ -42,23 +43,6 @@ _DIR_RE = re.compile(r"^\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_(?P<agent>.+?)_on_(?P<tas
 
 def _frame_name(run_dir: Path, n: int) -> str | None:
     return first_file(run_dir, (f"screenshot_step_{n}{ext}" for ext in _FRAME_EXTS))
-
-
-def _obs_page(obs: Any) -> tuple[str | None, str | None]:
-    """(url, title) of the active page of an observation."""
-    if not isinstance(obs, dict):
-        return None, None
-    urls, titles = obs.get("open_pages_urls"), obs.get("open_pages_titles")
-    idx = obs.get("active_page_index")
-    if isinstance(idx, list) and len(idx) == 1:
-        idx = idx[0]
-    if not isinstance(idx, int) or isinstance(idx, bool):
-        idx = 0 if isinstance(urls, list) and len(urls) == 1 else None
-    url = urls[idx] if isinstance(urls, list) and idx is not None and 0 <= idx < len(urls) else None
-    title = titles[idx] if isinstance(titles, list) and idx is not None and 0 <= idx < len(titles) else None
-    if url is None and isinstance(obs.get("url"), str):
-        url = obs["url"]
-    return (url if isinstance(url, str) else None), (title if isinstance(title, str) else None)
 
 
 def _load(run_dir: Path, rel: str, run: str, problems: list[Problem], *, required: bool) -> Any:
@@ -206,8 +190,8 @@ def _step(run_dir: Path, ep: _Episode, n: int, problems: Problems) -> Step | Non
     think = agent_info.get("think") if isinstance(agent_info, dict) else None
     if isinstance(think, str) and think.strip():
         reasoning = think.strip() + ("\n\n" + reasoning if reasoning else "")
-    url_b, title_b = _obs_page(obs)
-    url_a, title_a = _obs_page(nobs)
+    url_b, title_b = obs_page(obs)
+    url_a, title_a = obs_page(nobs)
     ok, error = _executor(n, raw, nobs, problems)
     pre, post = _frames(run_dir, n, nxt is not None)
     if nxt is not None:
@@ -219,9 +203,11 @@ def _step(run_dir: Path, ep: _Episode, n: int, problems: Problems) -> Step | Non
         extra["agent_stats"] = stats
     if isinstance(nobs, dict) and isinstance(nobs.get("open_pages_urls"), list):
         extra["open_pages_after"] = len(nobs["open_pages_urls"])
+    model = ((ep.exp or {}).get("agent_args") or {}).get("model_name")
     return Step(index=n, action=action, reasoning=reasoning, frame_pre=pre, frame_post=post, executor_ok=ok,
                 executor_error=error, page=Page(url_before=url_b, url_after=url_a, title_before=title_b,
                                                 title_after=title_a),
+                usage=step_usage(rec, model if isinstance(model, str) else None), wall_seconds=step_seconds(rec, nxt),
                 extra=extra, source=rel, line=None)
 
 
@@ -372,6 +358,13 @@ DOC = FormatDoc(
             ("`step_{N+1}` `obs.last_action_error`", "`steps[N].executor.ok` (false when set), `executor.error`"),
             ("`step_{N+1}` `reward`, `raw_reward`, `terminated`, `truncated`, `task_info`; `step_N` `stats`",
              "`steps[N].extra`"),
+            (("`step_N` `profiling.agent_start`..`agent_stop` (else `stats.agent_elapsed`) and `step_{N+1}` "
+              "`profiling.env_start`..`env_stop` (else `stats.step_elapsed`)"),
+             ("`steps[N].wall_seconds`: the agent choosing action N and the environment running it; the run's, "
+              "their sum")),
+            ("`step_N` `stats.input_tokens`, `output_tokens`, `cost` (AgentLab's LLM tracker)",
+             ("`steps[N]` `tokens_input`, `tokens_output`, `cost_usd` (`cost_source = log`; a cost of 0 beside "
+              "tokens is AgentLab's \"no price for this model\": null)")),
             ("`summary_info.json` `cum_reward` (the WebArena/WorkArena evaluator's reward)",
              "`outcome.score`: the evaluator verdict source"),
             ("last action `send_msg_to_user` / `report_infeasible`", "`outcome.status = done`"),
@@ -389,7 +382,11 @@ DOC = FormatDoc(
          "when `env_args.viewport` is recorded, and the frame sizes are kept in `extra.frame_sizes`."),
         ("`obs.axtree_txt`, `obs.pruned_html`, `obs.chat_messages`, the element properties and any "
          "screenshot arrays inside the pickles are not kept (no DOM files; the bids are only meaningful "
-         "against them). `package_versions.txt` and `profiling` timestamps are not kept."),
+         "against them). `package_versions.txt` is not kept."),
+        ("`stats.n_token_*` count the tokens of the observation's texts, not what the model used: they are no "
+         "token columns. The reset (step_0's environment time: opening the task, logging in) is no step, and a "
+         "run's `wall_seconds` leaves it out; `summary_info.json`'s `stats.cum_step_elapsed` counts it and not "
+         "the last action's."),
         ("A step with several action calls keeps the first as its action and lists all in `extra.calls` "
          "(warning `multi_action`)."),
         ("`cum_reward` is the task validator's score; it is kept as `outcome.score`, not as a judge "

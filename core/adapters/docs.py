@@ -49,6 +49,11 @@ _COMMON = (
     "- **No DOM snapshot files.** `page.dom_before/after` stay null; the observation check relies on URLs "
     "(BrowserGym, browser-use) and frames.",
     "What every reader does:",
+    "- **Tokens, cost and time** are read where the log records them (each reader's table says from where) and "
+    "are null, never 0, where it does not: nothing is estimated. A model call that issued several actions has "
+    "its figures on one of them, the one whose effect is checked (its last high-risk action, else its last "
+    "acting one), so a run's totals count it once. A cost the log does not record comes only from a price "
+    "list the user gives (`score --prices FILE`), for tokens of a named model (`runs.cost_source`).",
     "- Anything without a trajcheck field is kept in `steps.extra` / `runs.extra` (JSON columns of the "
     "ledger), unless it is bulky (page HTML, accessibility trees, DOM element lists), which is dropped.",
     "- Problems are located like native ones (run, file, line or field, hint). A truncated or invalid file "

@@ -20,7 +20,7 @@ Anthropic reader.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,20 +30,17 @@ from trajcheck.problems import Slug
 from trajcheck.jsonio import parse_json_text
 from trajcheck.schemas.records import Action, Page, Run, Step
 
-from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, num, read_text_file, \
-    run_id_of, split_run
-from .sparse import Results, Timeline, last_frame, steps_of
+from .kit import MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, read_text_file, run_id_of, split_run
+from .openai_actions import map_action
+from .sparse import Results, Timeline, last_frame, steps_of, trailing_usage, with_usage
 from .stream import StreamError, stream_items, stream_lines, streams
+from .usage import elapsed, openai_usage, seconds_of
 
 NAME = "openai-responses"
 _LOOKS = frozenset({"screenshot"})
-_BUTTONS = {"left": "CLICK", "right": "RIGHT_CLICK", "wheel": "MIDDLE_CLICK", "middle": "MIDDLE_CLICK",
-            "back": "BACK_CLICK", "forward": "FORWARD_CLICK"}
-#: keypress key names as the model writes them, in trajcheck's (xdotool-like) spelling.
-_KEY_NAMES = {"CTRL": "ctrl", "CONTROL": "ctrl", "CMD": "cmd", "META": "cmd", "SUPER": "cmd", "ALT": "alt",
-              "OPTION": "alt", "SHIFT": "shift", "ENTER": "Return", "RETURN": "Return", "ESC": "Escape",
-              "ESCAPE": "Escape", "TAB": "Tab", "SPACE": "space", "BACKSPACE": "BackSpace", "DELETE": "Delete"}
-
+#: The item :func:`_flatten` puts before a response's output: its usage, model and times (not the API's: a
+#: transcript's own items never have this type).
+_RESPONSE = "trajcheck:response"
 
 #: A transcript holds a computer_call item.
 SNIFF = Sniffer(lambda head: b'"computer_call"' in head, "items.json")
@@ -66,6 +63,10 @@ def _flatten(value: Any, req: dict[str, Any]) -> list[Any]:
                 req[k] = value[k]
         items: list[Any] = []
         for k in ("input", "items", "output"):
+            if k == "output" and isinstance(value.get("output"), list) and any(
+                    f in value for f in ("usage", "created_at")):  # a Response: what its call used, and when
+                items.append({"type": _RESPONSE, **{f: value.get(f) for f in ("usage", "model", "created_at",
+                                                                              "completed_at")}})
             if isinstance(value.get(k), list):
                 items += value[k]
             elif isinstance(value.get(k), str) and k == "input":
@@ -86,43 +87,6 @@ def _items_of(text: str, rel: str, run: str, problems: list[Problem]) -> tuple[l
         problems.append(p)
         return [], req
     return _flatten(data, req), req
-
-
-def _keys(keys: Any) -> str | None:
-    if not isinstance(keys, list) or not keys:
-        return None
-    return "+".join(_KEY_NAMES.get(str(k).upper(), str(k).lower() if len(str(k)) == 1 else str(k)) for k in keys)
-
-
-def map_action(a: dict[str, Any]) -> Action:
-    """One ``computer_call`` action as a trajcheck action."""
-    kind = str(a.get("type", ""))
-    extra: dict[str, Any] = {"tool_action": kind, "input": a}
-    x, y = num(a.get("x")), num(a.get("y"))
-    if isinstance(a.get("keys"), list) and kind != "keypress":
-        extra["modifiers"] = _keys(a["keys"])  # keys held during a click, scroll, move or drag
-    if kind == "click":
-        return Action(_BUTTONS.get(str(a.get("button", "left")), "CLICK"), x=x, y=y, extra=extra)
-    if kind == "double_click":
-        return Action("DOUBLE_CLICK", x=x, y=y, extra=extra)
-    if kind == "scroll":
-        extra.update(scroll_x=a.get("scroll_x"), scroll_y=a.get("scroll_y"))
-        return Action("SCROLL", x=x, y=y, extra=extra)
-    if kind == "type":
-        return Action("TYPE", text=a.get("text") if isinstance(a.get("text"), str) else None, extra=extra)
-    if kind == "keypress":
-        return Action("KEY_PRESS", keys=_keys(a.get("keys")), extra=extra)
-    if kind == "move":
-        return Action("MOUSE_MOVE", x=x, y=y, extra=extra)
-    if kind == "drag":
-        path = [p for p in a.get("path") or [] if isinstance(p, dict)]
-        end = path[-1] if path else {}
-        if path:
-            extra["start"] = [path[0].get("x"), path[0].get("y")]
-        return Action("DRAG", x=num(end.get("x")), y=num(end.get("y")), extra=extra)
-    if kind in ("wait", "screenshot"):
-        return Action("WAIT", extra=extra)
-    return Action("UNKNOWN", x=x, y=y, extra={**extra, "raw": kind})  # the caller warns, naming it
 
 
 def _text_of(content: Any) -> str | None:
@@ -155,6 +119,20 @@ class _Transcript:
     safety: dict[str, Any] = field(default_factory=dict)
     goal: str | None = None
     final_text: str | None = None
+    #: Each response's entry in the timeline, and when it was created and completed (epoch seconds).
+    responses: list[tuple[int, float | None, float | None]] = field(default_factory=list)
+
+
+def _response_seconds(t: _Transcript) -> None:
+    """Each response's seconds, into its timeline entry: from its ``created_at`` to the next response's (its
+    call, then the actions it issued and the screenshot after them); the last response, to its own
+    ``completed_at`` when it issued no action (a final answer), else unknown."""
+    for k, (pos, created, completed) in enumerate(t.responses):
+        if k + 1 < len(t.responses):
+            end = t.responses[k + 1][1]
+        else:
+            end = None if any(e[0] == "act" for e in t.timeline[pos + 1:]) else completed
+        t.timeline[pos] = ("usage", t.timeline[pos][1], elapsed(created, end))
 
 
 def _read_items(items: Iterable[Any], frames: Frames, problems: Problems) -> _Transcript:
@@ -164,7 +142,10 @@ def _read_items(items: Iterable[Any], frames: Frames, problems: Problems) -> _Tr
         if not isinstance(it, dict):
             continue
         kind = it.get("type") or ("message" if "role" in it else None)
-        if kind == "message" and it.get("role") == "user":
+        if kind == _RESPONSE:
+            t.responses.append((len(t.timeline), seconds_of(it.get("created_at")), seconds_of(it.get("completed_at"))))
+            t.timeline.append(("usage", openai_usage(it.get("usage"), it.get("model")), None))
+        elif kind == "message" and it.get("role") == "user":
             if t.goal is None:
                 t.goal = _text_of(it.get("content"))
             for j, c in enumerate(content if isinstance(content := it.get("content"), list) else []):
@@ -198,6 +179,7 @@ def _read_items(items: Iterable[Any], frames: Frames, problems: Problems) -> _Tr
             reasoning = None
         elif kind == "computer_call_output":
             _call_output(it, i, frames, t)
+    _response_seconds(t)
     return t
 
 
@@ -282,6 +264,8 @@ def read_openai_responses(run_dir: Path, display: str) -> tuple[Run, list[Proble
         last = last_frame(t.timeline)
         steps.append(Step(index=len(steps), action=Action("DONE", text=t.final_text), reasoning=t.final_text,
                           source=rel, frame_pre=last, frame_post=last))
+    if steps:  # the usage of the responses after the last call: the final answer's
+        steps[-1] = with_usage(steps[-1], *trailing_usage(t.timeline))
     if not any(s.action.type != "DONE" for s in steps):
         problems.error(Slug.STEPS_EMPTY, "the transcript has no computer_call",
                        hint="a run needs at least one action of the computer-use tool")
@@ -301,9 +285,7 @@ def _with_url(s: Step, urls: dict[str, str], safety: dict[str, Any]) -> Step:
     if call in safety:
         extra["acknowledged_safety_checks"] = safety[call]
     url = urls.get(call) if call else None
-    return Step(index=s.index, action=s.action, reasoning=s.reasoning, frame_pre=s.frame_pre, frame_post=s.frame_post,
-                executor_ok=s.executor_ok, executor_error=s.executor_error,
-                page=Page(url_after=url) if url else None, extra=extra, source=s.source)
+    return replace(s, page=Page(url_after=url) if url else None, extra=extra)
 
 
 def _urls_before(steps: list[Step]) -> list[Step]:
@@ -312,10 +294,7 @@ def _urls_before(steps: list[Step]) -> list[Step]:
     prev = None
     for s in steps:
         if s.page is not None or prev is not None:
-            page = Page(url_before=prev, url_after=s.page.url_after if s.page else None)
-            s = Step(index=s.index, action=s.action, reasoning=s.reasoning, frame_pre=s.frame_pre,
-                     frame_post=s.frame_post, executor_ok=s.executor_ok, executor_error=s.executor_error, page=page,
-                     extra=s.extra, source=s.source)
+            s = replace(s, page=Page(url_before=prev, url_after=s.page.url_after if s.page else None))
         if s.page and s.page.url_after:
             prev = s.page.url_after
         out.append(s)
@@ -364,6 +343,16 @@ DOC = FormatDoc(
             ("`output.current_url`", "`page.url_after`, and the next step's `url_before`"),
             ("the last assistant `message` after the last call, unless its `phase` is `commentary`",
              "a `DONE` step with its text (`outcome.status = done`); commentary is reasoning, no final answer"),
+            (("a response's `usage`: `input_tokens`, `input_tokens_details.cached_tokens`, `output_tokens`, "
+              "`output_tokens_details.reasoning_tokens`"),
+             ("`tokens_input` (cached included), `tokens_cached`, `tokens_output` (reasoning included), "
+              "`tokens_reasoning`, on the step of the response whose effect is checked (its last high-risk "
+              "action, else its last acting one); a final answer's on the `DONE`")),
+            ("a response's `created_at` (and `completed_at`)",
+             ("`wall_seconds`: from its `created_at` to the next response's (its call, the actions it issued "
+              "and the screenshot after them); the last response, to its own `completed_at` when it issued no "
+              "action")),
+            ("a response's `model`", "`agent.model`: the model `--prices` prices"),
         )),
     ),
     notes=("Several calls between two screenshots share them as for `anthropic-messages` (`shared_frames`).",
@@ -374,6 +363,8 @@ DOC = FormatDoc(
         "No DOM and no page titles.",
         ("A screenshot given only as a remote URL (nothing to read offline) leaves its steps without "
          "frames."),
+        ("Items saved without the responses around them (a list of items, `{items}`) carry no usage and no "
+         "times: no tokens, no `wall_seconds`."),
     ),
     bad_input=("a transcript that is not JSON (or a JSONL line that is not) makes the run invalid with its "
                "file and line (`json_invalid`); a transcript without a `computer_call`, `steps_empty`; an "

@@ -287,6 +287,9 @@ DOC = FormatDoc(
         ("Runners without `response` record no agent text: high-risk clicks cannot be found by keyword, "
          "only Enter presses."),
         "`recording.mp4`, `runtime.log` and the agent's own files are not read.",
+        ("No tokens, cost or `wall_seconds`: `action_timestamp` is to the second and is taken after the model "
+         "answered, before the action ran, so the time between two is one action and the next model call, "
+         "not one step's."),
         ("A run that stopped at `max_steps` and one whose runner stopped for another reason without an "
          "`Error` line look the same (`max_steps`)."),
         ('A crashed task (`{"Error": ...}` line) has outcome `error`, not `failed`: the runner failed, not '

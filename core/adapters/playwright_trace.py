@@ -165,6 +165,16 @@ def _post_time(c: dict[str, Any], nxt: dict[str, Any] | None) -> float | None:
     return until
 
 
+def _seconds(c: dict[str, Any], prev: dict[str, Any] | None) -> float | None:
+    """A call's seconds by the trace's clock (milliseconds): from the previous action's end to this one's (what
+    the agent took to choose it, and the action itself); the first action, its own start to end."""
+    start = prev["end"] if prev is not None else c["start"]
+    end = c.get("end")
+    if not isinstance(start, (int, float)) or not isinstance(end, (int, float)) or end < start:
+        return None
+    return round((end - start) / 1000, 6)
+
+
 def _align(calls: list[dict[str, Any]], frames: _Frames) -> list[Step]:
     """One step per user action, in start order, with the frames around it."""
     steps: list[Step] = []
@@ -191,7 +201,8 @@ def _align(calls: list[dict[str, Any]], frames: _Frames) -> list[Step]:
             executor_ok=message is None, executor_error=message,
             page=Page(url_before=urls.get("before"), url_after=urls.get("after")) if urls else None,
             client=Client(did_url_change=(urls["before"] != urls["after"])) if len(urls) == 2 else None,
-            extra=action.extra, source=f"{TRACE_ZIP}:{c['source']}", line=c["line"]))
+            wall_seconds=_seconds(c, calls[i - 1] if i else None), extra=action.extra,
+            source=f"{TRACE_ZIP}:{c['source']}", line=c["line"]))
     return steps
 
 
@@ -264,6 +275,8 @@ DOC = FormatDoc(
             (("one `action` event per call (traces v3/v4, `metadata` in v3), snapshots named by "
               "`beforeSnapshot`/`afterSnapshot` (before v9)"),
              "read like `before`/`input`/`after`; calls ordered by start time"),
+            ("`before.startTime`, `after.endTime` (milliseconds)",
+             "`wall_seconds`: from the previous action's end to this one's; the first action, its own start to end"),
         )),
     ),
     notes=(
@@ -296,6 +309,8 @@ DOC = FormatDoc(
         ("Bookkeeping calls (newPage, route handlers, evaluate, waits for load states, expect assertions) "
          "are not steps; only user actions are."),
         "A trace records no outcome: `outcome` is empty.",
+        ("No tokens or cost (a trace records the browser, not the model). A step's `wall_seconds` is the "
+         "trace's clock from the previous action's end to its own (the first: its own start to end)."),
         ("Frames of pages the action did not act on or open are not used: an action that changes another "
          "page already open (a popup writing to its opener, say) is judged on its own page's frames. Older "
          "traces without the `page` event's `openerPageId` give no `opened_page`."),

@@ -6,12 +6,15 @@ the transcripts' files and frames is the kit's: :class:`~trajcheck.adapters.kit.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from trajcheck.analyzers import highrisk
-from trajcheck.schemas.records import Action, Step
+from trajcheck.schemas.records import Action, Step, Usage
 
-#: A transcript in order: ``("act", action, reasoning, call id, message index)`` and ``("frame", name)``.
+#: A transcript in order: ``("act", action, reasoning, call id, message index)``, ``("frame", name)`` and
+#: ``("usage", usage, seconds)``: what the model call whose actions follow used, and its elapsed seconds
+#: (either None where the log does not say).
 Timeline = list[tuple[Any, ...]]
 #: Each tool call's result by call id: (is_error, its text).
 Results = dict[str, tuple[bool, str | None]]
@@ -25,6 +28,32 @@ def last_frame(timeline: Timeline) -> str | None:
     return next((t[1] for t in reversed(timeline) if t[0] == "frame"), None)
 
 
+def _plus(a: Any, b: Any) -> Any:
+    return b if a is None else a if b is None else a + b
+
+
+def trailing_usage(timeline: Timeline) -> tuple[Usage | None, float | None]:
+    """What the model calls after the last action used, and their seconds: the final answer's (the DONE step's)."""
+    usage, seconds = None, None
+    for item in reversed(timeline):
+        if item[0] == "act":
+            break
+        if item[0] == "usage":
+            usage, seconds = _plus(item[1], usage), _plus(item[2], seconds)
+    return usage, seconds
+
+
+def _owner(acts: list[tuple[Action, str | None, str | None, str | None]], members: list[int],
+           looks: frozenset[str]) -> int:
+    """The action of ``members`` (indices into ``acts``) whose effect is checked: the last high-risk one, else
+    the last acting one (not a look, a tool or an unknown), else the last."""
+    risky = [m for m in members if highrisk.classify(acts[m][0].type, acts[m][0].keys, acts[m][1],
+                                                     acts[m][0].text, acts[m][0].extra).high_risk]
+    acting = [m for m in members if acts[m][0].extra.get("tool_action") not in looks
+              and acts[m][0].type not in ("TOOL", "UNKNOWN")]
+    return (risky or acting or members)[-1]
+
+
 def steps_of(timeline: Timeline, results: Results, rel: str,
              looks: frozenset[str]) -> list[Step]:
     """Steps from a tool-call timeline: ``("act", action, reasoning, call id, message index)`` and
@@ -33,12 +62,23 @@ def steps_of(timeline: Timeline, results: Results, rel: str,
     without a point right after a MOUSE_MOVE is one click at the moved-to point. Each group of actions
     between two frames gets that pair; when a group has several actions, the pair is checked on its last
     high-risk action (else its last acting one) and the others are marked ``shared_frames``: their
-    verdict is null, never a no-effect of their own."""
+    verdict is null, never a no-effect of their own.
+
+    A ``("usage", usage, seconds)`` entry starts a model call: the actions after it (up to the next one) are
+    that call's, and its usage and seconds go to one of them, the one whose effect is checked (the same
+    rule), so that a run's totals count them once. A call that issued no action adds its figures to the
+    next call's; those after the last action are :func:`trailing_usage`'s."""
     acts: list[tuple[Action, str | None, str | None, str | None]] = []  # action, reasoning, use id, pre frame
     groups: list[list[int]] = [[]]
     frame: str | None = None
     pre_of_group: list[str | None] = [None]
+    calls: list[tuple[Usage | None, float | None, list[int]]] = []  # each model call: usage, seconds, its acts
+    pending: tuple[Usage | None, float | None] | None = None
     for item in timeline:
+        if item[0] == "usage":
+            pending = (item[1], item[2]) if pending is None else (_plus(pending[0], item[1]),
+                                                                  _plus(pending[1], item[2]))
+            continue
         if item[0] == "frame":
             frame = item[1]
             if groups[-1]:
@@ -56,17 +96,18 @@ def steps_of(timeline: Timeline, results: Results, rel: str,
             continue
         acts.append((action, reasoning, use_id, frame))
         groups[-1].append(len(acts) - 1)
+        if pending is not None:
+            calls.append((*pending, []))
+            pending = None
+        if calls:
+            calls[-1][2].append(len(acts) - 1)
     post_of_group = [pre_of_group[g + 1] if g + 1 < len(pre_of_group) else None for g in range(len(groups))]
     steps: list[Step] = []
     owner: dict[int, int] = {}
     for g, members in enumerate(groups):
-        if not members:
-            continue
-        risky = [m for m in members if highrisk.classify(acts[m][0].type, acts[m][0].keys, acts[m][1],
-                                                         acts[m][0].text, acts[m][0].extra).high_risk]
-        acting = [m for m in members if acts[m][0].extra.get("tool_action") not in looks
-                  and acts[m][0].type not in ("TOOL", "UNKNOWN")]
-        owner[g] = (risky or acting or members)[-1]
+        if members:
+            owner[g] = _owner(acts, members, looks)
+    spent = {_owner(acts, members, looks): (usage, seconds) for usage, seconds, members in calls if members}
     for g, members in enumerate(groups):
         for m in members:
             action, reasoning, use_id, _pre = acts[m]
@@ -78,7 +119,15 @@ def steps_of(timeline: Timeline, results: Results, rel: str,
                 pre = post = None
             if msg and not err:
                 extra["tool_output"] = msg[:2000]
+            usage, seconds = spent.get(m, (None, None))
             steps.append(Step(index=len(steps), action=action, reasoning=reasoning, frame_pre=pre, frame_post=post,
                               executor_ok=not err, executor_error=(msg or "tool error")[:2000] if err else None,
-                              extra=extra, source=rel))
+                              usage=usage, wall_seconds=seconds, extra=extra, source=rel))
     return steps
+
+
+def with_usage(step: Step, usage: Usage | None, seconds: float | None) -> Step:
+    """``step`` with ``usage`` and ``seconds`` added to its own (the final answer's, on the DONE step)."""
+    if usage is None and seconds is None:
+        return step
+    return replace(step, usage=_plus(step.usage, usage), wall_seconds=_plus(step.wall_seconds, seconds))

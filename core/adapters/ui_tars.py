@@ -358,6 +358,9 @@ DOC = FormatDoc(
         "No URLs, titles or DOM: the observation check has frames only.",
         ("A relative point with neither a screen size nor a screenshot is left out (`screen_unknown`, "
          "`extra.point_dropped`): only the global frame hash compares that step's frames."),
+        ("No tokens or cost: the logs record none. UI-TARS-desktop's `timing` {start, end, cost} on a "
+         "conversation times the model's call alone, not the step (the call and its action): it is not read as "
+         "`wall_seconds`."),
     ),
     bad_input=("a log that is not JSON (or a JSONL line that is not) makes the run invalid with its file and "
                "line (`json_invalid`); a step that is not an object is a `schema` error; an action that cannot "
