@@ -342,6 +342,11 @@ def _compared(rule: Rule, limit: float, both: _Both, measure: Measure) -> RuleRe
 
 def _pairs(base: list[_Run], cur: list[_Run]) -> list[tuple[_Run, _Run]] | None:
     """The pairs when every run has exactly one partner of the same task and trial; else None (unpaired)."""
+    if len(base) != len(cur):
+        return None
+    if len(base) == 1:  # a task run once on each side, the usual case of a task's row: no dictionaries
+        b, c = base[0], cur[0]
+        return [(b, c)] if (b.task, b.trial) == (c.task, c.trial) else None
     keyed: list[dict[tuple[str, int | None], _Run]] = [{}, {}]
     for side, runs in zip(keyed, (base, cur)):
         for r in runs:
