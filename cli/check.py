@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from trajcheck.gate import CheckResult
 
 
-def _limit(name: str, text: str, top: int | None = 1) -> typer.models.OptionInfo:
-    return typer.Option(name, min=0, max=top, metavar="R" if top else "C", help=text, show_default=False)
+def _limit(name: str, metavar: str, text: str, top: int | None = 1) -> typer.models.OptionInfo:
+    return typer.Option(name, min=0, max=top, metavar=metavar, help=text, show_default=False)
 
 
 @exit_on_error(Outcome(Exit.OK, "every rule holds"), Outcome(Exit.FINDINGS, "a rule fails"),
@@ -35,16 +35,16 @@ def check(
                                                      "last release's): --max-success-drop and --max-cost-increase "
                                                      "judge the tasks both ledgers ran.")] = None,
     max_false_claim_rate: Annotated[Optional[float], _limit(
-        "--max-false-claim-rate", "Fail when more than this share of the scored runs claimed a success the "
+        "--max-false-claim-rate", "R", "Fail when more than this share of the scored runs claimed a success the "
         "verdict does not give (false_claim), e.g. 0.1.")] = None,
     min_success: Annotated[Optional[float], _limit(
-        "--min-success", "Fail when fewer than this share of the scored runs succeed (as `compare` counts "
+        "--min-success", "S", "Fail when fewer than this share of the scored runs succeed (as `compare` counts "
         "success), e.g. 0.8.")] = None,
     max_success_drop: Annotated[Optional[float], _limit(
-        "--max-success-drop", "With --baseline: fail when success fell by more than this (0.05 = 5 points) "
+        "--max-success-drop", "D", "With --baseline: fail when success fell by more than this (0.05 = 5 points) "
         "beyond doubt: the drop's 95% interval lies wholly above it. A drop within noise passes.")] = None,
     max_cost_increase: Annotated[Optional[float], _limit(
-        "--max-cost-increase", "With --baseline: fail when the cost per run (runs.cost_usd) rose by more than "
+        "--max-cost-increase", "C", "With --baseline: fail when the cost per run (runs.cost_usd) rose by more than "
         "this share (0.2 = +20%) beyond doubt.", None)] = None,
     by: Annotated[str, typer.Option("--by", help="One row (and JUnit test case) per value of this runs column "
                                     "or config.KEY.")] = "task_id",

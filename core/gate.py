@@ -312,12 +312,12 @@ class _Both(NamedTuple):
 
 def _compared(rule: Rule, limit: float, both: _Both, measure: Measure) -> RuleResult:
     """A rule against the baseline: fails when the interval of ``measure`` lies wholly above ``limit``."""
-    unit = "pp" if rule is Rule.MAX_SUCCESS_DROP else "%"
+    unit = " pp" if rule is Rule.MAX_SUCCESS_DROP else "%"
+    allowed = f"the allowed {100 * limit:.1f}{unit}"
 
     def row(scope: str, b: list[_Run], c: list[_Run], rule_fails: bool | None) -> Row:
         value, low, high, n, method, detail, text = measure(b, c)
-        allowed = f"the allowed {100 * limit:.1f} {unit}"
-        interval = "" if low is None or high is None else f"its interval [{100 * low:.1f}, {100 * high:.1f}] {unit}"
+        interval = "" if low is None or high is None else f"its interval [{100 * low:.1f}, {100 * high:.1f}]{unit}"
         if value is None:  # nothing to compare in this group (no run with a cost): nothing against it
             return Row(scope, True, Finding.NO_DATA, text, None, None, None, n, method, detail)
         if value <= limit + EPS:
