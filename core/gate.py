@@ -23,6 +23,7 @@ How each rule is judged (docs/ci.md):
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from enum import StrEnum
@@ -255,6 +256,28 @@ def _groups(runs: Iterable[_Run]) -> dict[str, list[_Run]]:
     return dict(sorted(out.items()))
 
 
+# The figures of a task's row depend on a few counts only, and most tasks share them (one run each side, passed
+# or not): each is computed once per distinct counts, not once per task.
+@functools.cache
+def _wilson(k: int, n: int) -> stats.Rate:
+    return stats.wilson(k, n, CONFIDENCE)
+
+
+@functools.cache
+def _newcombe_table(both: int, only_b: int, only_c: int, neither: int) -> tuple[float, float | None, float | None]:
+    return stats.newcombe_table(both, only_b, only_c, neither, CONFIDENCE)
+
+
+@functools.cache
+def _newcombe_unpaired(kb: int, nb: int, kc: int, nc: int) -> tuple[float, float | None, float | None]:
+    return stats.newcombe_unpaired(kb, nb, kc, nc, CONFIDENCE)
+
+
+@functools.cache
+def _mcnemar(b: int, c: int) -> float | None:
+    return _r(stats.mcnemar_exact(b, c))
+
+
 def _count(n: int, thing: str) -> str:
     return f"{n} {thing}{'' if n == 1 else 's'}"
 
@@ -271,7 +294,7 @@ def _rate_rule(rule: Rule, limit: float, runs: list[_Run], groups: dict[str, lis
 
     def row(scope: str, rs: list[_Run], rule_fails: bool | None) -> Row:
         k, n = sum(1 for r in rs if pick(r)), len(rs)
-        rate = stats.wilson(k, n, CONFIDENCE)
+        rate = _wilson(k, n)
         if not n:
             return Row(scope, False, Finding.NO_DATA, f"no scored runs: the {what} cannot be judged", None, None,
                        None, 0, "wilson", {"k": 0})
@@ -370,12 +393,12 @@ def _drop(base: list[_Run], cur: list[_Run]) -> tuple[float | None, float | None
         for b, c in pairs:
             table[(0 if c.success else 1) if b.success else (2 if c.success else 3)] += 1
         both, only_b, only_c, neither = table
-        diff, low, high = stats.newcombe_table(both, only_b, only_c, neither, CONFIDENCE)
+        diff, low, high = _newcombe_table(both, only_b, only_c, neither)
         detail.update(pairs=len(pairs), baseline_only=only_b, ledger_only=only_c,
-                      mcnemar_p=_r(stats.mcnemar_exact(only_b, only_c)))
+                      mcnemar_p=_mcnemar(only_b, only_c))
         method, n, how = "paired newcombe", len(pairs), _count(len(pairs), "pair")
     else:
-        diff, low, high = stats.newcombe_unpaired(kb, nb, kc, nc, CONFIDENCE)
+        diff, low, high = _newcombe_unpaired(kb, nb, kc, nc)
         method, n, how = "unpaired newcombe", nb + nc, f"unpaired: {nb} and {nc} runs"
     drop = -diff
     verb = "fell" if drop > EPS else "rose" if drop < -EPS else "did not change"
