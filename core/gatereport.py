@@ -13,7 +13,8 @@ import json
 import re
 from typing import Any
 
-from .gate import CONFIDENCE, CheckResult, Finding, Row, Rule, RuleResult
+from .gate import CheckResult, Finding, Row, Rule, RuleResult
+from .gateruns import CONFIDENCE
 
 #: The columns of :func:`rows` for people (the table; each rule's reason is printed under it) and for scripts (CSV).
 TABLE_COLUMNS = ("rule", "scope", "verdict", "observed", f"{round(100 * CONFIDENCE)}% interval", "limit", "n")

@@ -50,7 +50,7 @@ GROUPS = (
     Group("ledger", "the Parquet ledger, its manifest and lock, DuckDB views for reading",
           ("ledger", "manifest", "lock", "ledgerquery")),
     Group("queries", "comparisons, agreement, statistics, tables, the HTML report, the CI gate",
-          ("views", "comparison", "agreement", "stats", "tables", "htmlreport", "gate", "gatereport")),
+          ("views", "comparison", "agreement", "stats", "tables", "htmlreport", "gate", "gateruns", "gatereport")),
     Group("api", "the public API (the package itself, one function per command), live verification, the run "
           "writer", ("", "api", "commands", "live", "writer")),
     Group("cli", "the commands", ("cli", "cli.*")),
