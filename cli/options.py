@@ -51,6 +51,16 @@ class ExportFormat(str, enum.Enum):
     json = "json"
 
 
+class CheckFormat(str, enum.Enum):
+    """`check` also writes a pull-request comment (md) and a CI test report (junit)."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+    md = "md"
+    junit = "junit"
+
+
 def format_help(choices: type[enum.Enum]) -> str:
     """The help text of a ``--format`` option: 'Output: table, json or csv.'"""
     names = [str(c.value) for c in choices]
@@ -66,6 +76,7 @@ FormatOpt = Annotated[Format, _format_option(Format)]
 ColumnsFormatOpt = Annotated[ColumnsFormat, _format_option(ColumnsFormat)]
 TimelineFormatOpt = Annotated[TimelineFormat, _format_option(TimelineFormat)]
 ExportFormatOpt = Annotated[ExportFormat, _format_option(ExportFormat)]
+CheckFormatOpt = Annotated[CheckFormat, _format_option(CheckFormat)]
 
 #: The ledger a command reads (or compacts): the directory `score --out` wrote.
 LedgerArg = Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.",

@@ -26,6 +26,7 @@ from .lock import DEFAULT_WAIT, LockWait
 
 if TYPE_CHECKING:
     from .comparison import Comparison
+    from .gate import CheckResult
     from .ledgerquery import QueryResult
     from .pairdiff import PairDiff
     from .validation import ValidationReport
@@ -63,6 +64,23 @@ def compare(ledgers: list[Pathish], by: str | None = None, success_score: float 
     from .comparison import compare as run
 
     return run(list(ledgers), by, success_score, baseline=baseline, where=where, include_missing=include_missing)
+
+
+def check(ledger: Pathish, baseline: Pathish | None = None, *, max_false_claim_rate: float | None = None,
+          min_success: float | None = None, max_success_drop: float | None = None,
+          max_cost_increase: float | None = None, by: str = "task_id", success_score: float = 1.0,
+          where: str | None = None) -> "CheckResult":
+    """A gate for CI: each rule given, judged over all runs and shown per task (``by``). The false-claim rate at
+    most ``max_false_claim_rate`` and success at least ``min_success`` (the observed rates, Wilson intervals
+    beside them); against ``baseline``, on the tasks both ledgers ran, a drop in success that its interval
+    confirms above ``max_success_drop`` and a confirmed relative increase of ``runs.cost_usd`` per run above
+    ``max_cost_increase`` fail. ``.passed`` when every rule holds. UsageError without a rule, for a limit out of
+    range, a baseline rule without a baseline, a baseline sharing no task, or no cost data (docs/ci.md)."""
+    from .gate import check as run
+
+    return run(ledger, baseline, max_false_claim_rate=max_false_claim_rate, min_success=min_success,
+               max_success_drop=max_success_drop, max_cost_increase=max_cost_increase, by=by,
+               success_score=success_score, where=where)
 
 
 def agree(ledger: Pathish, labels: Pathish) -> dict[str, Any]:

@@ -49,9 +49,9 @@ GROUPS = (
     Group("pipeline", "many runs: the execution engines", ("engines", "engine_dask", "pipeline")),
     Group("ledger", "the Parquet ledger, its manifest and lock, DuckDB views for reading",
           ("ledger", "manifest", "lock", "ledgerquery")),
-    Group("queries", "comparisons, agreement, statistics, tables, paired runs side by side, the HTML report",
-          ("views", "comparison", "agreement", "stats", "tables", "pairdiff", "pairpage", "htmlreport",
-           "reportgeometry")),
+    Group("queries", "comparisons, agreement, statistics, tables, paired runs side by side, the HTML report, the "
+          "CI gate", ("views", "comparison", "agreement", "stats", "tables", "pairdiff", "pairpage", "htmlreport",
+                      "reportgeometry", "gate", "gateruns", "gatereport")),
     Group("api", "the public API (the package itself, one function per command), live verification, the run "
           "writer", ("", "api", "commands", "live", "writer")),
     Group("cli", "the commands", ("cli", "cli.*")),

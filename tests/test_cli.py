@@ -13,7 +13,8 @@ from trajcheck import ledger
 from trajcheck.cli.main import app
 
 runner = CliRunner()
-COMMANDS = ["score", "validate", "query", "columns", "formats", "timeline", "best-of", "compare", "agree", "export", "report"]
+COMMANDS = ["score", "validate", "query", "columns", "formats", "timeline", "best-of", "compare", "check", "agree", "export",
+            "report"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

@@ -34,14 +34,15 @@ FORMATS = {
     "agree": ["table", "json", "csv"], "columns": ["table", "json", "csv", "md"], "timeline": ["text", "json"],
     "export": ["md", "csv", "latex", "html", "json"], "report": ["table", "json", "csv"],
     "compact": ["table", "json", "csv"], "diff": ["table", "json", "csv"],
+    "check": ["table", "json", "csv", "md", "junit"],
 }
 #: Arguments that make each command valid apart from its --format (a missing ledger is only seen later).
 ARGS = {
     "score": ["nowhere"], "validate": ["nowhere"], "query": ["L", "select 1"], "formats": [], "best-of": ["L"],
     "compare": ["L"], "agree": ["L", "--labels", "x.json"], "columns": [], "timeline": ["L", "run"], "export": ["L"],
-    "report": ["L"], "compact": ["L"], "diff": ["L", "a", "b"],
+    "report": ["L"], "compact": ["L"], "diff": ["L", "a", "b"], "check": ["L", "--min-success", "0.5"],
 }
-LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff"]
+LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff", "check"]
 
 
 def _param(command: str, name: str):
@@ -125,7 +126,7 @@ def test_every_command_runs_under_the_one_error_path():
 EXIT_CODES = {
     "score": [0, 1, 2, 3, 4], "validate": [0, 1, 2, 3], "query": [0, 2, 3], "columns": [0, 2], "formats": [0, 2],
     "timeline": [0, 2, 3], "compare": [0, 2, 3], "agree": [0, 2, 3], "export": [0, 2, 3], "report": [0, 2, 3],
-    "best-of": [0, 2, 3], "compact": [0, 2, 3, 4], "diff": [0, 2, 3],
+    "best-of": [0, 2, 3], "compact": [0, 2, 3, 4], "diff": [0, 2, 3], "check": [0, 1, 2, 3],
 }
 
 
@@ -187,7 +188,8 @@ def test_an_unreadable_ledger_is_exit_3_and_one_line_in_every_command(tmp_path):
     assert why.startswith(f"{bad}/manifest.json: unreadable ledger manifest (")
     calls = {"query": ["select 1"], "timeline": ["run"], "best-of": [], "compare": ["--by", "task_id"],
              "agree": ["--labels", str(SAMPLES / "labels.json")], "export": [],
-             "report": ["--out", str(tmp_path / "report")], "compact": [], "diff": ["a", "b"]}
+             "report": ["--out", str(tmp_path / "report")], "compact": [], "diff": ["a", "b"],
+             "check": ["--min-success", "0.5"]}
     prefix = {"compact": "cannot compact the ledger: "}
     for command, args in calls.items():
         res = runner.invoke(app, [command, str(bad), *args])

@@ -1,0 +1,117 @@
+"""trajcheck check: a gate for CI. Exit 0 when every rule holds, 1 when one fails."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from trajcheck.errors import LedgerError, UsageError
+
+from .common import Exit, emit, err, out
+from .exits import Outcome, Rule, exit_on_error
+from .options import CheckFormat, CheckFormatOpt, Format, LedgerArg, SuccessScoreOpt
+
+if TYPE_CHECKING:
+    from trajcheck.gate import CheckResult
+
+
+def _limit(name: str, metavar: str, text: str, top: int | None = 1) -> typer.models.OptionInfo:
+    return typer.Option(name, min=0, max=top, metavar=metavar, help=text, show_default=False)
+
+
+@exit_on_error(Outcome(Exit.OK, "every rule holds"), Outcome(Exit.FINDINGS, "a rule fails"),
+               Outcome(Exit.USAGE, "no rule given, a limit out of range, a baseline rule without --baseline, a "
+                       "baseline sharing no task, or no cost data"),
+               Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out_file']}: {exc}",
+                    means="the --out file cannot be written"), raises=(LedgerError,))
+def check(
+    ledger_dir: LedgerArg,
+    baseline: Annotated[Optional[Path], typer.Option(metavar="OTHER_LEDGER", help="A ledger to compare with (the "
+                                                     "last release's): --max-success-drop and --max-cost-increase "
+                                                     "judge the tasks both ledgers ran.")] = None,
+    max_false_claim_rate: Annotated[Optional[float], _limit(
+        "--max-false-claim-rate", "R", "Fail when more than this share of the scored runs claimed a success the "
+        "verdict does not give (false_claim), e.g. 0.1.")] = None,
+    min_success: Annotated[Optional[float], _limit(
+        "--min-success", "S", "Fail when fewer than this share of the scored runs succeed (as `compare` counts "
+        "success), e.g. 0.8.")] = None,
+    max_success_drop: Annotated[Optional[float], _limit(
+        "--max-success-drop", "D", "With --baseline: fail when success fell by more than this (0.05 = 5 points) "
+        "beyond doubt: the drop's 95% interval lies wholly above it. A drop within noise passes.")] = None,
+    max_cost_increase: Annotated[Optional[float], _limit(
+        "--max-cost-increase", "C", "With --baseline: fail when the cost per run (runs.cost_usd) rose by more than "
+        "this share (0.2 = +20%) beyond doubt.", None)] = None,
+    by: Annotated[str, typer.Option("--by", help="One row (and JUnit test case) per value of this runs column "
+                                    "or config.KEY.")] = "task_id",
+    success_score: SuccessScoreOpt = 1.0,
+    where: Annotated[Optional[str], typer.Option(help="SQL condition on `runs` selecting the runs judged, in both "
+                                                 "ledgers.")] = None,
+    fmt: CheckFormatOpt = CheckFormat.table,
+    out_file: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the json, csv, md or junit output here "
+                                                "instead of stdout.")] = None,
+) -> None:
+    """Gate a build on a ledger: false-claim rate and success against limits, and against a baseline ledger
+    a success drop or cost increase that its interval confirms. Prints each rule over all runs and the
+    tasks beyond a limit; --format md is a pull-request comment, --format junit one test case per task and
+    rule for CI (docs/ci.md).
+
+    Example: trajcheck check ledger/ --baseline baseline-ledger/ --max-false-claim-rate 0.1 --max-success-drop 0.05
+    """
+    from trajcheck import gatereport
+    from trajcheck.commands import check as run_check  # duckdb and scipy: imported only when used
+
+    if out_file is not None and fmt is CheckFormat.table:
+        raise UsageError("--out writes --format json, csv, md or junit; the table is for the terminal")
+    result = run_check(ledger_dir, baseline, max_false_claim_rate=max_false_claim_rate, min_success=min_success,
+                       max_success_drop=max_success_drop, max_cost_increase=max_cost_increase, by=by,
+                       success_score=success_score, where=where)
+    if fmt is CheckFormat.table:
+        _table(result, by)
+    else:
+        _write(_text(result, fmt), out_file)
+    err.print(f"check: {gatereport.summary(result)}", highlight=False)
+    raise typer.Exit(int(Exit.OK if result.passed else Exit.FINDINGS))
+
+
+def _table(result: "CheckResult", by: str) -> None:
+    """For people: each rule's row and the task rows beyond a limit, then each rule's verdict in words."""
+    from trajcheck import gatereport
+
+    shown, hidden = gatereport.rows(result, everything=False)
+    emit(gatereport.TABLE_COLUMNS, shown, Format.table, title=gatereport.scope_line(result))
+    for r in result.rules:
+        out.print(f"{r.rule}: {gatereport.verdict(r.overall)}: {r.overall.why}", highlight=False)
+    if any(row[2] == gatereport.ALONE for row in shown):
+        out.print(gatereport.ALONE_NOTE, highlight=False)
+    if hidden:
+        err.print(f"{hidden} {by} rows not shown (within their limits, or past {gatereport.MAX_TASK_ROWS} a rule): "
+                  "--format csv or json lists every row", highlight=False)
+
+
+def _text(result: "CheckResult", fmt: CheckFormat) -> str:
+    from trajcheck import gatereport
+
+    if fmt is CheckFormat.json:  # the library's result, as is (a row to a line: gatereport.json_text)
+        return gatereport.json_text(result)
+    if fmt is CheckFormat.csv:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(gatereport.CSV_COLUMNS)
+        w.writerows(["" if v is None else v for v in r] for r in gatereport.csv_rows(result))
+        return buf.getvalue()
+    return gatereport.markdown(result) if fmt is CheckFormat.md else gatereport.junit(result)
+
+
+def _write(text: str, path: Path | None) -> None:
+    if path is None:
+        sys.stdout.write(text)
+        return
+    from trajcheck.atomic import atomic_write
+
+    with atomic_write(path, "w", hidden=True) as f:
+        f.write(text)
