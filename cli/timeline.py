@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
@@ -12,20 +11,11 @@ from rich.text import Text
 
 from trajcheck.errors import LedgerError
 from trajcheck.reasons import WarningFollowup
+from trajcheck.views import action_label
 
 from .common import Exit, out, print_json
 from .exits import Outcome, exit_on_error
 from .options import LedgerArg, TimelineFormat, TimelineFormatOpt
-
-
-def _action(s: dict[str, Any]) -> str:
-    a = s["action_type"]
-    if s["action_x"] is not None and s["action_y"] is not None:
-        a += f" ({s['action_x']:g}, {s['action_y']:g})"
-    for k in ("action_keys", "action_text", "action_url"):
-        if s[k]:
-            a += f" {json.dumps(s[k], ensure_ascii=False)}"
-    return a
 
 
 def _state(s: dict[str, Any]) -> str:
@@ -95,7 +85,7 @@ def render(data: dict[str, Any]) -> Group:
     if r["goal"]:
         parts.append(Text(f"goal: {r['goal']}", style="dim"))
     for s in data["steps"]:
-        rows: list[tuple[str, Text | str]] = [(f"step {s['step_index']}", Text(_action(s), style="cyan"))]
+        rows: list[tuple[str, Text | str]] = [(f"step {s['step_index']}", Text(action_label(s), style="cyan"))]
         if s["reasoning"]:
             reason = " ".join(s["reasoning"].split())
             rows.append(("why", Text(reason[:200] + ("..." if len(reason) > 200 else ""), style="dim")))

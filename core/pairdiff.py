@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from . import ledger
 from .analyzers.alignment import DEFAULTS, AlignOptions, Pair, Screen, StepSig, align, explain, first_divergence
 from .errors import UsageError
-from .views import group_expr, rank_key
+from .views import action_label, group_expr, rank_key
 
 #: The step columns a diff reads (the report passes whole rows, which hold them).
 STEP_COLUMNS = ("step_index", "action_type", "action_x", "action_y", "action_keys", "action_text", "action_url",
@@ -113,17 +113,6 @@ def step_json(s: dict[str, Any], sig: StepSig) -> dict[str, Any]:
             "state_id": s["state_id"], "state_kind": s["state_kind"], "effect_observed": s["action_effect_observed"],
             "effect_reason": s["effect_reason"], "hint": s["effect_feedback"], "shown": s["recorded_feedback"],
             "reward_class": s["reward_class"]}
-
-
-def action_label(s: dict[str, Any]) -> str:
-    """How a step's action reads: ``CLICK (640, 316)``, ``TYPE "jane.doe@example.com"``."""
-    a = str(s["action_type"] or "?")
-    if s["action_x"] is not None and s["action_y"] is not None:
-        a += f" ({s['action_x']:g}, {s['action_y']:g})"
-    for k in ("action_keys", "action_text", "action_url"):
-        if s[k]:
-            a += f" {json.dumps(s[k], ensure_ascii=False)}"
-    return a
 
 
 def _page(url: str | None) -> str | None:

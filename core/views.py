@@ -38,6 +38,17 @@ TIMELINE_RUN_COLUMNS = (
 )
 
 
+def action_label(s: dict[str, Any]) -> str:
+    """How a step's action reads: ``CLICK (640, 316)``, ``TYPE "jane.doe@example.com"`` (timeline, diff)."""
+    a = str(s["action_type"] or "?")
+    if s["action_x"] is not None and s["action_y"] is not None:
+        a += f" ({s['action_x']:g}, {s['action_y']:g})"
+    for k in ("action_keys", "action_text", "action_url"):
+        if s[k]:
+            a += f" {json.dumps(s[k], ensure_ascii=False)}"
+    return a
+
+
 def timeline(ledger_dir: str | os.PathLike[str], run_id: str) -> dict[str, Any]:
     """One run step by step, with its referee verdicts, as plain data."""
     con = ledger.connect(ledger_dir)
