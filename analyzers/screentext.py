@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from trajcheck.box import Box
 
-from .messages import ERROR_TEXT, SUCCESS_TEXT, TEXT_CHARS, PageMessages, page_messages
+from .messages import ERROR_TEXT, NO_MESSAGES, SUCCESS_TEXT, TEXT_CHARS, PageMessages, page_messages
 
 #: A change covering more than this share of the frame is a new screen, read as page text.
 SCREEN_SHARE = 0.25
@@ -133,14 +133,13 @@ class ScreenFinding:
     boxes: tuple[Box, ...]  # each line's box, frame pixels
     new: tuple[str, ...]  # the lines that were not on the frame before
     messages: tuple[str, ...]  # "kind: text (confidence)", those that decide nothing marked so
-    before: PageMessages  # no message: only new lines are classified (kept for the referee's before/after)
     after: PageMessages  # the messages of the new lines, confident ones only
     regions: tuple[Box, ...]  # the regions read
     agrees: bool | None = None  # where a DOM snapshot was read too: do both find the same kinds of new message
 
     @property
     def new_kinds(self) -> set[str]:
-        return _kinds_new(self.before, self.after)
+        return _kinds_new(NO_MESSAGES, self.after)
 
 
 def finding(reads: list[ScreenRead], dom_before: PageMessages | None = None,
@@ -156,11 +155,11 @@ def finding(reads: list[ScreenRead], dom_before: PageMessages | None = None,
         for kind, text, conf in found:
             low = "" if conf >= MIN_LINE_CONFIDENCE else ", low confidence: decides nothing"
             said.append(f"{kind}: {text} ({conf:.2f}{low})")
-    before, after = merge([]), merge(afters)
+    after = merge(afters)
     agrees = None
     if dom_before is not None and dom_after is not None:
-        agrees = _kinds_new(dom_before, dom_after) == _kinds_new(before, after)
+        agrees = _kinds_new(dom_before, dom_after) == _kinds_new(NO_MESSAGES, after)
     lines = tuple(x for r in reads for x in r.after)
     return ScreenFinding(tuple(x.text for x in lines), tuple(x.box for x in lines),
                          tuple(x.text for r in reads for x in r.new_lines()), tuple(dict.fromkeys(said)),
-                         before, after, tuple(r.box for r in reads), agrees)
+                         after, tuple(r.box for r in reads), agrees)

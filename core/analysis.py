@@ -100,28 +100,21 @@ def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None
 
 
 def _messages(sf: StepFindings) -> tuple[PageMessages | None, PageMessages | None]:
-    """The messages before and after a step: its DOM snapshots', else what OCR read of its change (the DOM
-    wins where both were read)."""
+    """The messages before and after a step: its DOM snapshots', else after it the new messages OCR read of
+    its change (the DOM wins where both were read; screen text is new by its pixels, so there is no before)."""
     before, after = sf.page.messages_before, sf.page.messages_after
-    if sf.screen is not None and after is None:
-        return sf.screen.before if before is None else before, sf.screen.after
-    return before, after
+    return before, sf.screen.after if sf.screen is not None and after is None else after
 
 
 def _evidence_steps(findings: list[StepFindings], final: screentext.ScreenFinding | None
                     ) -> list[evidence_mod.StepEvidence]:
     """What the evidence referee reads of each step, from the findings already computed. What appeared on the
-    final frame (``final``) is added to the last step's messages after, and to the messages before of the last
-    high-risk step."""
+    final frame (``final``) is added to the last step's messages after."""
     msgs = [_messages(sf) for sf in findings]
     if final is not None and findings:
-        k = next((i for i in range(len(findings) - 1, -1, -1) if findings[i].risk.high_risk), None)
         b, a = msgs[-1]
         if a is None or a.source == "screen_text":
             msgs[-1] = (b, final.after if a is None else screentext.merge([a, final.after]))
-        if k is not None:
-            bk, ak = msgs[k]
-            msgs[k] = (final.before if bk is None else screentext.merge([bk, final.before]), ak)
     out = []
     for sf, (m_before, m_after) in zip(findings, msgs):
         s, p = sf.step, sf.step.page
