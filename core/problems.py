@@ -49,6 +49,7 @@ class Slug(StrEnum):
     STORE_UNREADABLE = "store_unreadable"
     MAPPING_MATCHES_NOTHING = "mapping_matches_nothing"
     OCR_NOT_INSTALLED = "ocr_not_installed"
+    SCREEN_TEXT_CAPPED = "screen_text_capped"
     DUPLICATE_RUN_ID = "duplicate_run_id"
     PRICE_MISSING = "price_missing"
     FILE_MISSING = "file_missing"
@@ -275,6 +276,10 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "or a claiming run's final frame, with no DOM snapshot to say what the page showed), but OCR is not "
            "installed: said once per `score`, with the count of regions left unread; verdicts are what they are "
            "without screen text.", "pip install 'trajcheck[ocr]', or score with --ocr off to say it is meant"),
+        _K(Slug.SCREEN_TEXT_CAPPED, "warning", "A run has more high-risk changes to read on screen than scoring "
+           "reads in one run (40, trajcheck.screenread.MAX_CHANGES_PER_RUN): the later ones are not read (their "
+           "screen_text is null); the final frame of a claiming run is read all the same.",
+           "nothing to fix in the run; its verdict rests on the changes that were read"),
         _K(Slug.FRAMES_MISSING, "warning", "A frame file a step references is not there (reported once per file, "
            "where a step first uses it); the step's verdict is null (effect_reason frames_missing).",
            "re-export the run with its screenshots, or drop the reference"),

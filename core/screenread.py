@@ -31,6 +31,10 @@ MARGIN = 8
 JOIN = 24
 #: The most regions read for one change; more is read as one region around all of them.
 MAX_REGIONS = 6
+#: The most changes read in one run (its high-risk steps', and its final frame's): a run of hundreds of submits
+#: is read in bounded time, and the steps left unread are said (screen_text_capped). The final frame is read
+#: whatever the count: it is what a claim of success is checked against.
+MAX_CHANGES_PER_RUN = 40
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,16 @@ class ScreenPlan:
     wanted: int = 0  # regions asked for (read or not)
     last_post: bytes | None = None  # the content digest of the last high-risk step's post frame, once read
     used: Reader | None = None  # the reader, once a region asked for it
+    read: int = 0  # changes read
+    capped: int = 0  # changes left unread past MAX_CHANGES_PER_RUN
+
+    def _over(self) -> bool:
+        """Count one change to read; True (and counted as capped) past :data:`MAX_CHANGES_PER_RUN`."""
+        if self.read >= MAX_CHANGES_PER_RUN:
+            self.capped += 1
+            return True
+        self.read += 1
+        return False
 
     @classmethod
     def of(cls, run: Run, mode: str, final_rel: str | None, final_has_dom: bool) -> "ScreenPlan":
@@ -198,7 +212,7 @@ class ScreenPlan:
             return []
         self.wanted += 1
         reader = self.reader()
-        if reader is None:
+        if reader is None or self._over():
             return []
         if not any(self.high_risk[i + 1:]):
             self.last_post = digests[1]

@@ -229,3 +229,29 @@ def test_an_unknown_ocr_mode_is_a_usage_error(tmp_path):
 
     with pytest.raises(UsageError, match="unknown OCR mode"):
         trajcheck.score([SAMPLES / "captcha-blocked"], tmp_path / "l", ocr="sometimes")
+
+
+def test_a_stray_letter_read_from_an_icon_does_not_cancel_a_confident_message():
+    pm, found = st.classify((line("Password is too short"), line("o", 0.30)), False)
+    assert pm.errors == {"password is too short"} and found == (("error", "password is too short", 0.95),)
+
+
+def test_a_huge_crop_is_read_at_a_bounded_size():
+    img = ocr.prepare(np.full((6000, 8000), 255, dtype=np.uint8), scale=1.0)
+    assert img.width * img.height <= ocr.MAX_READ_PIXELS * 1.01 and img.width / img.height == pytest.approx(8 / 6, 0.01)
+    assert ocr.prepare(np.full((100, 400), 255, dtype=np.uint8), scale=1.0).size == (800, 200)  # a message: 2x
+
+
+@needs_ocr
+def test_past_the_cap_changes_are_not_read_and_it_is_said_but_the_final_frame_still_is(tmp_path, monkeypatch):
+    from trajcheck import screenread
+
+    monkeypatch.setattr(screenread, "MAX_CHANGES_PER_RUN", 0)
+    src = strip_dom(tmp_path / "nodom")
+    got = trajcheck.score([src / "nc-server-validation"], tmp_path / "l", jobs=1)
+    run = trajcheck.query(tmp_path / "l", "select * from runs").to_json()[0]
+    assert any("screen_text_capped" in w for w in run["warnings"])
+    steps = trajcheck.query(tmp_path / "l", "select screen_text from steps where screen_text is not null").to_json()
+    assert steps == [] and got.invalid == []
+    # the claim is still checked against what the final frame shows
+    assert run["message_source"] == "screen_text" and run["evidence_verdict"] == "fail"
