@@ -138,7 +138,10 @@ def report(ledger: Pathish, out: Pathish = "report", *, by: str | None = None, m
     from .pairpage import write_pairs
 
     index, runs = write_report(ledger, out, by, max_runs, success_score, partial(write_pairs, ledger))
-    return ReportWritten(index, runs, min(runs, max_runs))
+    # the run pages whose frames were found and drawn (r<i>-s<step>-pre.jpg...), not those that were meant to be:
+    # a run whose frames are not where its run_path says (a relative path, another working folder) has none
+    drawn = {p.name.split("-", 1)[0] for p in (index.parent / "assets").glob("r*-s*.jpg")}
+    return ReportWritten(index, runs, len(drawn))
 
 
 def best_of(ledger: Pathish, by: str = "task_id") -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from trajcheck.cli.main import app
 from trajcheck.pipeline import score_paths
 from trajcheck.tables import RENDERERS, build, latex_escape
 
-from conftest import copy_run, read_steps, sample_run_dirs, write_steps
+from conftest import SAMPLES, copy_run, read_steps, sample_run_dirs, write_steps
 
 runner = CliRunner()
 CHROMIUM = "/usr/bin/chromium"
@@ -304,3 +304,23 @@ def test_drag_paths_and_scroll_directions_are_drawn(tmp_path):
     img = np.asarray(Image.open(tmp_path / "drag.png").convert("RGB")).astype(int)
     midway = img[100 - 2:100 + 3, 150 - 2:150 + 3]  # (200, 200) in the frame: half way along the drag
     assert (np.abs(midway - np.array(MARK)).sum(axis=2) < 60).any()
+
+
+def test_the_report_counts_only_the_thumbnails_it_drew(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a ledger scored from a relative path keeps run_path relative: from another folder its frames are not found
+    import shutil
+
+    import trajcheck
+
+    shutil.copytree(SAMPLES / "consent-overlay-on", tmp_path / "rp" / "runs" / "consent-overlay-on")
+    monkeypatch.chdir(tmp_path / "rp")
+    trajcheck.score(["runs"], tmp_path / "rp" / "ledger", jobs=1)
+    assert trajcheck.report(tmp_path / "rp" / "ledger", tmp_path / "here").with_thumbnails == 1
+    # a new process in another folder, as a user would run it
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-c", "from trajcheck.cli.main import main; main()", "report",
+                          str(tmp_path / "rp" / "ledger"), "--out", str(tmp_path / "there"), "--format", "json"],
+                         cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert json.loads(res.stdout)["with_thumbnails"] == 0
