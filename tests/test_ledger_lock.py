@@ -101,7 +101,9 @@ def test_a_second_writer_names_the_holder_then_exits_4(tmp_path):
 def test_a_waiting_writer_proceeds_when_the_holder_finishes(tmp_path):
     runs = _copies(tmp_path / "r", "r", SMALL[:1])
     out = tmp_path / "L"
-    holder = _holder(out, seconds=1.0)
+    # held long enough that the writer, whose start takes over a second on a busy machine, finds it held
+    # (with 1 s, under load average 5-8 it started after the holder had finished: "took over the lock")
+    holder = _holder(out, seconds=6.0)
     res = subprocess.run([*CLI, "score", str(runs), "--out", str(out), "-q", "-j", "1", "--wait", "60"],
                          capture_output=True, text=True, timeout=120)
     holder.wait()
