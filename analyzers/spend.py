@@ -76,16 +76,11 @@ class StepSpend:
 
 
 @dataclass(frozen=True)
-class RunSpend:
-    """A run's columns: its totals and where its cost comes from. ``unpriced`` names the models whose tokens
-    have no cost, with a price list given ("" for tokens of no known model): what the score call says once."""
+class RunSpend(StepSpend):
+    """A run's columns: a step's, as totals, and where its cost comes from. ``unpriced`` names the models whose
+    tokens have no cost, with a price list given ("" for tokens of no known model): what the score call says
+    once."""
 
-    tokens_input: int | None = None
-    tokens_output: int | None = None
-    tokens_cached: int | None = None
-    tokens_reasoning: int | None = None
-    cost_usd: float | None = None
-    wall_seconds: float | None = None
     cost_source: CostSource | None = None
     unpriced: tuple[str, ...] = ()
 
