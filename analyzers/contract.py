@@ -6,6 +6,12 @@ last URL, the last DOM snapshot (parsed), the final frame, the frames after
 earlier steps, and decoded reference images, each with the pHashes of the regions
 its checks compare, computed beforehand (:class:`Picture`). Each check returns structured
 evidence, so a verdict can always be traced to pixels or elements.
+
+A check holds (``passed`` True), fails (False), or is *undecided* (None): its evidence is absent (no DOM
+snapshot, no URL, no frame, no reference) or it cannot be evaluated as written (a selector that does not
+parse, a region outside the frame). Missing evidence is not evidence of failure: an undecided check never
+fails a contract. The contract fails when a check fails, is ``uncertain`` when no check fails and one is
+undecided, and passes when every check holds.
 """
 
 from __future__ import annotations
@@ -75,8 +81,12 @@ class ContractState:
 class CheckResult:
     type: str
     name: str
-    passed: bool
+    passed: bool | None  # None: undecided (its evidence is absent, or it cannot be evaluated as written)
     evidence: dict[str, Any]
+
+    @property
+    def undecided(self) -> bool:
+        return self.passed is None
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "name": self.name, "passed": self.passed, "evidence": self.evidence}
@@ -84,13 +94,19 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class ContractResult:
-    verdict: str  # pass | fail | not_applicable
+    verdict: str  # pass | fail | uncertain (a check undecided, none failed) | not_applicable
     name: str | None
     checks: tuple[CheckResult, ...] = ()
 
     @property
     def failed(self) -> list[CheckResult]:
-        return [c for c in self.checks if not c.passed]
+        """The checks that failed (an undecided check is not among them)."""
+        return [c for c in self.checks if c.passed is False]
+
+    @property
+    def undecided(self) -> list[CheckResult]:
+        """The checks that could not be decided, each naming what was missing (``evidence["undecided"]``)."""
+        return [c for c in self.checks if c.passed is None]
 
 
 NOT_APPLICABLE = ContractResult("not_applicable", None)
@@ -103,7 +119,20 @@ def _box_ok(box: list[int], pic: Picture) -> bool:
 
 
 def _missing(kind: str, name: str, what: str) -> CheckResult:
-    return CheckResult(kind, name, False, {"error": f"missing evidence: {what}"})
+    """An undecided check: its evidence is absent."""
+    return CheckResult(kind, name, None, {"undecided": f"missing evidence: {what}"})
+
+
+def _unusable(kind: str, name: str, why: str, **evidence: Any) -> CheckResult:
+    """An undecided check: it cannot be evaluated as written (the contract needs fixing, the run is not at fault)."""
+    return CheckResult(kind, name, None, {"undecided": f"cannot evaluate: {why}", **evidence})
+
+
+def contract_verdict(checks: tuple[CheckResult, ...] | list[CheckResult]) -> str:
+    """fail when a check failed; uncertain when none failed and one is undecided; pass when every check holds."""
+    if any(c.passed is False for c in checks):
+        return "fail"
+    return "uncertain" if any(c.passed is None for c in checks) else "pass"
 
 
 def grid_cells(pic: Picture, box: list[int], rows: int, cols: int) -> np.ndarray:
@@ -165,10 +194,10 @@ def _grid(chk: dict[str, Any], name: str, st: ContractState) -> CheckResult:
         return _missing("grid", name, "no final frame")
     box = chk["box"]
     if not _box_ok(box, st.frame):
-        return CheckResult("grid", name, False, {"error": f"grid box {box} is outside the frame"})
+        return _unusable("grid", name, f"grid box {box} is outside the frame")
     rows, cols, row = chk["rows"], chk["cols"], chk["target_row"] - 1
     if row >= rows:
-        return CheckResult("grid", name, False, {"error": f"target_row {row + 1} > rows {rows}"})
+        return _unusable("grid", name, f"target_row {row + 1} > rows {rows}")
     active0, margin, dist = detect_active(grid_cells(st.frame, box, rows, cols), row)
     active = [c + 1 for c in active0]  # 1-based, like the steps
     required = sorted(set(chk["required_steps"]))
@@ -185,14 +214,13 @@ def _grid(chk: dict[str, Any], name: str, st: ContractState) -> CheckResult:
 
 
 def evaluate(contract: dict[str, Any], st: ContractState) -> ContractResult:
-    """Evaluate every check; the contract passes when every check passes."""
+    """Evaluate every check (see :func:`contract_verdict` for how they make the contract's verdict)."""
     results = []
     for i, chk in enumerate(contract["checks"], start=1):
         kind = chk["type"]
         name = chk.get("name") or f"{kind}#{i}"
         results.append(_check(kind, name, chk, st))
-    verdict = "pass" if all(r.passed for r in results) else "fail"
-    return ContractResult(verdict, contract.get("name"), tuple(results))
+    return ContractResult(contract_verdict(results), contract.get("name"), tuple(results))
 
 
 def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> CheckResult:
@@ -207,7 +235,7 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
         try:
             nodes = st.dom.css(chk["selector"])
         except Exception as exc:  # noqa: BLE001  (selectolax: unparseable selector)
-            return CheckResult(kind, name, False, {"error": f"bad selector {chk['selector']!r}: {exc}"})
+            return _unusable(kind, name, f"bad selector {chk['selector']!r}: {exc}")
         if kind == "element_exists":
             return CheckResult(kind, name, bool(nodes), {"selector": chk["selector"], "matches": len(nodes)})
         if kind == "element_absent":
@@ -228,7 +256,7 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
             return _missing(kind, name, "no final frame" if st.frame is None else f"reference {chk['reference']}")
         box = chk["region"]
         if not _box_ok(box, st.frame) or not _box_ok(box, ref):
-            return CheckResult(kind, name, False, {"error": f"region {box} is outside the frame or the reference"})
+            return _unusable(kind, name, f"region {box} is outside the frame or the reference")
         d = st.frame.region_hash(Box.from_xywh(*box)) - ref.region_hash(Box.from_xywh(*box))
         limit = chk.get("max_distance", REGION_MATCH_DISTANCE)
         return CheckResult(kind, name, d <= limit, {"region": box, "distance": d, "max_distance": limit,
@@ -240,7 +268,7 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
                             f"no frame after step {chk['since_step']}" if then is None else "no final frame")
         box = chk["region"]
         if not _box_ok(box, st.frame) or not _box_ok(box, then):
-            return CheckResult(kind, name, False, {"error": f"region {box} is outside the frame"})
+            return _unusable(kind, name, f"region {box} is outside the frame")
         x, y, w, h = box
         px = int(np.count_nonzero((st.frame.rgb[y:y + h, x:x + w] != then.rgb[y:y + h, x:x + w]).any(axis=2)))
         d = st.frame.region_hash(Box.from_xywh(*box)) - then.region_hash(Box.from_xywh(*box))
@@ -249,4 +277,4 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
                            {"region": box, "since_step": chk["since_step"], "changed_px": px, "distance": d})
     if kind == "grid":
         return _grid(chk, name, st)
-    return CheckResult(kind, name, False, {"error": f"unknown check type {kind!r}"})
+    return _unusable(kind, name, f"unknown check type {kind!r}")

@@ -59,7 +59,9 @@ def _contract_fields(s: Step, contracts: dict[int, Any]) -> tuple[str | None, bo
     """The contract a step records, else the run's contract evaluated at this step (``contracts``)."""
     c = contracts.get(s.index)
     name = s.contract_name or (c.name if c is not None else None)
-    passed = s.contract_passed if s.contract_passed is not None else (c.verdict == "pass" if c is not None else None)
+    passed = s.contract_passed
+    if passed is None and c is not None:
+        passed = {"pass": True, "fail": False}.get(c.verdict)  # an uncertain contract says nothing of the step
     return name, passed
 
 

@@ -17,6 +17,12 @@ weakest: it is used only when all the others are absent.
 | none | none | the evidence referee's, confidence at most 0.6 | evidence_only |
 | none | none (and no decisive evidence), the run ended without an answer | fail, confidence 0.6 | no_answer |
 | none | none (and no decisive evidence) | unknown | no_verdict |
+| uncertain (a check undecided) | none, nor anything else | uncertain, no false claim | contract_undecided |
+
+A contract whose checks lack their evidence (no DOM snapshot, no frame) is ``uncertain`` and decides nothing:
+the evaluator, the judge, the evidence referee and the no-answer rule decide as if it were absent, and when none
+of them does, the run is ``uncertain`` (``contract_undecided``). Missing evidence is never a fail, and never an
+accusation of a false claim.
 
 ``verdict_source`` names the sources that decided (``contract+evaluator+judge``, ``evidence``,
 ``no_answer``, ``none``...). A run ended without an answer (no DONE, no answer, no infeasible report) is a
@@ -77,26 +83,22 @@ def reference_judge(final: Picture, refs: list[tuple[str, Picture]], regions: li
     the best-matching reference decides. ``score`` is 1 - worst distance / 32
     (clipped to [0, 1]); ``confidence`` grows with the distance from the nearest
     limit (half a limit away or more: 0.9).
+
+    A reference that cannot be compared (a judge region outside the frame, or a reference of another size)
+    decides nothing: missing evidence is not a fail. With no comparable reference there is no judge (None).
     """
-    if not refs:
-        return None
     best = None
     H, W = final.rgb.shape[:2]
     for path, ref in refs:
+        if regions and (ref.rgb.shape[:2] != (H, W) or any(x + w > W or y + h > H for x, y, w, h in regions)):
+            continue
         reasons = []
         gd = final.phash - ref.phash
         ok = gd <= max_global
         reasons.append(f"{path}: global distance {gd} (limit {max_global})")
         margins = [(max_global - gd) / max(1, max_global)]
         worst = gd
-        same_size = ref.rgb.shape[:2] == (H, W)
         for box in regions:
-            x, y, w, h = box
-            if not same_size or x + w > W or y + h > H:
-                reasons.append(f"{path}: region {box} not comparable (sizes differ)")
-                ok = False
-                margins.append(-1.0)
-                continue
             rd = final.region_hash(Box.from_xywh(*box)) - ref.region_hash(Box.from_xywh(*box))
             ok = ok and rd <= max_region
             worst = max(worst, rd)
@@ -105,7 +107,8 @@ def reference_judge(final: Picture, refs: list[tuple[str, Picture]], regions: li
         key = (ok, -worst)
         if best is None or key > best[0]:
             best = (key, ok, worst, min(margins), reasons)
-    assert best is not None
+    if best is None:
+        return None
     _, ok, worst, margin, reasons = best
     score = max(0.0, min(1.0, 1 - worst / 32))
     confidence = round(max(0.1, min(0.9, abs(margin) * 1.8)), 2)
@@ -114,7 +117,7 @@ def reference_judge(final: Picture, refs: list[tuple[str, Picture]], regions: li
 
 @dataclass(frozen=True)
 class Verdict:
-    det_verdict: str  # pass | fail | not_applicable
+    det_verdict: str  # pass | fail | uncertain | not_applicable
     judge: Judge | None  # the visual judge of the final verdict
     other_judge: Judge | None  # a second judge, kept beside
     final: str  # pass | fail | uncertain | unknown
@@ -172,9 +175,12 @@ def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, c
         source = "evidence"
     elif no_answer:
         final, reason, conf, source = "fail", VR.NO_ANSWER, NO_ANSWER_CONFIDENCE, VR.NO_ANSWER.value
+    elif det == "uncertain":
+        final, reason, conf, source = "uncertain", VR.CONTRACT_UNDECIDED, 0.0, "contract"
     else:
         final, reason, conf = "unknown", VR.NO_VERDICT, 0.0
-    false_claim = claimed_success and final in ("fail", "uncertain")
+    # An uncertain verdict accuses a claim only when sources that decided disagree, never for missing evidence.
+    false_claim = claimed_success and final in ("fail", "uncertain") and reason != VR.CONTRACT_UNDECIDED
     basis = None
     if false_claim:
         basis = source if source in ("evidence", "evaluator") else "referee"
@@ -197,6 +203,7 @@ def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, c
 
 
 def _short(evidence: dict[str, Any]) -> str:
-    keys = ("error", "missing_required", "forbidden_active", "active_steps", "distance", "url", "matches", "found")
+    keys = ("error", "undecided", "missing_required", "forbidden_active", "active_steps", "distance", "url", "matches",
+            "found")
     parts = [f"{k}={evidence[k]}" for k in keys if k in evidence]
     return ", ".join(parts)[:200]

@@ -130,6 +130,7 @@ class VerdictReason(StrEnum):
     EVIDENCE_ONLY = "evidence_only"
     NO_ANSWER = "no_answer"
     NO_VERDICT = "no_verdict"
+    CONTRACT_UNDECIDED = "contract_undecided"
 
 
 class PairMatch(StrEnum):
@@ -371,6 +372,9 @@ SECTIONS: tuple[Section, ...] = (
                               "infeasible report: an executor error, the step budget, a crash or a cut-off log): "
                               "fail, as benchmarks count it",
                 _V.NO_VERDICT: "no source could decide (unknown)",
+                _V.CONTRACT_UNDECIDED: "the contract has a check whose evidence is absent (no DOM snapshot, no frame) "
+                                       "and no failed check, and no other source decided: uncertain, never a fail "
+                                       "and never a false claim",
             }),
     Section("What the agent claimed", ("runs.claim_reason",), ClaimReason, "the value itself", {
         ClaimReason.NO_DONE: "the run has no DONE step and no outcome status done",

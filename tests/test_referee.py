@@ -85,9 +85,86 @@ def test_page_checks():
     assert bad.checks[0].evidence == {"selector": ".error", "matches": 0}
 
 
-def test_missing_evidence_fails_the_check_and_says_so():
-    r = evaluate({"checks": [{"type": "element_exists", "selector": "h1"}]}, ContractState())
-    assert r.verdict == "fail" and "missing evidence" in r.checks[0].evidence["error"]
+#: One check of every type, each of which would pass on the full evidence below (FULL_STATE).
+EVERY_CHECK = [
+    {"type": "url_matches", "pattern": r"/orders/\d+$"},
+    {"type": "element_exists", "selector": "h1.ok"},
+    {"type": "element_absent", "selector": ".error"},
+    {"type": "element_text", "selector": "h1", "pattern": r"order \d+"},
+    {"type": "text_present", "text": "order placed"},
+    {"type": "text_absent", "text": "payment failed"},
+    {"type": "region_matches", "region": [20, 20, 300, 200], "reference": "ref.png", "max_distance": 0},
+    {"type": "region_changed", "region": [100, 200, 100, 40], "since_step": 1},
+    {"type": "region_unchanged", "region": [20, 20, 100, 30], "since_step": 1},
+    dict(GRID, box=[0, 245, 400, 50], rows=1, cols=10, required_steps=[1]),
+]
+
+
+def _full_state(drop: str | None = None) -> ContractState:
+    """The evidence every check of EVERY_CHECK needs, less ``drop``: dom (the DOM snapshot and its text), url,
+    frame (the final frame), before (the frame after step 1) or reference."""
+    html = '<html><body><h1 class="ok">Thank you, order 42</h1><p>Order placed</p></body></html>'
+    c = {"checks": EVERY_CHECK}
+    before = page_frame(1)
+    after = before.copy()
+    after[200:240, 100:200] = 0
+    after[245:295, 0:40] = (250, 140, 30)  # the grid's first cell, active
+    st = ContractState(url="https://shop/orders/42", dom=sk.parse(html), text=sk.page_text(sk.parse(html)).text,
+                       frame=pic(after, c), frames_after={1: pic(before, c)}, references={"ref.png": pic(after.copy(), c)})
+    if drop == "dom":
+        st.dom = st.text = None
+    elif drop == "url":
+        st.url = None
+    elif drop == "frame":
+        st.frame = None
+    elif drop == "before":
+        st.frames_after = {}
+    elif drop == "reference":
+        st.references = {}
+    return st
+
+
+#: Which checks each piece of evidence decides.
+NEEDS = {"dom": {"element_exists", "element_absent", "element_text", "text_present", "text_absent"},
+         "url": {"url_matches"}, "frame": {"region_matches", "region_changed", "region_unchanged", "grid"},
+         "before": {"region_changed", "region_unchanged"}, "reference": {"region_matches"}}
+
+
+def test_every_check_type_passes_on_its_evidence():
+    r = evaluate({"checks": EVERY_CHECK}, _full_state())
+    assert r.verdict == "pass", [(c.type, c.evidence) for c in r.checks if not c.passed]
+    assert {c.type for c in r.checks} == set().union(*NEEDS.values())
+
+
+@pytest.mark.parametrize("drop", sorted(NEEDS))
+def test_a_check_without_its_evidence_is_undecided_never_failed(drop):
+    """Missing evidence is not evidence of failure: every check that needs what was dropped is undecided
+    (passed None, naming what is missing), every other check still holds, and the contract is uncertain."""
+    r = evaluate({"checks": EVERY_CHECK}, _full_state(drop))
+    undecided = {c.type for c in r.undecided}
+    assert undecided == NEEDS[drop]
+    assert r.failed == [] and r.verdict == "uncertain"
+    assert all(c.passed is True for c in r.checks if c.type not in NEEDS[drop])
+    assert all(c.evidence["undecided"].startswith("missing evidence: ") for c in r.undecided)
+    assert all(c.to_json()["passed"] is None for c in r.undecided)
+
+
+@pytest.mark.parametrize("drop", sorted(NEEDS))
+def test_a_failed_check_still_fails_the_contract_beside_an_undecided_one(drop):
+    failing = {"type": "url_matches", "pattern": "/cart$"} if drop != "url" else \
+        {"type": "region_unchanged", "region": [100, 200, 100, 40], "since_step": 1}
+    r = evaluate({"checks": [*EVERY_CHECK, failing]}, _full_state(drop))
+    assert r.verdict == "fail" and [c.type for c in r.failed] == [failing["type"]] and r.undecided
+
+
+def test_a_check_that_cannot_be_evaluated_as_written_is_undecided():
+    st = _full_state()
+    for chk in ({"type": "element_exists", "selector": "h1[["}, {"type": "no_such_check"},
+                {"type": "region_changed", "region": [390, 290, 50, 50], "since_step": 1},
+                dict(GRID, target_row=5)):
+        r = evaluate({"checks": [chk]}, st)
+        assert r.verdict == "uncertain" and r.checks[0].passed is None, chk
+        assert r.checks[0].evidence["undecided"].startswith("cannot evaluate: ")
 
 
 def test_frame_checks():
@@ -108,10 +185,10 @@ def test_frame_checks():
     assert [c.passed for c in r2.checks] == [False, True, False]
 
 
-def test_region_outside_the_frame_is_an_error_not_a_crash():
+def test_region_outside_the_frame_is_undecided_not_a_crash():
     r = evaluate({"checks": [{"type": "region_changed", "region": [390, 290, 50, 50], "since_step": 1}]},
                  ContractState(frame=pic(page_frame()), frames_after={1: pic(page_frame())}))
-    assert r.verdict == "fail" and "outside" in r.checks[0].evidence["error"]
+    assert r.verdict == "uncertain" and "outside" in r.checks[0].evidence["undecided"]
 
 
 def test_reference_judge_rubric():
@@ -122,11 +199,20 @@ def test_reference_judge_rubric():
     other = reference_judge(pic(page_frame(9), c), [("goal.png", pic(goal, c))], [[20, 20, 200, 40]])
     assert other.verdict == "fail"
     assert reference_judge(pic(goal), [], []) is None
+    # A reference of another size cannot be compared region by region: no judge, not a fail.
+    small = page_frame(3)[:200, :300]
+    assert reference_judge(pic(goal, c), [("small.png", pic(small, c))], [[20, 20, 200, 40]]) is None
+    both = reference_judge(pic(goal, c), [("small.png", pic(small, c)), ("goal.png", pic(goal.copy(), c))],
+                           [[20, 20, 200, 40]])
+    assert both.verdict == "pass" and not any("small.png" in r for r in both.reasons)
 
 
 PASS = ContractResult("pass", "c", (CheckResult("grid", "g", True, {}),))
 FAIL = ContractResult("fail", "c", (CheckResult("grid", "g", False, {"forbidden_active": [14]}),))
 NA = ContractResult("not_applicable", None)
+UNDECIDED = ContractResult("uncertain", "c", (CheckResult("element_exists", "e", None,
+                                                          {"undecided": "missing evidence: no DOM snapshot"}),
+                                              CheckResult("url_matches", "u", True, {})))
 
 
 def J(v):
@@ -141,6 +227,9 @@ def J(v):
     (PASS, None, "pass", "contract_only"),
     (NA, J("fail"), "fail", "judge_only"),
     (NA, None, "unknown", "no_verdict"),
+    (UNDECIDED, J("pass"), "pass", "judge_only"),
+    (UNDECIDED, J("fail"), "fail", "judge_only"),
+    (UNDECIDED, None, "uncertain", "contract_undecided"),
 ])
 def test_verdict_table(det, judge, final, reason):
     v = decide(det, judge, None, claimed_success=True)
@@ -166,3 +255,20 @@ def test_recorded_judge_wins_and_the_reference_judge_is_kept_beside():
     judge, other = choose_judges(J("pass"), ref)
     assert judge.model == "gpt-x" and other is ref
     assert choose_judges(None, ref) == (ref, None)
+
+
+def test_an_undecided_contract_decides_nothing_and_accuses_no_claim():
+    """The evaluator, the evidence referee and the no-answer rule decide as if the contract were absent; when
+    none does, the run is uncertain and a claim of success is not called false."""
+    from trajcheck.analyzers.evidence import EvidenceVerdict
+
+    for evaluator in ("pass", "fail"):
+        v = decide(UNDECIDED, None, None, True, evaluator=evaluator)
+        assert (v.final, v.reason, v.source) == (evaluator, "evaluator_only", "evaluator")
+        assert v.false_claim is (evaluator == "fail")
+    v = decide(UNDECIDED, None, None, claimed_success=True)
+    assert (v.final, v.reason, v.false_claim, v.false_claim_basis) == ("uncertain", "contract_undecided", False, None)
+    assert not v.lesson_promotable and v.det_verdict == "uncertain"
+    ev = EvidenceVerdict("pass", (), 0.6)
+    assert decide(UNDECIDED, None, None, True, ev).final == decide(NA, None, None, True, ev).final == "pass"
+    assert decide(UNDECIDED, None, None, False, no_answer=True).final == "fail"
