@@ -1,8 +1,8 @@
 """Pure, deterministic functions from evidence to findings. No I/O, no printing.
 
 One analyzer per module. Those that need a decoded frame or a DOM tree (``pixeldiff``, ``page`` with
-``observation``, ``skeleton`` and ``messages``) run while :mod:`trajcheck.loading` has it in memory; the
-others run in :mod:`trajcheck.analysis`, in order, on what those found:
+``observation``, ``skeleton`` and ``messages``) run while :mod:`trajcheck.scoring.loading` has it in memory; the
+others run in :mod:`trajcheck.scoring.analysis`, in order, on what those found:
 
 - ``ambient``: which parts of the screen change on their own (learned per page);
 - ``highrisk``: is an action high-risk (the original verifier's table of keys and keywords);

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from trajcheck.reasons import PairMatch
+from ..base.reasons import PairMatch
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ DEFAULTS = AlignOptions()
 @dataclass(frozen=True)
 class Screen:
     """A frame as far as comparing runs goes: its pHash's 64 bits (``Hash64.value``; None without a frame)
-    and its page (None when the run records no URL). The bits, not a ``Hash64``: trajcheck.hashing loads
+    and its page (None when the run records no URL). The bits, not a ``Hash64``: trajcheck.base.hashing loads
     imagehash and Pillow, a tenth of a second of `trajcheck diff`'s start, for a Hamming distance."""
 
     hash: int | None = None

@@ -37,8 +37,8 @@ from typing import Sequence
 
 import numpy as np
 
-from trajcheck.box import Box
-from trajcheck.schemas.records import Step
+from ..base.box import Box
+from ..schemas.records import Step
 
 from . import components
 from .image_evidence import ImageEvidence

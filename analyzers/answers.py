@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trajcheck.schemas.records import Run, Step
+from ..schemas.records import Run, Step
 
 
 def _norm(text: str) -> str:

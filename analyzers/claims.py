@@ -28,14 +28,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trajcheck.reasons import BY_COLUMN, ClaimReason as CR
-from trajcheck.schemas.records import Run
+from ..base.reasons import BY_COLUMN, ClaimReason as CR
+from ..schemas.records import Run
 
 _CLAIMED = {CR.NO_DONE: False, CR.AGENT_REPORTED_FAILURE: False, CR.AGENT_REPORTED_SUCCESS: True,
             CR.MESSAGE_ADMITS_FAILURE: False, CR.DONE: True, CR.OUTCOME_DONE: True}
 
 #: (code, claimed, what it means): every reason :func:`read_claim` gives, in rule order (the meanings are
-#: the catalogue's, trajcheck.reasons).
+#: the catalogue's, trajcheck.base.reasons).
 CLAIM_RULES: tuple[tuple[CR, bool, str], ...] = tuple(
     (c, claimed, BY_COLUMN["runs.claim_reason"].means[c]) for c, claimed in _CLAIMED.items())
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from trajcheck.box import Box
-from trajcheck.hashing import Hash64
+from ..base.box import Box
+from ..base.hashing import Hash64
 
 #: A grid cell is active when its colour is at least this far (RGB distance) from the grid's baseline.
 GRID_ACTIVE_MIN = 40.0
@@ -44,7 +44,7 @@ REGION_CHECKS = ("region_matches", "region_changed", "region_unchanged")
 class Picture:
     """A decoded frame as the contract checks and the reference judge see it: its pixels, and the pHashes that
     the loading stage computed for it (the whole frame's, and each region's of :func:`hashed_regions` that lies
-    inside it). Hashing is not done here: it reads the resize tables' on-disk cache (:mod:`trajcheck.resample`),
+    inside it). Hashing is not done here: it reads the resize tables' on-disk cache (:mod:`trajcheck.base.resample`),
     and the analyzers do no I/O."""
 
     rgb: np.ndarray
@@ -52,7 +52,7 @@ class Picture:
     regions: Mapping[Box, Hash64] = field(default_factory=dict)
 
     def region_hash(self, box: Box) -> Hash64:
-        """pHash of the crop ``box`` (left, top, right, bottom), as :meth:`trajcheck.frames.Frame.region_hash`
+        """pHash of the crop ``box`` (left, top, right, bottom), as :meth:`trajcheck.media.frames.Frame.region_hash`
         computed it; a KeyError for a box that :func:`hashed_regions` does not name (or outside the picture)."""
         return self.regions[box]
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-from trajcheck.reasons import BLOCKING_CODES as _BLOCKING, BY_COLUMN, EvidenceCode as C, RewardCode
+from ..base.reasons import BLOCKING_CODES as _BLOCKING, BY_COLUMN, EvidenceCode as C, RewardCode
 
 from .messages import PageMessages
 from .screentext import SCREEN_TEXT_TRUST
@@ -51,7 +51,7 @@ WEIGHTS: dict[C, float] = {
     C.NO_NET_PROGRESS: -0.6,
 }
 
-#: What each reason code means, for docs/referee.md: the catalogue's (trajcheck.reasons).
+#: What each reason code means, for docs/referee.md: the catalogue's (trajcheck.base.reasons).
 MEANINGS: dict[str, str] = BY_COLUMN["runs.evidence_reasons"].means
 
 #: The rules that rest on a message the page showed.

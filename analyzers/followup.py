@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-from trajcheck.reasons import EffectInFactBasis, WarningFollowup, WarningShownSource
+from ..base.reasons import EffectInFactBasis, WarningFollowup, WarningShownSource
 
 from .evidence import NON_ACTING
 from .loops import SAME_POINT_PX, ActionKey

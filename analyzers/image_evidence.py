@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trajcheck.box import Box
-from trajcheck.hashing import Hash64
+from ..base.box import Box
+from ..base.hashing import Hash64
 
 from .pixeldiff import ChangeMap
 

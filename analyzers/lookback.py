@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from trajcheck.hashing import Hash64
-from trajcheck.reasons import RewardCode
-from trajcheck.schemas.records import Run, Step
+from ..base.hashing import Hash64
+from ..base.reasons import RewardCode
+from ..schemas.records import Run, Step
 
 from . import reward
 from .answers import answer_matches

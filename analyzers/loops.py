@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trajcheck.hashing import Hash64
-from trajcheck.schemas.records import Step
+from ..base.hashing import Hash64
+from ..schemas.records import Step
 
 #: Points within this many pixels (in x and in y) count as the same click target.
 SAME_POINT_PX = 16

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trajcheck.reasons import ObservationReason
+from ..base.reasons import ObservationReason
 
 from . import skeleton as sk
 # the seed's thresholds and the options that carry them (re-exported: observation.ObservationOptions)

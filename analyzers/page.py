@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from trajcheck.schemas.records import Step
+from ..schemas.records import Step
 
 from . import messages, observation, predictions
 from .messages import PageMessages
@@ -16,7 +16,7 @@ from .observation import ObservationFinding, ObservationOptions, PageEvidence
 
 
 class SnapshotLike(Protocol):
-    """A parsed DOM snapshot (:class:`trajcheck.dom.Snapshot`): its hash, skeleton, text, tree and messages."""
+    """A parsed DOM snapshot (:class:`trajcheck.media.dom.Snapshot`): its hash, skeleton, text, tree and messages."""
 
     hash: str
     skeleton: Any

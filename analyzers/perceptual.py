@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from trajcheck.reasons import EffectReason
+from ..base.reasons import EffectReason
 
 from .ambient import is_ambient
 # re-exported (`X as X`): the perceptual verifier's options and evidence, where its callers look for them
@@ -162,7 +162,7 @@ def assess(action_type: str, keys: str | None, risk: HighRisk, ev: ImageEvidence
 
 def agrees_with_recorded(found: Any) -> bool | None:
     """Does trajcheck's verdict for a step equal the one its runner recorded (``recorded.action_effect_observed``)?
-    None when either is missing. ``found`` is the step's findings (:class:`trajcheck.analysis.StepFindings`)."""
+    None when either is missing. ``found`` is the step's findings (:class:`trajcheck.scoring.analysis.StepFindings`)."""
     recorded, observed = found.step.recorded_effect, found.effect.action_effect_observed
     return None if recorded is None or observed is None else bool(recorded == observed)
 

@@ -42,7 +42,7 @@ NOISE_MAX_DELTA = 12
 #: More blobs than this are not classified one by one (a full repaint); they count as content.
 MAX_BLOBS = 400
 
-from trajcheck.box import Box  # noqa: E402  (left, top, right, bottom; right/bottom exclusive)
+from ..base.box import Box  # noqa: E402  (left, top, right, bottom; right/bottom exclusive)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from trajcheck.reasons import RewardCode as R
+from ..base.reasons import RewardCode as R
 
 from .reward import Reward, klass_of
 from .states import RunStates, StepState

@@ -41,8 +41,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from trajcheck.box import Box
-from trajcheck.reasons import VerdictReason as VR
+from ..base.box import Box
+from ..base.reasons import VerdictReason as VR
 
 from .contract import ContractResult, Picture
 from .evidence import EvidenceVerdict

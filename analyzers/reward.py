@@ -46,10 +46,10 @@ import re
 from dataclasses import dataclass
 from urllib.parse import ParseResult, parse_qs, urlparse
 
-from trajcheck.reasons import BLOCKING_CODES as BLOCKED_CODES, RewardCode as R
+from ..base.reasons import BLOCKING_CODES as BLOCKED_CODES, RewardCode as R
 
 #: The score cap of the signals that make a step negative whatever else it shows (rule 4: BLOCKED_CODES,
-#: declared with the codes in trajcheck.reasons).
+#: declared with the codes in trajcheck.base.reasons).
 BLOCKED_MAX = -0.3
 
 CLASSES = ("strong_positive", "weak_positive", "neutral", "negative", "hard_negative")

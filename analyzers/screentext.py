@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trajcheck.box import Box
+from ..base.box import Box
 
 from .messages import ERROR_TEXT, NO_MESSAGES, SUCCESS_TEXT, TEXT_CHARS, PageMessages, page_messages
 

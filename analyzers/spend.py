@@ -22,8 +22,8 @@ import fnmatch
 from dataclasses import dataclass
 from typing import Sequence
 
-from trajcheck.reasons import CostSource
-from trajcheck.schemas.records import Usage
+from ..base.reasons import CostSource
+from ..schemas.records import Usage
 
 #: Token prices are per this many tokens (the vendors' price lists are per million).
 PER = 1_000_000

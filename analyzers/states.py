@@ -25,7 +25,7 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from trajcheck.hashing import Hash64
+from ..base.hashing import Hash64
 
 Kind = Literal["new", "return", "same"]
 

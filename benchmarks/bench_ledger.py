@@ -8,9 +8,9 @@ replicated under new run ids (``<run_id>-x<copy>``) until the steps table holds 
 least R rows (default 1,000,000); the copies are written as Parquet parts (zstd,
 64k-row groups, like the ledger writer) with the real parts' own schema, and a
 manifest.json copied from the real ledger's (same format and schema version), so
-`trajcheck query` and :func:`trajcheck.ledger.query` read it like any ledger.
+`trajcheck query` and :func:`trajcheck.store.ledger.query` read it like any ledger.
 
-Then it times, through ``trajcheck.ledger.query`` (a new DuckDB connection and the
+Then it times, through ``trajcheck.store.ledger.query`` (a new DuckDB connection and the
 views each time, as `trajcheck query` does):
 
   * aggregate: select reward_class, count(*), avg(reward_score) from steps group by 1
@@ -84,7 +84,7 @@ def build_big_ledger(src: Path, dest: Path, min_rows: int) -> tuple[int, int]:
 
 def time_queries(ledger: Path, repeat: int = 3) -> dict[str, tuple[float, float, int]]:
     """Per query: (first run seconds, best of ``repeat`` seconds, result rows)."""
-    from trajcheck.ledger import query
+    from trajcheck.store.ledger import query
 
     out = {}
     for name, sql in QUERIES.items():
@@ -109,7 +109,7 @@ def report(ledger: Path, rows: int, repeat: int) -> list[str]:
     """The lines bench_score.py and this script print."""
     lines = [f"{'DuckDB query':36} {'step rows':>10} {'first s':>8} {f'best/{repeat} s':>9} {'M rows/s':>9}"]
     for name, (first, best, _) in time_queries(ledger, repeat).items():
-        lines.append(f"{'trajcheck.ledger.query ' + name:36} {rows:10,} {first:8.3f} {best:9.3f} {rows / best / 1e6:9.1f}")
+        lines.append(f"{'trajcheck.store.ledger.query ' + name:36} {rows:10,} {first:8.3f} {best:9.3f} {rows / best / 1e6:9.1f}")
     return lines
 
 

@@ -18,7 +18,7 @@ Steps, all in one process run so the ratios compare like with like:
     and on all cores (a multiprocessing pool; its start-up is included);
  3. naive baseline, 1 core: per step, imagehash.phash of the pre and post frames
     and of their 200x200 crops around the action point, each file opened anew;
-    and trajcheck's hashing stage alone on all cores: trajcheck.frames.decode (Wuffs,
+    and trajcheck's hashing stage alone on all cores: trajcheck.media.frames.decode (Wuffs,
     libspng or Pillow, grayscale, global pHash) and one 200x200 region pHash per
     distinct frame file, in a pool set up as trajcheck's workers are (one BLAS
     thread, freed frame buffers kept by malloc);
@@ -44,7 +44,7 @@ Steps, all in one process run so the ratios compare like with like:
     --format json`, hex strings) against imagehash.phash of each frame file;
  7. DuckDB (benchmarks/bench_ledger.py): the cold ledger's rows replicated under new
     run ids to at least --rows step rows, then an aggregate and a join through
-    trajcheck.ledger.query, in rows per second.
+    trajcheck.store.ledger.query, in rows per second.
 
 Ratios are reference seconds / measured seconds, so above 1x is faster than the
 reference. Machines are shared and noisy: compare the ratios of one run, not
@@ -117,7 +117,7 @@ def decode_floor(frames: list[Path], procs: int) -> float:
 
 
 def _hash_frame(path: Path) -> int:
-    from trajcheck.frames import decode, region_box
+    from trajcheck.media.frames import decode, region_box
 
     f = decode(path)
     box = region_box(f.width / 2, f.height / 2, f.width, f.height)
@@ -126,10 +126,10 @@ def _hash_frame(path: Path) -> int:
 
 def _worker_setup() -> None:
     """What a trajcheck scoring process sets up: one BLAS thread, and glibc's malloc keeping freed frame
-    buffers for the next frame (trajcheck.engines.keep_freed_memory)."""
+    buffers for the next frame (trajcheck.scoring.engines.keep_freed_memory)."""
     from threadpoolctl import threadpool_limits
 
-    from trajcheck.engines import keep_freed_memory
+    from trajcheck.scoring.engines import keep_freed_memory
 
     threadpool_limits(1, user_api="blas")
     keep_freed_memory()
@@ -142,8 +142,8 @@ def hashing_stage(frames: list[Path], procs: int) -> float:
     trajcheck's are."""
     import scipy.fftpack  # noqa: F401  (loaded before the pool forks, as Pillow is for the decode floor)
 
-    import trajcheck.frames  # noqa: F401
-    import trajcheck.scorerun  # noqa: F401
+    import trajcheck.media.frames  # noqa: F401
+    import trajcheck.scoring.scorerun  # noqa: F401
 
     t = time.perf_counter()
     with Pool(procs, initializer=_worker_setup) as pool:

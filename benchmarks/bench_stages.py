@@ -32,16 +32,16 @@ from typing import Any, Callable
 #: (label, module, attribute, counts as the hashing stage's work too). A stage called inside another (the
 #: changed rows inside a decode, the decodes inside loading) is counted in the inner one only.
 STAGES: list[tuple[str, str, str, bool]] = [
-    ("decode, gray pixels and pHash of each frame file", "trajcheck.loading", "decode", True),
-    ("changed rows against the frame decoded before", "trajcheck.frames", "changed_rows", False),
-    ("region pHashes", "trajcheck.frames", "Frame.region_hash", True),
-    ("pixel diff of each frame pair", "trajcheck.loading", "diff_frames", False),
-    ("DOM snapshots", "trajcheck.dom", "DomCache._load", False),
-    ("loading's own work (files, caches, evidence)", "trajcheck.scorerun", "load_run", False),
-    ("analyzers", "trajcheck.scorerun", "analyze", False),
-    ("ledger rows", "trajcheck.scorerun", "build_result", False),
-    ("file digests", "trajcheck.scorerun", "file_manifest", False),
-    ("reading and checking the run, its contract", "trajcheck.scorerun", "_score_safely", False),
+    ("decode, gray pixels and pHash of each frame file", "trajcheck.scoring.loading", "decode", True),
+    ("changed rows against the frame decoded before", "trajcheck.media.frames", "changed_rows", False),
+    ("region pHashes", "trajcheck.media.frames", "Frame.region_hash", True),
+    ("pixel diff of each frame pair", "trajcheck.scoring.loading", "diff_frames", False),
+    ("DOM snapshots", "trajcheck.media.dom", "DomCache._load", False),
+    ("loading's own work (files, caches, evidence)", "trajcheck.scoring.scorerun", "load_run", False),
+    ("analyzers", "trajcheck.scoring.scorerun", "analyze", False),
+    ("ledger rows", "trajcheck.scoring.scorerun", "build_result", False),
+    ("file digests", "trajcheck.scoring.scorerun", "file_manifest", False),
+    ("reading and checking the run, its contract", "trajcheck.scoring.scorerun", "_score_safely", False),
 ]
 
 
@@ -132,15 +132,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from threadpoolctl import threadpool_limits
 
-    from trajcheck.engines import keep_freed_memory
+    from trajcheck.scoring.engines import keep_freed_memory
 
     from trajcheck.cli.score import _no_pandas
 
     threadpool_limits(1, user_api="blas")  # as a scoring worker runs
     keep_freed_memory()
     _no_pandas()  # as the `score` command does: pyarrow's first conversion would import pandas (0.2-0.3 s)
-    import trajcheck.pipeline  # noqa: F401  (what a worker inherits from its parent, loaded before timing)
-    import trajcheck.scorerun  # noqa: F401
+    import trajcheck.scoring.pipeline  # noqa: F401  (what a worker inherits from its parent, loaded before timing)
+    import trajcheck.scoring.scorerun  # noqa: F401
 
     passes = [score_once(args.corpus) for _ in range(max(1, args.repeat))]
     best = min(range(len(passes)), key=lambda i: passes[i][0])

@@ -333,7 +333,7 @@ def make_batch(dest: Path, seed: int, cases: int, sources: list[Path]) -> list[P
 def check_batch(runs_root: Path, runs: list[Path], ledger: Path, jobs: int) -> tuple[list[str], Counter[str]]:
     """Score the batch; the failures (empty when every property holds) and the problem slugs seen."""
     import trajcheck
-    from trajcheck import ledger as L
+    from trajcheck.store import ledger as L
 
     failures: list[str] = []
     slugs: Counter[str] = Counter()

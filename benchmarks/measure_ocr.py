@@ -5,7 +5,7 @@
 
 The text drawn in a sample run's frames is known from its DOM snapshots, so each OCR candidate can be
 scored on it directly. Four sets, all built with trajcheck's own code (discovery, readers, the pixel diff
-of :func:`trajcheck.loading.load_run`, and :mod:`trajcheck.analyzers.messages`):
+of :func:`trajcheck.scoring.loading.load_run`, and :mod:`trajcheck.analyzers.messages`):
 
   * **message boxes**: every message element that :func:`~trajcheck.analyzers.messages.page_messages`
     reads from a post-action DOM (alerts, toasts, status and validation text that is not hidden) and
@@ -80,12 +80,12 @@ from PIL import Image
 
 from trajcheck.analyzers import skeleton as sk
 from trajcheck.analyzers.messages import ERROR_TEXT, SUCCESS_TEXT, _hidden, _norm, message_elements, page_messages
-from trajcheck.contracts import find_contract
-from trajcheck.ocr import prepare
-from trajcheck.discovery import discover, get_reader
-from trajcheck.loading import load_run, plan_referee
-from trajcheck.options import ScoreOptions
-from trajcheck.pipeline import score_paths
+from trajcheck.scoring.contracts import find_contract
+from trajcheck.media.ocr import prepare
+from trajcheck.readers.discovery import discover, get_reader
+from trajcheck.scoring.loading import load_run, plan_referee
+from trajcheck.scoring.options import ScoreOptions
+from trajcheck.scoring.pipeline import score_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 MARGIN = 8  # CSS pixels around a message box or a change box
@@ -140,7 +140,7 @@ class Engine:
 
 
 def _prep(rgb: np.ndarray, scale: float) -> Image.Image:
-    """The crop as trajcheck reads it (trajcheck.ocr.prepare: grey, dark on light, text at 2x CSS pixels)."""
+    """The crop as trajcheck reads it (trajcheck.media.ocr.prepare: grey, dark on light, text at 2x CSS pixels)."""
     return prepare(rgb, scale)
 
 
@@ -575,7 +575,7 @@ def cost(e: Engine, regions: dict[str, tuple[np.ndarray, float]], repeat: int) -
 
 def realrun_frames(root: Path) -> list[tuple[str, np.ndarray, str, float]]:
     """(run, final screenshot, accessibility-tree text, device scale) of each BrowserGym run under root."""
-    from trajcheck.adapters import safe_pickle
+    from trajcheck.readers.kit import safe_pickle
     out = []
     for d in sorted(p for p in root.rglob("summary_info.json")):
         run_dir = d.parent

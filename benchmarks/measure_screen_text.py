@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from corpus import build_corpus  # noqa: E402
 
 import trajcheck  # noqa: E402
-from trajcheck.stats import wilson  # noqa: E402
+from trajcheck.base.stats import wilson  # noqa: E402
 
 
 def strip_dom(src: Path, dst: Path) -> None:
@@ -97,7 +97,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="cold scores per arm, best taken (default 3)")
     ap.add_argument("--no-cost", action="store_true", help="skip the cost measurement")
     args = ap.parse_args()
-    from trajcheck import ocr
+    from trajcheck.media import ocr
 
     eng, missing = ocr.engine()
     if eng is None:

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trajcheck.discovery import discover, get_reader
-from trajcheck.frames import decode
-from trajcheck.resample import pass_order, resize_gray
+from trajcheck.readers.discovery import discover, get_reader
+from trajcheck.media.frames import decode
+from trajcheck.base.resample import pass_order, resize_gray
 
 ROOT = Path(__file__).resolve().parent.parent
 DELTAS = (4, 8, 12, 16, 24)

@@ -20,7 +20,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from trajcheck.pipeline import ScoreOptions, score_paths
+from trajcheck.scoring.pipeline import ScoreOptions, score_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from trajcheck.errors import LedgerError
+from ..base.errors import LedgerError
 
 from .common import Exit, emit, err, out, print_json
 from .compare import pct
@@ -27,7 +27,7 @@ def agree(
 
     Example: trajcheck agree ledger/ --labels sample_runs/labels.json
     """
-    from trajcheck.commands import agree as run_agree  # scipy.stats: imported only when used
+    from ..commands import agree as run_agree  # scipy.stats: imported only when used
 
     data = run_agree(ledger_dir, labels)
     if fmt is Format.json:
@@ -40,7 +40,7 @@ def agree(
         emit(cols, rows, fmt)
         _warn_unmatched(data)
         return
-    from trajcheck.verdicts import Coverage
+    from ..base.verdicts import Coverage
 
     # first: how many runs any source decided at all
     out.print(Coverage.from_json(data["verdicts"]).text(), highlight=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trajcheck.errors import LedgerError
+from ..base.errors import LedgerError
 
 from .common import emit, print_json
 from .exits import exit_on_error
@@ -20,7 +20,7 @@ def best_of(
 
     Example: trajcheck best-of ledger/ --by task_id
     """
-    from trajcheck.commands import best_of as choose  # DuckDB loads when the command runs
+    from ..commands import best_of as choose  # DuckDB loads when the command runs
 
     group = by or "task_id"
     rows = choose(ledger_dir, group)

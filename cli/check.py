@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from trajcheck.errors import LedgerError, UsageError
+from ..base.errors import LedgerError, UsageError
 
 from .common import Exit, emit, err, out
 from .exits import Outcome, Rule, exit_on_error
 from .options import CheckFormat, CheckFormatOpt, Format, LedgerArg, SuccessScoreOpt
 
 if TYPE_CHECKING:
-    from trajcheck.gate import CheckResult
+    from ..queries.gate import CheckResult
 
 
 def _limit(name: str, metavar: str, text: str, top: int | None = 1) -> typer.models.OptionInfo:
@@ -62,8 +62,8 @@ def check(
 
     Example: trajcheck check ledger/ --baseline baseline-ledger/ --max-false-claim-rate 0.1 --max-success-drop 0.05
     """
-    from trajcheck import gatereport
-    from trajcheck.commands import check as run_check  # duckdb and scipy: imported only when used
+    from ..render import gatereport
+    from ..commands import check as run_check  # duckdb and scipy: imported only when used
 
     if out_file is not None and fmt is CheckFormat.table:
         raise UsageError("--out writes --format json, csv, md or junit; the table is for the terminal")
@@ -80,7 +80,7 @@ def check(
 
 def _table(result: "CheckResult", by: str) -> None:
     """For people: each rule's row and the task rows beyond a limit, then each rule's verdict in words."""
-    from trajcheck import gatereport
+    from ..render import gatereport
 
     shown, hidden = gatereport.rows(result, everything=False)
     emit(gatereport.TABLE_COLUMNS, shown, Format.table, title=gatereport.scope_line(result))
@@ -94,7 +94,7 @@ def _table(result: "CheckResult", by: str) -> None:
 
 
 def _text(result: "CheckResult", fmt: CheckFormat) -> str:
-    from trajcheck import gatereport
+    from ..render import gatereport
 
     if fmt is CheckFormat.json:  # the library's result, as is (a row to a line: gatereport.json_text)
         return gatereport.json_text(result)
@@ -111,7 +111,7 @@ def _write(text: str, path: Path | None) -> None:
     if path is None:
         sys.stdout.write(text)
         return
-    from trajcheck.atomic import atomic_write
+    from ..base.atomic import atomic_write
 
     with atomic_write(path, "w", hidden=True) as f:
         f.write(text)

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from trajcheck.commands import values_link
+from ..commands import values_link
 
 from .common import emit, print_json
 from .exits import exit_on_error
@@ -16,7 +16,7 @@ from .options import ColumnsFormat, ColumnsFormatOpt, Format
 
 def markdown(table: str) -> str:
     """The Markdown table of one ledger table's columns (docs/columns.md)."""
-    from trajcheck.schemas.ledger import TABLES  # pyarrow: loaded when the command runs
+    from ..schemas.ledger import TABLES  # pyarrow: loaded when the command runs
 
     lines = ["| column | type | description |", "|---|---|---|"]
     for c in TABLES[table]:
@@ -34,7 +34,7 @@ def columns(
 
     Example: trajcheck columns --table steps --format md
     """
-    from trajcheck.commands import columns as declared  # pyarrow: loaded when the command runs
+    from ..commands import columns as declared  # pyarrow: loaded when the command runs
 
     rows = declared(table)
     if fmt is ColumnsFormat.md:

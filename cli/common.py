@@ -18,8 +18,8 @@ from rich.text import Text
 from .options import Format
 
 if TYPE_CHECKING:
-    from trajcheck.errors import Problem
-    from trajcheck.lock import LockWait
+    from ..base.errors import Problem
+    from ..store.lock import LockWait
 
 #: stdout is data; progress and diagnostics go to stderr.
 out = Console(soft_wrap=True)
@@ -28,7 +28,7 @@ err = Console(stderr=True, soft_wrap=True)  # one message per line: scripts grep
 
 class Exit(enum.IntEnum):
     """Exit codes, a documented contract: the README's "Exit codes" table is generated from their meanings
-    and the commands' exit rules (cli/exits.py, ``python -m trajcheck.exitdoc``)."""
+    and the commands' exit rules (cli/exits.py, ``python -m devtools.exitdoc``)."""
 
     OK = 0
     FINDINGS = 1

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from trajcheck.errors import LedgerError
-from trajcheck.lock import DEFAULT_WAIT, LedgerBusy
+from ..base.errors import LedgerError
+from ..store.lock import DEFAULT_WAIT, LedgerBusy
 
 from .common import Exit, emit, err, print_json, wait_line
 from .exits import Rule, exit_on_error
@@ -23,7 +23,7 @@ def compact(ledger_dir: LedgerArg, wait: WaitOpt = DEFAULT_WAIT, fmt: FormatOpt 
 
     Example: trajcheck compact ledger/
     """
-    from trajcheck.commands import compact as merge  # pyarrow loads when the command runs
+    from ..commands import compact as merge  # pyarrow loads when the command runs
 
     done = merge(ledger_dir, wait=wait, on_wait=lambda w: err.print(wait_line(w), highlight=False, markup=False))
     if fmt is Format.table:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from trajcheck.errors import LedgerError
+from ..base.errors import LedgerError
 
 from .common import emit, err, print_json
 from .exits import exit_on_error
@@ -72,14 +72,14 @@ def _mean(m: dict[str, Any] | None, fmt: Callable[[float], str]) -> str:
 
 
 def _share(part: float | None, total: float | None) -> str:
-    from trajcheck.tables import money
+    from ..queries.tables import money
 
     return "-" if part is None else money(part) + (f" ({100 * part / total:.0f}%)" if total else "")
 
 
 def _spend_columns(arms: list[dict[str, Any]]) -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
     """The spend rows of the arms table: those whose figures the ledger has (none without cost or time)."""
-    from trajcheck.tables import money  # with the comparison's modules, which the command has loaded
+    from ..queries.tables import money  # with the comparison's modules, which the command has loaded
 
     cost = any(a["spend"] and a["spend"]["runs_with_cost"] for a in arms)
     seconds = any(a["spend"] and a["spend"]["runs_with_seconds"] for a in arms)
@@ -143,7 +143,7 @@ def compare(
 
     Example: trajcheck compare ledger/ --by config.perceptual_verifier --baseline false
     """
-    from trajcheck.commands import compare as run_compare  # scipy.stats: imported only when used
+    from ..commands import compare as run_compare  # scipy.stats: imported only when used
 
     # a new list typed as compare() takes it (a list[Path] is not a list[str | PathLike]: lists are invariant)
     data = run_compare(list(ledgers), by, success_score, baseline=baseline, where=where,

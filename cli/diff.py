@@ -9,8 +9,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from trajcheck.errors import LedgerError
-from trajcheck.reasons import PairMatch
+from ..base.errors import LedgerError
+from ..base.reasons import PairMatch
 
 from .common import Exit, emit, out, print_json
 from .exits import Outcome, exit_on_error
@@ -124,7 +124,7 @@ def diff(
 
     Example: trajcheck diff ledger/ --task newsletter-subscribe --by config.perceptual_verifier
     """
-    from trajcheck.commands import diff as run  # DuckDB loads when the command runs
+    from ..commands import diff as run  # DuckDB loads when the command runs
 
     data = run(ledger_dir, run_a, run_b, task=task, by=by, pick=pick, baseline=baseline, arm=arm).to_json()
     if fmt is Format.json:

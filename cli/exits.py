@@ -1,6 +1,6 @@
 """One path from an error to a message and an exit code: every command runs under :func:`exit_on_error`.
 
-The library raises domain errors (:mod:`trajcheck.errors`) and never exits; here each kind of error gets
+The library raises domain errors (:mod:`trajcheck.base.errors`) and never exits; here each kind of error gets
 its exit code (the README's "Exit codes"), a one-line message on stderr and, where there is one, a hint.
 The most specific rule wins (a class's own rule before its base's), so a command may re-word one kind
 (`score` says "cannot write the ledger: ...") or handle one more (`report` makes an OSError exit 3)::
@@ -12,7 +12,7 @@ The most specific rule wins (a class's own rule before its base's), so a command
 The same declarations write the "Exit codes:" line of the command's help: each rule says in a few words
 when it applies (``means``); a command names the shared errors its library call raises (``raises``; every
 command exits 2 on a bad option, as click does before it runs) and the exits it makes itself
-(:class:`Outcome`: `score`'s 1 for invalid runs). ``python -m trajcheck.exitdoc`` writes the README's
+(:class:`Outcome`: `score`'s 1 for invalid runs). ``python -m devtools.exitdoc`` writes the README's
 table from every command's.
 """
 
@@ -23,9 +23,9 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar, Union, cast
 
-from trajcheck.api import NoRunsFound
-from trajcheck.errors import LedgerError, QueryError, RunFormatError, UsageError
-from trajcheck.lock import LedgerBusy
+from ..api import NoRunsFound
+from ..base.errors import LedgerError, QueryError, RunFormatError, UsageError
+from ..store.lock import LedgerBusy
 
 from .common import Exit, fail, print_problems
 

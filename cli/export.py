@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from trajcheck.errors import LedgerError
+from ..base.errors import LedgerError
 
 from .common import Exit
 from .exits import Rule, exit_on_error
@@ -38,7 +38,7 @@ def export(
 
     Example: trajcheck export ledger/ --table compare --by config.perceptual_verifier --format latex --out t.tex
     """
-    from trajcheck.commands import export_table  # scipy.stats: imported only when used
+    from ..commands import export_table  # scipy.stats: imported only when used
 
     text = export_table(ledger_dir, table.value, fmt.value, by=by, success_score=success_score, out=out)
     if out is None:

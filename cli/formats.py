@@ -20,7 +20,7 @@ def formats(
 
     Example: trajcheck formats webvoyager
     """
-    from trajcheck.commands import format_summary, formats as known  # loaded when the command runs
+    from ..commands import format_summary, formats as known  # loaded when the command runs
 
     rows = known(name)
     if fmt is Format.json:

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import typer
 from typer.core import TyperGroup
 
-from trajcheck.version import __version__
+from ..base.version import __version__
 
 #: Every command: its name on the command line -> the module of this package that defines it, in a function of
 #: the module's name. In the order ``trajcheck --help`` lists them.

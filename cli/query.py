@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from trajcheck.errors import LedgerError, QueryError
+from ..base.errors import LedgerError, QueryError
 
 from .common import emit, print_json
 from .exits import exit_on_error
@@ -23,7 +23,7 @@ def query(
 
     Example: trajcheck query ledger/ "select run_id, effect_no_effect from runs order by 2 desc"
     """
-    from trajcheck.commands import query as run  # DuckDB loads when the command runs
+    from ..commands import query as run  # DuckDB loads when the command runs
 
     result = run(ledger_dir, sql)
     if fmt is Format.json:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from trajcheck.errors import LedgerError
+from ..base.errors import LedgerError
 
 from .common import Exit, emit, err, print_json
 from .exits import Rule, exit_on_error
@@ -32,7 +32,7 @@ def report(
 
     Example: trajcheck report ledger/ --out report/
     """
-    from trajcheck.commands import report as write  # Pillow and the frame decoder: when the command runs
+    from ..commands import report as write  # Pillow and the frame decoder: when the command runs
 
     written = write(ledger_dir, out, by=by, max_runs=max_runs)
     if fmt is Format.table:

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 from rich.markup import escape
 
-from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD
-from trajcheck.api import NoRunsFound
-from trajcheck.errors import LedgerError
-from trajcheck.lock import DEFAULT_WAIT, LedgerBusy
+from ..analyzers.effect_options import DEFAULT_THRESHOLD
+from ..api import NoRunsFound
+from ..base.errors import LedgerError
+from ..store.lock import DEFAULT_WAIT, LedgerBusy
 
 from .common import Exit, emit, err, out, print_json, print_problems, wait_line
 from .exits import Outcome, Rule, exit_on_error
@@ -22,9 +22,9 @@ from .options import Format, FormatOpt, MappingOpt, QuietOpt, WaitOpt
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from trajcheck.api import ScoreResult
-    from trajcheck.lock import LockWait
-    from trajcheck.pipeline import RunResult
+    from ..api import ScoreResult
+    from ..store.lock import LockWait
+    from ..scoring.pipeline import RunResult
 
 class _NoPandas:
     """A meta path finder that makes ``import pandas`` fail in this process."""
@@ -132,7 +132,7 @@ def score(
     options, trajcheck version) is unchanged, rescores the rest, and drops runs
     whose directory is gone from a folder scored again; --force rescores all.
     """
-    from trajcheck.api import score as run_score
+    from ..api import score as run_score
 
     if engine is Engine.local and OWN_PROCESS:
         _no_pandas()

@@ -9,9 +9,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from trajcheck.errors import LedgerError
-from trajcheck.reasons import WarningFollowup
-from trajcheck.views import action_label
+from ..base.errors import LedgerError
+from ..base.reasons import WarningFollowup
+from ..queries.views import action_label
 
 from .common import Exit, out, print_json
 from .exits import Outcome, exit_on_error
@@ -181,7 +181,7 @@ def timeline(
 
     Example: trajcheck timeline ledger/ consent-overlay__verifier-off
     """
-    from trajcheck.commands import timeline as build  # DuckDB loads when the command runs
+    from ..commands import timeline as build  # DuckDB loads when the command runs
 
     data = build(ledger_dir, run_id)
     if fmt is TimelineFormat.json:

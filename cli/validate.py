@@ -26,7 +26,7 @@ def validate(
 
     Example: trajcheck validate sample_runs/
     """
-    from trajcheck.commands import validate as check  # loaded when the command runs
+    from ..commands import validate as check  # loaded when the command runs
 
     report = check(runs, mapping=mapping)
     if fmt is Format.json:

@@ -8,11 +8,11 @@ that DuckDB can query.
 from typing import TYPE_CHECKING, Any
 
 from .api import NoRunsFound, ScoreResult, connect, runs, score, steps  # (light: no pyarrow)
-from .version import __version__
+from .base.version import __version__
 
 if TYPE_CHECKING:
-    from .commands import (agree, best_of, check, columns, compact, compare, diff, export_table, formats, query,
-                           report, timeline, validate)
+    from .commands import (agree, best_of, check, columns, compact, compare, diff, export_table, formats, query, report,
+                           timeline, validate)
     from .live import LiveState, StepCheck, verify_step
     from .writer import RunWriter
 
@@ -24,7 +24,7 @@ _LIVE = ("verify_step", "LiveState", "StepCheck")
 
 
 def __getattr__(name: str) -> Any:
-    # plain imports, not importlib with a name: the import graph (trajcheck.imports) sees them
+    # plain imports, not importlib with a name: the import graph (devtools.imports) sees them
     if name in _LIVE:
         from . import live
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from .errors import LedgerError, Problem, TrajcheckError, UsageError
+from .base.errors import LedgerError, Problem, TrajcheckError, UsageError
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -27,12 +27,12 @@ if TYPE_CHECKING:
     import duckdb
     import pandas
 
-    from trajcheck.analyzers.spend import Price
+    from .analyzers.spend import Price
 
-    from .lock import LockWait
-    from .options import ScoreOptions
-    from .pipeline import RunResult, ScoreReport
-    from .verdicts import Coverage
+    from .store.lock import LockWait
+    from .scoring.options import ScoreOptions
+    from .scoring.pipeline import RunResult, ScoreReport
+    from .base.verdicts import Coverage
 
 
 class NoRunsFound(TrajcheckError):
@@ -67,14 +67,14 @@ class ScoreResult:
     @property
     def unclaimed(self) -> list[Problem]:
         """The folders under the paths that hold JSON, HTML or images but no run any reader claims."""
-        from .problems import Slug  # not with the package: `python -m trajcheck.problems` runs it unimported
+        from .base.problems import Slug  # not with the package: `python -m trajcheck.base.problems` runs it unimported
 
         return [p for p in self.problems if p.slug == Slug.NO_READER_CLAIMS]
 
     @property
     def coverage(self) -> "Coverage":
-        """How many of the scored runs have a verdict, by their strongest source (:mod:`trajcheck.verdicts`)."""
-        from .verdicts import coverage
+        """How many of the scored runs have a verdict, by their strongest source (:mod:`trajcheck.base.verdicts`)."""
+        from .base.verdicts import coverage
 
         return coverage(self.summaries)
 
@@ -92,7 +92,7 @@ class ScoreResult:
                 "problems": [p.to_dict() for p in self.problems]}
 
 
-#: When scoring reads the screen's text (:attr:`trajcheck.options.ScoreOptions.ocr`).
+#: When scoring reads the screen's text (:attr:`trajcheck.scoring.options.ScoreOptions.ocr`).
 OCR_MODES = ("auto", "always", "off")
 
 
@@ -110,11 +110,11 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
 
     The options are the ``trajcheck score`` command's, by the same names (``--no-verifier`` is
     ``verifier=False``, ``--input-format`` is ``input_format``); ``mapping`` is a mapping file
-    (:mod:`trajcheck.mapping`) that reads logs of any other shape; ``tasks`` a tasks file of reference step
-    counts (:func:`trajcheck.options.read_tasks`: ``runs.efficiency``); ``ocr`` when to read the screen's text
+    (:mod:`trajcheck.readers.mapping`) that reads logs of any other shape; ``tasks`` a tasks file of reference step
+    counts (:func:`trajcheck.scoring.options.read_tasks`: ``runs.efficiency``); ``ocr`` when to read the screen's text
     (``auto``: where no DOM snapshot says it; ``always``; ``off``; docs/referee.md, "Screen text"); ``prices`` a
-    price list (:func:`trajcheck.options.read_prices`) that gives a cost to runs whose logs record tokens and the
-    model but no cost (``runs.cost_source = 'prices'``; a model without a price is named once in ``problems``).
+    price list (:func:`trajcheck.scoring.options.read_prices`) that gives a cost to runs whose logs record tokens
+    and the model but no cost (``runs.cost_source = 'prices'``; a model without a price is named once in ``problems``).
     ``on_found`` hears how many runs will be scored, ``on_result`` each scored run, ``on_wait`` who holds the
     ledger's lock.
 
@@ -122,11 +122,11 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     skipped (``force=True`` rescores them); runs whose directory is gone from a folder scored again are
     dropped. Bad input never raises: an unreadable run gets an ``invalid`` row naming its problem.
 
-    One writer at a time: the ledger's lock (:mod:`trajcheck.lock`) is held from before the ledger is
+    One writer at a time: the ledger's lock (:mod:`trajcheck.store.lock`) is held from before the ledger is
     read until the commit is over. Another writer holding it is waited for up to ``wait`` seconds
-    (default :data:`trajcheck.lock.DEFAULT_WAIT`); ``on_wait`` hears who holds it. A call that finds
+    (default :data:`trajcheck.store.lock.DEFAULT_WAIT`); ``on_wait`` hears who holds it. A call that finds
     nothing to score takes no lock. Raises :class:`UsageError` for bad options, :class:`LedgerError`
-    when the ledger cannot be read or written, :class:`~trajcheck.lock.LedgerBusy` (a LedgerError) when
+    when the ledger cannot be read or written, :class:`~trajcheck.store.lock.LedgerBusy` (a LedgerError) when
     the wait ran out, :class:`NoRunsFound` when no path holds a run.
     """
     start = time.perf_counter()
@@ -153,7 +153,7 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
 def _unpriced(unpriced: "Counter[str]", prices: Path) -> Problem:
     """The one warning of a score call whose price list left runs with tokens without a cost: each model
     without a price, and the runs that name no model, with how many runs each."""
-    from .problems import Slug
+    from .base.problems import Slug
 
     parts = [f"{n} run{'s' * (n != 1)} " + (f"of model {m!r}, which it does not list" if m else "whose log names "
                                                "no model") for m, n in sorted(unpriced.items())]
@@ -168,9 +168,9 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
              prices: str | os.PathLike[str] | None = None) -> "ScoreOptions":
     """The scoring options of a :func:`score` call, checked before anything is read or written (a bad
     option raises UsageError, and leaves no ledger behind). Registers the call's mapping."""
-    from .discovery import reader_names
-    from .options import ScoreOptions
-    from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
+    from .readers.discovery import reader_names
+    from .scoring.options import ScoreOptions
+    from .analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
 
     if engine not in ("local", "dask"):
         raise UsageError(f"unknown engine {engine!r}: local or dask")
@@ -187,10 +187,10 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
         raise UsageError(f"contracts {contracts}: no such folder")
     if mapping is not None and engine == "dask":
         raise UsageError("--mapping works with the local engine (Dask workers do not load the mapping)")
-    # this call's mapping, or none: not a previous call's. Only trajcheck.mapping registers one, so while it is
+    # this call's mapping, or none: not a previous call's. Only trajcheck.readers.mapping registers one, so while it is
     # not imported there is none to drop, and it stays so (tomllib and the module: 2-3 ms of every `score`)
-    if mapping is not None or f"{__package__}.mapping" in sys.modules:
-        from .mapping import register
+    if mapping is not None or f"{__package__}.readers.mapping" in sys.modules:
+        from .readers.mapping import register
 
         register(None if mapping is None else Path(mapping))
     # after register: the mapping's reader is one of the names
@@ -198,7 +198,7 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
         raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
     reference_steps: tuple[tuple[str, int], ...] = ()
     if tasks is not None:
-        from .options import read_tasks
+        from .scoring.options import read_tasks
 
         try:
             reference_steps = read_tasks(Path(tasks))
@@ -206,7 +206,7 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
             raise UsageError(f"--tasks {tasks}: {exc}") from None
     price_list: tuple["Price", ...] = ()
     if prices is not None:
-        from .options import read_prices
+        from .scoring.options import read_prices
 
         try:
             price_list = read_prices(Path(prices))
@@ -224,9 +224,9 @@ def _unchanged(root: Path, paths: list[str], input_format: str | None,
     """The run ids, and the problems of the paths (folders no reader claims), when the ledger at ``root``
     holds every run under ``paths`` unchanged and none of them is gone (nothing to score: the analyzers and
     pyarrow are never loaded), else None."""
-    from .digest import forget_listings, options_fingerprint  # json and hashlib only
-    from .discovery import discover
-    from .incremental import plan
+    from .scoring.digest import forget_listings, options_fingerprint  # json and hashlib only
+    from .readers.discovery import discover
+    from .scoring.incremental import plan
 
     previous = _previous(root)
     if not previous:
@@ -244,10 +244,10 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
                 **how: Any) -> tuple["ScoreReport", int | None, list[dict[str, Any]]]:
     """Score ``paths`` into the ledger at ``root`` under its lock: the pipeline's report, the generation
     committed (None when nothing changed) and the run rows the ledger refused. ``how``: the rest of
-    :func:`~trajcheck.pipeline.score_paths`'s options."""
-    from . import ledger  # pyarrow: only when something is written
-    from .lock import DEFAULT_WAIT
-    from .pipeline import SUMMARY_KEYS, score_paths  # the analyzers: only when something is scored
+    :func:`~trajcheck.scoring.pipeline.score_paths`'s options."""
+    from .store import ledger  # pyarrow: only when something is written
+    from .store.lock import DEFAULT_WAIT
+    from .scoring.pipeline import SUMMARY_KEYS, score_paths  # the analyzers: only when something is scored
 
     lock = ledger.lock(root, DEFAULT_WAIT if wait is None else wait, on_wait)  # LedgerBusy when the wait runs out
     try:
@@ -270,7 +270,7 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
         if not report.scored and not report.skipped and not report.removed:
             writer.abort()
             if mapping is not None:
-                from .mapping import explain
+                from .readers.mapping import explain
 
                 report.problems += explain(Path(mapping), paths)
             raise NoRunsFound("no runs found", report.problems)
@@ -288,11 +288,11 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
 def _previous(root: Path) -> list[Any]:
     """What the ledger at ``root`` remembers of its runs: from digests.json when it is of the manifest's
     generation (JSON only), else from the runs parts (pyarrow)."""
-    from .manifest import previous_from_index
+    from .store.manifest import previous_from_index
 
     previous = previous_from_index(root)
     if previous is None:  # no digest index of this generation: read the runs parts
-        from . import ledger
+        from .store import ledger
 
         previous = ledger.previous(root)
     return previous
@@ -300,7 +300,7 @@ def _previous(root: Path) -> list[Any]:
 
 def connect(ledger: str | os.PathLike[str]) -> "duckdb.DuckDBPyConnection":
     """An in-memory DuckDB connection with the views ``runs`` and ``steps`` over the ledger."""
-    from . import ledger as _ledger
+    from .store import ledger as _ledger
 
     return _ledger.connect(ledger)
 

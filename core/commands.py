@@ -20,16 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from .atomic import atomic_write
-from .errors import UsageError
-from .lock import DEFAULT_WAIT, LockWait
+from .base.atomic import atomic_write
+from .base.errors import UsageError
+from .store.lock import DEFAULT_WAIT, LockWait
 
 if TYPE_CHECKING:
-    from .comparison import Comparison
-    from .gate import CheckResult
-    from .ledgerquery import QueryResult
-    from .pairdiff import PairDiff
-    from .validation import ValidationReport
+    from .queries.comparison import Comparison
+    from .queries.gate import CheckResult
+    from .store.ledgerquery import QueryResult
+    from .queries.pairdiff import PairDiff
+    from .scoring.validation import ValidationReport
 
 Pathish = str | os.PathLike[str]
 
@@ -43,14 +43,14 @@ def plain(value: Any) -> Any:
 def validate(paths: Iterable[Pathish], *, mapping: Pathish | None = None) -> "ValidationReport":
     """Every problem of every run under ``paths`` (JSON, schema, step indices, paths, frame headers,
     coordinates), without scoring; ``mapping`` reads logs of another shape. Never raises for bad input."""
-    from .validation import validate_paths
+    from .scoring.validation import validate_paths
 
     return validate_paths(paths, mapping=mapping)
 
 
 def query(ledger: Pathish, sql: str) -> "QueryResult":
     """The rows of ``sql`` over the ledger's views ``runs`` and ``steps`` (DuckDB); QueryError if it fails."""
-    from .ledgerquery import query as run
+    from .store.ledgerquery import query as run
 
     return run(ledger, sql)
 
@@ -61,7 +61,7 @@ def compare(ledgers: list[Pathish], by: str | None = None, success_score: float 
     """Ablation arms of one ledger (``by`` a runs column or ``config.KEY``) or two ledgers: success with
     Wilson intervals, the paired difference, McNemar's test, per-task wins, what the verifier-off arm
     missed. UsageError for a bad ``by``, ``baseline`` or ``where``."""
-    from .comparison import compare as run
+    from .queries.comparison import compare as run
 
     return run(list(ledgers), by, success_score, baseline=baseline, where=where, include_missing=include_missing)
 
@@ -76,7 +76,7 @@ def check(ledger: Pathish, baseline: Pathish | None = None, *, max_false_claim_r
     confirms above ``max_success_drop`` and a confirmed relative increase of ``runs.cost_usd`` per run above
     ``max_cost_increase`` fail. ``.passed`` when every rule holds. UsageError without a rule, for a limit out of
     range, a baseline rule without a baseline, a baseline sharing no task, or no cost data (docs/ci.md)."""
-    from .gate import check as run
+    from .queries.gate import check as run
 
     return run(ledger, baseline, max_false_claim_rate=max_false_claim_rate, min_success=min_success,
                max_success_drop=max_success_drop, max_cost_increase=max_cost_increase, by=by,
@@ -86,7 +86,7 @@ def check(ledger: Pathish, baseline: Pathish | None = None, *, max_false_claim_r
 def agree(ledger: Pathish, labels: Pathish) -> dict[str, Any]:
     """Each verdict source against expert ``labels`` (JSON ``{run_id: {...}}`` or CSV): precision, recall,
     F1, NPV, TNR, contract-vs-judge confusion, Cohen's kappa, pass@k and flaky tasks."""
-    from .agreement import agree as run
+    from .queries.agreement import agree as run
 
     return run(ledger, labels)
 
@@ -101,7 +101,7 @@ def export_table(ledger: Pathish, table: str = "summary", fmt: str = "md", *, by
     """One table for a paper or a PR (``table`` one of :data:`EXPORT_TABLES`, ``fmt`` one of
     :data:`EXPORT_FORMATS`), as text: the same ledger always gives the same bytes. With ``out`` the text is
     also written there, atomically (a reader never sees half a file); OSError if it cannot be."""
-    from .tables import RENDERERS, build
+    from .queries.tables import RENDERERS, build
 
     if table not in EXPORT_TABLES:
         raise UsageError(f"unknown table {table!r}: " + ", ".join(EXPORT_TABLES))
@@ -134,8 +134,8 @@ def report(ledger: Pathish, out: Pathish = "report", *, by: str | None = None, m
     ``max_runs`` with thumbnails). OSError when it cannot be written."""
     from functools import partial
 
-    from .htmlreport import write_report
-    from .pairpage import write_pairs
+    from .render.htmlreport import write_report
+    from .render.pairpage import write_pairs
 
     index, runs = write_report(ledger, out, by, max_runs, success_score, partial(write_pairs, ledger))
     # the run pages whose frames were found and drawn (r<i>-s<step>-pre.jpg...), not those that were meant to be:
@@ -148,7 +148,7 @@ def best_of(ledger: Pathish, by: str = "task_id") -> list[dict[str, Any]]:
     """The best rollout of each group (``by`` a runs column or ``config.KEY``): verdict (pass > unknown >
     uncertain > fail), then higher total reward, then fewer steps, then run_id, and why. One dict per group,
     its first key named ``by``."""
-    from .views import best_of as choose
+    from .queries.views import best_of as choose
 
     return [{by: r.group, "best_run": r.best, "verdict": r.verdict, "source": r.source,
              "reward_total": r.reward_total, "steps": r.n_steps, "rollouts": r.candidates, "why": r.why}
@@ -158,7 +158,7 @@ def best_of(ledger: Pathish, by: str = "task_id") -> list[dict[str, Any]]:
 def timeline(ledger: Pathish, run_id: str) -> dict[str, Any]:
     """One run as ``{"run": {...}, "steps": [...]}``: its row and its step rows, in order. UsageError when
     the ledger has no such run."""
-    from .views import timeline as build
+    from .queries.views import timeline as build
 
     return build(ledger, run_id)
 
@@ -170,7 +170,7 @@ def diff(ledger: Pathish, run_a: str | None = None, run_b: str | None = None, *,
     (``baseline``, default the first by name, and ``arm``; ``pick`` first, best or a trial number when an arm
     has several). Their steps aligned by screen (pHash, page) and action, and the first step where they
     diverge, and why. UsageError for a run, task or arm the ledger lacks."""
-    from .pairdiff import diff as run
+    from .queries.pairdiff import diff as run
 
     return run(ledger, run_a, run_b, task=task, by=by, pick=pick, baseline=baseline, arm=arm)
 
@@ -193,7 +193,7 @@ def compact(ledger: Pathish, *, wait: float = DEFAULT_WAIT,
             on_wait: Callable[[LockWait], None] | None = None) -> Compacted:
     """Merge the ledger's parts into one per table (the rows are unchanged), holding its writer lock;
     LedgerError when it cannot be read or written, LedgerBusy when ``wait`` seconds ran out."""
-    from . import ledger as _ledger
+    from .store import ledger as _ledger
 
     root = Path(ledger)
     before = _ledger.read_manifest(root) if root.is_dir() else None
@@ -216,7 +216,7 @@ def columns(table: str | None = None) -> list[dict[str, str]]:
 def values_link(table: str, column: str, md: bool = False) -> str:
     """For a reason column, where its values are listed (its section of docs/reasons.md, a Markdown link with
     ``md``); else ""."""
-    from .reasons import BY_COLUMN
+    from .base.reasons import BY_COLUMN
 
     section = BY_COLUMN.get(f"{table}.{column}")
     if section is None:
@@ -228,7 +228,7 @@ def formats(name: str | None = None) -> list[dict[str, str]]:
     """The run formats ``score --input-format`` accepts (``{"format", "summary"}`` each), or with ``name``
     that format's field mapping (``{"source field", "trajcheck field"}`` each). UsageError for an unknown
     name."""
-    from .discovery import readers
+    from .readers.discovery import readers
 
     known = readers()
     if name is None:
@@ -241,6 +241,6 @@ def formats(name: str | None = None) -> list[dict[str, str]]:
 
 def format_summary(name: str) -> str:
     """One reader's one-line summary (the title of ``trajcheck formats NAME``)."""
-    from .discovery import get_reader
+    from .readers.discovery import get_reader
 
     return get_reader(name).summary

@@ -3,7 +3,7 @@
 The seeds' verifier runs while the agent acts: after a high-risk action the runner compares the pre and
 post frames and, when nothing visibly changed, puts the WARNING line into the agent's next turn.
 :func:`verify_step` is that call, with trajcheck's rule (focus rings, carets, hover restyles, render
-noise, ambient change) and exactly the code the offline scorer runs (:mod:`trajcheck.loading` builds
+noise, ambient change) and exactly the code the offline scorer runs (:mod:`trajcheck.scoring.loading` builds
 each step's evidence and ambient transitions with the same functions), so a step gets here the verdict
 it will get in the ledger when the run is scored, as far as the run so far can tell: the offline
 scorer also learns ambient change from the steps after this one (a WAIT that shows a clock ticking),
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     import numpy as np
     from PIL import Image
 
-    from trajcheck.analyzers.ambient import Transition
-    from trajcheck.analyzers.effect_options import PerceptualOptions
-    from trajcheck.frames import Frame
+    from .analyzers.ambient import Transition
+    from .analyzers.effect_options import PerceptualOptions
+    from .media.frames import Frame
 
     FrameInput = Union[bytes, str, os.PathLike[str], np.ndarray, Image.Image]
 
@@ -72,7 +72,7 @@ class LiveState:
     _last: tuple[str, "Frame", str | None, int] | None = field(default=None, repr=False)
 
     def opts(self) -> "PerceptualOptions":
-        from trajcheck.analyzers.effect_options import PerceptualOptions
+        from .analyzers.effect_options import PerceptualOptions
 
         if self.options is None:
             self.options = PerceptualOptions()
@@ -85,8 +85,8 @@ def _frame(value: "FrameInput", name: str) -> tuple[str | None, "Frame"]:
     import numpy as np
     from PIL import Image
 
-    from trajcheck.frames import FrameError, decode, from_array, read_frame_file
-    from trajcheck.problems import Slug
+    from .media.frames import FrameError, decode, from_array, read_frame_file
+    from .base.problems import Slug
 
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
@@ -122,11 +122,11 @@ def verify_step(pre: "FrameInput", post: "FrameInput", action: dict[str, Any] | 
     it learns ambient change as the offline scorer does. Bad frames give a ``problem`` and a null
     verdict, never an exception; a value of the wrong type raises ``TypeError``.
     """
-    from trajcheck.analyzers import highrisk, perceptual
-    from trajcheck.analyzers.ambient import learn_ambient, transition_of
-    from trajcheck.frames import FrameError
-    from trajcheck.loading import gap_transition, step_evidence
-    from trajcheck.schemas.records import Action, Client, Page, Run, Step
+    from .analyzers import highrisk, perceptual
+    from .analyzers.ambient import learn_ambient, transition_of
+    from .media.frames import FrameError
+    from .scoring.loading import gap_transition, step_evidence
+    from .schemas.records import Action, Client, Page, Run, Step
 
     state = previous if previous is not None else LiveState(screen=screen)
     if screen is not None:

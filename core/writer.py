@@ -26,9 +26,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .atomic import commit
-from .errors import RunFormatError
-from .inputs import image_ext
+from .base.atomic import commit
+from .base.errors import RunFormatError
+from .base.inputs import image_ext
 
 FORMAT = "trajcheck.run/1"
 
@@ -123,7 +123,7 @@ class RunWriter:
     # -- the end ----------------------------------------------------------------------------------------
     def finish(self, outcome: dict[str, Any] | None = None) -> Path:
         """Write run.json and steps.jsonl, check them as `trajcheck validate` would (a record it would refuse
-        raises :class:`~trajcheck.errors.RunFormatError`, and nothing is renamed), and move the run into
+        raises :class:`~trajcheck.base.errors.RunFormatError`, and nothing is renamed), and move the run into
         place. Returns the run directory."""
         if self._done:
             raise RuntimeError("the run is finished")
@@ -133,7 +133,7 @@ class RunWriter:
         (self._tmp / "run.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", "utf-8")
         (self._tmp / "steps.jsonl").write_text(
             "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in self._steps), "utf-8")
-        from .rundir import read_native_run  # checks both files against the JSON Schemas
+        from .readers.rundir import read_native_run  # checks both files against the JSON Schemas
 
         read_native_run(self._tmp, str(self.path))  # raises RunFormatError with located problems
         if self.path.exists():

@@ -18,13 +18,13 @@ from .version import SCHEMA_VERSION as SCHEMA_VERSION, TABLE_NAMES as TABLE_NAME
 class Column:
     """One ledger column: its name, Arrow type, where its value comes from, and what it means.
 
-    ``source`` is read by :mod:`trajcheck.rows`, which builds every row from these declarations:
+    ``source`` is read by :mod:`trajcheck.scoring.rows`, which builds every row from these declarations:
     - a dotted path into the findings of the step (steps table: ``run``, ``step``, ``ev`` the image
       evidence, ``risk``, ``effect``, ``page``, ``pred``, ``loop``, ``reward``, ``gate``, ``state``, ``follow``,
       ``spend``) or of the run (runs table: ``run``, ``contract``, ``contract_result``, ``verdict``, ``ev_verdict``,
       ``claim``, ``evaluator``, ``n_frames``, ``totals``, ``spend``); a None on the way gives None;
     - optionally ``|str``, ``|list``, ``|box`` or ``|json``, a conversion of the value (see rows.CONVERT);
-    - ``fn:NAME``: a named function of :mod:`trajcheck.rows` (rows.RUN_FUNCTIONS / rows.STEP_FUNCTIONS);
+    - ``fn:NAME``: a named function of :mod:`trajcheck.scoring.rows` (rows.RUN_FUNCTIONS / rows.STEP_FUNCTIONS);
     - ``analyzer:MODULE.FUNCTION``: a pure function in ``trajcheck.analyzers.MODULE`` of the step's (or the
       run's) findings: a new analyzer that derives from what the others found is its module and its columns;
     - ``late``: set by the scorer after the row is built (the run's input digest).

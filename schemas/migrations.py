@@ -1,7 +1,7 @@
 """The ledger schema's history: what each version added, in order (as ``llm`` keeps its migrations).
 
 A ledger written by any version from ``OLDEST_READABLE`` on is read by this trajcheck: a part that
-lacks a column added later reads that column as nulls (``trajcheck.ledger`` fills them, for Arrow
+lacks a column added later reads that column as nulls (``trajcheck.store.ledger`` fills them, for Arrow
 and for DuckDB alike), and the next ``score`` into the ledger commits it at ``SCHEMA_VERSION``. The
 run digests include the schema version, so that ``score`` also rescores the runs it finds again,
 filling the new columns; runs it does not see keep nulls there until they are rescored.
@@ -13,7 +13,7 @@ checks that every column a version added is named here, against a ledger written
 A renamed or removed column, or one whose meaning changed, needs a ``rewrite`` step, which no
 migration has needed yet. A retired problem slug needs no migration: the ledger's query views read a
 retired slug in ``runs.error`` and ``runs.warnings`` under the name that replaced it
-(trajcheck.problems ``RETIRED``, :mod:`trajcheck.ledgerquery`), so no stored part is rewritten and no
+(trajcheck.base.problems ``RETIRED``, :mod:`trajcheck.store.ledgerquery`), so no stored part is rewritten and no
 run's digest changes (a schema version bump would rescore every run).
 """
 

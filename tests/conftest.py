@@ -46,8 +46,8 @@ def labels() -> dict:
 @pytest.fixture(scope="session")
 def sample_ledger(tmp_path_factory, samples) -> Path:
     """sample_runs/ scored once for the whole session (in-process)."""
-    from trajcheck import ledger
-    from trajcheck.pipeline import score_paths
+    from trajcheck.store import ledger
+    from trajcheck.scoring.pipeline import score_paths
 
     out = tmp_path_factory.mktemp("ledger")
     report = score_paths([samples], jobs=1)

@@ -8,10 +8,10 @@ import shutil
 
 import pytest
 
-from trajcheck import discovery
-from trajcheck.adapters import ALL
-from trajcheck.adapters.anthropic_messages import READER, claims, map_action
-from trajcheck.pipeline import score_paths
+from trajcheck.readers import discovery
+from trajcheck.readers.adapters import ALL
+from trajcheck.readers.adapters.anthropic_messages import READER, claims, map_action
+from trajcheck.scoring.pipeline import score_paths
 
 from conftest import ROOT, SAMPLES
 
@@ -248,7 +248,8 @@ def test_one_json_per_step_is_read_as_the_transcript_it_stands_for():
 def test_a_large_transcript_is_read_one_message_at_a_time(monkeypatch, tmp_path):
     """Issue 27: past STREAM_BYTES a transcript is streamed (ijson); it reads as the whole file does, and a
     broken one is still a located json_invalid (benchmarks/bench_transcript.py measures memory and speed)."""
-    from trajcheck.adapters import anthropic_logs, stream
+    from trajcheck.readers.adapters import anthropic_logs
+    from trajcheck.readers.kit import stream
 
     want = _score(FIX / "feedback-2x")["feedback-2x"]
     monkeypatch.setattr(stream, "STREAM_BYTES", 0)
@@ -309,7 +310,7 @@ def test_a_request_saved_at_every_step_is_one_run_read_from_the_last(tmp_path):
 def test_large_event_logs_and_saved_requests_are_read_whole(monkeypatch, tmp_path):
     """The shapes the stream does not cover (an event log, a request saved with its response) are read whole
     whatever their size, never read as empty."""
-    from trajcheck.adapters import stream
+    from trajcheck.readers.kit import stream
 
     monkeypatch.setattr(stream, "STREAM_BYTES", 0)
     runs = _score(REAL / "cs715-session-3")

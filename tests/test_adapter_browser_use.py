@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from trajcheck import discovery
-from trajcheck.adapters import ALL
-from trajcheck.adapters.browser_use import READER
-from trajcheck.errors import RunFormatError
-from trajcheck.pipeline import score_paths
+from trajcheck.readers import discovery
+from trajcheck.readers.adapters import ALL
+from trajcheck.readers.adapters.browser_use import READER
+from trajcheck.base.errors import RunFormatError
+from trajcheck.scoring.pipeline import score_paths
 
 REALRUNS = Path(__file__).resolve().parents[2] / "shared" / "realruns"
 BU = REALRUNS / "browser-use"
@@ -217,7 +217,7 @@ def test_claims_skip_native_runs(tmp_path):
 
 
 def test_validate_reads_inline_frames_instead_of_looking_for_files(tmp_path, adapters):
-    from trajcheck.validation import validate_paths
+    from trajcheck.scoring.validation import validate_paths
 
     d = tmp_path / "inline_ok"
     d.mkdir()

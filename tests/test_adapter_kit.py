@@ -10,8 +10,8 @@ import sys
 import pytest
 from PIL import Image
 
-from trajcheck.adapters import kit
-from trajcheck.errors import Problem, RunFormatError
+from trajcheck.readers.kit import reading as kit
+from trajcheck.base.errors import Problem, RunFormatError
 
 from conftest import ROOT
 
@@ -163,12 +163,12 @@ def test_num_and_run_id_of(tmp_path):
     assert kit.run_id_of(tmp_path / "task-9" / ".", "shown") == "task-9"
 
 
-@pytest.mark.parametrize("module", ["trajcheck.adapters", "trajcheck.adapters.kit", "trajcheck.adapters.docs",
-                                    "trajcheck.discovery", "trajcheck.mapping"])
+@pytest.mark.parametrize("module", ["trajcheck.readers.adapters", "trajcheck.readers.kit.reading", "trajcheck.readers.docs",
+                                    "trajcheck.readers.discovery", "trajcheck.readers.mapping"])
 def test_any_module_can_be_imported_first_and_every_reader_is_registered(module):
     """Whichever module comes first (the adapters no longer import discovery; discovery imports them when first
     needed), the readers are all registered once."""
-    code = (f"import {module}\nfrom trajcheck import discovery\n"
+    code = (f"import {module}\nfrom trajcheck.readers import discovery\n"
             "print(','.join(discovery.reader_names()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert out.strip() == ("trajcheck.run/1,webvoyager,browsergym,browser-use,playwright-trace,osworld,"
@@ -176,25 +176,29 @@ def test_any_module_can_be_imported_first_and_every_reader_is_registered(module)
 
 
 def test_adapters_import_the_kit_not_each_other():
-    """Each reader module imports shared helpers from the kit; only its own helper modules beside it."""
-    adapters = ROOT / "core" / "adapters"
-    own = {"browsergym": {"browsergym_actions", "browsergym_info", "safe_pickle"},
+    """Each reader module imports shared helpers from the kit (``core/readers/kit/``, ``from ..kit``); beside it
+    (``from .``), only its own helper modules."""
+    adapters = ROOT / "core" / "readers" / "adapters"
+    own = {"browsergym": {"browsergym_actions", "browsergym_info"},
            "browser_use": {"browser_use_actions", "browser_use_read"},
            "osworld": {"osworld_actions"}, "webvoyager": {"webvoyager_actions"},
            "playwright_trace": {"playwright_events", "playwright_zip"}, "playwright_events": {"playwright_zip"},
-           "openai_responses": {"sparse", "openai_actions"}, "anthropic_messages": {"sparse", "anthropic_actions", "anthropic_logs"},
-           "ui_tars": {"sparse", "ui_tars_logs"}, "ui_tars_logs": {"sparse", "ui_tars_actions"}, "kit": {"kit_frames"}}
+           "openai_responses": {"openai_actions"}, "anthropic_messages": {"anthropic_actions", "anthropic_logs"},
+           "ui_tars": {"ui_tars_logs"}, "ui_tars_logs": {"ui_tars_actions"}}
     readers = {"anthropic_messages", "browser_use", "browsergym", "openai_responses", "osworld", "playwright_trace",
                "ui_tars", "webvoyager"}
+    kit_used = set()
     for path in sorted(adapters.glob("*.py")):
-        if path.stem in ("__init__", "docs"):
+        if path.stem == "__init__":
             continue
-        imported = {line.split()[1].lstrip(".") for line in path.read_text().splitlines()
-                    if line.startswith("from .") and line.split()[1] != "."}
-        # the kit's parts any reader may use: kit (re-exporting kit_frames), coords, stream, usage (token counts,
-        # costs and timestamps as the vendors write them)
-        assert imported - {"kit", "coords", "stream", "usage"} <= own.get(path.stem, set()), (path.name, imported)
-        assert not imported & readers, path.name
+        lines = path.read_text().splitlines()
+        beside = {line.split()[1].lstrip(".") for line in lines
+                  if line.startswith("from .") and not line.startswith("from ..") and line.split()[1] != "."}
+        kit_used |= {line.split()[1] for line in lines if line.startswith("from ..kit")}
+        assert beside <= own.get(path.stem, set()), (path.name, beside)
+        assert not beside & readers, path.name
+    assert kit_used >= {"..kit.reading", "..kit.reader"}, kit_used
+    assert not (ROOT / "core" / "readers" / "kit" / "reading.py").read_text().count("from ..adapters")
 
 
 def test_image_size_of_a_header_that_claims_a_bomb_is_none(tmp_path):
@@ -203,7 +207,7 @@ def test_image_size_of_a_header_that_claims_a_bomb_is_none(tmp_path):
     import struct
     import zlib
 
-    from trajcheck.adapters.kit import image_size
+    from trajcheck.readers.kit.reading import image_size
 
     ihdr = struct.pack(">IIBBBBB", 40000, 40000, 8, 2, 0, 0, 0)
     chunk = b"IHDR" + ihdr
@@ -219,7 +223,7 @@ def test_no_adapter_claims_a_folder_without_a_file_in_it(tmp_path):
     file it claims by) sits one level down; the folder above is claimed by none."""
     import shutil
 
-    from trajcheck.adapters import ALL
+    from trajcheck.readers.adapters import ALL
 
     fixtures = ROOT / "tests" / "fixtures"
     runs = {"anthropic-messages": fixtures / "anthropic" / "feedback-2x",
@@ -252,7 +256,7 @@ def test_a_folder_of_native_runs_is_found_and_checked_without_the_adapters(tmp_p
     code = ("import sys\nfrom trajcheck.cli.main import main\n"
             f"sys.argv = ['trajcheck', 'score', {str(tmp_path / 'runs')!r}, '--out', {str(tmp_path / 'L')!r}, '-q']\n"
             "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
-            "print(code, 'trajcheck.adapters' in sys.modules)\n")
+            "print(code, 'trajcheck.readers.adapters' in sys.modules)\n")
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert first.stdout.split()[-2:] == ["0", "False"], first.stdout + first.stderr

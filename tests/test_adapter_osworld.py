@@ -6,10 +6,11 @@ import json
 import shutil
 from pathlib import Path
 
-from trajcheck import discovery, ledger  # noqa: F401  (discovery first: it registers the adapters)
-from trajcheck.adapters import osworld as ow
-from trajcheck.adapters.osworld import parse_pyautogui
-from trajcheck.pipeline import score_paths
+from trajcheck.readers import discovery
+from trajcheck.store import ledger  # noqa: F401  (discovery first: it registers the adapters)
+from trajcheck.readers.adapters import osworld as ow
+from trajcheck.readers.adapters.osworld import parse_pyautogui
+from trajcheck.scoring.pipeline import score_paths
 
 RESULTS = Path(__file__).resolve().parent / "fixtures" / "osworld" / "results"
 OK = RESULTS / "pyautogui" / "screenshot" / "fixture-model" / "chrome" / "0f1e2d3c-search-recipes"

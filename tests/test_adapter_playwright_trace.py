@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from trajcheck import discovery, ledger  # noqa: F401  (discovery first: it registers the adapters)
-from trajcheck.adapters import playwright_trace as pt
-from trajcheck.adapters import playwright_zip as pz
-from trajcheck.errors import RunFormatError
-from trajcheck.pipeline import score_paths
+from trajcheck.readers import discovery
+from trajcheck.store import ledger  # noqa: F401  (discovery first: it registers the adapters)
+from trajcheck.readers.adapters import playwright_trace as pt
+from trajcheck.readers.adapters import playwright_zip as pz
+from trajcheck.base.errors import RunFormatError
+from trajcheck.scoring.pipeline import score_paths
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "playwright_trace" / "notes-trace"
 

@@ -8,11 +8,11 @@ import shutil
 
 import pytest
 
-from trajcheck import discovery
-from trajcheck.adapters import ALL
-from trajcheck.adapters.ui_tars import claims
-from trajcheck.adapters.ui_tars_actions import map_action, parse_reply
-from trajcheck.pipeline import score_paths
+from trajcheck.readers import discovery
+from trajcheck.readers.adapters import ALL
+from trajcheck.readers.adapters.ui_tars import claims
+from trajcheck.readers.adapters.ui_tars_actions import map_action, parse_reply
+from trajcheck.scoring.pipeline import score_paths
 
 from conftest import ROOT
 
@@ -260,7 +260,7 @@ def test_hostile_replies_cost_linear_time():
     second (the patterns are bounded; calls are joined once)."""
     import time
 
-    from trajcheck.adapters.ui_tars import _DUMP
+    from trajcheck.readers.adapters.ui_tars import _DUMP
 
     t = time.perf_counter()
     parse_reply("\n" * 200_000 + "x")

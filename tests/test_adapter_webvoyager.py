@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from trajcheck import discovery
-from trajcheck.adapters import ALL
-from trajcheck.adapters.webvoyager import READER, parse_reply
-from trajcheck.errors import RunFormatError
-from trajcheck.pipeline import score_paths
+from trajcheck.readers import discovery
+from trajcheck.readers.adapters import ALL
+from trajcheck.readers.adapters.webvoyager import READER, parse_reply
+from trajcheck.base.errors import RunFormatError
+from trajcheck.scoring.pipeline import score_paths
 
 REALRUNS = Path(__file__).resolve().parents[2] / "shared" / "realruns"
 WV = REALRUNS / "webvoyager"

@@ -1,4 +1,4 @@
-"""The alignment of two runs' steps (analyzers/alignment.py, and the step signatures of trajcheck.pairdiff): an
+"""The alignment of two runs' steps (analyzers/alignment.py, and the step signatures of trajcheck.queries.pairdiff): an
 extra step leaves the later pairs in place, each kind of divergence is told apart, points are compared as
 shares of each run's screen."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from trajcheck.analyzers.alignment import Screen, StepSig, align, explain, first_divergence
-from trajcheck.pairdiff import align_runs, signature
+from trajcheck.queries.pairdiff import align_runs, signature
 
 #: Four screens, pHashes far apart (more than 8 bits), and one 3 bits from the first (the same screen).
 S0, S1, S2, S3 = 0, 0xFFFF, 0xFFFF_0000, 0xFFFF_0000_0000

@@ -120,7 +120,7 @@ def test_agree_scores_each_source_on_its_own(four):
 
 def test_timeline_referee_block(four):
     from trajcheck.cli.timeline import render
-    from trajcheck.views import timeline
+    from trajcheck.queries.views import timeline
 
     data = timeline(four, "consent-overlay-off")
     console = Console(width=100, file=io.StringIO(), color_system=None)

@@ -11,7 +11,7 @@ from trajcheck.analyzers.observation import PageEvidence, verify
 from trajcheck.analyzers.page import PageFacts
 from trajcheck.analyzers.perceptual import EffectFinding, ImageEvidence
 from trajcheck.analyzers.pixeldiff import no_change
-from trajcheck.hashing import Hash64
+from trajcheck.base.hashing import Hash64
 from trajcheck.schemas.records import Action, Client, Page, Run, Semantic, Step
 
 NO_LOOP = LoopFinding(None, None, None)

@@ -32,7 +32,7 @@ def test_errors_are_exceptions_not_exits(tmp_path):
     with pytest.raises(trajcheck.NoRunsFound) as info:
         trajcheck.score([tmp_path / "nothing-here"], out=tmp_path / "L")
     assert [p.slug for p in info.value.problems] == ["path_not_found"]
-    with pytest.raises(trajcheck.errors.UsageError, match="unknown engine"):
+    with pytest.raises(trajcheck.base.errors.UsageError, match="unknown engine"):
         trajcheck.score([SAMPLES], out=tmp_path / "L", engine="spark")
     assert not (tmp_path / "L").exists()
 

@@ -120,7 +120,7 @@ def test_docs_api_names_every_public_name_and_each_imports():
 
 
 def test_docs_api_is_generated_from_the_code():
-    from trajcheck.apidoc import page
+    from devtools.apidoc import page
 
     assert (ROOT / "docs" / "api.md").read_text("utf-8") == page(), \
-        "docs/api.md is stale: python -m trajcheck.apidoc > docs/api.md"
+        "docs/api.md is stale: python -m devtools.apidoc > docs/api.md"

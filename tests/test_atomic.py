@@ -1,4 +1,4 @@
-"""The one atomic-write helper (trajcheck.atomic): a reader sees the old file or the new one, a failed write
+"""The one atomic-write helper (trajcheck.base.atomic): a reader sees the old file or the new one, a failed write
 leaves the old one and no temporary file, and concurrent writers never share a temporary name."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from trajcheck import atomic
-from trajcheck.atomic import atomic_path, atomic_write, commit, temp_name
+from trajcheck.base import atomic
+from trajcheck.base.atomic import atomic_path, atomic_write, commit, temp_name
 
 from conftest import ROOT
 
@@ -187,7 +187,7 @@ def test_concurrent_writers_and_a_reader_never_see_half_a_file(tmp_path):
 
 def test_the_helper_imports_nothing_of_trajcheck():
     """A leaf: any module of trajcheck may write atomically without making an import loop."""
-    tree = ast.parse((ROOT / "core" / "atomic.py").read_text())
+    tree = ast.parse((ROOT / "core" / "base" / "atomic.py").read_text())
     imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert imported and not [m for m in imported if m.startswith("trajcheck") or m == ""], imported
@@ -196,11 +196,11 @@ def test_the_helper_imports_nothing_of_trajcheck():
 
 
 def test_every_atomic_replacement_goes_through_the_helper():
-    """No module writes temp-then-rename by hand: os.replace and Path.rename appear in trajcheck.atomic only."""
+    """No module writes temp-then-rename by hand: os.replace and Path.rename appear in trajcheck.base.atomic only."""
     hits = []
     for folder in ("core", "cli", "analyzers", "schemas"):
         for p in sorted((ROOT / folder).rglob("*.py")):
-            if p == ROOT / "core" / "atomic.py":
+            if p == ROOT / "core" / "base" / "atomic.py":
                 continue
             for node in ast.walk(ast.parse(p.read_text())):
                 if isinstance(node, ast.Attribute) and node.attr in ("replace", "rename") and \
@@ -209,4 +209,4 @@ def test_every_atomic_replacement_goes_through_the_helper():
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                         node.func.attr == "rename":
                     hits.append(f"{p.relative_to(ROOT)}:{node.lineno}")
-    assert not hits, f"write through trajcheck.atomic instead: {hits}"
+    assert not hits, f"write through trajcheck.base.atomic instead: {hits}"

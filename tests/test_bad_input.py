@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.cli.main import app
-from trajcheck.pipeline import score_paths
+from trajcheck.scoring.pipeline import score_paths
 
 from conftest import copy_run, read_steps, sample_run_dirs, write_steps
 
@@ -239,7 +239,7 @@ def test_missing_argument_is_exit_3(tmp_path):
 
 
 def test_safe_join_refuses_every_way_out_of_the_run_directory(tmp_path):
-    from trajcheck.rundir import safe_join
+    from trajcheck.readers.rundir import safe_join
 
     run = tmp_path / "run"
     (run / "frames").mkdir(parents=True)
@@ -266,7 +266,7 @@ def test_fast_schema_check_agrees_with_jsonschema_on_mutated_records(name):
 
     from jsonschema import Draft202012Validator
 
-    from trajcheck.rundir import _fast_check
+    from trajcheck.readers.rundir import _fast_check
     from trajcheck.schemas import load_json_schema
 
     fast, slow = _fast_check(name), Draft202012Validator(load_json_schema(name))

@@ -41,7 +41,7 @@ def test_the_table_accounts_for_the_whole_wall_time():
 
 def test_a_stage_that_no_longer_exists_leaves_no_timer_behind(monkeypatch):
     originals = _installed()
-    monkeypatch.setattr(bench_stages, "STAGES", bench_stages.STAGES + [("gone", "trajcheck.loading", "no_such", False)])
+    monkeypatch.setattr(bench_stages, "STAGES", bench_stages.STAGES + [("gone", "trajcheck.scoring.loading", "no_such", False)])
     with pytest.raises(AttributeError):
         bench_stages.score_once(RUN)
     monkeypatch.undo()

@@ -24,7 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 import trajcheck
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.cli.main import app
 
 from conftest import ROOT, SAMPLES
@@ -54,7 +54,7 @@ def check(*args: str) -> tuple[int, Any, str]:
 
 
 def score(runs: list[str], out: Path) -> Path:
-    from trajcheck.pipeline import score_paths
+    from trajcheck.scoring.pipeline import score_paths
 
     report = score_paths([SAMPLES / r for r in runs], jobs=1)
     ledger.write(out, [r.run for r in report.results], [s for r in report.results for s in r.steps])
@@ -250,7 +250,7 @@ def test_usage_errors_exit_2_with_one_line(sample_ledger: Path, args: list[str],
 def test_a_limit_out_of_range_is_refused_by_the_command_and_the_library(sample_ledger: Path) -> None:
     res = runner.invoke(app, ["check", str(sample_ledger), "--max-false-claim-rate", "1.5"])
     assert res.exit_code == 2 and "1.5 is not in the range 0<=x<=1" in " ".join(res.stderr.replace("│", " ").split())
-    with pytest.raises(trajcheck.errors.UsageError, match=r"--min-success nan: give a fraction from 0 to 1"):
+    with pytest.raises(trajcheck.base.errors.UsageError, match=r"--min-success nan: give a fraction from 0 to 1"):
         trajcheck.check(sample_ledger, min_success=float("nan"))
 
 

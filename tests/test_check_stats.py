@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from trajcheck import stats
+from trajcheck.base import stats
 
 
 def test_wilson_is_scipys_wilson() -> None:

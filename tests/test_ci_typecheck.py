@@ -42,14 +42,14 @@ def test_the_mapping_is_pyprojects_package_dir(mapping: dict[str, str]) -> None:
 
 def test_each_finding_is_reported_under_its_real_folder(typecheck: ModuleType, mapping: dict[str, str]) -> None:
     report = ("trajcheck/report.py:12: error: Missing return statement  [return]\n"
-              "trajcheck/adapters/kit.py:137: error: Item \"None\" has no attribute \"end\"  [union-attr]\n"
+              "trajcheck/readers/kit/reading.py:137: error: Item \"None\" has no attribute \"end\"  [union-attr]\n"
               "trajcheck/cli/common.py:136: error: Incompatible types in assignment  [assignment]\n"
               "trajcheck/analyzers/skeleton.py:40: note: Revealed type is \"builtins.int\"\n"
               "trajcheck/schemas/records.py:200: error: Name \"Mapping\" is not defined  [name-defined]\n"
               "Found 4 errors in 5 files (checked 104 source files)\n")
     assert typecheck.real_paths(report, mapping) == (
         "core/report.py:12: error: Missing return statement  [return]\n"
-        "core/adapters/kit.py:137: error: Item \"None\" has no attribute \"end\"  [union-attr]\n"
+        "core/readers/kit/reading.py:137: error: Item \"None\" has no attribute \"end\"  [union-attr]\n"
         "cli/common.py:136: error: Incompatible types in assignment  [assignment]\n"
         "analyzers/skeleton.py:40: note: Revealed type is \"builtins.int\"\n"
         "schemas/records.py:200: error: Name \"Mapping\" is not defined  [name-defined]\n"
@@ -74,8 +74,8 @@ def test_the_longest_package_wins(typecheck: ModuleType) -> None:
 def test_the_tree_links_each_mapped_folder_at_its_package(typecheck: ModuleType, mapping: dict[str, str],
                                                           tmp_path: Path) -> None:
     typecheck.build_tree(tmp_path, mapping)
-    assert (tmp_path / "trajcheck" / "stats.py").resolve() == ROOT / "core" / "stats.py"
-    assert (tmp_path / "trajcheck" / "adapters").resolve() == ROOT / "core" / "adapters"
+    assert (tmp_path / "trajcheck" / "base" / "stats.py").resolve() == ROOT / "core" / "base" / "stats.py"
+    assert (tmp_path / "trajcheck" / "readers").resolve() == ROOT / "core" / "readers"
     assert (tmp_path / "trajcheck" / "cli" / "common.py").resolve() == ROOT / "cli" / "common.py"
     assert (tmp_path / "trajcheck" / "schemas" / "records.py").resolve() == ROOT / "schemas" / "records.py"
     assert (tmp_path / "trajcheck" / "analyzers").is_dir() and not (tmp_path / "trajcheck" / "analyzers").is_symlink()

@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.cli.main import app
 
 runner = CliRunner()

@@ -19,8 +19,8 @@ from trajcheck.api import NoRunsFound, ScoreResult
 from trajcheck.cli.common import Exit
 from trajcheck.cli.exits import RULES, Outcome, Rule, codes_of, exit_on_error, help_line
 from trajcheck.cli.main import COMMANDS, app, command
-from trajcheck.errors import LedgerError, Problem, QueryError, RunFormatError, UsageError
-from trajcheck.lock import DEFAULT_WAIT, LedgerBusy
+from trajcheck.base.errors import LedgerError, Problem, QueryError, RunFormatError, UsageError
+from trajcheck.store.lock import DEFAULT_WAIT, LedgerBusy
 
 from conftest import SAMPLES
 

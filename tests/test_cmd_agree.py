@@ -16,7 +16,7 @@ from typing import Any, Callable
 import pytest
 from typer.testing import CliRunner
 
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.cli.main import app
 
 from conftest import SAMPLES, run_json

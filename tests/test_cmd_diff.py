@@ -26,9 +26,9 @@ import pytest
 from typer.testing import CliRunner
 
 import trajcheck
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.cli.main import app
-from trajcheck.pipeline import score_paths
+from trajcheck.scoring.pipeline import score_paths
 
 from conftest import SAMPLES, copy_run, run_json
 

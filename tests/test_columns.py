@@ -8,9 +8,9 @@ import dataclasses
 import pytest
 
 from conftest import SAMPLES
-from trajcheck import rows
-from trajcheck.analysis import StepFindings
-from trajcheck.pipeline import score_paths
+from trajcheck.scoring import rows
+from trajcheck.scoring.analysis import StepFindings
+from trajcheck.scoring.pipeline import score_paths
 from trajcheck.schemas.ledger import RUNS, STEPS, Column
 
 
@@ -39,7 +39,7 @@ def test_every_source_names_something_that_exists(table: str, columns: tuple[Col
             assert callable(rows.analyzer_function(c.source[len("analyzer:"):])), f"{table}.{c.name}"
             continue
         if c.source.startswith("fn:"):
-            assert c.source[3:] in functions, f"{table}.{c.name}: no function {c.source[3:]!r} in trajcheck.rows"
+            assert c.source[3:] in functions, f"{table}.{c.name}: no function {c.source[3:]!r} in trajcheck.scoring.rows"
             used.add(c.source[3:])
             continue
         path, _, conv = c.source.partition("|")

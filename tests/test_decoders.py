@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from trajcheck import frames
-from trajcheck.box import Box
-from trajcheck.frames import FrameError, decode
+from trajcheck.media import frames
+from trajcheck.base.box import Box
+from trajcheck.media.frames import FrameError, decode
 
 from conftest import REALRUNS, sample_frames
 

@@ -1,4 +1,4 @@
-"""The on-disk cache of library facts (trajcheck.diskcache), as the resize pass order uses it: read back
+"""The on-disk cache of library facts (trajcheck.base.diskcache), as the resize pass order uses it: read back
 instead of probed again, and anything wrong with it only means probing again."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trajcheck import diskcache, resample
+from trajcheck.base import diskcache, resample
 
 
 @pytest.fixture()
@@ -161,7 +161,7 @@ def test_lanczos_weights_others_can_write_are_not_read(cache: Path, monkeypatch:
 
 def test_weights_out_of_range_are_refused_even_with_a_matching_checksum(cache: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from trajcheck import diskcache as dc
+    from trajcheck.base import diskcache as dc
 
     want = _matrix(640, 32)
     _fresh_weights(monkeypatch)

@@ -14,9 +14,9 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser
 
 from trajcheck.analyzers import messages, skeleton as sk
-from trajcheck.dom import DomCache, Snapshot
-from trajcheck.domscan import (_NO_POP, _RAW_END, BREAKOUT, RAW_TEXT, VOID, DomShape, _close_implied, _end_tag,
-                               _Stack, dom_shape)
+from trajcheck.media.dom import DomCache, Snapshot
+from trajcheck.media.domscan import (_NO_POP, _RAW_END, BREAKOUT, RAW_TEXT, VOID, DomShape, _close_implied, _end_tag,
+                                     _Stack, dom_shape)
 
 from conftest import SAMPLES
 

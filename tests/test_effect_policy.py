@@ -5,10 +5,9 @@ import pytest
 
 from trajcheck.analyzers.ambient import Transition, learn_ambient
 from trajcheck.analyzers.highrisk import HighRisk, classify
-from trajcheck.analyzers.perceptual import (ImageEvidence, PerceptualOptions, assess, feedback_line,
-                                            perceptual_summary)
+from trajcheck.analyzers.perceptual import ImageEvidence, PerceptualOptions, assess, feedback_line, perceptual_summary
 from trajcheck.analyzers.pixeldiff import diff_frames
-from trajcheck.hashing import Hash64
+from trajcheck.base.hashing import Hash64
 
 RISKY = HighRisk(True, "keyword", "save")
 H0 = Hash64(0)

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from trajcheck import ledger
-from trajcheck.pipeline import score_paths
+from trajcheck.store import ledger
+from trajcheck.scoring.pipeline import score_paths
 
 from conftest import SAMPLES
 
@@ -120,7 +120,7 @@ def test_a_missing_bucket_prefix_is_a_located_problem(s3_store):
 
 def test_small_work_starts_no_worker_processes(monkeypatch, tmp_path):
     """Fewer than 2 runs per worker are scored in this process: no pool is started (issue 16)."""
-    from trajcheck import engines
+    from trajcheck.scoring import engines
 
     assert [engines.workers_for(n, 2) for n in (0, 1, 2, 3, 4, 5, 200)] == [0, 0, 1, 1, 2, 2, 2]
     assert engines.workers_for(200, 1) == 1 and engines.workers_for(9, 4) == 4
@@ -139,8 +139,8 @@ def test_a_pool_that_refuses_work_costs_its_runs_not_the_batch():
     back as internal_error rows in order, and the runs already in flight keep their results."""
     from pathlib import Path
 
-    from trajcheck import engines
-    from trajcheck.discovery import RunRef
+    from trajcheck.scoring import engines
+    from trajcheck.readers.discovery import RunRef
 
     refs = [RunRef(Path(f"/runs/r{i}"), f"r{i}", "trajcheck.run/1") for i in range(5)]
     submitted = []

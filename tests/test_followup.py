@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.analyzers.followup import FollowStep, Followup, NONE, follow, followups, in_fact, same_target, shown
 from trajcheck.analyzers.loops import action_key
-from trajcheck.comparison import compare
-from trajcheck.pipeline import score_paths
-from trajcheck.reasons import EffectInFactBasis as B, WarningFollowup as F, WarningShownSource as S
+from trajcheck.queries.comparison import compare
+from trajcheck.scoring.pipeline import score_paths
+from trajcheck.base.reasons import EffectInFactBasis as B, WarningFollowup as F, WarningShownSource as S
 
 from conftest import REALRUNS, SAMPLES, copy_run, read_steps, write_steps
 

@@ -27,8 +27,8 @@ def test_mutated_runs_never_cost_the_batch(tmp_path, seed):
 def test_the_fuzzer_mutates_a_run_of_every_reader():
     """Issue 27: every reader's logs are fuzzed, not only the native format's: the fuzzer's sources, unmutated,
     are read by every reader (WebVoyager and BrowserGym runs come from ../shared/realruns, when it is there)."""
-    from trajcheck import discovery
-    from trajcheck.adapters import ALL
+    from trajcheck.readers import discovery
+    from trajcheck.readers.adapters import ALL
 
     refs, problems = discovery.discover(fuzz_runs.adapter_sources() + [fuzz_runs.TRACE])
     assert not problems
@@ -64,7 +64,7 @@ def _jsonl_copy(src: Path, dest: Path, key: str, head: list[str]) -> Path:
 def test_mutated_logs_read_streamed_never_cost_the_batch(tmp_path, monkeypatch):
     """Issue 27: with the stream threshold at 0, every JSON and JSONL transcript and every browser-use history is
     read streamed (an item or a line at a time): mutated, they give problems, never tracebacks."""
-    from trajcheck.adapters import stream
+    from trajcheck.readers.kit import stream
 
     monkeypatch.setattr(stream, "STREAM_BYTES", 0)
     fix = ROOT / "tests" / "fixtures"

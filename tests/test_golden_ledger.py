@@ -35,9 +35,9 @@ def _ledger_rows(paths: list[Path], tmp: Path) -> dict[str, list[dict[str, Any]]
     """Score ``paths`` through the library and read both tables back from the written Parquet."""
     import pyarrow.parquet as pq
 
-    from trajcheck import ledger
-    from trajcheck.manifest import read_manifest
-    from trajcheck.pipeline import score_paths
+    from trajcheck.store import ledger
+    from trajcheck.store.manifest import read_manifest
+    from trajcheck.scoring.pipeline import score_paths
 
     report = score_paths(paths, jobs=1)
     ledger.write(tmp, [r.run for r in report.results], [s for r in report.results for s in r.steps])

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from trajcheck import ledger
-from trajcheck.domscan import MAX_DOM_ELEMENTS, dom_shape
+from trajcheck.store import ledger
+from trajcheck.media.domscan import MAX_DOM_ELEMENTS, dom_shape
 
 from conftest import ROOT, SAMPLES, read_steps
 
@@ -182,7 +182,7 @@ def test_links_that_stay_inside_the_run_are_followed(tmp_path):
 def _trace_with_big_frames(run: Path, size: int, lie: bool) -> list[str]:
     """Rewrite the trace fixture with every screencast frame a step uses replaced by ``size`` zero bytes
     (deflated to almost nothing); with ``lie``, each such member's header claims 1,000 bytes."""
-    from trajcheck.adapters import playwright_trace as pt
+    from trajcheck.readers.adapters import playwright_trace as pt
 
     first, _ = pt.READER.read(TRACE, "notes-trace")
     used = sorted({f for s in first.steps for f in (s.frame_pre, s.frame_post) if f})
@@ -215,7 +215,7 @@ def test_trace_frames_are_unpacked_lazily_with_a_byte_budget(tmp_path, monkeypat
     """Frame members that unpack past the frame byte budget are refused (frame_too_large) after that many
     bytes, whatever their header says (a lying header stops zipfile at the claimed size: a CRC error,
     frame_unreadable); the steps are scored without them and the other run of the batch is scored."""
-    from trajcheck import frames
+    from trajcheck.media import frames
 
     monkeypatch.setattr(frames, "MAX_FRAME_BYTES", 1 << 20)  # 1 MiB here; 32 MiB in real runs
     root = _batch(tmp_path)
@@ -233,7 +233,7 @@ def test_trace_frames_are_unpacked_lazily_with_a_byte_budget(tmp_path, monkeypat
 
 def test_trace_frames_are_not_held_in_memory(tmp_path):
     """The reader keeps no frame bytes: the run's inline frames unpack one member per access."""
-    from trajcheck.adapters import playwright_trace as pt
+    from trajcheck.readers.adapters import playwright_trace as pt
 
     run, _ = pt.READER.read(TRACE, "notes-trace")
     assert isinstance(run.inline_frames, pt.TraceFrames)

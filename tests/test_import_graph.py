@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from trajcheck import imports, layers
-from trajcheck.imports import Edge
+from devtools import imports, layers
+from devtools.imports import Edge
 
 from conftest import ROOT
 
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
-REGENERATE = "python -m trajcheck.layers --diagram docs/architecture.md"
+REGENERATE = "python -m devtools.layers --diagram docs/architecture.md"
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def graph() -> imports.Graph:
 def test_no_module_is_in_a_loop_of_imports(graph):
     found = imports.loops(graph)
     assert not found, ("modules that import one another in a loop (move code so that imports go one way; "
-                       "`python -m trajcheck.imports` prints this too):\n" + imports.describe(found))
+                       "`python -m devtools.imports` prints this too):\n" + imports.describe(found))
 
 
 def test_every_dynamic_import_is_resolved(graph):
@@ -39,15 +39,15 @@ def test_every_dynamic_import_is_resolved(graph):
 def test_the_graph_holds_every_module_and_known_imports_of_each_kind(graph):
     """Not vacuous: the modules are found, and imports at the top, in a function, under TYPE_CHECKING and through
     importlib are all edges."""
-    assert len(graph.files) > 100 and "trajcheck.cli.main" in graph.files and "trajcheck.adapters.kit" in graph.files
+    assert len(graph.files) > 100 and "trajcheck.cli.main" in graph.files and "trajcheck.readers.kit.reading" in graph.files
     kinds = {(e.source, e.target, e.how) for e in graph.edges}
-    assert ("trajcheck.scorerun", "trajcheck.rows", "top") in kinds
-    assert ("trajcheck.discovery", "trajcheck.adapters", "function") in kinds  # the adapters, when first needed
-    assert ("trajcheck.api", "trajcheck.pipeline", "type-checking") in kinds
+    assert ("trajcheck.scoring.scorerun", "trajcheck.scoring.rows", "top") in kinds
+    assert ("trajcheck.readers.discovery", "trajcheck.readers.adapters", "function") in kinds  # the adapters, when first needed
+    assert ("trajcheck.api", "trajcheck.scoring.pipeline", "type-checking") in kinds
     assert ("trajcheck.cli.main", "trajcheck.cli.score", "dynamic") in kinds  # f"{__package__}.{module}"
     assert ("trajcheck", "trajcheck.live", "function") in kinds  # the package's lazy names
-    assert ("trajcheck.adapters.kit", "trajcheck.runfiles", "top") in kinds  # `from trajcheck.runfiles import ...`
-    assert ("trajcheck.adapters", "trajcheck.adapters.webvoyager", "top") in kinds  # `from . import webvoyager`
+    assert ("trajcheck.readers.kit.reading", "trajcheck.base.runfiles", "top") in kinds  # `from ...base.runfiles import ...`
+    assert ("trajcheck.readers.adapters", "trajcheck.readers.adapters.webvoyager", "top") in kinds  # `from . import webvoyager`
 
 
 def _package(tmp: Path, files: dict[str, str]) -> imports.Graph:
@@ -89,20 +89,39 @@ def test_a_dynamic_import_with_no_constant_start_is_unresolved(tmp_path):
 def test_every_module_is_in_exactly_one_group(graph):
     _, problems = layers.grouping(graph)
     assert not problems, problems
-    assert layers.groups_of("trajcheck.a_module_nobody_placed") == []  # a new module must be given a group
+    # a layer is a folder: a new module in a layer's folder needs no edit, a new folder must be given a place
+    assert layers.groups_of("trajcheck.media.a_new_module") == ["media"]
+    assert layers.groups_of("trajcheck.readers.kit.a_new_module") == ["readers.kit"]
+    assert layers.groups_of("trajcheck.a_new_module") == ["api"]
+    assert layers.groups_of("trajcheck.a_new_folder.a_module") == []
+    assert layers.groups_of("elsewhere.module") == []
+
+
+def test_the_layers_are_folders_and_few_modules_sit_directly_in_core():
+    """core/ is a handful of modules and at least five sub-packages, each a layer (issue 37)."""
+    top = sorted(p.name for p in (ROOT / "core").glob("*.py"))
+    folders = sorted(p.name for p in (ROOT / "core").iterdir() if (p / "__init__.py").is_file())
+    assert len(top) <= 12 and len(folders) >= 5, (top, folders)
+    named = {g.folder for g in layers.GROUPS}
+    for folder in (ROOT / "core").rglob("__init__.py"):
+        dotted = ".".join(folder.parent.relative_to(ROOT / "core").parts)
+        assert dotted in named, f"core/{dotted.replace('.', '/')}/ is no layer"
+    # the development tools are not in the library
+    assert not [p for p in (ROOT / "core").rglob("*.py") if p.stem in ("imports", "layers", "apidoc", "exitdoc",
+                                                                         "reasonsdoc")]
 
 
 def test_imports_go_from_a_group_to_itself_or_a_group_below_it(graph):
     group, _ = layers.grouping(graph)
     up = layers.upward(graph, group)
-    assert not up, "imports of a higher layer (trajcheck.layers GROUPS, lowest first):\n" + "\n".join(up)
+    assert not up, "imports of a higher layer (devtools.layers GROUPS, lowest first):\n" + "\n".join(up)
 
 
 def test_the_groups_import_one_another_without_a_loop(graph):
     group, _ = layers.grouping(graph)
     assert layers.group_loops(graph, group) == []
     # the check can fail: one import of cli from the base layer makes a loop of every group between them
-    worse = imports.Graph(graph.files, [*graph.edges, Edge("trajcheck.errors", "trajcheck.cli.main", 1)])
+    worse = imports.Graph(graph.files, [*graph.edges, Edge("trajcheck.base.errors", "trajcheck.cli.main", 1)])
     assert layers.upward(worse, group) and layers.group_loops(worse, group)
 
 
@@ -116,7 +135,7 @@ def test_the_diagram_draws_each_group_and_only_the_shortest_ways_between_them(gr
     out = layers.diagram(graph)
     assert out.startswith("```mermaid\nflowchart TD\n")
     for g in layers.GROUPS:
-        assert f'    {g.name}["{g.name} (' in out
+        assert f'    {g.name.replace(".", "_")}["{g.name} (' in out
     assert "    cli --> base\n" not in out  # also through every layer between them: not drawn
     assert layers.drawn(Counter({("a", "b"): 1, ("b", "c"): 1, ("a", "c"): 2})) == [("a", "b"), ("b", "c")]
 
@@ -127,7 +146,7 @@ def test_analyzers_import_no_module_that_reads_files_and_hash_nothing(graph):
     comes from the loading stage."""
     outside = {e.target for e in graph.edges if e.source.startswith("trajcheck.analyzers")
                and not e.target.startswith(("trajcheck.analyzers", "trajcheck.schemas"))}
-    assert outside <= {"trajcheck.box", "trajcheck.hashing", "trajcheck.reasons"}, outside
+    assert outside <= {"trajcheck.base.box", "trajcheck.base.hashing", "trajcheck.base.reasons"}, outside
     calls = [f"{path.name}:{node.lineno}" for path in sorted((ROOT / "analyzers").glob("*.py"))
              for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Attribute)
              and isinstance(node.value, ast.Name) and node.value.id == "Hash64" and node.attr.startswith("of")]
@@ -135,7 +154,21 @@ def test_analyzers_import_no_module_that_reads_files_and_hash_nothing(graph):
 
 
 def test_the_module_entry_points_say_there_is_no_loop():
-    out = subprocess.run([sys.executable, "-m", "trajcheck.imports"], capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run([sys.executable, "-m", "devtools.imports"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0 and out.stdout.endswith("loops: none\n"), out.stdout + out.stderr
-    out = subprocess.run([sys.executable, "-m", "trajcheck.layers"], capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run([sys.executable, "-m", "devtools.layers"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0 and out.stdout.endswith("every import goes one way\n"), out.stdout + out.stderr
+
+
+def test_inside_the_package_every_import_of_trajcheck_is_relative():
+    """One import style inside the package (issue 37): relative, so that a tool that reads the folders sees every
+    import where it points; ``trajcheck.`` spelled out is for code outside (tests, benchmarks, devtools)."""
+    absolute = []
+    for folder in ("core", "cli", "analyzers", "schemas"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                         else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+                if any(n == "trajcheck" or n.startswith("trajcheck.") for n in names):
+                    absolute.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not absolute, absolute

@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.analyzers.perceptual import PerceptualOptions
 from trajcheck.cli.main import app
-from trajcheck.pipeline import ScoreOptions, score_paths
+from trajcheck.scoring.pipeline import ScoreOptions, score_paths
 
 from conftest import SAMPLES as SAMPLE_DIR, read_steps, sample_run_dirs
 
@@ -151,8 +151,8 @@ def test_frames_with_the_same_bytes_are_decoded_once(tmp_path, monkeypatch):
     step's findings are the same as a byte-for-byte diff gives."""
     import shutil
 
-    from trajcheck import loading
-    from trajcheck.pipeline import score_paths
+    from trajcheck.scoring import loading
+    from trajcheck.scoring.pipeline import score_paths
 
     run = tmp_path / "dark-faint-and-toast"
     shutil.copytree(SAMPLE_DIR / "dark-faint-and-toast", run)

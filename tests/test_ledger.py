@@ -8,9 +8,9 @@ import shutil
 import pyarrow.parquet as pq
 import pytest
 
-from trajcheck import ledger
-from trajcheck.errors import LedgerError, QueryError
-from trajcheck.pipeline import score_paths
+from trajcheck.store import ledger
+from trajcheck.base.errors import LedgerError, QueryError
+from trajcheck.scoring.pipeline import score_paths
 from trajcheck.schemas.ledger import RUNS, SCHEMA_VERSION, STEPS
 
 from conftest import sample_run_dirs
@@ -118,7 +118,7 @@ def _scored_ledger(tmp_path, samples, names=("terms-checkbox-on", "captcha-block
 
 
 def test_digest_index_matches_the_runs_table(tmp_path, samples):
-    from trajcheck.manifest import previous_from_index
+    from trajcheck.store.manifest import previous_from_index
 
     runs, out = _scored_ledger(tmp_path, samples)
     index = json.loads((out / "digests.json").read_text())
@@ -168,7 +168,7 @@ def test_digest_index_is_carried_forward_without_reading_the_runs_parts(tmp_path
 def test_a_stale_digest_index_is_not_trusted(tmp_path, samples):
     """An index of another generation (a write interrupted between the index and the manifest) is
     ignored: the runs parts are read instead, and the next commit replaces it."""
-    from trajcheck.manifest import previous_from_index
+    from trajcheck.store.manifest import previous_from_index
 
     runs, out = _scored_ledger(tmp_path, samples)
     good = sorted((p.run_id, p.input_digest) for p in ledger.previous(out))

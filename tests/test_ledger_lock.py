@@ -17,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.cli.common import Exit
-from trajcheck.lock import LOCK_FILE, LedgerBusy, acquire
+from trajcheck.store.lock import LOCK_FILE, LedgerBusy, acquire
 
 from conftest import SAMPLES
 
 SMALL = ["terms-checkbox-on", "captcha-blocked", "consent-overlay-on", "consent-overlay-off", "drift-loop-on",
          "validation-flash-on"]
 CLI = [sys.executable, "-c", "from trajcheck.cli.main import main; main()"]
-HOLD = ("import sys, time\nfrom trajcheck.lock import acquire\nlock = acquire(sys.argv[1])\n"
+HOLD = ("import sys, time\nfrom trajcheck.store.lock import acquire\nlock = acquire(sys.argv[1])\n"
         "print('locked', flush=True)\ntime.sleep(float(sys.argv[2]))\n")
 
 

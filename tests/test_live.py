@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 import trajcheck
-from trajcheck.pipeline import score_paths
+from trajcheck.scoring.pipeline import score_paths
 
 from conftest import SAMPLES
 

@@ -5,7 +5,7 @@ import pytest
 from trajcheck.analyzers import predictions as pr
 from trajcheck.analyzers import skeleton as sk
 from trajcheck.analyzers.loops import StepSignal, action_key, find_loops, no_observed_delta_after_waits
-from trajcheck.hashing import Hash64
+from trajcheck.base.hashing import Hash64
 
 A, B, C = Hash64(0), Hash64(0xFFFF), Hash64(0xFFFF0000FFFF)
 

@@ -87,7 +87,7 @@ def test_a_mapping_that_matches_nothing_is_reported(tmp_path):
 
 
 def test_a_mapping_does_not_linger_into_the_next_call(tmp_path):
-    from trajcheck import discovery
+    from trajcheck.readers import discovery
 
     test_a_computer13_log_read_through_the_osworld_mapping(tmp_path / "a")
     assert any(r.name.startswith("mapping:") for r in discovery.READERS)

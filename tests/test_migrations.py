@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.cli.main import app
 from trajcheck.schemas.ledger import RUNS, STEPS
 from trajcheck.schemas.migrations import MIGRATIONS, OLDEST_READABLE
@@ -63,7 +63,7 @@ def test_newer_ledger_is_refused_with_a_message(tmp_path):
 
 def _stored(slug: str, message: str, hint: str, old: str, **where: str) -> str:
     """A problem's line as a trajcheck before ``old`` was retired stored it: today's text, the old slug."""
-    from trajcheck.errors import Problem
+    from trajcheck.base.errors import Problem
 
     text = str(Problem(slug, message, hint=hint, **where))
     assert text.endswith(f"[{slug}]")

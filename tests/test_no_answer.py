@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from trajcheck.pipeline import ScoreOptions, score_paths
+from trajcheck.scoring.pipeline import ScoreOptions, score_paths
 
 from conftest import REALRUNS, SAMPLES
 
@@ -77,7 +77,7 @@ def test_the_browsergym_runs_keep_their_evaluator_verdicts():
 
 def test_every_table_says_how_many_runs_have_a_verdict(sample_ledger, tmp_path):
     import trajcheck
-    from trajcheck.verdicts import coverage
+    from trajcheck.base.verdicts import coverage
 
     runs = trajcheck.query(sample_ledger, "select status, eval_final_verdict, verdict_source from runs").records()
     c = coverage(runs)

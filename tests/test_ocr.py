@@ -1,5 +1,5 @@
 """Issue 31 (first part): reading the screen. The text of every message the sample runs' DOM snapshots show is
-read back from the frame the recorder took with it, light and dark themes alike (trajcheck.ocr)."""
+read back from the frame the recorder took with it, light and dark themes alike (trajcheck.media.ocr)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from trajcheck import ocr
+from trajcheck.media import ocr
 from trajcheck.analyzers.messages import message_elements
 from trajcheck.analyzers.skeleton import parse
 

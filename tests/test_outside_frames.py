@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 import trajcheck
-from trajcheck import discovery
-from trajcheck.adapters import ALL
-from trajcheck.pipeline import score_paths
-from trajcheck.rows import RunResult
-from trajcheck.validation import validate_paths
+from trajcheck.readers import discovery
+from trajcheck.readers.adapters import ALL
+from trajcheck.scoring.pipeline import score_paths
+from trajcheck.scoring.rows import RunResult
+from trajcheck.scoring.validation import validate_paths
 
 from conftest import ROOT
 
@@ -136,7 +136,7 @@ def test_an_absolute_path_inside_the_folder_scored_is_read(tmp_path):
 
 
 def _inputs(ledger: Path) -> dict[str, dict[str, list[object]]]:
-    from trajcheck import ledger as L
+    from trajcheck.store import ledger as L
 
     rows = L.query(ledger, "select run_id, inputs from runs").rows
     return {rid: json.loads(inputs)["files"] for rid, inputs in rows}

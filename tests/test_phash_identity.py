@@ -4,8 +4,8 @@ import imagehash
 import pytest
 from PIL import Image
 
-from trajcheck.frames import decode, region_box
-from trajcheck.hashing import Hash64
+from trajcheck.media.frames import decode, region_box
+from trajcheck.base.hashing import Hash64
 
 from conftest import sample_frames
 
@@ -87,7 +87,7 @@ def test_the_median_is_numpys():
     """hashing._median (no numpy.ma import) equals np.median on 8x8 blocks, ties and zeros included."""
     import numpy as np
 
-    from trajcheck.hashing import _median
+    from trajcheck.base.hashing import _median
 
     rng = np.random.default_rng(11)
     blocks = [rng.normal(0, 10.0 ** int(rng.integers(-3, 6)), (8, 8)) for _ in range(2000)]
@@ -104,7 +104,7 @@ def test_blocks_at_the_median_are_decided_without_scipy_and_as_scipy_decides(kin
     import numpy as np
     import scipy.fftpack
 
-    from trajcheck import hashing
+    from trajcheck.base import hashing
 
     rng = np.random.default_rng({"flat": 1, "mirror": 2, "pair_sum": 3}[kind])
     for _ in range(200):

@@ -130,7 +130,7 @@ def test_rgba_and_rgb_arrays_give_the_same_change_map():
     """Frames decoded as RGBA (the fast path) and as plain RGB are compared alike, on recorded frames:
     same changed pixels, box, cells and blob kinds, with and without a tolerance."""
     from conftest import sample_run_dirs
-    from trajcheck.frames import decode
+    from trajcheck.media.frames import decode
 
     pairs = 0
     for run in sample_run_dirs():

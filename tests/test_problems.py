@@ -1,4 +1,4 @@
-"""The problem catalogue (trajcheck.problems): ``Slug`` and the catalogue hold the same slugs, every slug is
+"""The problem catalogue (trajcheck.base.problems): ``Slug`` and the catalogue hold the same slugs, every slug is
 made somewhere, the code names slugs by ``Slug`` members only (never a free string), severities written at
 call sites are declared, docs/problems.md is the generated page, and ``Problem`` refuses undeclared slugs.
 
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from trajcheck.errors import Problem
-from trajcheck.problems import ALIASES, CATALOGUE, REGENERATE, RETIRED, SECTIONS, Slug, lookup, markdown
+from trajcheck.base.errors import Problem
+from trajcheck.base.problems import ALIASES, CATALOGUE, REGENERATE, RETIRED, SECTIONS, Slug, lookup, markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("trajcheck", "trajcheck.cli", "trajcheck.analyzers", "trajcheck.schemas")
@@ -106,15 +106,15 @@ def f(p, problems):
 
 
 def test_the_scanners_read_each_route() -> None:
-    sample = [("core/digest.py", ast.parse(SAMPLE))]
-    assert free_strings(sample, {"free_slug", "schema"}) == ["'free_slug' at core/digest.py:8",
-                                                              "'free_slug' at core/digest.py:9"]
+    sample = [("core/scoring/digest.py", ast.parse(SAMPLE))]
+    assert free_strings(sample, {"free_slug", "schema"}) == ["'free_slug' at core/scoring/digest.py:8",
+                                                              "'free_slug' at core/scoring/digest.py:9"]
     assert free_strings([("core/other.py", sample[0][1])], {"schema"}) == ["'schema' at core/other.py:9"]
     assert members_used(sample) == {"A_SLUG", "B_SLUG", "C_SLUG", "D_SLUG", "E_SLUG", "F_SLUG"}
-    assert sorted(severities(sample)) == [("A_SLUG", "error", "core/digest.py:3"),
-                                          ("B_SLUG", "warning", "core/digest.py:4"),
-                                          ("C_SLUG", "warning", "core/digest.py:5"),
-                                          ("E_SLUG", "warning", "core/digest.py:7")]
+    assert sorted(severities(sample)) == [("A_SLUG", "error", "core/scoring/digest.py:3"),
+                                          ("B_SLUG", "warning", "core/scoring/digest.py:4"),
+                                          ("C_SLUG", "warning", "core/scoring/digest.py:5"),
+                                          ("E_SLUG", "warning", "core/scoring/digest.py:7")]
 
 
 def test_enum_and_catalogue_hold_the_same_slugs() -> None:
@@ -125,19 +125,19 @@ def test_enum_and_catalogue_hold_the_same_slugs() -> None:
 
 def test_no_slug_is_a_free_string(sources: list[tuple[str, ast.Module]]) -> None:
     found = free_strings(sources, {*map(str, Slug), *ALIASES})
-    assert not found, "name these by Slug (trajcheck.problems), not by a string: " + "; ".join(found)
+    assert not found, "name these by Slug (trajcheck.base.problems), not by a string: " + "; ".join(found)
 
 
 def test_every_declared_slug_is_used(sources: list[tuple[str, ast.Module]]) -> None:
     dead = sorted(m.name for m in Slug if m.name not in members_used(sources))
-    assert not dead, f"declared in core/problems.py but used nowhere: {dead} (remove them)"
+    assert not dead, f"declared in core/base/problems.py but used nowhere: {dead} (remove them)"
 
 
 def test_severities_at_call_sites_are_declared(sources: list[tuple[str, ast.Module]]) -> None:
     seen = list(severities(sources))
     assert len(seen) > 80  # the scanner still finds the call sites
     wrong = sorted(f"{m} as {sev} at {where}" for m, sev, where in seen if sev not in CATALOGUE[Slug[m]].severities)
-    assert not wrong, "severity not declared in core/problems.py: " + "; ".join(wrong)
+    assert not wrong, "severity not declared in core/base/problems.py: " + "; ".join(wrong)
 
 
 def test_retired_slugs_name_their_successors() -> None:
@@ -156,7 +156,7 @@ def test_docs_page_is_generated() -> None:
 
 
 def test_the_regenerate_command_prints_the_page() -> None:
-    done = subprocess.run([sys.executable, "-m", "trajcheck.problems"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "trajcheck.base.problems"], capture_output=True, text=True,
                           cwd=ROOT, timeout=60, check=False)
     assert (done.returncode, done.stderr) == (0, "")  # no runpy warning: the module was not imported early
     assert done.stdout == markdown()
@@ -192,8 +192,8 @@ def test_entries_are_complete() -> None:
 def test_unknown_slug_raises() -> None:
     with pytest.raises(ValueError) as exc:
         Problem("no_such_slug", "something")
-    assert str(exc.value) == ("unknown problem slug 'no_such_slug': declare it in core/problems.py "
-                              "(trajcheck.problems), then run `python -m trajcheck.problems > docs/problems.md`")
+    assert str(exc.value) == ("unknown problem slug 'no_such_slug': declare it in core/base/problems.py "
+                              "(trajcheck.base.problems), then run `python -m trajcheck.base.problems > docs/problems.md`")
 
 
 def test_relabelling_to_an_unknown_slug_raises() -> None:

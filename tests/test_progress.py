@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.analyzers.progress import apply, no_net_progress
 from trajcheck.analyzers.reward import Reward
 from trajcheck.analyzers.states import RunStates, StepState
-from trajcheck.pipeline import ScoreOptions, score_paths
+from trajcheck.scoring.pipeline import ScoreOptions, score_paths
 
 from conftest import SAMPLES
 

@@ -33,12 +33,12 @@ def test_first_lines_give_install_and_run_then_the_test_command() -> None:
 
 
 def test_exit_codes_are_documented_by_the_generated_table() -> None:
-    from trajcheck.exitdoc import table
+    from devtools.exitdoc import table
 
     section = README.split("## Exit codes\n", 1)[1].split("\n## ", 1)[0]
     for code in Exit:
         assert re.search(rf"^\| {int(code)} \|", section, re.M), code
-    assert table() in section, "README's exit-code table is stale: python -m trajcheck.exitdoc"
+    assert table() in section, "README's exit-code table is stale: python -m devtools.exitdoc"
 
 
 def test_every_command_is_documented() -> None:

@@ -1,4 +1,4 @@
-"""The reason catalogue (trajcheck.reasons): every value a reason column can hold is declared with its meaning,
+"""The reason catalogue (trajcheck.base.reasons): every value a reason column can hold is declared with its meaning,
 the analyzers name values by their enums, the ledger holds no value outside the catalogue, and
 docs/reasons.md is the generated page."""
 
@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from trajcheck import reasons, reasonsdoc
+from trajcheck.base import reasons
+from devtools import reasonsdoc
 from trajcheck.analyzers import claims, evidence, reward
-from trajcheck.reasons import BLOCKING_CODES, BY_COLUMN, REGENERATE, SECTIONS, EffectReason, RewardCode, code_of
+from trajcheck.base.reasons import BLOCKING_CODES, BY_COLUMN, REGENERATE, SECTIONS, EffectReason, RewardCode, code_of
 from trajcheck.schemas.ledger import TABLES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,14 +25,14 @@ GOLDEN = ROOT / "tests" / "golden"
 #: something else there: (file, text).
 PRODUCERS = ("analyzers/perceptual.py", "analyzers/observation.py", "analyzers/reward.py", "analyzers/evidence.py",
              "analyzers/referee.py", "analyzers/claims.py", "analyzers/lookback.py", "analyzers/followup.py",
-             "core/rows.py", "core/loading.py", "core/coverage.py", "analyzers/alignment.py", "core/pairdiff.py",
-             "core/pairpage.py", "cli/diff.py")
+             "core/scoring/rows.py", "core/scoring/loading.py", "core/scoring/coverage.py", "analyzers/alignment.py", "core/queries/pairdiff.py",
+             "core/render/pairpage.py", "cli/diff.py")
 NOT_REASONS = frozenset({("analyzers/claims.py", "done"),  # the outcome status "done", not the claim reason
-                         ("core/loading.py", "region_changed"),  # a contract check's type
-                         ("core/loading.py", "shared_frames"),  # the key a reader sets in a step's extra
-                         ("core/rows.py", "shared_frames"),  # the column of that name
+                         ("core/scoring/loading.py", "region_changed"),  # a contract check's type
+                         ("core/scoring/loading.py", "shared_frames"),  # the key a reader sets in a step's extra
+                         ("core/scoring/rows.py", "shared_frames"),  # the column of that name
                          ("analyzers/alignment.py", "same"),  # two screens compared: same, different or unknown
-                         ("core/pairdiff.py", "recorded_feedback")})  # the steps column of that name
+                         ("core/queries/pairdiff.py", "recorded_feedback")})  # the steps column of that name
 
 
 def test_every_value_has_a_meaning_and_every_meaning_a_value() -> None:
@@ -72,8 +73,8 @@ def _literals(path: str, values: set[str]) -> list[str]:
 def test_producers_name_values_by_their_enums() -> None:
     values = {str(v) for s in SECTIONS for v in s.values}
     found = [hit for path in PRODUCERS for hit in _literals(path, values)]
-    assert not found, "name these by their enum in trajcheck.reasons, not by a string: " + "; ".join(found)
-    assert _literals("core/reasons.py", values)  # the scan finds the values where they are declared
+    assert not found, "name these by their enum in trajcheck.base.reasons, not by a string: " + "; ".join(found)
+    assert _literals("core/base/reasons.py", values)  # the scan finds the values where they are declared
 
 
 def _cells(rows: list[dict[str, object]], column: str) -> set[str]:
@@ -94,7 +95,7 @@ def test_every_value_in_the_golden_ledger_is_catalogued(table: str) -> None:
         if key.startswith(table + "."):
             seen = _cells(rows, key.split(".", 1)[1])
             unknown = seen - {str(v) for v in s.values}
-            assert not unknown, f"{key} holds values trajcheck.reasons does not declare: {sorted(unknown)}"
+            assert not unknown, f"{key} holds values trajcheck.base.reasons does not declare: {sorted(unknown)}"
             # the sample runs record no cost (tests/test_spend.py scores runs with both cost sources)
             assert seen or key in ("runs.disagreement_reason", "runs.cost_source"), \
                 f"{key}: the sample runs hold no value at all"
@@ -118,7 +119,7 @@ def test_docs_page_is_generated() -> None:
 
 
 def test_the_regenerate_command_prints_the_page() -> None:
-    done = subprocess.run([sys.executable, "-m", "trajcheck.reasonsdoc"], capture_output=True, text=True, cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "devtools.reasonsdoc"], capture_output=True, text=True, cwd=ROOT,
                           timeout=60, check=False)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == reasonsdoc.markdown()
@@ -133,8 +134,8 @@ def test_page_has_one_section_per_set() -> None:
 
 
 def test_frame_problems_are_effect_reasons_under_their_slugs() -> None:
-    # a step whose frame could not be used carries the problem's slug as its effect_reason (core/loading.py)
-    from trajcheck.problems import Slug
+    # a step whose frame could not be used carries the problem's slug as its effect_reason (core/scoring/loading.py)
+    from trajcheck.base.problems import Slug
 
     shared = {str(v) for v in EffectReason} & {str(s) for s in Slug}
     assert shared == {"frames_missing", "frame_unreadable", "frame_too_large", "not_a_regular_file"}

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from trajcheck.analyzers import skeleton as sk
-from trajcheck.analyzers.contract import ContractResult, ContractState, Picture, CheckResult, evaluate, detect_active, \
-    grid_cells, hashed_regions
+from trajcheck.analyzers.contract import (ContractResult, ContractState, Picture, CheckResult, evaluate, detect_active,
+                                          grid_cells, hashed_regions)
 from trajcheck.analyzers.referee import Judge, choose_judges, decide, reference_judge
-from trajcheck.frames import from_array
-from trajcheck.loading import picture
+from trajcheck.media.frames import from_array
+from trajcheck.scoring.loading import picture
 
 
 def pic(rgb: np.ndarray, contract: dict | None = None) -> Picture:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from trajcheck.frames import region_box, to_frame
+from trajcheck.media.frames import region_box, to_frame
 
 
 @pytest.mark.parametrize("x,y,box", [

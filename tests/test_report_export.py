@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.cli.main import app
-from trajcheck.pipeline import score_paths
-from trajcheck.tables import RENDERERS, build, latex_escape
+from trajcheck.scoring.pipeline import score_paths
+from trajcheck.queries.tables import RENDERERS, build, latex_escape
 
 from conftest import SAMPLES, copy_run, read_steps, sample_run_dirs, write_steps
 
@@ -242,7 +242,7 @@ def test_thumbnails_mark_the_click_and_long_texts_are_cut(sample_ledger, tmp_pat
     import numpy as np
     from PIL import Image
 
-    from trajcheck.htmlreport import MARK, THUMB_WIDTH
+    from trajcheck.render.htmlreport import MARK, THUMB_WIDTH
 
     res = runner.invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
@@ -260,7 +260,7 @@ def test_thumbnails_mark_the_click_and_long_texts_are_cut(sample_ledger, tmp_pat
 
 
 def test_a_long_reasoning_is_cut_with_the_whole_text_in_a_file(tmp_path):
-    from trajcheck.htmlreport import _cut
+    from trajcheck.render.htmlreport import _cut
 
     assets = tmp_path / "assets"
     assets.mkdir()
@@ -273,7 +273,7 @@ def test_a_long_reasoning_is_cut_with_the_whole_text_in_a_file(tmp_path):
 def test_a_zero_rate_label_is_not_drawn_under_its_interval_line():
     import re
 
-    from trajcheck.htmlreport import _chart
+    from trajcheck.render.htmlreport import _chart
 
     arms = [{"arm": "false", "success": {"k": 0, "n": 5, "rate": 0.0, "low": 0.0, "high": 0.434}},
             {"arm": "true", "success": {"k": 5, "n": 5, "rate": 1.0, "low": 0.566, "high": 1.0}}]
@@ -287,8 +287,8 @@ def test_drag_paths_and_scroll_directions_are_drawn(tmp_path):
     import numpy as np
     from PIL import Image
 
-    from trajcheck.htmlreport import MARK, _thumb
-    from trajcheck.reportgeometry import motion as _motion
+    from trajcheck.render.htmlreport import MARK, _thumb
+    from trajcheck.render.reportgeometry import motion as _motion
 
     step = {"action_type": "DRAG", "action_x": 300, "action_y": 200, "frame_width": 1280, "frame_height": 800,
             "action_extra": '{"start": [100, 200]}'}

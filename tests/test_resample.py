@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from trajcheck import resample
-from trajcheck.frames import decode
-from trajcheck.hashing import Hash64
+from trajcheck.base import resample
+from trajcheck.media.frames import decode
+from trajcheck.base.hashing import Hash64
 
 from conftest import REALRUNS, sample_frames
 

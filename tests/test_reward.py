@@ -2,8 +2,7 @@
 
 import pytest
 
-from trajcheck.analyzers.reward import (RewardInput, blocking_signal, classify_error, is_auth_redirect,
-                                        score_step)
+from trajcheck.analyzers.reward import RewardInput, blocking_signal, classify_error, is_auth_redirect, score_step
 
 
 def inp(**kw):

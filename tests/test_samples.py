@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from trajcheck import ledger
+from trajcheck.store import ledger
 
 
 def _steps(sample_ledger, where: str) -> list[dict]:

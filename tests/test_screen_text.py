@@ -15,12 +15,12 @@ import pytest
 from PIL import Image
 
 import trajcheck
-from trajcheck import ocr
+from trajcheck.media import ocr
 from trajcheck.analyzers import screentext as st
 from trajcheck.analyzers.pixeldiff import diff_frames
-from trajcheck.box import Box
-from trajcheck.screenread import regions
-from trajcheck.stats import wilson
+from trajcheck.base.box import Box
+from trajcheck.media.screenread import regions
+from trajcheck.base.stats import wilson
 
 from conftest import SAMPLES, sample_run_dirs
 
@@ -73,7 +73,7 @@ def test_a_message_already_on_screen_before_the_action_is_not_new():
 
 
 def test_a_line_is_new_where_the_pixels_under_it_changed():
-    from trajcheck.screenread import _changed_under
+    from trajcheck.media.screenread import _changed_under
 
     step = json.loads((SAMPLES / "nc-server-validation" / "steps.jsonl").read_text().splitlines()[-2])
     pre, post = _frames("nc-server-validation", Path(step["frames"]["pre"]).name, Path(step["frames"]["post"]).name)
@@ -225,7 +225,7 @@ def test_timeline_and_report_show_the_text_beside_its_region(tmp_path):
 
 
 def test_an_unknown_ocr_mode_is_a_usage_error(tmp_path):
-    from trajcheck.errors import UsageError
+    from trajcheck.base.errors import UsageError
 
     with pytest.raises(UsageError, match="unknown OCR mode"):
         trajcheck.score([SAMPLES / "captcha-blocked"], tmp_path / "l", ocr="sometimes")
@@ -244,7 +244,7 @@ def test_a_huge_crop_is_read_at_a_bounded_size():
 
 @needs_ocr
 def test_past_the_cap_changes_are_not_read_and_it_is_said_but_the_final_frame_still_is(tmp_path, monkeypatch):
-    from trajcheck import screenread
+    from trajcheck.media import screenread
 
     monkeypatch.setattr(screenread, "MAX_CHANGES_PER_RUN", 0)
     src = strip_dom(tmp_path / "nodom")

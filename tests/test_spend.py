@@ -16,13 +16,14 @@ import pytest
 from typer.testing import CliRunner
 
 import trajcheck
-from trajcheck import discovery
-from trajcheck.adapters import ALL, safe_pickle
-from trajcheck.adapters.sparse import steps_of, trailing_usage
-from trajcheck.adapters.usage import seconds_of
+from trajcheck.readers import discovery
+from trajcheck.readers.adapters import ALL
+from trajcheck.readers.kit import safe_pickle
+from trajcheck.readers.kit.sparse import steps_of, trailing_usage
+from trajcheck.readers.kit.usage import seconds_of
 from trajcheck.analyzers.spend import Price, assess, price_of
 from trajcheck.cli.main import app
-from trajcheck.options import read_prices
+from trajcheck.scoring.options import read_prices
 from trajcheck.schemas.records import Action, Usage
 
 from conftest import REALRUNS, ROOT, SAMPLES, copy_run, read_steps, run_json, write_steps
@@ -405,7 +406,7 @@ def test_read_prices_keeps_the_file_order_for_patterns(tmp_path):
 def test_a_mean_has_students_t_interval_never_below_zero():
     from scipy.stats import t
 
-    from trajcheck.stats import mean_interval
+    from trajcheck.base.stats import mean_interval
 
     m = mean_interval([1.0, 2.0, 6.0])
     assert m is not None and (m.value, m.n, m.method) == (3.0, 3, "t")
@@ -513,7 +514,7 @@ def test_compare_gives_cost_per_run_success_and_the_spend_on_no_effect_steps_and
 
 
 def test_export_shows_the_spend_columns_it_has_data_for(tmp_path, sample_ledger):
-    from trajcheck import tables
+    from trajcheck.queries import tables
 
     plain = tables.build(sample_ledger, "summary")
     assert not {"cost/run", "seconds/run", "steps/success"} & set(plain.columns)  # no cost, no time: no columns

@@ -4,7 +4,7 @@ to, its oscillations and where it stalls."""
 from __future__ import annotations
 
 from trajcheck.analyzers.states import FrameSig, StateOptions, changed_cells, same_screen, track
-from trajcheck.hashing import Hash64
+from trajcheck.base.hashing import Hash64
 
 BASE = bytes([200] * 1024)
 

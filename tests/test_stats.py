@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from trajcheck import stats
+from trajcheck.base import stats
 
 
 def test_wilson_interval_by_hand():

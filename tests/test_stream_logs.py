@@ -15,9 +15,10 @@ from typing import Any, Callable
 import pytest
 from PIL import Image
 
-from trajcheck.adapters import (anthropic_logs, anthropic_messages, browser_use, browser_use_read, openai_responses,
-                                stream)
-from trajcheck.errors import Problem, RunFormatError
+from trajcheck.readers.adapters import (anthropic_logs, anthropic_messages, browser_use, browser_use_read,
+                                        openai_responses)
+from trajcheck.readers.kit import stream
+from trajcheck.base.errors import Problem, RunFormatError
 from trajcheck.schemas.records import Run, Usage
 
 from conftest import ROOT

@@ -1,5 +1,5 @@
-"""The compiled JSON Schema validators (trajcheck.rundir._fast_check) kept in the on-disk cache
-(trajcheck.diskcache): compiled once per machine, read back in any other process, and anything wrong with
+"""The compiled JSON Schema validators (trajcheck.readers.rundir._fast_check) kept in the on-disk cache
+(trajcheck.base.diskcache): compiled once per machine, read back in any other process, and anything wrong with
 the cache only means compiling again."""
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from typing import Any, Callable
 import fastjsonschema
 import pytest
 
-from trajcheck import diskcache, rundir, schemas
+from trajcheck.base import diskcache
+from trajcheck.readers import rundir
+from trajcheck import schemas
 from trajcheck.schemas import load_json_schema
 
 from conftest import SAMPLES

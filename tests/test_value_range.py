@@ -14,10 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 import trajcheck
-from trajcheck import ledger
+from trajcheck.store import ledger
 from trajcheck.cli.main import app
-from trajcheck.errors import LedgerError
-from trajcheck.rowcheck import _kinds, _why, find_bad_value
+from trajcheck.base.errors import LedgerError
+from trajcheck.scoring.rowcheck import _kinds, _why, find_bad_value
 
 from conftest import SAMPLES, read_steps, write_steps
 

@@ -9,8 +9,8 @@ import pytest
 from PIL import Image
 
 import trajcheck
-from trajcheck.errors import RunFormatError
-from trajcheck.pipeline import score_paths
+from trajcheck.base.errors import RunFormatError
+from trajcheck.scoring.pipeline import score_paths
 
 from conftest import SAMPLES
 

@@ -373,7 +373,7 @@ class Run:
         if not self.verifier:
             return None
         self._write(outcome=None)
-        from trajcheck.pipeline import ScoreOptions, score_paths
+        from trajcheck.scoring.pipeline import ScoreOptions, score_paths
 
         report = score_paths([self.dir], opts=ScoreOptions(), jobs=1)
         row = report.results[0].steps[-1]

@@ -1,0 +1,1 @@
+"""Decoding frames and DOM snapshots, and reading text on the screen."""

@@ -1,0 +1,388 @@
+"""Ablation comparison: arms of a ledger (or two ledgers), success with intervals,
+paired differences with an interval that holds at their number (Newcombe's score
+interval below 30 pairs, a seeded bootstrap above) and an exact McNemar test.
+
+Success is the referee's ``eval_final_verdict = 'pass'``; where a run has no
+verdict at all (``unknown``), an external evaluator's ``outcome_score`` at or
+above ``success_score`` counts. The agent's own "done" never does. Uncertain and
+unknown runs are not successes and are reported in their own columns.
+
+Beyond the final success rate, each arm's warnings say whether the verifier helps: how often the agent
+recovered after a warning, and how many warnings were false (the step had an effect after all).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..store import ledger
+from ..base import stats
+from ..base.reasons import WarningFollowup
+from ..base.verdicts import Coverage, coverage
+from ..base.errors import UsageError
+from .views import group_expr
+
+RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "verdict_source", "outcome_score",
+               "claimed_success",
+               "false_claim", "n_steps", "effect_no_effect", "loops", "reward_total", "config_perceptual_verifier",
+               "states_returning", "stalled_from_step", "no_net_progress", "cost_usd", "wall_seconds")
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    run_id: str
+    task_id: str | None
+    trial: int | None
+    arm: str
+    verdict: str
+    success: bool
+    scored_by: str  # verdict (contract/judge) | evidence (the evidence referee alone) | score | none
+    row: dict[str, Any]
+
+
+def outcome_of(row: dict[str, Any], success_score: float) -> tuple[bool, str]:
+    v = row.get("eval_final_verdict") or "unknown"
+    if v in ("pass", "fail", "uncertain"):
+        return v == "pass", "evidence" if row.get("verdict_source") == "evidence" else "verdict"
+    if row.get("outcome_score") is not None:
+        return float(row["outcome_score"]) >= success_score, "score"
+    return False, "none"
+
+
+def _load(ledger_dir: str | os.PathLike[str], arm_expr: str | None, label: str | None,
+          where: str | None = None) -> list[dict[str, Any]]:
+    con = ledger.connect(ledger_dir)
+    try:
+        arm = arm_expr or "NULL"
+        if where:
+            try:
+                con.execute(f"select count(*) from runs where {where}").fetchall()
+            except Exception as exc:  # noqa: BLE001  (parser or binder error)
+                raise UsageError(f"--where: {str(exc).splitlines()[0]}") from None
+        filt = f"where {where}" if where else ""
+        try:
+            cur = con.execute(f"select {', '.join(RUN_COLUMNS)}, CAST({arm} AS VARCHAR) AS arm from runs {filt} "
+                              "order by run_id")
+        except Exception as exc:  # noqa: BLE001  (binder error: unknown column)
+            raise UsageError(f"--by: {str(exc).splitlines()[0]}") from None
+        cols = [d[0] for d in cur.description]
+        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+        unwarned = {rid: (n, cost) for rid, n, cost in con.execute(
+            "select run_id, count(*), sum(cost_usd) from steps where action_effect_observed = false "
+            "group by run_id").fetchall()}
+        warned: dict[str, list[tuple[Any, ...]]] = {}
+        for run_id, *rest in con.execute(
+                "select run_id, warning_followup, warning_shown, effect_in_fact, count(*) from steps "
+                "where action_effect_observed = false group by all order by all").fetchall():
+            warned.setdefault(run_id, []).append(tuple(rest))
+    finally:
+        con.close()
+    for r in rows:
+        if label is not None:
+            r["arm"] = label
+        r["arm"] = MISSING if r["arm"] is None else str(r["arm"])
+        r["no_effect_steps"], r["no_effect_cost"] = unwarned.get(r["run_id"], (0, None))
+        r["warned"] = warned.get(r["run_id"], [])
+    return rows
+
+
+@dataclass(frozen=True)
+class Warnings:
+    """An arm's warnings of the verifier (steps where trajcheck's rule fired) and what followed them.
+
+    ``recovered``: warnings followed by a recovery, of those whose follow-up is known (docs/perceptual.md,
+    "After a warning"); ``false``: warnings on steps that in fact had an effect, of those with evidence to tell
+    (``effect_in_fact`` not null). The intervals are Wilson's over warnings, which are not independent when a
+    run has several (a loop of dead clicks): read them with ``followups`` and the runs' count."""
+
+    count: int
+    followups: dict[str, int]  # each follow-up's count; "unknown" for a follow-up the evidence cannot decide
+    shown: dict[str, int]  # shown / not_shown / unknown: was the WARNING line in the agent's feedback
+    recovered: stats.Rate
+    false: stats.Rate
+
+    def to_json(self) -> dict[str, Any]:
+        return {"count": self.count, "followups": self.followups, "shown": self.shown,
+                "recovered": self.recovered.to_json(), "false": self.false.to_json()}
+
+
+def _warnings(runs: list["RunOutcome"]) -> Warnings:
+    """The warnings of an arm's runs, from their steps (rows as :func:`_load` reads them)."""
+    followups = {str(v): 0 for v in WarningFollowup}
+    followups["unknown"] = 0
+    shown = {"shown": 0, "not_shown": 0, "unknown": 0}
+    in_fact = [0, 0]  # true, known
+    for o in runs:
+        for followup, was_shown, effect, n in o.row["warned"]:
+            followups["unknown" if followup is None else str(followup)] += n
+            shown["unknown" if was_shown is None else "shown" if was_shown else "not_shown"] += n
+            in_fact[0] += n if effect is True else 0
+            in_fact[1] += n if effect is not None else 0
+    count = sum(followups.values())
+    return Warnings(count, followups, shown,
+                    stats.wilson(followups[WarningFollowup.RECOVERED], count - followups["unknown"]),
+                    stats.wilson(*in_fact))
+
+
+@dataclass
+class Spend:
+    """What an arm's runs cost and took: per run and per success, and the spend on steps that had no effect and
+    on runs that were false claims. ``None`` where no run of the ledger has the figure (a ledger without cost
+    has no cost figures); the means carry Student's t interval (:func:`trajcheck.base.stats.mean_interval`), the
+    ratios (per success) none."""
+
+    cost_per_run: stats.Mean | None  # over the runs with a cost
+    cost_per_success: float | None  # the cost of the runs with one, over their successes
+    steps_per_success: float | None  # every step of the arm, over its successes
+    seconds_per_run: stats.Mean | None  # over the runs with a time
+    cost_total: float | None
+    cost_no_effect: float | None  # the cost of the steps whose high-risk action had no observed effect
+    cost_false_claims: float | None  # the cost of the runs that claimed a success they did not have
+    runs_with_cost: int = 0
+    runs_with_seconds: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"runs_with_cost": self.runs_with_cost, "runs_with_seconds": self.runs_with_seconds,
+                "cost_per_run": self.cost_per_run.to_json() if self.cost_per_run else None,
+                "cost_per_success": _r(self.cost_per_success), "steps_per_success": _r(self.steps_per_success),
+                "seconds_per_run": self.seconds_per_run.to_json() if self.seconds_per_run else None,
+                "cost_total": _r(self.cost_total), "cost_no_effect_steps": _r(self.cost_no_effect),
+                "cost_false_claims": _r(self.cost_false_claims)}
+
+
+def spend_of(rows: list[dict[str, Any]], successes: int, has_cost: bool, has_seconds: bool) -> Spend | None:
+    """The spend of one group of runs rows (``cost_usd``, ``wall_seconds``, ``n_steps``, ``false_claim`` and
+    ``no_effect_cost``, the cost of its no-effect steps), ``successes`` of them successes; ``has_cost`` and
+    ``has_seconds``: does the ledger hold any cost, any time (else those figures are None, and without
+    either there is no spend)."""
+    if not (has_cost or has_seconds):
+        return None
+    priced = [r for r in rows if r.get("cost_usd") is not None]
+    costs = [float(r["cost_usd"]) for r in priced]
+    seconds = [float(r["wall_seconds"]) for r in rows if r.get("wall_seconds") is not None]
+    total = sum(costs) if costs else None
+    won = sum(1 for r in priced if r.get("success"))  # a success of a run without a cost says nothing of cost
+    return Spend(
+        cost_per_run=stats.mean_interval(costs) if has_cost else None,
+        cost_per_success=total / won if total is not None and won else None,
+        steps_per_success=sum(r["n_steps"] or 0 for r in rows) / successes if successes else None,
+        seconds_per_run=stats.mean_interval(seconds) if has_seconds else None,
+        cost_total=total,
+        cost_no_effect=sum(r.get("no_effect_cost") or 0.0 for r in rows) if costs else None,
+        cost_false_claims=sum(float(r["cost_usd"]) for r in rows if r.get("false_claim") and r.get("cost_usd")
+                              is not None) if costs else None,
+        runs_with_cost=len(costs), runs_with_seconds=len(seconds))
+
+
+@dataclass
+class Arm:
+    name: str
+    runs: int
+    invalid: int
+    tasks: int
+    success: stats.Rate
+    uncertain: stats.Rate
+    unknown: stats.Rate
+    false_claim: stats.Rate
+    mean_steps_to_done: float | None
+    no_effect_per_run: float | None
+    loops_per_run: float | None
+    mean_reward: float | None
+    scored_by_score: int
+    scored_by_evidence: int = 0  # runs whose verdict came from the evidence referee alone
+    returning: float | None = None  # mean share of a run's steps that went back to a screen seen before
+    stalled_from: float | None = None  # mean stalled_from_step of the runs that stalled
+    no_net_progress: stats.Rate | None = None  # runs that ended where they already were early on
+    verdicts: Coverage | None = None  # how many runs have a verdict, by their strongest source
+    warnings: Warnings | None = None  # the verifier's warnings (trajcheck's rule) and what followed them
+    spend: Spend | None = None  # cost and time; None when the ledger holds neither
+
+    def to_json(self) -> dict[str, Any]:
+        return {"arm": self.name, "runs": self.runs, "invalid": self.invalid, "tasks": self.tasks,
+                "success": self.success.to_json(), "uncertain": self.uncertain.to_json(),
+                "unknown": self.unknown.to_json(), "false_claim": self.false_claim.to_json(),
+                "mean_steps_to_done": _r(self.mean_steps_to_done), "no_effect_per_run": _r(self.no_effect_per_run),
+                "loops_per_run": _r(self.loops_per_run), "mean_reward": _r(self.mean_reward),
+                "success_from_score": self.scored_by_score, "verdict_from_evidence": self.scored_by_evidence,
+                "steps_returning": _r(self.returning), "mean_stalled_from_step": _r(self.stalled_from),
+                "no_net_progress": self.no_net_progress.to_json() if self.no_net_progress else None,
+                "verdicts": self.verdicts.to_json() if self.verdicts else None,
+                "warnings": self.warnings.to_json() if self.warnings else None,
+                "spend": self.spend.to_json() if self.spend else None}
+
+
+def _r(v: float | None) -> float | None:
+    return None if v is None or v != v else round(v, 6)
+
+
+def _mean(vals: list[Any]) -> float | None:
+    xs = [float(v) for v in vals if v is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+@dataclass
+class Pairing:
+    baseline: str
+    arm: str
+    pairs: int
+    difference: float | None  # success(arm) - success(baseline), mean over pairs
+    low: float | None
+    high: float | None
+    b: int  # baseline succeeded, arm failed
+    c: int  # arm succeeded, baseline failed
+    mcnemar_p: float | None
+    wins: int  # tasks where the arm succeeded more often
+    losses: int
+    ties: int
+    ci_method: str | None = None  # newcombe (few pairs, or all differ alike) | bootstrap: stats.paired_interval
+
+    def to_json(self) -> dict[str, Any]:
+        return {"baseline": self.baseline, "arm": self.arm, "pairs": self.pairs,
+                "difference": _r(self.difference), "low": _r(self.low), "high": _r(self.high),
+                "ci_method": self.ci_method,
+                "baseline_only": self.b, "arm_only": self.c, "mcnemar_p": _r(self.mcnemar_p),
+                "task_wins": self.wins, "task_losses": self.losses, "task_ties": self.ties}
+
+
+@dataclass
+class Counterfactual:
+    arm: str
+    runs_recorded_off: int
+    unwarned_no_effect_steps: int
+    runs_with_unwarned: int
+    outcomes: dict[str, int] = field(default_factory=dict)  # final verdicts of the runs with unwarned steps
+
+    def to_json(self) -> dict[str, Any]:
+        return {"arm": self.arm, "runs_recorded_verifier_off": self.runs_recorded_off,
+                "unwarned_no_effect_steps": self.unwarned_no_effect_steps,
+                "runs_with_unwarned_steps": self.runs_with_unwarned,
+                "their_verdicts": dict(sorted(self.outcomes.items()))}
+
+
+@dataclass
+class Comparison:
+    by: str
+    success_score: float
+    arms: list[Arm]
+    pairings: list[Pairing]
+    counterfactuals: list[Counterfactual]
+    missing: int = 0  # runs without a value of --by, left out of the arms (include_missing=False)
+    where: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"by": self.by, "success_score": self.success_score, "where": self.where,
+                "runs_without_value": self.missing, "arms": [a.to_json() for a in self.arms],
+                "paired": [p.to_json() for p in self.pairings],
+                "counterfactual": [c.to_json() for c in self.counterfactuals]}
+
+
+#: The arm of runs that have no value of --by (a config key they do not set).
+MISSING = "(null)"
+
+
+def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, success_score: float = 1.0, *,
+            baseline: str | None = None, where: str | None = None, include_missing: bool = False) -> Comparison:
+    """Compare arms: the values of ``by`` in one ledger, or two ledgers as two arms.
+
+    ``where``: SQL on ``runs`` selecting the runs compared. Runs without a value of ``by`` are counted
+    apart (``missing``) and are no arm unless ``include_missing``. ``baseline``: the arm the others are
+    paired against (default: the first arm by name)."""
+    if len(ledgers) == 1:
+        if not by:
+            raise UsageError("one ledger needs --by COLUMN (e.g. --by config.perceptual_verifier)")
+        rows = _load(ledgers[0], group_expr(by), None, where)
+    elif len(ledgers) == 2:
+        names = [Path(p).name or str(p) for p in ledgers]
+        if names[0] == names[1]:
+            names = ["A", "B"]
+        rows = _load(ledgers[0], None, names[0], where) + _load(ledgers[1], None, names[1], where)
+        by = by or "ledger"
+    else:
+        raise UsageError("give one ledger with --by, or two ledgers")
+    missing = 0
+    if not include_missing:
+        missing = sum(r["arm"] == MISSING for r in rows)
+        rows = [r for r in rows if r["arm"] != MISSING]
+    outcomes: list[RunOutcome] = []
+    for r in rows:
+        if r["status"] != "ok":
+            continue
+        ok, how = outcome_of(r, success_score)
+        outcomes.append(RunOutcome(r["run_id"], r["task_id"], r["trial"], r["arm"],
+                                   r["eval_final_verdict"] or "unknown", ok, how, r))
+    arm_names = sorted({r["arm"] for r in rows})
+    if baseline is not None:
+        if baseline not in arm_names:
+            raise UsageError(f"--baseline {baseline!r} is not an arm; the arms are: "
+                             f"{', '.join(arm_names) or '(none)'}")
+        arm_names = [baseline] + [a for a in arm_names if a != baseline]
+    has = (any(r["cost_usd"] is not None for r in rows), any(r["wall_seconds"] is not None for r in rows))
+    arms = [_arm(name, [o for o in outcomes if o.arm == name], sum(1 for r in rows if r["arm"] == name and
+                                                                     r["status"] != "ok"), has) for name in arm_names]
+    pairings = [_pair(arm_names[0], other, outcomes) for other in arm_names[1:]]
+    cfs = [_counterfactual(name, [o for o in outcomes if o.arm == name]) for name in arm_names]
+    return Comparison(by, success_score, arms, pairings, [c for c in cfs if c.runs_recorded_off], missing, where)
+
+
+def _arm(name: str, runs: list[RunOutcome], invalid: int, has: tuple[bool, bool] = (False, False)) -> Arm:
+    n = len(runs)
+    spend = spend_of([{**o.row, "success": o.success} for o in runs], sum(o.success for o in runs), *has)
+    return Arm(
+        name=name, runs=n, invalid=invalid, tasks=len({o.task_id for o in runs}),
+        success=stats.wilson(sum(o.success for o in runs), n),
+        uncertain=stats.wilson(sum(o.verdict == "uncertain" for o in runs), n),
+        unknown=stats.wilson(sum(o.scored_by == "none" for o in runs), n),
+        false_claim=stats.wilson(sum(bool(o.row["false_claim"]) for o in runs), n),
+        mean_steps_to_done=_mean([o.row["n_steps"] for o in runs if o.row["claimed_success"]]),
+        no_effect_per_run=_mean([o.row["effect_no_effect"] for o in runs]),
+        loops_per_run=_mean([o.row["loops"] for o in runs]),
+        mean_reward=_mean([o.row["reward_total"] for o in runs]),
+        scored_by_score=sum(o.scored_by == "score" for o in runs),
+        scored_by_evidence=sum(o.scored_by == "evidence" for o in runs),
+        returning=_mean([o.row["states_returning"] for o in runs]),
+        stalled_from=_mean([o.row["stalled_from_step"] for o in runs]),
+        no_net_progress=stats.wilson(sum(o.row["no_net_progress"] is True for o in runs), n),
+        verdicts=coverage(o.row for o in runs),
+        warnings=_warnings(runs), spend=spend)
+
+
+def _key(o: RunOutcome) -> tuple[str, int | None]:
+    return (o.task_id or o.run_id, o.trial)
+
+
+def _pair(base: str, other: str, outcomes: list[RunOutcome]) -> Pairing:
+    a: dict[tuple[str, int | None], RunOutcome] = {}
+    b: dict[tuple[str, int | None], RunOutcome] = {}
+    for o in sorted(outcomes, key=lambda o: o.run_id):
+        if o.arm == base:
+            a.setdefault(_key(o), o)
+        elif o.arm == other:
+            b.setdefault(_key(o), o)
+    keys = sorted(set(a) & set(b), key=lambda k: (k[0], -1 if k[1] is None else k[1]))
+    xa = np.array([a[k].success for k in keys], dtype=np.float64)
+    xb = np.array([b[k].success for k in keys], dtype=np.float64)
+    diff, low, high, method = stats.paired_interval(xa, xb) if keys else (None, None, None, None)
+    only_a = int(((xa == 1) & (xb == 0)).sum())
+    only_b = int(((xb == 1) & (xa == 0)).sum())
+    per_task: dict[str, list[float]] = {}
+    for k, va, vb in zip(keys, xa, xb):
+        per_task.setdefault(k[0], []).append(vb - va)
+    wins = sum(1 for d in per_task.values() if sum(d) > 0)
+    losses = sum(1 for d in per_task.values() if sum(d) < 0)
+    ties = len(per_task) - wins - losses
+    return Pairing(base, other, len(keys), diff, low, high, only_a, only_b, stats.mcnemar_exact(only_a, only_b),
+                   wins, losses, ties, method)
+
+
+def _counterfactual(name: str, runs: list[RunOutcome]) -> Counterfactual:
+    off = [o for o in runs if o.row.get("config_perceptual_verifier") is False]
+    hit = [o for o in off if o.row["no_effect_steps"]]
+    outcomes: dict[str, int] = {}
+    for o in hit:
+        outcomes[o.verdict] = outcomes.get(o.verdict, 0) + 1
+    return Counterfactual(name, len(off), sum(o.row["no_effect_steps"] for o in off), len(hit), outcomes)

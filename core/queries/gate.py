@@ -1,0 +1,259 @@
+"""A gate for CI (``trajcheck check``): rules on a ledger, alone or against a baseline ledger, each judged over
+all runs and shown per task.
+
+Success and false claims mean what they mean in :mod:`trajcheck.queries.comparison`: success is the final verdict
+``pass`` (or, for a run without any verdict, an outcome score at or above ``success_score``); a false claim is
+the runs column ``false_claim``. Invalid runs are counted, never judged.
+
+How each rule is judged (docs/ci.md):
+
+* ``max-false-claim-rate R`` and ``min-success S`` are limits on the ledger itself: the rule fails when the
+  observed rate is above R (below S). The Wilson interval is shown beside it, not used: a CI user who writes
+  "at most 10% false claims" means the runs measured, and a rule that waits for an interval to clear the
+  limit would let 1 false claim in 3 runs through any limit above 9%.
+* ``max-success-drop D`` and ``max-cost-increase C`` compare with the baseline, on the tasks both ledgers ran,
+  and fail only when the interval confirms it: when its lower bound is above D (above C). A drop within
+  noise passes. The runs are paired when every one has exactly one partner (same task, same trial; compare's
+  pairing), else compared as two independent samples.
+* The rows per task (``by``) carry the same figures. A task whose observed figure is beyond the limit fails
+  when its rule fails (it is where the failure comes from), and only then: its exit code is the rule's, so a
+  CI report of one test case per task agrees with the exit code. When the rule holds, such a task passes with
+  the reason ``over_limit_alone``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Callable, NamedTuple
+
+from ..base.errors import UsageError
+from .gateruns import (CONFIDENCE, EPS, Measure, Run, by_group, cost_increase, count, load, no_cost, pct, rounded,
+                       success_drop, wilson)
+
+#: The scope of a rule's row over all the runs (the other rows' scopes are the values of ``by``).
+OVERALL = "(all)"
+
+
+class Rule(StrEnum):
+    """The rules, named as their options (and as JUnit's ``classname``)."""
+
+    MAX_FALSE_CLAIM_RATE = "max-false-claim-rate"
+    MIN_SUCCESS = "min-success"
+    MAX_SUCCESS_DROP = "max-success-drop"
+    MAX_COST_INCREASE = "max-cost-increase"
+
+
+class Finding(StrEnum):
+    """Why a row passes or fails (its ``reason``)."""
+
+    WITHIN_LIMIT = "within_limit"  # the observed figure keeps the limit
+    OVER_LIMIT = "over_limit"  # beyond the limit, and the rule fails (for a task: it is where the failure is)
+    OVER_LIMIT_ALONE = "over_limit_alone"  # a task beyond the limit on its own; its rule holds over all runs
+    CONFIRMED = "confirmed"  # against the baseline: the interval lies wholly beyond the limit
+    WITHIN_NOISE = "within_noise"  # against the baseline: beyond the limit, but the interval reaches it
+    NO_DATA = "no_data"  # nothing to judge: a rule with no scored run fails; a task with no cost passes
+
+
+# slots, not frozen: a frozen dataclass sets each field through object.__setattr__, and a check of 10,000 tasks
+# makes 27,000 rows
+@dataclass(slots=True)
+class Row:
+    """One rule over one scope (all runs, or one task): the observed figure, its interval, the verdict and why."""
+
+    scope: str
+    passed: bool
+    reason: Finding
+    why: str
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int  # runs (pairs, when paired) behind the figure
+    method: str  # how the interval was made
+    detail: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.scope, "passed": self.passed, "reason": str(self.reason), "why": self.why,
+                "value": rounded(self.value), "low": rounded(self.low), "high": rounded(self.high), "n": self.n,
+                "method": self.method, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """A rule, its limit, how it is judged, its row over all runs (its verdict) and one row per group."""
+
+    rule: Rule
+    limit: float
+    judged_by: str  # "observed" (the figure itself) | "interval" (its lower bound)
+    overall: Row
+    groups: list[Row]
+
+    @property
+    def passed(self) -> bool:
+        return self.overall.passed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": str(self.rule), "limit": self.limit, "judged_by": self.judged_by, "passed": self.passed,
+                "overall": self.overall.to_json(), "groups": [g.to_json() for g in self.groups]}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What :func:`check` found: every rule's result; it passes when every rule holds."""
+
+    ledger: str
+    baseline: str | None
+    by: str
+    success_score: float
+    where: str | None
+    runs: int  # scored runs of the ledger (the absolute rules judge these)
+    invalid: int
+    baseline_runs: int | None
+    shared_tasks: int | None  # tasks both ledgers ran (the baseline rules judge these)
+    rules: list[RuleResult]
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.rules)
+
+    @property
+    def failed(self) -> list[str]:
+        """The names of the rules that fail."""
+        return [str(r.rule) for r in self.rules if not r.passed]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passed": self.passed, "ledger": self.ledger, "baseline": self.baseline, "by": self.by,
+                "success_score": self.success_score, "where": self.where, "confidence": CONFIDENCE,
+                "runs": self.runs, "invalid": self.invalid, "baseline_runs": self.baseline_runs,
+                "shared_tasks": self.shared_tasks, "rules": [r.to_json() for r in self.rules]}
+
+
+def check(ledger_dir: str | os.PathLike[str], baseline: str | os.PathLike[str] | None = None, *,
+          max_false_claim_rate: float | None = None, min_success: float | None = None,
+          max_success_drop: float | None = None, max_cost_increase: float | None = None, by: str = "task_id",
+          success_score: float = 1.0, where: str | None = None) -> CheckResult:
+    """Judge the rules given (see the module docstring); UsageError without a rule, for a limit out of range,
+    for a baseline rule without a baseline (or a baseline without one), for a baseline that shares no task,
+    and for no cost data."""
+    limits = {Rule.MAX_FALSE_CLAIM_RATE: max_false_claim_rate, Rule.MIN_SUCCESS: min_success,
+              Rule.MAX_SUCCESS_DROP: max_success_drop, Rule.MAX_COST_INCREASE: max_cost_increase}
+    given = {rule: float(v) for rule, v in limits.items() if v is not None}
+    _validate(given, baseline)
+    cost = Rule.MAX_COST_INCREASE in given
+    runs, invalid = load(ledger_dir, by, success_score, where, cost)
+    results = []
+    groups = by_group(runs)
+    if Rule.MAX_FALSE_CLAIM_RATE in given:
+        results.append(_rate_rule(Rule.MAX_FALSE_CLAIM_RATE, given[Rule.MAX_FALSE_CLAIM_RATE], runs, groups,
+                                  lambda r: r.false_claim))
+    if Rule.MIN_SUCCESS in given:
+        results.append(_rate_rule(Rule.MIN_SUCCESS, given[Rule.MIN_SUCCESS], runs, groups, lambda r: r.success))
+    base_runs = n_shared = None
+    if baseline is not None:
+        base, _ = load(baseline, by, success_score, where, cost)
+        tasks = {r.task for r in runs} & {r.task for r in base}
+        if not tasks:
+            raise UsageError(f"{baseline} and {ledger_dir} share no task (task_id): the baseline rules compare the "
+                             "tasks both ledgers ran; is --baseline the right ledger?")
+        base_runs, n_shared = len(base), len(tasks)
+        base_shared, cur_shared = ([r for r in rs if r.task in tasks] for rs in (base, runs))
+        both = _Both(base_shared, cur_shared, by_group(base_shared), by_group(cur_shared))
+        if Rule.MAX_SUCCESS_DROP in given:
+            results.append(_compared(Rule.MAX_SUCCESS_DROP, given[Rule.MAX_SUCCESS_DROP], both, success_drop))
+        if cost:
+            if not any(r.cost is not None for r in cur_shared):
+                raise UsageError(no_cost(ledger_dir))
+            if not any(r.cost is not None for r in base_shared):
+                raise UsageError(no_cost(baseline))
+            results.append(_compared(Rule.MAX_COST_INCREASE, given[Rule.MAX_COST_INCREASE], both, cost_increase))
+    return CheckResult(str(ledger_dir), None if baseline is None else str(baseline), by, success_score, where,
+                       len(runs), invalid, base_runs, n_shared, results)
+
+
+def _validate(given: dict[Rule, float], baseline: object) -> None:
+    if not given:
+        raise UsageError("give at least one rule: --max-false-claim-rate R, --min-success S, or with --baseline "
+                         "LEDGER --max-success-drop D or --max-cost-increase C")
+    for rule, v in given.items():
+        top = float("inf") if rule is Rule.MAX_COST_INCREASE else 1.0
+        if not 0.0 <= v <= top:  # also refuses nan
+            raise UsageError(f"--{rule} {v:g}: give a fraction " + ("of at least 0 (0.2 is +20%)" if top > 1
+                                                                   else "from 0 to 1 (0.05 is 5%)"))
+    compared = [f"--{r}" for r in (Rule.MAX_SUCCESS_DROP, Rule.MAX_COST_INCREASE) if r in given]
+    if compared and baseline is None:
+        raise UsageError(f"{' and '.join(compared)} compare{'s' if len(compared) == 1 else ''} with a baseline: "
+                         "give --baseline OTHER_LEDGER")
+    if baseline is not None and not compared:
+        raise UsageError("--baseline is used by --max-success-drop and --max-cost-increase: give one of them")
+
+
+def _rate_rule(rule: Rule, limit: float, runs: list[Run], groups: dict[str, list[Run]],
+               pick: Callable[[Run], bool]) -> RuleResult:
+    """An absolute rule on a rate: the false-claim rate at most ``limit``, or success at least ``limit``."""
+    upper = rule is Rule.MAX_FALSE_CLAIM_RATE
+    what = "false-claim rate" if upper else "success"
+
+    def row(scope: str, rs: list[Run], rule_fails: bool | None) -> Row:
+        k, n = sum(1 for r in rs if pick(r)), len(rs)
+        rate = wilson(k, n)
+        if not n:
+            return Row(scope, False, Finding.NO_DATA, f"no scored runs: the {what} cannot be judged", None, None,
+                       None, 0, "wilson", {"k": 0})
+        value = k / n
+        beyond = value > limit + EPS if upper else value < limit - EPS
+        bound = "the limit" if upper else "the minimum"
+        text = f"{what} {pct(value)} ({k} of {count(n, 'run')}) "
+        if not beyond:
+            reason, passed = Finding.WITHIN_LIMIT, True
+            text += f"{'within' if upper else 'meets'} {bound} {pct(limit)}"
+        else:
+            text += f"{'above' if upper else 'below'} {bound} {pct(limit)}"
+            reason, passed = (Finding.OVER_LIMIT, False) if rule_fails in (None, True) else \
+                (Finding.OVER_LIMIT_ALONE, True)
+            if reason is Finding.OVER_LIMIT_ALONE:
+                text += " here alone; the rule holds over all runs"
+        return Row(scope, passed, reason, text, value, rate.low, rate.high, n, "wilson", {"k": k})
+
+    overall = row(OVERALL, runs, None)
+    return RuleResult(rule, limit, "observed", overall,
+                      [row(g, rs, not overall.passed) for g, rs in groups.items()])
+
+
+class _Both(NamedTuple):
+    """The runs of the tasks both ledgers ran, each side's and by group."""
+
+    base: list[Run]
+    cur: list[Run]
+    base_groups: dict[str, list[Run]]
+    cur_groups: dict[str, list[Run]]
+
+
+def _compared(rule: Rule, limit: float, both: _Both, measure: Measure) -> RuleResult:
+    """A rule against the baseline: fails when the interval of ``measure`` lies wholly above ``limit``."""
+    unit = " pp" if rule is Rule.MAX_SUCCESS_DROP else "%"
+    allowed = f"the allowed {100 * limit:.1f}{unit}"
+
+    def row(scope: str, b: list[Run], c: list[Run], rule_fails: bool | None) -> Row:
+        value, low, high, n, method, detail, text = measure(b, c)
+        interval = "" if low is None or high is None else f"its interval [{100 * low:.1f}, {100 * high:.1f}]{unit}"
+        if value is None:  # nothing to compare in this group (no run with a cost): nothing against it
+            return Row(scope, True, Finding.NO_DATA, text, None, None, None, n, method, detail)
+        if value <= limit + EPS:
+            reason, passed = Finding.WITHIN_LIMIT, True
+            text += f"; within {allowed}"
+        elif rule_fails is None:  # the rule's own row: the interval decides
+            confirmed = low is not None and low > limit + EPS
+            reason, passed = (Finding.CONFIRMED, False) if confirmed else (Finding.WITHIN_NOISE, True)
+            text += (f"; {interval} lies wholly above {allowed}" if confirmed else
+                     f"; {interval} reaches {allowed}: within noise" if interval else
+                     f"; above {allowed}, with too few runs for an interval: within noise")
+        else:
+            reason, passed = (Finding.OVER_LIMIT, False) if rule_fails else (Finding.OVER_LIMIT_ALONE, True)
+            text += f"; above {allowed}" + ("" if rule_fails else " here alone; the rule holds over all tasks")
+        return Row(scope, passed, reason, text, value, low, high, n, method, detail)
+
+    overall = row(OVERALL, both.base, both.cur, None)
+    bg, cg = both.base_groups, both.cur_groups
+    return RuleResult(rule, limit, "interval", overall,
+                      [row(g, bg[g], rs, not overall.passed) for g, rs in cg.items() if g in bg])

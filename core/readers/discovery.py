@@ -1,0 +1,329 @@
+"""Which directories are runs, and which reader reads each.
+
+A *reader* claims run directories of one format and maps them into the typed
+records of :mod:`trajcheck.schemas.records`. The native format is one reader
+among others; the format adapters' readers (``trajcheck.readers.adapters.ALL``) are added
+to :data:`READERS` when first needed. The first reader that claims a directory
+reads it, unless the user forces one with ``--input-format``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from ..schemas.version import RUN_FORMAT
+
+from ..base import remote
+from ..base.errors import Problem
+from ..base.problems import Slug
+from ..base.inputs import exists_not_dir
+# re-exported (`X as X`): what a reader is, where the callers of discovery look for it
+from .kit.reader import FormatDoc as FormatDoc, Reader as Reader, Table as Table
+
+if TYPE_CHECKING:
+    from ..schemas.records import Run
+
+_SKIP_DIRS = {"node_modules", "__pycache__"}
+#: Files that make a folder look like run data: a folder holding one, with no run at or below it, is named.
+_JSON_SUFFIXES = (".json", ".jsonl")
+_HTML_SUFFIXES = (".html", ".htm")
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+
+
+def _read_native(path: Path, display: str) -> "tuple[Run, list[Problem]]":
+    from .rundir import read_native_run  # the records and their checks: loaded when a run is read
+
+    return read_native_run(path, display)
+
+
+NATIVE = Reader(
+    name=RUN_FORMAT,
+    # a FIFO run.json is a run, reported as not_a_regular_file; steps.jsonl without run.json is a run whose
+    # run.json is missing (an invalid row that says so), not a folder to pass over in silence
+    claims=lambda p: exists_not_dir(p / "run.json") or exists_not_dir(p / "steps.jsonl"),
+    read=_read_native,
+    summary="trajcheck's own format: run.json, steps.jsonl (or steps/<n>.json), frames/, dom/",
+    doc=FormatDoc(
+        title="trajcheck's own format",
+        claims=("A run is a directory holding `run.json` (the run's metadata) and `steps.jsonl` (one JSON object "
+                "per step; or `steps/<n>.json`, one file per step), with the screenshots and DOM snapshots the "
+                "steps name by relative path inside it. The README's \"The run directory\" section is the "
+                "format; `schemas/run.schema.json` and `schemas/step.schema.json` check every record. A "
+                "directory holding `run.json` is always a native run (no other reader claims it); one with "
+                "`steps.jsonl` but no `run.json` is an invalid run that says so."),
+        example="trajcheck score runs/ --out LEDGER --input-format trajcheck.run/1",
+        tables=(Table(head=("run.json", "trajcheck"), rows=(
+            ("`run_id`, `task_id`, `trial`, `goal`, `started_at`", "the same run fields"),
+            ("`agent` {name, model}, `config`, `screen` {width, height}", "`agent.name`, `agent.model`, "
+                                                                            "`config`, `screen`"),
+            ("`outcome` {status, score, judge}", "`outcome.status` (what the runner reported), `outcome.score` "
+                                                 "(an external evaluator's result: the evaluator verdict "
+                                                 "source), `outcome.judge` (a recorded judge)"),
+            ("`reference_answer` (a string or a list)", "`reference_answers`"),
+            ("`reference_steps` (an integer)", "`reference_steps` (runs.efficiency)"),
+            ("`usage` {tokens_input, tokens_output, tokens_cached, tokens_reasoning, cost_usd, model}, "
+             "`wall_seconds`", "the run's totals, when the runner keeps them for the whole run only (else the "
+                               "ledger sums the steps')"),
+            ("any other property", "`runs.extra`"),
+        )), Table(head=("step", "trajcheck"), rows=(
+            ("`index`, `action` {type, x, y, keys, text, url, element}, `reasoning`", "the same step fields"),
+            ("`frames` {pre, post}, `page` {url, dom, focus, title before and after}", "frames and page state, "
+                                                                                         "paths inside the run"),
+            ("`executor`, `client`, `recorded`, `semantic`, `contract`, `predict`, `expected`",
+             "the same step fields"),
+            ("`usage` {tokens_input, tokens_output, tokens_cached, tokens_reasoning, cost_usd, model}",
+             "the step's token columns and `cost_usd` (`cost_source = log` when a cost is given); `model` "
+             "when the step's call was not `agent.model`'s"),
+            ("`wall_seconds`", "the step's `wall_seconds`"),
+            ("any other property", "`steps.extra`"),
+        ))),
+        lost=("Nothing: the format is trajcheck's own. Paths that leave the run directory are refused "
+              "(`path_escapes_run`), and an action type outside the v1 list is scored as unknown "
+              "(`unknown_action_type`).",),
+    ),
+)
+
+#: Every reader, in the order they are asked to claim a directory: the native reader, a --mapping file's
+#: reader (:func:`trajcheck.readers.mapping.register`), then the format adapters (added when first needed,
+#: :func:`readers`).
+READERS: list[Reader] = [NATIVE]
+
+
+def readers() -> list[Reader]:
+    """:data:`READERS` with the format adapters in it. They are imported when first needed (10-15 ms): a
+    corpus of native runs, the common case, is found, checked for changes and scored without them."""
+    register_adapters()
+    return READERS
+
+
+def reader_names() -> list[str]:
+    """The names ``--input-format`` takes, in claiming order."""
+    return [r.name for r in readers()]
+
+
+def get_reader(name: str) -> Reader:
+    """The reader called ``name``; KeyError when there is none."""
+    if name == NATIVE.name:
+        return NATIVE
+    for r in readers():
+        if r.name == name:
+            return r
+    raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """A directory that a reader claimed as a run."""
+
+    path: Path  # the directory (for a remote run: its display path; see ``url``)
+    display: str  # its path relative to the argument it was found under (the run_id when invalid)
+    reader: str  # name of the reader that reads it
+    url: str | None = None  # fsspec URL of a remote run directory (copied locally to be scored)
+    #: the argument it was found under (absolute): its screenshots may lie outside its own folder, never outside
+    #: this one (:func:`trajcheck.base.runfiles.scoring_root`); None: only inside its own folder
+    root: str | None = None
+
+    @property
+    def run_dir(self) -> Path:
+        """The folder the run's files are in: ``path`` itself, or the folder of a run that is one file."""
+        return self.path.parent if self.url is None and self.path.is_file() else self.path
+
+    @property
+    def key(self) -> str:
+        """Where the run lives: its URL, or its absolute local path."""
+        return self.url or os.path.abspath(self.path)
+
+
+def _claim(path: Path, only: list[Reader] | None) -> Reader | None:
+    """The first reader (of ``only``, or of every reader) that claims ``path``. The native reader is asked
+    first, so the adapters are loaded only for a directory it does not claim."""
+    for r in only if only is not None else [NATIVE]:
+        try:
+            if r.claims(path):
+                return r
+        except OSError:
+            continue
+    if only is not None:
+        return None
+    if _registered_in is not READERS and not _has_files(path):
+        return None  # no adapter claims a folder with no file in it (a folder of runs): they stay unloaded
+    return _claim(path, [r for r in readers() if r is not NATIVE])
+
+
+def _has_files(path: Path) -> bool:
+    """Anything but a directory directly in ``path`` (a file, a link, a FIFO); True when it cannot be listed.
+    Every format adapter claims a directory by a file in it (tests/test_adapter_kit.py checks each)."""
+    try:
+        with os.scandir(path) as it:
+            return any(not e.is_dir(follow_symlinks=False) for e in it)
+    except OSError:
+        return True
+
+
+def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = None
+             ) -> tuple[list[RunRef], list[Problem]]:
+    """Find runs under each argument: a run directory, or a folder searched recursively.
+
+    Directories that no reader claims are walked into (hidden ones, ``node_modules`` and the folders a
+    ``.trajcheckignore`` names are skipped); a claimed directory is not descended into. A folder holding
+    JSON, HTML or images with no run at or below it is a ``no_reader_claims`` problem. A missing argument
+    is a problem, not an exception.
+    """
+    only = [get_reader(input_format)] if input_format else None
+    refs: list[RunRef] = []
+    problems: list[Problem] = []
+    for arg in args:
+        if remote.is_url(arg):
+            local = remote.local_path(str(arg))
+            if local is None:
+                found, probs = remote.discover_url(str(arg))
+                problems += probs
+                if input_format and input_format != NATIVE.name:
+                    problems.append(Problem(Slug.FORMAT_NOT_REMOTE, f"{arg}: only {NATIVE.name} runs are read from "
+                                            "URLs", file=str(arg), hint="copy the runs locally to use an adapter"))
+                    continue
+                refs += [RunRef(Path(display), display, NATIVE.name, url) for url, display in found]
+                continue
+            arg = local
+        root = Path(arg)
+        if not root.exists():
+            problems.append(Problem(Slug.PATH_NOT_FOUND, f"{root} does not exist", file=str(root),
+                                    hint="pass a run directory or a folder that contains runs"))
+            continue
+        if not root.is_dir():
+            problems.append(Problem(Slug.NOT_A_DIRECTORY, f"{root} is a file, not a run directory", file=str(root),
+                                    severity="warning", hint="pass the folder that holds the run"))
+            continue
+        r = _claim(root, only)
+        if r is not None:
+            refs += _refs(root, root.resolve().name or str(root), r, os.path.abspath(root))
+            continue
+        refs += _walk(root, only, problems)
+    return refs, problems
+
+
+#: A file in a searched folder naming its subfolders that hold no runs: one subfolder name or glob a line (matched
+#: against the names of that folder's own subfolders; ``#`` starts a comment).
+IGNORE_FILE = ".trajcheckignore"
+#: How many unclaimed folders are named one by one; the rest are counted in one more problem.
+MAX_NAMED = 20
+
+
+def _ignored(here: Path) -> list[str]:
+    """The patterns of ``here``'s ignore file (none when it has none or it cannot be read)."""
+    try:
+        with open(here / IGNORE_FILE, encoding="utf-8", errors="replace") as f:
+            lines = f.read(64 * 1024).splitlines()
+    except OSError:
+        return []
+    return [ln.strip().strip("/") for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> list[RunRef]:
+    """The runs below ``root`` (a folder no reader claims), in sorted order. Directories that no reader claims
+    are walked into (hidden ones, ``node_modules`` and what an ignore file names are skipped); a claimed
+    directory is not descended into. Every folder that holds JSON, HTML or images with no run at or below it
+    is reported (``no_reader_claims``), whether or not runs were found beside it: nothing is passed over in
+    silence."""
+    refs: list[RunRef] = []
+    data: list[tuple[Path, list[int]]] = []  # folders with JSON, HTML or images: their counts of each
+    for dirpath, dirnames, files in os.walk(root, followlinks=False):
+        dirnames.sort()
+        here = Path(dirpath)
+        counts = [sum(f.lower().endswith(s) for f in files) for s in (_JSON_SUFFIXES, _HTML_SUFFIXES, _IMAGE_SUFFIXES)]
+        if any(counts):
+            data.append((here, counts))
+        skip = _ignored(here) if IGNORE_FILE in files else []
+        keep = []
+        for d in dirnames:
+            if d.startswith(".") or d in _SKIP_DIRS or any(fnmatch.fnmatchcase(d, pat) for pat in skip):
+                continue
+            sub = here / d
+            r = _claim(sub, only)
+            if r is not None:
+                refs += _refs(sub, sub.relative_to(root).as_posix(), r, os.path.abspath(root))
+            else:
+                keep.append(d)
+        dirnames[:] = keep
+    unclaimed = _unclaimed(data, refs)
+    if unclaimed:  # the adapters' names: loaded only then (a folder of native runs leaves them unloaded)
+        problems += _unclaimed_problems(root, unclaimed, only if only is not None else readers())
+    return refs
+
+
+def _refs(path: Path, display: str, r: Reader, root: str) -> list[RunRef]:
+    """The runs of a claimed folder (found under the argument ``root``): the folder, or (a folder of
+    transcripts) each of its run files."""
+    try:
+        names = r.entries(path) if r.entries is not None else []
+    except OSError:
+        names = []
+    if len(names) < 2:
+        return [RunRef(path, display, r.name, root=root)]
+    return [RunRef(path / n, f"{display}/{n}", r.name, root=root) for n in names]
+
+
+def _companions(reader: str) -> tuple[str, ...]:
+    try:
+        return get_reader(reader).companions
+    except KeyError:
+        return ()
+
+
+def _unclaimed(data: list[tuple[Path, list[int]]], refs: list[RunRef]) -> list[tuple[Path, list[int]]]:
+    """The folders to name: those with data and no run at or below them (a folder of runs may keep its own
+    labels or task lists), each once: a folder inside one already named adds its counts to it."""
+    holders = {p for r in refs for p in (r.path, *r.path.parents)}
+    companions = {r.run_dir.parent / c for r in refs for c in _companions(r.reader)}
+    named: dict[Path, list[int]] = {}
+    for here, counts in data:
+        if here in holders or here in companions:
+            continue
+        top = next((a for a in here.parents if a in named), None)
+        if top is not None:
+            named[top] = [a + b for a, b in zip(named[top], counts)]
+        else:
+            named[here] = counts
+    return list(named.items())
+
+
+def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, list[int]]], readers: list[Reader]) -> list[Problem]:
+    """Silence is a bug: a folder with JSON, HTML or screenshots in which no reader found a run is reported
+    (``no_reader_claims``, an error), with what was found and what the readers look for."""
+    names = ", ".join(r.name for r in readers)
+    out = []
+    for here, counts in unclaimed[:MAX_NAMED]:
+        what = " and ".join(f"{n} {kind}{'s' * (n != 1)}" for n, kind in
+                            zip(counts, ("JSON file", "HTML file", "image")) if n)
+        rel = here.relative_to(root).as_posix() if here != root else "."
+        out.append(Problem(Slug.NO_READER_CLAIMS, f"{what} in {rel}, but no reader ({names}) claims it as a run",
+                           file=str(here), hint="`trajcheck formats` says what each reader looks for; a native run "
+                           "needs run.json beside steps.jsonl (README: the run directory), or write one with "
+                           f"trajcheck.RunWriter; a folder that holds no runs can be listed in {IGNORE_FILE}"))
+    if len(unclaimed) > MAX_NAMED:
+        out.append(Problem(Slug.NO_READER_CLAIMS, f"and {len(unclaimed) - MAX_NAMED} more folders like these",
+                           file=str(root), hint="see the folders above"))
+    return out
+
+
+#: The list the adapters were added to (None: not yet). A list, not a flag: whoever replaces :data:`READERS`
+#: (a test, with a copy that has a reader more) gets the adapters added to the new list when it asks for them.
+_registered_in: list[Reader] | None = None
+
+
+def register_adapters() -> None:
+    """Add the format adapters' readers (:data:`trajcheck.readers.adapters.ALL`) to :data:`READERS`, once (a worker
+    process does it when it first reads a run of another format). The adapters do not import this module
+    (what a reader is, they take from :mod:`trajcheck.readers.kit.reader`), so importing them here is one way."""
+    global _registered_in
+    if _registered_in is READERS:
+        return
+    from .adapters import ALL
+
+    _registered_in = READERS
+    have = {r.name for r in READERS}
+    READERS.extend(r for r in ALL if r.name not in have)  # after a --mapping reader (it comes first, see mapping)

@@ -1,0 +1,75 @@
+"""What a reader is: how it claims and reads a run directory (:class:`Reader`), and how its format maps into
+trajcheck's records (:class:`FormatDoc`, declared as data beside the reader's code).
+
+A module of its own, below both sides: the readers (the native one in :mod:`trajcheck.readers.rundir`, the format
+adapters in :mod:`trajcheck.readers.adapters`) declare theirs with it, and :mod:`trajcheck.readers.discovery`, which
+asks
+them to claim directories, imports the readers, never the other way round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from ...schemas.records import Run
+
+    from ...base.errors import Problem
+
+
+@dataclass(frozen=True)
+class Table:
+    """One field-mapping table of a format: rows of (the format's field or path, what it becomes in trajcheck's
+    records). Cells are markdown (`code` spans); ``head`` names the two columns."""
+
+    rows: tuple[tuple[str, str], ...]
+    head: tuple[str, str] = ("source", "trajcheck")
+
+
+@dataclass(frozen=True)
+class FormatDoc:
+    """How a reader maps its format, declared as data beside the reader's code: ``docs/formats.md``, the
+    README's format table and ``trajcheck formats NAME`` are generated from it (``trajcheck.readers.docs``).
+    Text is markdown, one string per paragraph or list item (the generator wraps it)."""
+
+    title: str  # the format's name for people: "WebVoyager", "Playwright traces"
+    claims: str  # what a run is, and what makes the reader claim a directory
+    example: str = ""  # shell lines
+    about: tuple[str, ...] = ()  # how the harness records a run (before the tables); "- " starts a list item
+    tables: tuple[Table, ...] = ()
+    notes: tuple[str, ...] = ()  # rules the tables only name (after them); "- " starts a list item
+    lost: tuple[str, ...] = ()  # what the format records that trajcheck does not keep, or cannot know
+    bad_input: str = ""  # what a damaged run becomes
+    fixtures: str = ""  # where the test inputs of this format come from
+    brief: tuple[str, str, str] = ("", "", "")  # the README row: a run is, actions and coordinates, lost (main)
+
+    def pairs(self) -> tuple[tuple[str, str], ...]:
+        """Every mapping row of every table, without markdown's code marks (for a terminal)."""
+        return tuple((_plain(a), _plain(b)) for t in self.tables for a, b in t.rows)
+
+
+def _plain(text: str) -> str:
+    return text.replace("`", "")
+
+
+@dataclass(frozen=True)
+class Reader:
+    """A run format trajcheck reads: how it claims a directory, how it reads one, and (``doc``) how its fields
+    map and what it loses."""
+
+    name: str  # what --input-format takes, and the runs table's source_format
+    claims: Callable[[Path], bool]  # cheap test on a directory: is it a run of this format
+    read: Callable[[Path, str], tuple[Run, list[Problem]]]  # (dir, display) -> run, warnings; raises RunFormatError
+    summary: str = ""
+    doc: FormatDoc | None = None  # the field mapping and what is lost (None: a --mapping file's reader)
+    companions: tuple[str, ...] = ()  # folders the reader reads beside its runs (WebVoyager's _metadata/)
+    #: a claimed folder's run files, when it holds several runs of one file each (a folder of transcripts);
+    #: empty when the folder is one run
+    entries: Callable[[Path], list[str]] | None = None
+
+    @property
+    def mapping(self) -> tuple[tuple[str, str], ...]:
+        """(format's field, trajcheck field) rows, from the reader's :class:`FormatDoc`."""
+        return self.doc.pairs() if self.doc is not None else ()

@@ -1,0 +1,1 @@
+"""Pages for people: the HTML report, its pair pages and geometry, and the gate's report."""

@@ -1,0 +1,46 @@
+"""How much of a run its reader understood: a run whose actions were mostly not understood, or whose
+screenshots were mostly not found, says so at run level, so that nobody reads a ledger of empty runs
+as a result. Per-step problems (``action_unparsed``, ``frames_missing``) say which steps; these say
+how much of the run they cost."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..analyzers.image_evidence import ImageEvidence
+from ..schemas.records import Run
+
+from ..base.errors import Problem
+from ..base.problems import Slug
+from ..base.reasons import EffectReason
+
+#: Evidence problems that mean a step's recorded screenshots could not be used.
+_NO_FRAME = frozenset({Slug.FRAMES_MISSING, Slug.FRAME_UNREADABLE, Slug.FRAME_TOO_LARGE})
+
+
+def _most(part: int, whole: int) -> bool:
+    return whole > 0 and 2 * part > whole
+
+
+def read_coverage(run: Run, evidence: Sequence[ImageEvidence]) -> list[Problem]:
+    """Run-level warnings: most actions not understood (``actions_not_understood``), most steps without a
+    readable screenshot (``frames_not_found``). Steps that share another action's frame pair, and steps
+    whose screenshots the harness itself left out of its log (``extra.frames_dropped``), are not counted
+    as missing."""
+    out: list[Problem] = []
+    acts = [s for s in run.steps if s.action.type != "DONE"]
+    unknown = [s for s in acts if s.action.type == "UNKNOWN"]
+    if _most(len(unknown), len(acts)):
+        first = unknown[0]
+        out.append(Problem(Slug.ACTIONS_NOT_UNDERSTOOD, f"{len(unknown)} of {len(acts)} actions not understood",
+                           run=run.run_id, file=first.source, line=first.line, field=f"steps[{first.index}].action",
+                           severity="warning"))
+    counted = [(s, e) for s, e in zip(run.steps, evidence)
+               if e.problem != EffectReason.SHARED_FRAMES and not s.extra.get("frames_dropped")]
+    lost = [s for s, e in counted if e.problem in _NO_FRAME]
+    if _most(len(lost), len(counted)):
+        first = lost[0]
+        out.append(Problem(Slug.FRAMES_NOT_FOUND, f"{len(lost)} of {len(counted)} steps have no readable screenshot",
+                           run=run.run_id, file=first.source, line=first.line,
+                           field=f"steps[{first.index}].frames", severity="warning"))
+    return out

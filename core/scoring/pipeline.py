@@ -1,0 +1,134 @@
+"""Scoring many runs: discover them, skip the unchanged, score the rest on an engine, in discovery order.
+
+The parts, in the order the data flows (docs/architecture.md):
+:mod:`trajcheck.readers.discovery` finds runs and their readers; :mod:`trajcheck.scoring.incremental` decides which need
+scoring; :mod:`trajcheck.scoring.engines` (or :mod:`trajcheck.scoring.engine_dask`) runs
+:func:`trajcheck.scoring.scorerun.score_run`
+on each: :mod:`trajcheck.scoring.loading` reads the evidence, :mod:`trajcheck.scoring.analysis` runs the analyzers,
+:mod:`trajcheck.scoring.rows` builds the ledger rows from the column declarations.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from . import incremental
+from .digest import forget_listings, options_fingerprint
+from ..readers.discovery import discover
+from ..base.errors import Problem
+from ..base.problems import Slug
+from .incremental import Previous
+from .options import ScoreOptions
+from .rows import RunResult, invalid_result
+
+__all__ = ["ScoreOptions", "ScoreReport", "RunResult", "SUMMARY_KEYS", "score_paths"]
+
+
+@dataclass
+class ScoreReport:
+    results: list[RunResult]  # every scored run, in discovery order (empty when a sink took them)
+    problems: list[Problem]  # problems of the arguments themselves (a path that does not exist)
+    skipped: list[str] = field(default_factory=list)  # run_ids whose input digest did not change
+    removed: list[str] = field(default_factory=list)  # run_ids whose directory is gone from a scored folder
+    scored: int = 0  # runs scored (ok or invalid)
+    frames: int = 0  # distinct frames decoded
+    invalid: list[RunResult] = field(default_factory=list)
+    summaries: list[dict[str, Any]] = field(default_factory=list)  # each scored run's row (no steps)
+    #: Runs whose tokens the price list gave no cost, by model ("": no model named).
+    unpriced: Counter[str] = field(default_factory=Counter)
+
+
+def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | None = None, jobs: int | None = None,
+                on_found: Callable[[int], None] | None = None,
+                on_result: Callable[[RunResult], None] | None = None,
+                input_format: str | None = None,
+                previous: Iterable[Previous] | None = None,
+                sink: Callable[[RunResult], None] | None = None,
+                engine: str = "local", scheduler: str | None = None) -> ScoreReport:
+    """Discover and score every run under ``paths``, in parallel over ``jobs`` processes.
+
+    Results come back in discovery order whatever the order of completion, so the
+    same input gives the same ledger. With ``previous`` (what a ledger holds), a run
+    whose input digest is unchanged is skipped, and a run the ledger found under one
+    of ``paths`` whose directory is gone is reported in ``removed``. With ``sink``,
+    each result is handed over as it is ready (in order) instead of being kept.
+    ``engine="dask"`` scores on a dask.distributed cluster (``scheduler`` is its
+    address; without one, a local cluster of ``jobs`` worker processes); the rows are
+    the same as the local engine's.
+    """
+    opts = opts or ScoreOptions()
+    paths = list(paths)
+    forget_listings()
+    refs, problems = discover(paths, input_format)
+    fingerprint = options_fingerprint(opts, input_format)
+    plan = incremental.plan(paths, refs, previous, fingerprint)
+    refs, skipped, removed, known = plan.todo, plan.skipped, plan.removed, plan.known
+    if on_found:
+        on_found(len(refs))
+    report = ScoreReport([], problems, skipped, removed)
+    seen: dict[str, str] = dict(known)  # run_id -> path: the first run to claim an id keeps it
+    if engine == "dask":
+        from .engine_dask import dask_ordered
+
+        results = dask_ordered(refs, opts, fingerprint, jobs or os.cpu_count() or 1, scheduler)
+    elif engine == "local":
+        from .engines import local_results
+
+        results = local_results(refs, opts, fingerprint, jobs or os.cpu_count() or 1)
+    else:
+        raise ValueError(f"unknown engine {engine!r}: local or dask")
+    unread = [0, 0]  # regions OCR was asked to read and could not (not installed), runs they are in
+    for res in results:
+        res = _dedupe_one(res, seen)
+        report.scored += 1
+        report.frames += res.frames
+        if res.ocr_unread:
+            unread[0] += res.ocr_unread
+            unread[1] += 1
+        if not res.ok:
+            report.invalid.append(res)
+        report.summaries.append({k: res.run.get(k) for k in SUMMARY_KEYS})
+        report.unpriced.update(res.unpriced)
+        if sink is not None:
+            sink(res)
+        else:
+            report.results.append(res)
+        if on_result:
+            on_result(res)
+    if unread[0]:
+        report.problems.append(_ocr_not_installed(*unread))
+    return report
+
+
+def _ocr_not_installed(regions: int, runs: int) -> Problem:
+    """The one note of a ``score`` whose runs had regions to read on screen and no OCR to read them."""
+    from ..media import ocr
+
+    _, why = ocr.engine()
+    return Problem(Slug.OCR_NOT_INSTALLED, f"{regions} screen region{'s' * (regions != 1)} in {runs} "
+                   f"run{'s' * (runs != 1)} without a DOM snapshot were not read: {why}; their verdicts are what "
+                   "they are without screen text", severity="warning",
+                   hint="pip install 'trajcheck[ocr]', or score with --ocr off")
+
+
+#: The run-row keys a report keeps for every run (the full rows go to the sink).
+SUMMARY_KEYS = ("run_id", "status", "error", "n_steps", "effect_checked", "effect_no_effect", "effect_no_effect_seed",
+                "warnings", "outcome_status", "eval_final_verdict", "verdict_source", "false_claim", "cost_usd",
+                "cost_source", "wall_seconds")
+
+def _dedupe_one(r: RunResult, seen: dict[str, str]) -> RunResult:
+    """Two runs with one run_id: the first keeps it, the second becomes invalid naming both paths."""
+    rid = r.run["run_id"]
+    path = r.run["run_path"]
+    if rid in seen:
+        return invalid_result(r.display or path, path, [Problem(
+            Slug.DUPLICATE_RUN_ID, f"run_id {rid!r} is already used by the run at {seen[rid]}; this run at "
+            f"{path} was not scored", run=rid, file="run.json", field="run_id",
+            hint="give every run its own run_id")], r.run["source_format"])
+    seen[rid] = path
+    return r
+
+

@@ -1,0 +1,135 @@
+"""Checking run directories without scoring them: format, paths, frame headers."""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from PIL import Image, UnidentifiedImageError
+
+from ..base.errors import Problem, RunFormatError
+from ..base.problems import Slug
+from ..media.frames import ALLOWED_FORMATS, FrameError, in_frame, to_frame
+from ..base.inputs import NotRegularFile, regular_stat
+from ..readers.discovery import discover, get_reader
+from ..base.runfiles import safe_join, scoring_root
+
+
+@dataclass
+class ValidationReport:
+    """What :func:`trajcheck.validate` found: how many runs it checked and every problem, in order."""
+
+    runs: int
+    problems: list[Problem]
+
+    @property
+    def errors(self) -> list[Problem]:
+        """The problems that make a run (or a path argument) unreadable."""
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        """The problems a run is still scored with."""
+        return [p for p in self.problems if p.severity != "error"]
+
+    @property
+    def nothing_to_check(self) -> bool:
+        """True when the input could not be checked at all: a path does not exist, or no run was found and
+        what was there is files no reader reads (or a mapping that matches nothing)."""
+        slugs = {p.slug for p in self.problems}
+        return Slug.PATH_NOT_FOUND in slugs or (not self.runs and bool(slugs & _NOTHING_READ))
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as ``validate --format json`` prints it."""
+        return {"runs": self.runs, "errors": len(self.errors), "warnings": len(self.warnings),
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+#: The problems that say a path held nothing any reader reads.
+_NOTHING_READ = frozenset({Slug.NO_READER_CLAIMS, Slug.MAPPING_MATCHES_NOTHING})
+
+
+def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[Slug | None, tuple[int, int] | None]:
+    """(problem slug, size) from the image header only; no pixel is decoded. A FIFO or a device is never
+    opened (``not_a_regular_file``)."""
+    try:
+        if not isinstance(path, io.BytesIO):
+            regular_stat(path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path, formats=ALLOWED_FORMATS) as img:
+                size = img.size
+        if Image.MAX_IMAGE_PIXELS and size[0] * size[1] > Image.MAX_IMAGE_PIXELS:
+            return Slug.FRAME_TOO_LARGE, None
+    except NotRegularFile:
+        return Slug.NOT_A_REGULAR_FILE, None
+    except FileNotFoundError:
+        return Slug.FRAMES_MISSING, None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        return Slug.FRAME_TOO_LARGE, None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+        return Slug.FRAME_UNREADABLE, None
+    return None, size
+
+
+def validate_paths(paths: Iterable[str | os.PathLike[str]],
+                   mapping: str | os.PathLike[str] | None = None) -> ValidationReport:
+    """Every problem of every run under ``paths``, with run, file, line, field and hint; ``mapping``: a
+    mapping file (:mod:`trajcheck.readers.mapping`) that reads logs of another shape."""
+    run_paths = [os.fspath(p) for p in paths]
+    from ..readers.mapping import register
+
+    register(None if mapping is None else Path(mapping))  # this call's mapping, or none: not a previous call's
+    refs, problems = discover(run_paths)
+    if mapping is not None and not refs:
+        from ..readers.mapping import explain
+
+        problems += explain(Path(mapping), run_paths)
+    for ref in refs:
+        try:
+            with scoring_root(ref.root):  # screenshots beside a run's folder, inside the argument, are found
+                run, warns = get_reader(ref.reader).read(ref.path, ref.display)
+        except RunFormatError as exc:
+            problems += exc.problems
+            continue
+        problems += warns
+        seen: dict[str, tuple[Slug | None, tuple[int, int] | None]] = {}
+        for step in run.steps:
+            for field, rel in (("frames.pre", step.frame_pre), ("frames.post", step.frame_post)):
+                if rel is None:
+                    continue
+                if rel not in seen:
+                    if rel in run.inline_frames:  # carried inside the run's JSON (browser-use) or its archive
+                        try:
+                            seen[rel] = _frame_header(io.BytesIO(run.inline_frames[rel]))
+                        except FrameError as exc:  # an archive member over the frame byte budget
+                            seen[rel] = (exc.slug, None)
+                    else:
+                        path = safe_join(ref.run_dir, rel) or (Path(run.outside_files[rel]) if rel in
+                                                                run.outside_files else None)
+                        seen[rel] = _frame_header(path) if path else (Slug.FRAME_UNREADABLE, None)
+                    slug, _ = seen[rel]
+                    if slug:
+                        msg = {Slug.FRAMES_MISSING: "frame file not found",
+                               Slug.FRAME_TOO_LARGE: "frame is larger than Pillow's decompression-bomb limit",
+                               Slug.NOT_A_REGULAR_FILE: "frame is not a regular file (a FIFO or a device); "
+                                                        "never opened",
+                               Slug.FRAME_UNREADABLE: "frame is not a readable PNG, JPEG or WebP image"}[slug]
+                        problems.append(Problem(slug, f"{msg}: {rel}", run=run.run_id, file=step.source,
+                                                line=step.line, field=field, severity="warning",
+                                                hint="the step is scored without it (verdict null)"))
+            post = seen.get(step.frame_post or "", (None, None))[1]
+            a = step.action
+            if post and a.point is not None:
+                fx, fy, _, _ = to_frame(*a.point, (run.screen_width, run.screen_height), post)
+                if not in_frame(fx, fy, post):
+                    problems.append(Problem(Slug.COORDS_OUTSIDE_FRAME,
+                                            f"action point ({a.x:g}, {a.y:g}) is outside the {post[0]}x{post[1]} frame",
+                                            run=run.run_id, file=step.source, line=step.line, field="action.x",
+                                            severity="warning",
+                                            hint="check run.json screen {width, height} against the frame size"))
+    return ValidationReport(len(refs), problems)

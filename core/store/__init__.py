@@ -1,0 +1,1 @@
+"""The Parquet ledger, its manifest and writer lock, and DuckDB views for reading it."""
