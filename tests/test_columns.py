@@ -101,3 +101,41 @@ def test_an_analyzer_source_names_a_function_of_the_findings() -> None:
                               effect=SimpleNamespace(action_effect_observed=False))) is None
     with pytest.raises(ValueError, match="no function nope in trajcheck.analyzers.perceptual"):
         rows.analyzer_function("perceptual.nope")
+
+
+#: What the runs rows add to a run's findings: nothing else is declared twice.
+ROW_ONLY = {"ref", "step_rows", "n_frames", "problems", "totals"}
+
+
+def test_a_runs_findings_are_declared_once_and_the_rows_add_only_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RunFacts is RunFindings plus the rows' own fields: a new finding is one field of RunFindings (analyzer,
+    findings record, column declaration, migration: no edit of the row builder), and nothing is typed Any."""
+    import typing
+
+    from trajcheck.scoring import analysis
+    from trajcheck.scoring.pipeline import score_paths
+
+    assert issubclass(rows.RunFacts, analysis.RunFindings)
+    found = {f.name for f in dataclasses.fields(analysis.RunFindings)}
+    assert {f.name for f in dataclasses.fields(rows.RunFacts)} == found | ROW_ONLY
+    hints = typing.get_type_hints(rows.RunFacts)
+    assert [n for n, t in hints.items() if t is typing.Any] == []
+    with pytest.raises(TypeError):  # built by keyword only
+        analysis.RunFindings(*[None] * len(found))  # type: ignore[misc]
+
+    seen: list[tuple[analysis.RunFindings, rows.RunFacts]] = []
+    build = rows.build_result
+
+    def spy(f, ref, n_frames, problems):
+        result = build(f, ref, n_frames, problems)
+        seen.append((f, rows.RunFacts.of(f, ref, result.steps, n_frames, problems)))
+        return result
+
+    from trajcheck.scoring import scorerun
+
+    from conftest import SAMPLES
+
+    monkeypatch.setattr(scorerun, "build_result", spy)
+    score_paths([SAMPLES / "terms-checkbox-off"], jobs=1)
+    (f, facts), = seen
+    assert all(getattr(facts, name) is getattr(f, name) for name in found)

@@ -65,9 +65,11 @@ class StepFindings:
     follow: followup.Followup = followup.NONE  # after a warning: what the agent did, was it shown, was it false
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RunFindings:
-    """Everything concluded about one run; the runs table's column sources are paths into it."""
+    """Everything concluded about one run, built by keyword; the runs table's column sources are paths into it
+    (through :class:`trajcheck.scoring.rows.RunFacts`, which adds only what belongs to rows). A new finding is one
+    field here: the row builder needs no edit."""
 
     run: Run
     steps: list[StepFindings]
@@ -81,8 +83,9 @@ class RunFindings:
     no_net_progress: bool  # it ends on a screen first seen early on, with nothing kept since
     reference_steps: int | None  # the task's reference step count: the run's own, its contract's, the tasks file's
     spend: spend_mod.RunSpend  # the run's tokens, cost (and where it comes from) and seconds
-    final_screen: screentext.ScreenFinding | None = None  # what appeared on the final frame since the last
-    ocr_engine: str | None = None  # high-risk action (OCR, a claiming run without DOM); the engine that read
+    #: what appeared on the final frame since the last high-risk action (OCR, a claiming run without DOM)
+    final_screen: screentext.ScreenFinding | None = None
+    ocr_engine: str | None = None  # the OCR engine that read the screen, if any
 
 
 def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None
@@ -218,8 +221,10 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
                                  _passed_by_others(verdict))
     for sf, f in zip(found, follows):
         sf.follow = f
-    return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim, run_states,
-                       stalled, _reference_steps(run, contract, opts), run_spend, final_screen, loaded.ocr_engine)
+    return RunFindings(run=run, steps=found, contract=contract, contract_result=contract_result, verdict=verdict,
+                       ev_verdict=ev_verdict, evaluator=evaluator, claim=claim, states=run_states,
+                       no_net_progress=stalled, reference_steps=_reference_steps(run, contract, opts),
+                       spend=run_spend, final_screen=final_screen, ocr_engine=loaded.ocr_engine)
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

@@ -12,22 +12,19 @@ every declared column is produced and nothing undeclared is.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import reduce
 from operator import attrgetter
 from typing import Any, Callable
 
 from ..analyzers import perceptual, reward
+from ..base.errors import Problem
 from ..base.reasons import BLOCKING_CODES, WarningFollowup, code_of
+from ..base.version import __version__
+from ..readers.discovery import RunRef
 from ..schemas.ledger import RUNS, STEPS, Column
 from ..schemas.version import SCHEMA_VERSION
-from ..schemas.records import Run
-
-from ..base.version import __version__
 from .analysis import RunFindings, StepFindings
-from .contracts import LoadedContract
-from ..readers.discovery import RunRef
-from ..base.errors import Problem
 
 
 @dataclass
@@ -75,29 +72,29 @@ def invalid_result(ref_display: str, run_path: str, problems: list[Problem],
     return RunResult(row, [], 0, problems, ref_display)
 
 
-@dataclass
-class RunFacts:
-    """What the runs table's sources read: the findings of the run, and totals over its steps rows."""
+@dataclass(kw_only=True)
+class RunFacts(RunFindings):
+    """What the runs table's sources read: the run's findings (every field of
+    :class:`~trajcheck.scoring.analysis.RunFindings`, declared there once), and what belongs to rows only: the
+    run's reference, its steps rows, the frames counted, the problems found and the totals over the steps rows."""
 
-    run: Run
     ref: RunRef
-    contract: LoadedContract | None
-    contract_result: Any
-    verdict: Any
-    ev_verdict: Any
-    evaluator: str | None
-    claim: Any
-    effects: list[perceptual.EffectFinding]
     step_rows: list[dict[str, Any]]
     n_frames: int
     problems: list[Problem]
-    states: Any = None  # analyzers.states.RunStates
-    no_net_progress: bool | None = None
-    reference_steps: int | None = None
-    spend: Any = None  # analyzers.spend.RunSpend
     totals: dict[str, Any] = field(default_factory=dict)
-    final_screen: Any = None  # analyzers.screentext.ScreenFinding of the final frame
-    ocr_engine: str | None = None
+
+    @classmethod
+    def of(cls, found: RunFindings, ref: RunRef, step_rows: list[dict[str, Any]], n_frames: int,
+           problems: list[Problem]) -> "RunFacts":
+        """The facts of ``found``: its fields as they are, and the rows' own."""
+        own = {f.name: getattr(found, f.name) for f in fields(RunFindings)}
+        return cls(**own, ref=ref, step_rows=step_rows, n_frames=n_frames, problems=problems)
+
+    @property
+    def effects(self) -> list[perceptual.EffectFinding]:
+        """The perceptual finding of each step."""
+        return [sf.effect for sf in self.steps]
 
 
 #: Conversions a source may name after ``|``.
@@ -284,10 +281,7 @@ def step_row(sf: StepFindings) -> dict[str, Any]:
 def build_result(found: RunFindings, ref: RunRef, n_frames: int, problems: list[Problem]) -> RunResult:
     """The ledger rows of a scored run."""
     rows = [step_row(sf) for sf in found.steps]
-    facts = RunFacts(found.run, ref, found.contract, found.contract_result, found.verdict, found.ev_verdict,
-                     found.evaluator, found.claim, [sf.effect for sf in found.steps], rows, n_frames, problems,
-                     found.states, found.no_net_progress, found.reference_steps, found.spend,
-                     final_screen=found.final_screen, ocr_engine=found.ocr_engine)
+    facts = RunFacts.of(found, ref, rows, n_frames, problems)
     facts.totals = _totals(facts)
     run_row = {name: get(facts) if get is not None else None for name, get in _RUN_GETTERS}
     return RunResult(run_row, rows, n_frames, problems, ref.display, unpriced=found.spend.unpriced)
