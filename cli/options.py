@@ -16,6 +16,8 @@ from typing import Annotated, Optional
 import typer
 from typer.models import OptionInfo
 
+from ..scoring.scoreargs import flag
+
 
 class Format(str, enum.Enum):
     """Rows for people (a table) or for scripts (JSON, CSV): what :func:`trajcheck.cli.common.emit` prints."""
@@ -85,11 +87,9 @@ LedgerArg = Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger direct
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 #: Writers of a ledger (`score`, `compact`) take its lock; this is how long they wait for another one.
-WaitOpt = Annotated[float, typer.Option("--wait", min=0, help="Seconds to wait for another writer of the same "
-                                        "ledger to finish (one writer at a time); then exit 4.")]
+WaitOpt = Annotated[float, typer.Option("--wait", min=0, help=flag("wait").help)]
 
-MappingOpt = Annotated[Optional[Path], typer.Option("--mapping", help="A mapping file (TOML, JMESPath) that reads "
-                                                    "logs of another shape; see docs/mappings/.")]
+MappingOpt = Annotated[Optional[Path], typer.Option("--mapping", help=flag("mapping").help)]
 
 #: How runs are grouped (`compare`, `export`, `report`: the arms; `best-of`: the tasks), declared once.
 ByOpt = Annotated[Optional[str], typer.Option("--by", help="Group the runs by this runs column or config.KEY: the arms "

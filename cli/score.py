@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-import enum
+import inspect
+import os
 import sys
+import typing
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 
 import typer
 from rich.markup import escape
 
-from ..analyzers.effect_options import DEFAULT_THRESHOLD
 from ..api import NoRunsFound
 from ..base.errors import LedgerError
-from ..store.lock import DEFAULT_WAIT, LedgerBusy
+from ..scoring import scoreargs
+from ..scoring.scoreargs import Engine
+from ..store.lock import LedgerBusy
 
 from .common import Exit, emit, err, out, print_json, print_problems, wait_line
 from .exits import Outcome, Rule, exit_on_error
-from .options import Format, FormatOpt, MappingOpt, QuietOpt, WaitOpt
+from .options import Format, FormatOpt, QuietOpt
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -50,15 +53,35 @@ def _no_pandas() -> None:
         sys.meta_path.insert(0, _NoPandas())
 
 
-class Engine(str, enum.Enum):
-    local = "local"
-    dask = "dask"
+def _typer_type(kind: Any) -> Any:
+    """The type Typer is told for an option of ScoreArgs: a path-like is a Path, an optional stays optional."""
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    optional = len(args) < len(typing.get_args(kind))
+    if args and any(a is str for a in args) and any(typing.get_origin(a) is not None or a is os.PathLike
+                                                   for a in args):
+        return Optional[Path]
+    if optional:
+        return Optional[args[0]]
+    return kind
 
 
-class OcrMode(str, enum.Enum):
-    auto = "auto"
-    always = "always"
-    off = "off"
+def with_score_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Give ``command``, which takes ``**options``, one parameter per field of
+    :class:`trajcheck.scoring.scoreargs.ScoreArgs`, declared there once (flag, help, bounds, default), before
+    its own last two (``--format``, ``--quiet``)."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.kind is not p.VAR_KEYWORD]
+    hints = typing.get_type_hints(command, include_extras=True)
+    added = []
+    for name, kind, flag, default in scoreargs.flags():
+        info = typer.Option(*flag.names, help=flag.help, min=flag.min, max=flag.max)
+        annotation: Any = Annotated.__class_getitem__((_typer_type(kind), info))  # type: ignore[attr-defined]
+        added.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+        hints[name] = annotation
+    params = [*(p.replace(annotation=hints[p.name]) for p in own[:-2]), *added,
+              *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[p.name]) for p in own[-2:])]
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    return command
 
 
 #: Per-run rows are listed for people up to this many runs; beyond it, a summary.
@@ -71,58 +94,15 @@ MAX_LISTED = 60
                Outcome(Exit.FINDINGS, "the ledger was written but some runs are invalid, or a folder holds JSON, "
                                       "HTML or images that no reader claims (named on stderr)"),
                raises=(NoRunsFound, LedgerBusy))
+@with_score_options
 def score(
     runs: Annotated[list[str], typer.Argument(help="Run directories, folders searched recursively for runs, or "
                                               "fsspec URLs (s3://bucket/prefix).", show_default=False)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Ledger directory to write (created, or updated: "
                                       "rescored runs replace their rows).")] = Path("ledger"),
-    jobs: Annotated[Optional[int], typer.Option(
-        "--jobs", "-j", min=1, help="Worker processes (default: all cores). Workers start only for 2 runs or more "
-        "per worker: fewer are scored in this process, which is faster than starting one.")] = None,
-    threshold: Annotated[int, typer.Option(min=0, max=64, help="pHash Hamming distance above which the seed "
-                                           "rule counts a frame or region as changed.")] = DEFAULT_THRESHOLD,
-    verifier: Annotated[bool, typer.Option("--verifier/--no-verifier", help="Run the perceptual verifier "
-                                           "(--no-verifier is the seed's ablation toggle: verdicts are null "
-                                           "with reason verifier_off).")] = True,
-    ambient: Annotated[bool, typer.Option("--ambient/--no-ambient", help="Discount change the run shows "
-                                          "happening on its own (clocks, spinners).")] = True,
-    pixel_tolerance: Annotated[int, typer.Option(min=0, max=255, help="A pixel counts as changed when a "
-                                                 "channel differs by more than this.")] = 0,
-    contracts: Annotated[Optional[Path], typer.Option("--contracts", help="Folder of outcome contracts named "
-                                                      "<task_id>.json (a run's own contract.json wins).")] = None,
-    mapping: MappingOpt = None,
-    tasks: Annotated[Optional[Path], typer.Option("--tasks", help="Reference step counts per task (a person's or "
-                                                  "the optimal count), for runs.efficiency: JSON {task_id: N} or "
-                                                  "CSV task_id,reference_steps.")] = None,
-    ocr: Annotated[OcrMode, typer.Option("--ocr", help="Read the text on screen with OCR where a high-risk step "
-                                         "changed it, and on a claiming run's final frame: auto (where no DOM "
-                                         "snapshot says it), always (also beside the DOM, recording whether "
-                                         "they agree) or off. Needs the ocr extra: pip install "
-                                         "'trajcheck[ocr]'.")] = OcrMode.auto,
-    prices: Annotated[Optional[Path], typer.Option("--prices", help="A price list (USD per million tokens, per "
-                                                   "model): runs whose logs record tokens and the model but no "
-                                                   "cost get tokens x price (cost_source prices): CSV with the "
-                                                   "columns model, input_per_million, output_per_million and "
-                                                   "optionally cached_per_million, or TOML with a table per model "
-                                                   "(README, \"Cost and time\"). Nothing is priced without "
-                                                   "it.")] = None,
-    input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
-                                                        "instead of detecting it (see `trajcheck formats`).")] = None,
-    engine: Annotated[Engine, typer.Option("--engine", help="Where runs are scored: local worker processes, "
-                                           "or a dask.distributed cluster (pip install 'trajcheck[dask]').")]
-    = Engine.local,
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address, e.g. "
-                                                     "tcp://10.0.0.5:8786 (default: a local cluster of --jobs "
-                                                     "workers).")] = None,
-    evaluator_pass: Annotated[float, typer.Option("--evaluator-pass", help="A recorded evaluator score "
-                                                  "(outcome.score) at or above this is a pass, below it a fail "
-                                                  "(lower it for partial credit, as OSWorld gives).")] = 1.0,
-    force: Annotated[bool, typer.Option("--force", help="Score every run again, even those whose files, "
-                                        "options and trajcheck version are unchanged since the ledger scored "
-                                        "them.")] = False,
-    wait: WaitOpt = DEFAULT_WAIT,
     fmt: FormatOpt = Format.table,
     quiet: QuietOpt = False,
+    **options: Any,
 ) -> None:
     """Score recorded runs and write the Parquet ledger.
 
@@ -134,14 +114,10 @@ def score(
     """
     from ..api import score as run_score
 
-    if engine is Engine.local and OWN_PROCESS:
+    if options.get("engine") in (None, Engine.LOCAL) and OWN_PROCESS:
         _no_pandas()
     with _Bar(quiet) as bar:
-        result = run_score(runs, out, jobs=jobs, threshold=threshold, verifier=verifier, ambient=ambient,
-                           pixel_tolerance=pixel_tolerance, contracts=contracts, input_format=input_format,
-                           engine=engine.value, scheduler=scheduler, force=force, evaluator_pass=evaluator_pass,
-                           on_found=bar.found, on_result=bar.scored, wait=wait, on_wait=_waiting, mapping=mapping,
-                           tasks=tasks, ocr=ocr.value, prices=prices)
+        result = run_score(runs, out, on_found=bar.found, on_result=bar.scored, on_wait=_waiting, **options)
     print_problems(result.problems)
     if fmt is Format.json:
         print_json(result.to_json())

@@ -12,6 +12,7 @@ Heavy libraries load only when they are needed: a re-score of unchanged runs rea
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import time
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from .store.lock import LockWait
     from .scoring.options import ScoreOptions
     from .scoring.pipeline import RunResult, ScoreReport
+    from .scoring.scoreargs import ScoreArgs
     from .base.verdicts import Coverage
 
 
@@ -92,31 +94,21 @@ class ScoreResult:
                 "problems": [p.to_dict() for p in self.problems]}
 
 
-#: When scoring reads the screen's text (:attr:`trajcheck.scoring.options.ScoreOptions.ocr`).
-OCR_MODES = ("auto", "always", "off")
-
-
 def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] = "ledger", *,
-          jobs: int | None = None, threshold: int | None = None, verifier: bool = True, ambient: bool = True,
-          pixel_tolerance: int = 0, contracts: str | os.PathLike[str] | None = None,
-          input_format: str | None = None, engine: str = "local", scheduler: str | None = None,
-          force: bool = False, evaluator_pass: float = 1.0, on_found: Callable[[int], None] | None = None,
-          on_result: Callable[["RunResult"], None] | None = None, wait: float | None = None,
-          on_wait: Callable[["LockWait"], None] | None = None,
-          mapping: str | os.PathLike[str] | None = None,
-          tasks: str | os.PathLike[str] | None = None, ocr: str = "auto",
-          prices: str | os.PathLike[str] | None = None) -> ScoreResult:
+          on_found: Callable[[int], None] | None = None, on_result: Callable[["RunResult"], None] | None = None,
+          on_wait: Callable[["LockWait"], None] | None = None, **options: Any) -> ScoreResult:
     """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
 
     The options are the ``trajcheck score`` command's, by the same names (``--no-verifier`` is
-    ``verifier=False``, ``--input-format`` is ``input_format``); ``mapping`` is a mapping file
-    (:mod:`trajcheck.readers.mapping`) that reads logs of any other shape; ``tasks`` a tasks file of reference step
-    counts (:func:`trajcheck.scoring.options.read_tasks`: ``runs.efficiency``); ``ocr`` when to read the screen's text
-    (``auto``: where no DOM snapshot says it; ``always``; ``off``; docs/referee.md, "Screen text"); ``prices`` a
-    price list (:func:`trajcheck.scoring.options.read_prices`) that gives a cost to runs whose logs record tokens
-    and the model but no cost (``runs.cost_source = 'prices'``; a model without a price is named once in ``problems``).
-    ``on_found`` hears how many runs will be scored, ``on_result`` each scored run, ``on_wait`` who holds the
-    ledger's lock.
+    ``verifier=False``, ``--input-format`` is ``input_format``), declared once in
+    :class:`trajcheck.scoring.scoreargs.ScoreArgs`: ``mapping`` is a mapping file
+    (:mod:`trajcheck.readers.mapping`) that reads logs of any other shape; ``tasks`` a tasks file of reference
+    step counts (:func:`trajcheck.scoring.options.read_tasks`: ``runs.efficiency``); ``ocr`` when to read the
+    screen's text (``auto``: where no DOM snapshot says it; ``always``; ``off``; docs/referee.md, "Screen
+    text"); ``prices`` a price list (:func:`trajcheck.scoring.options.read_prices`) that gives a cost to runs
+    whose logs record tokens and the model but no cost (``runs.cost_source = 'prices'``; a model without a price
+    is named once in ``problems``). ``on_found`` hears how many runs will be scored, ``on_result`` each scored
+    run, ``on_wait`` who holds the ledger's lock.
 
     Runs already in the ledger whose files, reader, options and trajcheck version are unchanged are
     skipped (``force=True`` rescores them); runs whose directory is gone from a folder scored again are
@@ -129,23 +121,53 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     when the ledger cannot be read or written, :class:`~trajcheck.store.lock.LedgerBusy` (a LedgerError) when
     the wait ran out, :class:`NoRunsFound` when no path holds a run.
     """
+    from .scoring.scoreargs import ScoreArgs
+
+    try:
+        args = ScoreArgs.of(options)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return _score(paths, out, args, on_found, on_result, on_wait)
+
+
+def _signature() -> inspect.Signature:
+    """:func:`score`'s signature as introspection and the docs show it: every option of ScoreArgs by name."""
+    from dataclasses import MISSING, fields
+
+    from .scoring.scoreargs import ScoreArgs
+
+    own = inspect.signature(score).parameters
+    options = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
+                                 default=getattr(f.default, "value", f.default) if f.default is not MISSING else None)
+               for f in fields(ScoreArgs)]
+    return inspect.Signature([own["paths"], own["out"], *options, own["on_found"], own["on_result"], own["on_wait"]],
+                             return_annotation=inspect.signature(score).return_annotation)
+
+
+score.__signature__ = _signature()  # type: ignore[attr-defined]
+
+
+def _score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], args: "ScoreArgs",
+           on_found: Callable[[int], None] | None, on_result: Callable[["RunResult"], None] | None,
+           on_wait: Callable[["LockWait"], None] | None) -> ScoreResult:
+    """:func:`score` with its options checked."""
     start = time.perf_counter()
     run_paths = [os.fspath(p) for p in paths]
     root = Path(out)
-    opts = _options(threshold=threshold, verifier=verifier, ambient=ambient, pixel_tolerance=pixel_tolerance,
-                    contracts=contracts, input_format=input_format, engine=engine, scheduler=scheduler,
-                    evaluator_pass=evaluator_pass, mapping=mapping, tasks=tasks, ocr=ocr, prices=prices)
-    if not force:
-        unchanged = _unchanged(root, run_paths, input_format, opts)
+    opts = _options(args)
+    if not args.force:
+        unchanged = _unchanged(root, run_paths, args.input_format, opts)
         if unchanged is not None:
             return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged[0],
                                problems=unchanged[1])
-    report, generation, refused = _score_into(root, run_paths, opts, force=force, wait=wait, on_wait=on_wait,
-                                              mapping=mapping, jobs=jobs, on_found=on_found, on_result=on_result,
-                                              input_format=input_format, engine=engine, scheduler=scheduler)
+    report, generation, refused = _score_into(root, run_paths, opts, force=args.force, wait=args.wait,
+                                              on_wait=on_wait, mapping=args.mapping, jobs=args.jobs,
+                                              on_found=on_found, on_result=on_result,
+                                              input_format=args.input_format, engine=args.engine.value,
+                                              scheduler=args.scheduler)
     invalid = [r.run for r in report.invalid] + refused
-    if report.unpriced and prices is not None:
-        report.problems.append(_unpriced(report.unpriced, Path(prices)))
+    if report.unpriced and args.prices is not None:
+        report.problems.append(_unpriced(report.unpriced, Path(args.prices)))
     return ScoreResult(root, generation, report.scored, report.frames, time.perf_counter() - start,
                        report.summaries, invalid, report.skipped, report.removed, report.problems)
 
@@ -161,31 +183,26 @@ def _unpriced(unpriced: "Counter[str]", prices: Path) -> Problem:
                    + ": their cost_usd is null", file=str(prices), severity="warning")
 
 
-def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tolerance: int,
-             contracts: str | os.PathLike[str] | None, input_format: str | None, engine: str,
-             scheduler: str | None, evaluator_pass: float, mapping: str | os.PathLike[str] | None,
-             tasks: str | os.PathLike[str] | None = None, ocr: str = "auto",
-             prices: str | os.PathLike[str] | None = None) -> "ScoreOptions":
+def _options(args: "ScoreArgs") -> "ScoreOptions":
     """The scoring options of a :func:`score` call, checked before anything is read or written (a bad
     option raises UsageError, and leaves no ledger behind). Registers the call's mapping."""
     from .readers.discovery import reader_names
     from .scoring.options import ScoreOptions
-    from .analyzers.effect_options import DEFAULT_THRESHOLD, PerceptualOptions
+    from .analyzers.effect_options import PerceptualOptions
 
-    if engine not in ("local", "dask"):
-        raise UsageError(f"unknown engine {engine!r}: local or dask")
-    if ocr not in OCR_MODES:
-        raise UsageError(f"unknown OCR mode {ocr!r}: " + ", ".join(OCR_MODES))
-    if scheduler and engine != "dask":
+    from .scoring.scoreargs import Engine
+
+    engine, mapping, contracts, tasks, prices = args.engine, args.mapping, args.contracts, args.tasks, args.prices
+    if args.scheduler and engine is not Engine.DASK:
         raise UsageError("a scheduler needs engine dask")
-    if engine == "dask":
+    if engine is Engine.DASK:
         try:
             import dask.distributed  # noqa: F401
         except ImportError:
             raise UsageError("engine dask needs dask.distributed: pip install 'trajcheck[dask]'") from None
     if contracts is not None and not Path(contracts).is_dir():
         raise UsageError(f"contracts {contracts}: no such folder")
-    if mapping is not None and engine == "dask":
+    if mapping is not None and engine is Engine.DASK:
         raise UsageError("--mapping works with the local engine (Dask workers do not load the mapping)")
     # this call's mapping, or none: not a previous call's. Only trajcheck.readers.mapping registers one, so while it is
     # not imported there is none to drop, and it stays so (tomllib and the module: 2-3 ms of every `score`)
@@ -194,8 +211,8 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
 
         register(None if mapping is None else Path(mapping))
     # after register: the mapping's reader is one of the names
-    if input_format is not None and input_format not in reader_names():
-        raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
+    if args.input_format is not None and args.input_format not in reader_names():
+        raise UsageError(f"unknown input format {args.input_format!r}; formats: " + ", ".join(reader_names()))
     reference_steps: tuple[tuple[str, int], ...] = ()
     if tasks is not None:
         from .scoring.options import read_tasks
@@ -212,10 +229,9 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
             price_list = read_prices(Path(prices))
         except (OSError, ValueError) as exc:  # tomllib's and csv's errors, and a bad encoding, are ValueErrors
             raise UsageError(f"--prices {prices}: {exc}") from None
-    return ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,
-                                          threshold=DEFAULT_THRESHOLD if threshold is None else threshold),
-                        pixel_tolerance=pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
-                        evaluator_pass=evaluator_pass, reference_steps=reference_steps, ocr=ocr,
+    return ScoreOptions(PerceptualOptions(enabled=args.verifier, ambient=args.ambient, threshold=args.threshold),
+                        pixel_tolerance=args.pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
+                        evaluator_pass=args.evaluator_pass, reference_steps=reference_steps, ocr=args.ocr,
                         prices=price_list)
 
 

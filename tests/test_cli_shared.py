@@ -286,3 +286,30 @@ def test_the_score_command_is_one_library_call_then_rendering(monkeypatch, tmp_p
         "verdict for 1 of 1 runs",  # the fake row names no verdict source
         "invalid: run b: broken [run_json_invalid]",
     ]
+
+
+def test_scores_options_are_declared_once_for_the_command_the_library_and_the_pipeline(tmp_path):
+    """Every field of ScoreArgs is an option of `trajcheck score` (its flags, help and default) and a keyword of
+    trajcheck.score; nothing else is; a mode with fixed values is a StrEnum whose values are the choices."""
+    import dataclasses
+    from enum import StrEnum
+
+    from trajcheck.base.errors import UsageError
+    from trajcheck.scoring import scoreargs
+
+    declared = {f.name: f for f in dataclasses.fields(scoreargs.ScoreArgs)}
+    command = {p.name: p for p in CLICK.commands["score"].params}  # type: ignore[attr-defined]
+    assert set(command) == set(declared) | {"runs", "out", "fmt", "quiet"}
+    for name, f in declared.items():
+        flag = f.metadata["flag"]
+        param = command[name]
+        assert param.help == flag.help and set(flag.names[0].split("/")) <= set(param.opts + param.secondary_opts)
+        default = f.default.value if isinstance(f.default, StrEnum) else f.default
+        assert param.default in (default, f.default), name
+    library = set(inspect.signature(trajcheck.score).parameters) - {"paths", "out", "on_found", "on_result",
+                                                                    "on_wait"}
+    assert library == set(declared)
+    assert [c for c in command["ocr"].type.choices] == [m.value for m in scoreargs.OcrMode]
+    with pytest.raises(UsageError, match="unknown option verfier"):
+        trajcheck.score([SAMPLES], out=tmp_path / "L", verfier=False)
+    assert not (tmp_path / "L").exists()

@@ -227,7 +227,7 @@ def test_timeline_and_report_show_the_text_beside_its_region(tmp_path):
 def test_an_unknown_ocr_mode_is_a_usage_error(tmp_path):
     from trajcheck.base.errors import UsageError
 
-    with pytest.raises(UsageError, match="unknown OCR mode"):
+    with pytest.raises(UsageError, match="unknown ocr mode .sometimes.: auto, always, off"):
         trajcheck.score([SAMPLES / "captcha-blocked"], tmp_path / "l", ocr="sometimes")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..analyzers.observation_options import ObservationOptions
 from ..analyzers.effect_options import PerceptualOptions
 from ..analyzers.spend import Price
+from .scoreargs import OcrMode
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class ScoreOptions:
     reference_steps: tuple[tuple[str, int], ...] = ()
     #: Read the screen with OCR (docs/referee.md, "Screen text"): ``auto`` where no DOM snapshot says what the
     #: page showed, ``always`` also where one does (recording whether the two agree), ``off`` never.
-    ocr: str = "auto"
+    ocr: OcrMode = OcrMode.AUTO
     #: Model prices from a price list (:func:`read_prices`): the cost of runs whose logs record tokens but no cost.
     prices: tuple[Price, ...] = ()
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..base.errors import LedgerError
+from ..scoring.scoreargs import DEFAULT_WAIT as _DEFAULT_WAIT
 
 
 def _hostname() -> str:
@@ -47,9 +48,8 @@ def _hostname() -> str:
 
 #: The lock file, inside the ledger directory (hidden: readers and the ledger check ignore it).
 LOCK_FILE = ".trajcheck-lock"
-#: How long a writer waits for the lock by default (seconds): a few minutes, longer than a typical
-#: `score` of a shard, shorter than a CI job's patience.
-DEFAULT_WAIT = 300.0
+#: How long a writer waits for the lock by default (seconds): declared with score's options.
+DEFAULT_WAIT = _DEFAULT_WAIT
 #: A waiting writer reports at least this often (seconds), and whenever the holder changes.
 REPORT_EVERY = 30.0
 
