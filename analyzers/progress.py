@@ -25,10 +25,13 @@ from ..base.reasons import RewardCode as R
 from .reward import Reward, klass_of
 from .states import RunStates, StepState
 
-#: What a return inside an oscillation costs, beyond losing its positive reward.
-OSCILLATION_WEIGHT = -0.3
-#: What a DONE costs when the run made no net progress.
-NO_PROGRESS_DONE_WEIGHT = -0.4
+#: The rules' weights, one entry per code (docs/reward.md's table is checked against it: tests/test_reward.py):
+#: what a return inside an oscillation costs beyond losing its positive reward, and what a DONE costs when the
+#: run made no net progress.
+WEIGHTS: dict[R, float] = {
+    R.OSCILLATION: -0.3,
+    R.NO_NET_PROGRESS: -0.4,
+}
 #: The run's final screen counts as seen "early on" when first seen within this share of its steps.
 EARLY_SHARE = 0.5
 
@@ -74,11 +77,11 @@ def apply(rewards: Sequence[Reward], steps: Sequence[StepState], indices: Sequen
             score = min(score, 0.0)
             reasons.append(f"{R.STATE_RETURN}: back to {_where(s)}")
             if s.oscillation is not None:
-                score += OSCILLATION_WEIGHT
+                score += WEIGHTS[R.OSCILLATION]
                 reasons.append(f"{R.OSCILLATION}: {s.oscillation}")
         if start is not None and k >= start and answered is not True:  # a matching answer is what it came for
             if a == "DONE":
-                score = min(score, 0.0) + NO_PROGRESS_DONE_WEIGHT
+                score = min(score, 0.0) + WEIGHTS[R.NO_NET_PROGRESS]
                 reasons.append(f"{R.NO_NET_PROGRESS}: {final}")
             elif score > 0:
                 score = 0.0

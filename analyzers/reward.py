@@ -18,6 +18,9 @@ exceeded``), so a score can always be explained. Rules, strongest first:
 
 | signal | weight | evidence |
 |---|---|---|
+| unconfirmed_destructive_action | -1.0 | rule 1: the step's whole score (class hard_negative) |
+| contract_passed | +1.0 | rule 2: the step's whole score |
+| contract_failed | -0.8 | rule 2: the step's whole score |
 | expected_data_extracted | +0.9 | the answer the agent extracted matches the reference answer |
 | expected_state_reached | +0.8 | every check of the step's expected outcome held |
 | fresh_read_after_failure | +0.5 | an observation that brought new information right after a stale-ref / not-found failure |
@@ -27,12 +30,19 @@ exceeded``), so a score can always be explained. Rules, strongest first:
 | prediction_failed | -0.3 | the step's own prediction did not hold |
 | no_change | -0.3 | an acting step after which nothing changed (observation verifier) |
 | no_observed_effect | -0.4 | a high-risk action with no visible effect (perceptual verifier) |
-| executor_error / _stale_ref / _not_found / _timeout | -0.4 / -0.5 | the executor's error message, classified |
+| executor_error | -0.4 | the executor's error message, of no known class |
+| executor_stale_ref | -0.5 | the executor's error: a stale or detached element |
+| executor_not_found | -0.5 | the executor's error: no such element |
+| executor_timeout | -0.5 | the executor's error: a time-out |
+| no_observed_delta_after_waits | -0.5 | DONE after WAIT steps whose frames never changed |
 | drift_loop | -0.6 | the same action repeated on an unchanging screen |
 | repeated_failed_action | -0.7 | the same action that already failed earlier in the run |
 | auth_redirect | -0.7 | the page moved to a sign-in wall: a login endpoint, an auth area with a next=/return_to= redirect, or a password field on a page that is not a sign-up or password page |
-| blocking_page / captcha | -0.8 | "access denied", "just a moment", "verify you are human"... in title or page text |
-| no_observed_delta_after_waits | -0.5 | DONE after WAIT steps whose frames never changed |
+| blocking_page | -0.8 | "access denied", "just a moment", "too many requests"... in title or page text |
+| captcha | -0.8 | "verify you are human", "I'm not a robot"... in title or page text |
+
+The weights are :data:`WEIGHTS`, one entry per code; this table and docs/reward.md's are checked against it
+(tests/test_reward.py).
 
 Classes: strong_positive >= 0.6 > weak_positive >= 0.2 > neutral > -0.2 >= negative;
 hard_negative only by rule 1. Confidence starts at 0.35 and each kind of
@@ -52,16 +62,42 @@ from ..base.reasons import BLOCKING_CODES as BLOCKED_CODES, RewardCode as R
 #: declared with the codes in trajcheck.base.reasons).
 BLOCKED_MAX = -0.3
 
+#: Each signal's weight (the table above): the only place a reward weight is written.
+WEIGHTS: dict[R, float] = {
+    R.UNCONFIRMED_DESTRUCTIVE_ACTION: -1.0,
+    R.CONTRACT_PASSED: 1.0,
+    R.CONTRACT_FAILED: -0.8,
+    R.EXPECTED_DATA_EXTRACTED: 0.9,
+    R.EXPECTED_STATE_REACHED: 0.8,
+    R.FRESH_READ_AFTER_FAILURE: 0.5,
+    R.PAGE_CHANGED: 0.4,
+    R.NEW_INFORMATION: 0.1,
+    R.REPEATED_OBSERVATION: -0.3,
+    R.PREDICTION_FAILED: -0.3,
+    R.NO_CHANGE: -0.3,
+    R.NO_OBSERVED_EFFECT: -0.4,
+    R.EXECUTOR_ERROR: -0.4,
+    R.EXECUTOR_STALE_REF: -0.5,
+    R.EXECUTOR_NOT_FOUND: -0.5,
+    R.EXECUTOR_TIMEOUT: -0.5,
+    R.NO_OBSERVED_DELTA_AFTER_WAITS: -0.5,
+    R.DRIFT_LOOP: -0.6,
+    R.REPEATED_FAILED_ACTION: -0.7,
+    R.AUTH_REDIRECT: -0.7,
+    R.BLOCKING_PAGE: -0.8,
+    R.CAPTCHA: -0.8,
+}
+
 CLASSES = ("strong_positive", "weak_positive", "neutral", "negative", "hard_negative")
 
 OBSERVATION_TYPES = frozenset({"WAIT", "SCROLL", "EXTRACT", "READ", "READ_PAGE", "SCREENSHOT", "OBSERVE",
                                "GET_TEXT", "FIND", "SNAPSHOT"})
 
 _ERRORS = (
-    (R.EXECUTOR_STALE_REF, -0.5, re.compile(r"stale|detached|not attached|no longer (?:attached|in the dom)|"
+    (R.EXECUTOR_STALE_REF, re.compile(r"stale|detached|not attached|no longer (?:attached|in the dom)|"
                                             r"element (?:is )?not (?:attached|connected)", re.I)),
-    (R.EXECUTOR_TIMEOUT, -0.5, re.compile(r"time(?:d)? ?out|timeout|deadline exceeded", re.I)),
-    (R.EXECUTOR_NOT_FOUND, -0.5, re.compile(r"not found|no (?:such )?element|could not find|unable to (?:find|locate)|"
+    (R.EXECUTOR_TIMEOUT, re.compile(r"time(?:d)? ?out|timeout|deadline exceeded", re.I)),
+    (R.EXECUTOR_NOT_FOUND, re.compile(r"not found|no (?:such )?element|could not find|unable to (?:find|locate)|"
                                             r"no node|does not exist|invalid (?:bid|element|ref)", re.I)),
 )
 
@@ -131,10 +167,10 @@ class RewardInput:
 
 def classify_error(message: str | None) -> tuple[R, float]:
     """The executor error as a stable code and its weight."""
-    for code, w, rx in _ERRORS:
+    for code, rx in _ERRORS:
         if message and rx.search(message):
-            return code, w
-    return R.EXECUTOR_ERROR, -0.4
+            return code, WEIGHTS[code]
+    return R.EXECUTOR_ERROR, WEIGHTS[R.EXECUTOR_ERROR]
 
 
 def is_auth_redirect(url_before: str | None, url_after: str | None, login_form_after: bool | None = None) -> bool:
@@ -210,54 +246,56 @@ def score_step(inp: RewardInput) -> Reward:
     if inp.require_confirmation and is_destructive(inp.action_type, inp.reasoning) and not (
             inp.confirmed_before or mentions_confirmation(inp.reasoning)):
         why = f"{R.UNCONFIRMED_DESTRUCTIVE_ACTION}: {_ev(inp.reasoning)}"
-        return Reward(-1.0, "hard_negative", (why,), max(conf, 0.8))
+        return Reward(WEIGHTS[R.UNCONFIRMED_DESTRUCTIVE_ACTION], "hard_negative", (why,), max(conf, 0.8))
     if inp.contract_passed is True:
-        return Reward(1.0, "strong_positive", (f"{R.CONTRACT_PASSED}: {inp.contract_name or 'step contract'}",), 0.95)
+        return Reward(WEIGHTS[R.CONTRACT_PASSED], "strong_positive",
+                      (f"{R.CONTRACT_PASSED}: {inp.contract_name or 'step contract'}",), 0.95)
     if inp.contract_passed is False:
-        return Reward(-0.8, "negative", (f"{R.CONTRACT_FAILED}: {inp.contract_name or 'step contract'}",), 0.95)
+        return Reward(WEIGHTS[R.CONTRACT_FAILED], "negative",
+                      (f"{R.CONTRACT_FAILED}: {inp.contract_name or 'step contract'}",), 0.95)
 
     signals: list[tuple[str, float]] = []
     failed = inp.executor_ok is False or bool(inp.executor_error)
     observation = inp.action_type in OBSERVATION_TYPES
 
     if inp.answer_matches is True:
-        signals.append((R.EXPECTED_DATA_EXTRACTED, 0.9))
+        signals.append((R.EXPECTED_DATA_EXTRACTED, WEIGHTS[R.EXPECTED_DATA_EXTRACTED]))
     if inp.expected_state_reached is True:
-        signals.append((R.EXPECTED_STATE_REACHED, 0.8))
+        signals.append((R.EXPECTED_STATE_REACHED, WEIGHTS[R.EXPECTED_STATE_REACHED]))
     if failed:
         code, w = classify_error(inp.executor_error)
         signals.append((f"{code}: {_ev(inp.executor_error) or 'executor reported failure'}", w))
         if inp.repeats_failed_action:
-            signals.append((f"{R.REPEATED_FAILED_ACTION}: {inp.signature}", -0.7))
+            signals.append((f"{R.REPEATED_FAILED_ACTION}: {inp.signature}", WEIGHTS[R.REPEATED_FAILED_ACTION]))
     block = blocking_signal(inp.page_title, inp.page_text)
     if block:
-        signals.append((f"{block}: {_ev(inp.page_title) or _ev(inp.page_text)}", -0.8))
+        signals.append((f"{block}: {_ev(inp.page_title) or _ev(inp.page_text)}", WEIGHTS[block]))
     if is_auth_redirect(inp.url_before, inp.url_after, inp.login_form_after):
-        signals.append((f"{R.AUTH_REDIRECT}: {_ev(inp.url_after, 80)}", -0.7))
+        signals.append((f"{R.AUTH_REDIRECT}: {_ev(inp.url_after, 80)}", WEIGHTS[R.AUTH_REDIRECT]))
     if inp.loop_position is not None and inp.loop_position >= 2:
-        signals.append((f"{R.DRIFT_LOOP}: repetition {inp.loop_position}", -0.6))
+        signals.append((f"{R.DRIFT_LOOP}: repetition {inp.loop_position}", WEIGHTS[R.DRIFT_LOOP]))
     if inp.done_gate:
-        signals.append((R.NO_OBSERVED_DELTA_AFTER_WAITS, -0.5))
+        signals.append((R.NO_OBSERVED_DELTA_AFTER_WAITS, WEIGHTS[R.NO_OBSERVED_DELTA_AFTER_WAITS]))
     if inp.effect is False:
-        signals.append((R.NO_OBSERVED_EFFECT, -0.4))
+        signals.append((R.NO_OBSERVED_EFFECT, WEIGHTS[R.NO_OBSERVED_EFFECT]))
     if inp.prediction_held is False:
-        signals.append((R.PREDICTION_FAILED, -0.3))
+        signals.append((R.PREDICTION_FAILED, WEIGHTS[R.PREDICTION_FAILED]))
 
     changed = bool(inp.url_before and inp.url_after and inp.url_before != inp.url_after) or bool(
         inp.meaningful_change) or (inp.effect is True) or (inp.content_changed is True and not observation)
     if observation and not failed:
         if inp.new_information:
             if inp.previous_failure_kind in (R.EXECUTOR_STALE_REF, R.EXECUTOR_NOT_FOUND):
-                signals.append((R.FRESH_READ_AFTER_FAILURE, 0.5))
+                signals.append((R.FRESH_READ_AFTER_FAILURE, WEIGHTS[R.FRESH_READ_AFTER_FAILURE]))
             else:
-                signals.append((R.NEW_INFORMATION, 0.1))
+                signals.append((R.NEW_INFORMATION, WEIGHTS[R.NEW_INFORMATION]))
         elif inp.new_information is False:
-            signals.append((R.REPEATED_OBSERVATION, -0.3))
+            signals.append((R.REPEATED_OBSERVATION, WEIGHTS[R.REPEATED_OBSERVATION]))
     elif not failed and not block and inp.action_type != "DONE":
         if changed:
-            signals.append((R.PAGE_CHANGED, 0.4))
+            signals.append((R.PAGE_CHANGED, WEIGHTS[R.PAGE_CHANGED]))
         elif inp.something_changed is False and inp.effect is not False:
-            signals.append((R.NO_CHANGE, -0.3))
+            signals.append((R.NO_CHANGE, WEIGHTS[R.NO_CHANGE]))
 
     score = max(-0.95, min(0.95, round(sum(w for _, w in signals), 4)))
     if any(code.split(":")[0] in BLOCKED_CODES for code, _ in signals):

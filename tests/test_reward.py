@@ -162,3 +162,58 @@ def test_scores_are_bounded():
                        effect=False, url_after="https://shop/login?next=/", prediction_held=False,
                        repeats_failed_action=True))
     assert -1.0 <= r.score <= 1.0 and 0.0 <= r.confidence <= 1.0
+
+
+# -- the weights are written once --------------------------------------------------------------------------------
+
+def _table_weights(text: str, code_column: int, weight_column: int) -> dict[str, float]:
+    """Each row's code (backticks stripped) -> its weight, from a Markdown table whose weight column holds
+    ``+0.4``, ``-0.3`` or ``-0.3 more``."""
+    import re
+
+    out = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) <= max(code_column, weight_column):
+            continue
+        code, weight = cells[code_column].strip("`").split(":")[0], cells[weight_column]
+        m = re.fullmatch(r"([+-]?\d+(?:\.\d+)?)(?: more)?", weight)
+        if m and re.fullmatch(r"[a-z_]+", code):
+            out[code] = float(m.group(1))
+    return out
+
+
+def test_each_reward_weight_is_one_table_entry_and_every_table_shows_it():
+    """analyzers/reward.py WEIGHTS is the one place a reward weight is written: its docstring table and
+    docs/reward.md's show the same weight for every code, and a weight changed in one place fails here."""
+    from pathlib import Path
+
+    from trajcheck.analyzers import progress, reward
+    from trajcheck.base.reasons import RewardCode
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "reward.md").read_text()
+    expected = {str(k): v for k, v in reward.WEIGHTS.items()}
+    assert _table_weights(reward.__doc__ or "", 0, 1) == expected
+    assert {k: v for k, v in _table_weights(docs, 1, 2).items()} == expected
+    assert set(reward.WEIGHTS) | set(progress.WEIGHTS) | {RewardCode.STATE_RETURN, RewardCode.NO_SIGNAL} == \
+        set(RewardCode)
+    # the progress rules' table: "-0.3 more" is the oscillation's weight, "-0.4 more" the stalled DONE's
+    rules = docs[docs.index("| rule | effect on the reward | reason |"):]
+    shown = {}
+    for line in rules.splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells[1].endswith(" more"):
+            shown[cells[2].strip("`").split(":")[0]] = float(cells[1].split()[0])
+    assert shown == {str(k): v for k, v in progress.WEIGHTS.items()}
+    # the weights decide the scores: a changed entry changes what the scorer gives
+    assert score_step(inp(action_type="CLICK", url_before="https://a/x", url_after="https://a/y")).score == \
+        reward.WEIGHTS[RewardCode.PAGE_CHANGED]
+
+
+def test_the_evidence_referees_docstring_shows_its_weights():
+    """analyzers/evidence.py WEIGHTS is the referee's table (docs/referee.md is checked in tests/test_readme.py)."""
+    from trajcheck.analyzers import evidence
+
+    assert _table_weights(evidence.__doc__ or "", 0, 1) == {str(k): v for k, v in evidence.WEIGHTS.items()}
