@@ -55,6 +55,25 @@ def sample_ledger(tmp_path_factory, samples) -> Path:
     return out
 
 
+def copy_samples(dst: Path, dom: bool = True, evaluator: bool = True) -> Path:
+    """The sample runs copied to ``dst``, without their DOM snapshots (files and references) when ``dom`` is
+    False, and without their recorded evaluator result (``outcome.score``) when ``evaluator`` is False."""
+    for run in sample_run_dirs():
+        out = dst / run.name
+        shutil.copytree(run, out, ignore=None if dom else shutil.ignore_patterns("dom"))
+        if not evaluator:
+            meta = json.loads((out / "run.json").read_text())
+            (meta.get("outcome") or {}).pop("score", None)
+            (out / "run.json").write_text(json.dumps(meta))
+        if not dom:
+            steps = [json.loads(x) for x in (out / "steps.jsonl").read_text().splitlines()]
+            for s in steps:
+                for k in ("dom_before", "dom_after"):
+                    (s.get("page") or {}).pop(k, None)
+            (out / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    return dst
+
+
 def copy_run(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst)
     return dst

@@ -9,30 +9,12 @@ from pass to fail or back, and no run the labels call a success may be called a 
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
 import trajcheck
 
-from conftest import SAMPLES, sample_run_dirs
-
-
-def _copy_without(dst: Path, dom: bool) -> Path:
-    for run in sample_run_dirs():
-        out = dst / run.name
-        shutil.copytree(run, out, ignore=shutil.ignore_patterns("dom") if not dom else None)
-        meta = json.loads((out / "run.json").read_text())
-        (meta.get("outcome") or {}).pop("score", None)
-        (out / "run.json").write_text(json.dumps(meta))
-        if not dom:
-            steps = [json.loads(x) for x in (out / "steps.jsonl").read_text().splitlines()]
-            for s in steps:
-                for k in ("dom_before", "dom_after"):
-                    (s.get("page") or {}).pop(k, None)
-            (out / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
-    return dst
+from conftest import SAMPLES, copy_samples
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +22,8 @@ def ledgers(tmp_path_factory) -> tuple[dict[str, dict], dict[str, dict]]:
     tmp = tmp_path_factory.mktemp("missing")
     got = []
     for name, dom in (("dom", True), ("nodom", False)):
-        trajcheck.score([_copy_without(tmp / f"{name}-runs", dom)], tmp / name, jobs=1, ocr="off")
+        trajcheck.score([copy_samples(tmp / f"{name}-runs", dom=dom, evaluator=False)], tmp / name, jobs=1,
+                        ocr="off")
         got.append({r["run_id"]: r for r in trajcheck.query(tmp / name, "select * from runs").to_json()})
     return got[0], got[1]
 

@@ -7,7 +7,6 @@ no true success; beside the DOM (--ocr always) both are recorded and the DOM dec
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,7 @@ from trajcheck.base.box import Box
 from trajcheck.media.screenread import regions
 from trajcheck.base.stats import wilson
 
-from conftest import SAMPLES, sample_run_dirs
+from conftest import SAMPLES, copy_samples
 
 ENGINE, MISSING = ocr.engine()
 needs_ocr = pytest.mark.skipif(ENGINE is None, reason=f"OCR is not installed here: {MISSING}")
@@ -111,15 +110,7 @@ def test_the_regions_read_are_the_change_not_the_screen():
 # -- end to end -------------------------------------------------------------------------------------------------
 
 def strip_dom(dst: Path) -> Path:
-    for run in sample_run_dirs():
-        out = dst / run.name
-        shutil.copytree(run, out, ignore=shutil.ignore_patterns("dom"))
-        steps = [json.loads(x) for x in (out / "steps.jsonl").read_text().splitlines()]
-        for s in steps:
-            for k in ("dom_before", "dom_after"):
-                (s.get("page") or {}).pop(k, None)
-        (out / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
-    return dst
+    return copy_samples(dst, dom=False)
 
 
 def runs_of(ledger: Path) -> dict[str, dict]:
