@@ -65,6 +65,13 @@ class OcrMode(str, enum.Enum):
 MAX_LISTED = 60
 
 
+#: ``--judgments``: the verdicts of judges the user runs (:func:`trajcheck.scoring.judgments.read_judgments`).
+JudgmentsOpt = Annotated[Optional[list[Path]], typer.Option(
+    "--judgments", help="Verdicts of a judge you run (repeatable): CSV or JSONL with run_id, verdict (pass|fail) and "
+    "optionally confidence, judge, reason; Online-Mind2Web's auto-eval output as it is. Each row is a judge of its "
+    "run (docs/referee.md, \"Judges you run\").")]
+
+
 @exit_on_error(Rule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}",
                     means="the ledger cannot be read or written"),
                Outcome(Exit.OK, "all runs scored"),
@@ -106,6 +113,7 @@ def score(
                                                    "optionally cached_per_million, or TOML with a table per model "
                                                    "(README, \"Cost and time\"). Nothing is priced without "
                                                    "it.")] = None,
+    judgments: JudgmentsOpt = None,
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
                                                         "instead of detecting it (see `trajcheck formats`).")] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="Where runs are scored: local worker processes, "
@@ -141,7 +149,7 @@ def score(
                            pixel_tolerance=pixel_tolerance, contracts=contracts, input_format=input_format,
                            engine=engine.value, scheduler=scheduler, force=force, evaluator_pass=evaluator_pass,
                            on_found=bar.found, on_result=bar.scored, wait=wait, on_wait=_waiting, mapping=mapping,
-                           tasks=tasks, ocr=ocr.value, prices=prices)
+                           tasks=tasks, ocr=ocr.value, prices=prices, judgments=judgments or ())
     print_problems(result.problems)
     if fmt is Format.json:
         print_json(result.to_json())

@@ -17,7 +17,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from .base.errors import LedgerError, Problem, TrajcheckError, UsageError
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import pandas
 
     from .analyzers.spend import Price
+    from .scoring.judgments import Judgment
 
     from .store.lock import LockWait
     from .scoring.options import ScoreOptions
@@ -105,7 +106,8 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
           on_wait: Callable[["LockWait"], None] | None = None,
           mapping: str | os.PathLike[str] | None = None,
           tasks: str | os.PathLike[str] | None = None, ocr: str = "auto",
-          prices: str | os.PathLike[str] | None = None) -> ScoreResult:
+          prices: str | os.PathLike[str] | None = None,
+          judgments: Sequence[str | os.PathLike[str]] = ()) -> ScoreResult:
     """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
 
     The options are the ``trajcheck score`` command's, by the same names (``--no-verifier`` is
@@ -114,7 +116,9 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     counts (:func:`trajcheck.scoring.options.read_tasks`: ``runs.efficiency``); ``ocr`` when to read the screen's text
     (``auto``: where no DOM snapshot says it; ``always``; ``off``; docs/referee.md, "Screen text"); ``prices`` a
     price list (:func:`trajcheck.scoring.options.read_prices`) that gives a cost to runs whose logs record tokens
-    and the model but no cost (``runs.cost_source = 'prices'``; a model without a price is named once in ``problems``).
+    and the model but no cost (``runs.cost_source = 'prices'``; a model without a price is named once in ``problems``);
+    ``judgments`` judgments files of judges the user runs (:func:`trajcheck.scoring.judgments.read_judgments`: each row
+    a judge of its run, ``runs.judgments``; a run named that is not in the batch is a warning in ``problems``).
     ``on_found`` hears how many runs will be scored, ``on_result`` each scored run, ``on_wait`` who holds the
     ledger's lock.
 
@@ -134,20 +138,37 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     root = Path(out)
     opts = _options(threshold=threshold, verifier=verifier, ambient=ambient, pixel_tolerance=pixel_tolerance,
                     contracts=contracts, input_format=input_format, engine=engine, scheduler=scheduler,
-                    evaluator_pass=evaluator_pass, mapping=mapping, tasks=tasks, ocr=ocr, prices=prices)
+                    evaluator_pass=evaluator_pass, mapping=mapping, tasks=tasks, ocr=ocr, prices=prices,
+                    judgments=judgments)
     if not force:
         unchanged = _unchanged(root, run_paths, input_format, opts)
         if unchanged is not None:
             return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged[0],
-                               problems=unchanged[1])
+                               problems=unchanged[1] + _unjudged(opts, unchanged[0]))
     report, generation, refused = _score_into(root, run_paths, opts, force=force, wait=wait, on_wait=on_wait,
                                               mapping=mapping, jobs=jobs, on_found=on_found, on_result=on_result,
                                               input_format=input_format, engine=engine, scheduler=scheduler)
     invalid = [r.run for r in report.invalid] + refused
+    report.problems += _unjudged(opts, [str(r["run_id"]) for r in report.summaries] + report.skipped)
     if report.unpriced and prices is not None:
         report.problems.append(_unpriced(report.unpriced, Path(prices)))
     return ScoreResult(root, generation, report.scored, report.frames, time.perf_counter() - start,
                        report.summaries, invalid, report.skipped, report.removed, report.problems)
+
+
+def _unjudged(opts: "ScoreOptions", run_ids: list[str]) -> list[Problem]:
+    """A warning for each run a judgments file names that is not in the batch scored (a typo, or another batch)."""
+    from .base.problems import Slug
+
+    known = set(run_ids)
+    first: dict[str, str] = {}
+    for j in opts.judgments:
+        if j.run_id not in known:
+            first.setdefault(j.run_id, j.where)
+    return [Problem(Slug.JUDGED_RUN_UNKNOWN, f"judges run {rid!r}, which is not among the runs scored; the "
+                    "judgment is not used", file=where, field="run_id", severity="warning",
+                    hint="check the run_id or score its folder")
+            for rid, where in first.items()]
 
 
 def _unpriced(unpriced: "Counter[str]", prices: Path) -> Problem:
@@ -165,7 +186,8 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
              contracts: str | os.PathLike[str] | None, input_format: str | None, engine: str,
              scheduler: str | None, evaluator_pass: float, mapping: str | os.PathLike[str] | None,
              tasks: str | os.PathLike[str] | None = None, ocr: str = "auto",
-             prices: str | os.PathLike[str] | None = None) -> "ScoreOptions":
+             prices: str | os.PathLike[str] | None = None,
+             judgments: Sequence[str | os.PathLike[str]] = ()) -> "ScoreOptions":
     """The scoring options of a :func:`score` call, checked before anything is read or written (a bad
     option raises UsageError, and leaves no ledger behind). Registers the call's mapping."""
     from .readers.discovery import reader_names
@@ -212,11 +234,19 @@ def _options(*, threshold: int | None, verifier: bool, ambient: bool, pixel_tole
             price_list = read_prices(Path(prices))
         except (OSError, ValueError) as exc:  # tomllib's and csv's errors, and a bad encoding, are ValueErrors
             raise UsageError(f"--prices {prices}: {exc}") from None
+    given: list["Judgment"] = []
+    for path in judgments:
+        from .scoring.judgments import read_judgments
+
+        try:
+            given += read_judgments(Path(path))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--judgments {path}: {exc}") from None
     return ScoreOptions(PerceptualOptions(enabled=verifier, ambient=ambient,
                                           threshold=DEFAULT_THRESHOLD if threshold is None else threshold),
                         pixel_tolerance=pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
                         evaluator_pass=evaluator_pass, reference_steps=reference_steps, ocr=ocr,
-                        prices=price_list)
+                        prices=price_list, judgments=tuple(given))
 
 
 def _unchanged(root: Path, paths: list[str], input_format: str | None,

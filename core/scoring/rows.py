@@ -98,6 +98,8 @@ class RunFacts:
     totals: dict[str, Any] = field(default_factory=dict)
     final_screen: Any = None  # analyzers.screentext.ScreenFinding of the final frame
     ocr_engine: str | None = None
+    rubric: Any = None  # analyzers.rubric.RubricResult
+    judgments: tuple[Any, ...] = ()  # scoring.judgments.Judgment of this run
 
 
 #: Conversions a source may name after ``|``.
@@ -208,7 +210,10 @@ RUN_FUNCTIONS: dict[str, Callable[[RunFacts], Any]] = {
     "contract_name": lambda f: f.contract_result.name or (f.contract.source if f.contract else None),
     "contract_checks": lambda f: to_json([c.to_json() for c in f.contract_result.checks])
     if f.contract_result.checks else None,
-    "judge_source": lambda f: ("recorded" if f.verdict.judge.recorded else "reference") if f.verdict.judge else None,
+    "contract_tree": lambda f: to_json(f.rubric.tree.to_json()) if f.rubric and f.rubric.tree else None,
+    "judge_source": lambda f: (f.verdict.judge.source or ("recorded" if f.verdict.judge.recorded else "reference"))
+    if f.verdict.judge else None,
+    "judgments": lambda f: to_json([j.to_json() for j in f.judgments]) if f.judgments else None,
     "judge_other": _judge_other,
     "disagreement_reason": lambda f: f.verdict.reason if f.verdict.final == "uncertain" else None,
     "schema_version": lambda f: SCHEMA_VERSION,
@@ -287,7 +292,8 @@ def build_result(found: RunFindings, ref: RunRef, n_frames: int, problems: list[
     facts = RunFacts(found.run, ref, found.contract, found.contract_result, found.verdict, found.ev_verdict,
                      found.evaluator, found.claim, [sf.effect for sf in found.steps], rows, n_frames, problems,
                      found.states, found.no_net_progress, found.reference_steps, found.spend,
-                     final_screen=found.final_screen, ocr_engine=found.ocr_engine)
+                     final_screen=found.final_screen, ocr_engine=found.ocr_engine, rubric=found.rubric,
+                     judgments=found.judgments)
     facts.totals = _totals(facts)
     run_row = {name: get(facts) if get is not None else None for name, get in _RUN_GETTERS}
     return RunResult(run_row, rows, n_frames, problems, ref.display, unpriced=found.spend.unpriced)
