@@ -23,8 +23,10 @@ def agree(
 ) -> None:
     """Check every verdict source (contract, judge, final verdict, self-report, per-step
     verifier) against labels: precision, recall, F1, NPV, TNR with Wilson intervals;
-    each judge of `score --judgments` against the labels, the contracts and the evaluators;
     contract-vs-judge confusion; Cohen's kappa; pass@k, pass^k and flaky tasks.
+
+    Each judge given with `score --judgments` is checked too, against the labels, the contracts
+    and the evaluators.
 
     Example: trajcheck agree ledger/ --labels sample_runs/labels.json
     """
