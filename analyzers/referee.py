@@ -24,6 +24,9 @@ the evaluator, the judge, the evidence referee and the no-answer rule decide as 
 of them does, the run is ``uncertain`` (``contract_undecided``). Missing evidence is never a fail, and never an
 accusation of a false claim.
 
+The judge is one: the recorded judge and those of ``score --judgments`` vote (:func:`combine_judges`: the
+majority decides, a tie decides nothing); the reference judge is kept beside them.
+
 ``verdict_source`` names the sources that decided (``contract+evaluator+judge``, ``evidence``,
 ``no_answer``, ``none``...). A run ended without an answer (no DONE, no answer, no infeasible report) is a
 fail, as benchmarks count it, only when nothing stronger decides; an explicit give-up is an answer and

@@ -167,3 +167,21 @@ def test_timeline_and_report_show_the_tree(scored, tmp_path):
     pages = [p.read_text() for p in out.rglob("*.html")]
     page = next(p for p in pages if "rubric-tree" in p and "either" in p)
     assert "contract score 1.00" in page
+
+
+def test_the_documented_example_is_a_valid_rubric():
+    from conftest import ROOT
+
+    doc = (ROOT / "docs" / "referee.md").read_text()
+    start = doc.index("### Rubric trees")
+    block = doc[doc.index("```json", start) + len("```json"):doc.index("```", doc.index("```json", start) + 7)]
+    contract = json.loads(block)
+    assert list(validator("contract").iter_errors(contract)) == [] and rubric.tree_problems(contract) == []
+    st = ContractState(url="https://shop/order/12/done", text="Order placed")
+    result, credit = rubric.evaluate(contract, st)
+    # no DOM: the badge is undecided, the toast decides the any; the critical check holds
+    assert (result.verdict, credit.score) == ("pass", 1.0)
+    result, credit = rubric.evaluate(contract, ContractState(url="https://shop/cart", text="Order placed"))
+    assert (result.verdict, credit.score) == ("fail", 0.5)
+    result, _ = rubric.evaluate(contract, ContractState(url="https://shop/order/1/done", text="payment failed"))
+    assert result.verdict == "fail"
