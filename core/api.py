@@ -263,7 +263,7 @@ def _unchanged(root: Path, paths: list[str], input_format: str | None,
         return None
     forget_listings()
     refs, problems = discover(paths, input_format)
-    p = plan(paths, refs, previous, options_fingerprint(opts, input_format))
+    p = plan(paths, refs, previous, options_fingerprint(opts, input_format), opts)
     if p.todo or p.removed or not p.skipped:
         return None
     return list(p.skipped), problems

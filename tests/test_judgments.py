@@ -124,11 +124,15 @@ def test_judgments_are_recorded_and_a_changed_file_rescores(batch):
     # unchanged: nothing rescored, and the unknown run still named
     again = trajcheck.score([batch / "runs"], ledger, jobs=1, ocr="off", judgments=[a, b])
     assert again.scored == 0 and any(p.slug == "judged_run_unknown" for p in again.problems)
-    # a changed verdict rescores and records it
+    # a changed verdict rescores the run it names, and only that run
     a.write_text(a.read_text().replace("terms-checkbox-on,pass,0.9", "terms-checkbox-on,fail,0.9"))
     third = trajcheck.score([batch / "runs"], ledger, jobs=1, ocr="off", judgments=[a, b])
-    assert third.scored == len(RUNS)
+    assert third.scored == 1 and sorted(third.skipped) == ["nc-inbox-read", "terms-checkbox-off"]
     assert _rows(ledger)["terms-checkbox-on"]["judge_verdict"] == "fail"
+    # a judgment removed (file b left out) rescores the run it named
+    fourth = trajcheck.score([batch / "runs"], ledger, jobs=1, ocr="off", judgments=[a])
+    assert fourth.scored == 1 and [j["judge"] for j in json.loads(_rows(ledger)["nc-inbox-read"]["judgments"])] == [
+        "judge-a"]
     a.write_text(a.read_text().replace("terms-checkbox-on,fail,0.9", "terms-checkbox-on,pass,0.9"))
     trajcheck.score([batch / "runs"], ledger, jobs=1, ocr="off", judgments=[a, b])
 
