@@ -106,6 +106,8 @@ def tree_problems(contract: dict[str, Any]) -> list[tuple[str, str]]:
             visit(child, f"{where}.{kind}.{i}", depth + 1)
 
     visit(tree, "rubric", 0)
+    if any("nested deeper" in m for _, m in out):  # the checks below it were not visited: say only that
+        return [(w, m) for w, m in out if "nested deeper" in m]
     out += [("rubric", f"check {n!r} is named {used.count(n)} times in the rubric")
             for n in sorted({n for n in used if used.count(n) > 1})]
     out += [("rubric", f"check {n!r} is not in the rubric: name it, or remove it from checks")

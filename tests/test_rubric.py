@@ -98,6 +98,15 @@ def test_tree_problems_name_unknown_missing_and_repeated_checks():
     assert ("rubric.all.3", "no check is named 'nope' (checks: url, saved, toast, no error)") in found
 
 
+def test_a_tree_too_deep_is_refused_naming_where():
+    node: object = "url"
+    for _ in range(rubric.MAX_DEPTH + 2):
+        node = {"all": [node]}
+    found = rubric.tree_problems({"checks": CHECKS[:1], "rubric": node})
+    assert len(found) == 1 and found[0][1] == f"the rubric is nested deeper than {rubric.MAX_DEPTH} levels"
+    assert found[0][0].startswith("rubric.all.0.all.0.")
+
+
 def test_schema_refuses_a_node_with_both_all_and_any_and_a_zero_weight():
     bad = {"checks": CHECKS, "rubric": {"all": ["url"], "any": ["saved"]}}
     assert list(validator("contract").iter_errors(bad))
