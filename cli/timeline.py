@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import typer
@@ -141,13 +142,17 @@ def render(data: dict[str, Any]) -> Group:
     return Group(*parts)
 
 
+#: Control characters (terminal escapes among them) in a name from a contract file: shown as U+FFFD.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def rubric_text(tree: dict[str, Any], score: float | None) -> Text:
     """A rubric contract's tree, a node a line, indented by depth: kind, name, result, weight, critical."""
     style = {"pass": "green", "fail": "red", "undecided": "yellow"}
     out = Text(f"{tree['result']}, score {'-' if score is None else format(score, '.2f')}")
 
     def line(node: dict[str, Any], depth: int) -> None:
-        out.append("\n" + "  " * depth + f"{node['kind']} {node['name']}: ")
+        out.append("\n" + "  " * depth + f"{node['kind']} {_CONTROL.sub(chr(0xFFFD), str(node['name']))}: ")
         out.append(node["result"], style=style.get(node["result"], ""))
         extra = ([f"weight {node['weight']:g}"] if node["weight"] != 1 else []) + \
             (["CRITICAL"] if node["critical"] else [])

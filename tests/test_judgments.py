@@ -66,6 +66,25 @@ def test_bad_rows_name_file_line_and_field(tmp_path, text, says):
     assert says in str(exc.value)
 
 
+def test_control_codes_and_nul_bytes(tmp_path):
+    f = tmp_path / "x.jsonl"
+    f.write_text(json.dumps({"run_id": "r1", "verdict": "pass", "judge": "j\x1b[31m", "reason": "a\x1b[2Jb\x07"})
+                 + "\n")
+    (j,) = read_judgments(f)
+    assert (j.judge, j.reason) == ("j\ufffd[31m", "a\ufffd[2Jb\ufffd")
+    nul = tmp_path / "n.csv"
+    nul.write_text("run_id,verdict,reason\nr1,pass,a\x00b\n")
+    assert read_judgments(nul)[0].reason == "a\ufffdb"
+    huge = tmp_path / "h.csv"
+    huge.write_text("run_id,verdict,reason\nr1,pass,\"" + "x" * 200_000 + "\"\n")
+    with pytest.raises(ValueError, match="h.csv, near line 2: not CSV"):
+        read_judgments(huge)
+    deep = tmp_path / "d.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ValueError, match="d.jsonl:1: not a JSON object"):
+        read_judgments(deep)
+
+
 def test_bad_jsonl_line_is_named(tmp_path):
     f = tmp_path / "x.jsonl"
     f.write_text('{"run_id": "r1", "verdict": "pass"}\nnot json\n')

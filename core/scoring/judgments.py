@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,14 @@ MAX_JUDGMENTS = 1_000_000
 MAX_REASON = 2000
 #: The largest judgments file read.
 MAX_BYTES = 256 * 1024 * 1024
+
+
+#: Control characters (terminal escapes among them): a judge's text is data, never a code for a terminal.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _text(value: Any) -> str:
+    return _CONTROL.sub("\ufffd", str(value)).strip()
 
 
 @dataclass(frozen=True)
@@ -73,16 +82,16 @@ def _row(d: dict[str, Any], where: str, default_judge: str) -> Judgment:
         raise ValueError(f"{where}: run_id is empty")
     if d.get("verdict") is None:
         raise ValueError(f"{where}: verdict is missing (pass or fail)")
-    judge = str(d.get("judge") or "").strip() or default_judge
+    judge = _text(d.get("judge") or "")[:200] or default_judge
     reason = d.get("reason")
-    reason = None if reason is None or not str(reason).strip() else str(reason).strip()[:MAX_REASON]
+    reason = None if reason is None or not str(reason).strip() else _text(reason)[:MAX_REASON]
     return Judgment(str(rid).strip(), judge, _verdict(d["verdict"], where), _confidence(d.get("confidence"), where),
                     reason, where)
 
 
 def _judge_name(path: Path) -> str:
     """The default judge name: the file's name without its suffix, and without Online-Mind2Web's tail."""
-    return path.stem.removesuffix("_auto_eval_results") or "judgments"
+    return _text(path.stem.removesuffix("_auto_eval_results")) or "judgments"
 
 
 def read_judgments(path: Path) -> tuple[Judgment, ...]:
@@ -101,17 +110,20 @@ def read_judgments(path: Path) -> tuple[Judgment, ...]:
     rows: list[tuple[dict[str, Any], str]] = []
     if path.suffix.lower() == ".csv":
         reader = csv.DictReader(text.splitlines())
-        if not reader.fieldnames or not {"run_id", "verdict"} <= set(reader.fieldnames):
-            raise ValueError(f"{path}: a CSV judgments file needs the columns run_id and verdict (and optionally "
-                             "confidence, judge, reason)")
-        rows = [(r, f"{path.name}:{i}") for i, r in enumerate(reader, start=2)]
+        try:
+            if not reader.fieldnames or not {"run_id", "verdict"} <= set(reader.fieldnames):
+                raise ValueError(f"{path}: a CSV judgments file needs the columns run_id and verdict (and optionally "
+                                 "confidence, judge, reason)")
+            rows = [(r, f"{path.name}:{i}") for i, r in enumerate(reader, start=2)]
+        except csv.Error as exc:  # a NUL byte, a field over csv's size limit
+            raise ValueError(f"{path.name}, near line {reader.line_num + 1}: not CSV ({exc})") from None
     else:
         for i, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
                 obj = json.loads(line)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 raise ValueError(f"{path.name}:{i}: not a JSON object ({exc}); a judgments file is JSONL, one "
                                  "object a line, or CSV") from None
             if not isinstance(obj, dict):
