@@ -94,3 +94,30 @@ def test_a_failed_run_is_named_so_and_nothing_new_is_an_error(scored):
     assert str(exc.value) == ("run 'terms-checkbox-off': the ledger's verdict of this run is fail: draft a contract "
                               "only from a run you know succeeded; the final screen shows nothing new that a check "
                               "could name; write the checks by hand")
+
+
+def test_without_a_dom_the_final_screen_is_what_ocr_read(tmp_path):
+    from trajcheck.queries.draft import _screens
+    from trajcheck.readers.discovery import discover, get_reader
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(SAMPLES / "terms-checkbox-on", run_dir, ignore=shutil.ignore_patterns("dom", "contract.json"))
+    steps = [json.loads(x) for x in (run_dir / "steps.jsonl").read_text().splitlines()]
+    for s in steps:
+        for k in ("dom_before", "dom_after"):
+            (s.get("page") or {}).pop(k, None)
+    (run_dir / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    (ref,), _ = discover([run_dir])
+    run, _ = get_reader(ref.reader).read(ref.path, ref.display)
+    first, final = _screens(run, run_dir, ["Workspace created", "Invite your team to get started."])
+    assert first.source == "none" and final.source == "screen_text"
+    draft = propose(run.run_id, run.task_id, first, final)
+    assert [(c["type"], c.get("text") or c.get("pattern")) for c in draft.contract["checks"]] == [
+        ("url_matches", r"sample\.local/workspace/created\.html"),
+        ("text_present", "Workspace created - Tasklane"),  # the title the log records, checked as text on screen
+        ("text_present", "Workspace created"), ("text_present", "Invite your team to get started.")]
+    # nothing read on screen and no DOM: only the URL and the title, and a note that says so
+    first, final = _screens(run, run_dir, None)
+    draft = propose(run.run_id, run.task_id, first, final)
+    assert [c["type"] for c in draft.contract["checks"]] == ["url_matches", "text_present"]
+    assert draft.notes and draft.notes[0].startswith("no DOM snapshot and no screen text")
