@@ -24,6 +24,9 @@ the evaluator, the judge, the evidence referee and the no-answer rule decide as 
 of them does, the run is ``uncertain`` (``contract_undecided``). Missing evidence is never a fail, and never an
 accusation of a false claim.
 
+The judge is one: the recorded judge and those of ``score --judgments`` vote (:func:`combine_judges`: the
+majority decides, a tie decides nothing); the reference judge is kept beside them.
+
 ``verdict_source`` names the sources that decided (``contract+evaluator+judge``, ``evidence``,
 ``no_answer``, ``none``...). A run ended without an answer (no DONE, no answer, no infeasible report) is a
 fail, as benchmarks count it, only when nothing stronger decides; an explicit give-up is an answer and
@@ -71,7 +74,8 @@ class Judge:
     score: float | None
     confidence: float | None
     reasons: tuple[str, ...]
-    recorded: bool  # True: read from the run; False: computed offline
+    recorded: bool  # True: read from the run or a judgments file; False: computed offline
+    source: str = ""  # recorded (outcome.judge), judgments (score --judgments), both joined by +, or reference
 
 
 def reference_judge(final: Picture, refs: list[tuple[str, Picture]], regions: list[list[int]],
@@ -129,6 +133,30 @@ class Verdict:
     false_claim_basis: str | None  # referee | evaluator | evidence, when false_claim
     lesson_promotable: bool
     lesson: str | None
+
+
+#: A judge's confidence when it gives none, in combining several.
+DEFAULT_JUDGE_CONFIDENCE = 0.5
+
+
+def combine_judges(judges: list[Judge]) -> Judge | None:
+    """Several judges of one run (the recorded one, and those of ``score --judgments``) as one visual judge: the
+    majority's verdict, its confidence the majority's mean confidence times its share of the judges, its
+    reasons each judge's verdict and reason. A tie between pass and fail is no judge (None): the judges decide
+    nothing, and the other sources decide as if there were none. One judge is itself."""
+    if len(judges) <= 1:
+        return judges[0] if judges else None
+    votes = {v: [j for j in judges if j.verdict == v] for v in ("pass", "fail")}
+    if len(votes["pass"]) == len(votes["fail"]):
+        return None
+    verdict = "pass" if len(votes["pass"]) > len(votes["fail"]) else "fail"
+    major = votes[verdict]
+    share = len(major) / len(judges)
+    conf = sum(DEFAULT_JUDGE_CONFIDENCE if j.confidence is None else j.confidence for j in major) / len(major)
+    reasons = tuple(f"{j.model}: {j.verdict}" + (f" ({j.reasons[0]})" if j.reasons else "") for j in judges)
+    sources = "+".join(dict.fromkeys(j.source for j in judges if j.source))
+    return Judge("+".join(j.model for j in major), verdict, round(share, 3), round(conf * share, 3), reasons, True,
+                 sources)
 
 
 def choose_judges(recorded: Judge | None, reference: Judge | None) -> tuple[Judge | None, Judge | None]:

@@ -25,6 +25,9 @@ def agree(
     verifier) against labels: precision, recall, F1, NPV, TNR with Wilson intervals;
     contract-vs-judge confusion; Cohen's kappa; pass@k, pass^k and flaky tasks.
 
+    Each judge given with `score --judgments` is checked too, against the labels, the contracts
+    and the evaluators.
+
     Example: trajcheck agree ledger/ --labels sample_runs/labels.json
     """
     from ..commands import agree as run_agree  # scipy.stats: imported only when used
@@ -45,6 +48,11 @@ def agree(
     # first: how many runs any source decided at all
     out.print(Coverage.from_json(data["verdicts"]).text(), highlight=False)
     emit(cols, rows, fmt, title=f"agreement with {data['matched_runs']} labelled runs")
+    if data["judges"]:
+        emit(["judge", "against", "covered", "precision", "recall", "f1"],
+             [[j["judge"], j["against"], f"{j['covered']}/{j['labelled']}", pct(j["precision"]), pct(j["recall"]),
+               "-" if j["f1"] is None else f"{j['f1']:.3f}"] for j in data["judges"]], fmt,
+             title="judges of score --judgments")
     judges = sorted({j for v in data["contract_vs_judge"].values() for j in v})
     if set(judges) - {"none"}:  # no judge ever decided: the table would count nothing against contracts
         emit(["contract \\ judge", *judges], [[k, *[v.get(j, 0) for j in judges]]

@@ -55,6 +55,9 @@ def _no_pandas() -> None:
 
 def _typer_type(kind: Any) -> Any:
     """The type Typer is told for an option of ScoreArgs: a path-like is a Path, an optional stays optional."""
+    if typing.get_origin(kind) is tuple:  # a repeatable option: a list on the command line
+        item = _typer_type(typing.get_args(kind)[0])
+        return Optional[list[Path if item == Optional[Path] else item]]  # type: ignore[misc]
     args = [a for a in typing.get_args(kind) if a is not type(None)]
     optional = len(args) < len(typing.get_args(kind))
     if args and any(a is str for a in args) and any(typing.get_origin(a) is not None or a is os.PathLike
@@ -63,6 +66,10 @@ def _typer_type(kind: Any) -> Any:
     if optional:
         return Optional[args[0]]
     return kind
+
+
+#: The options given any number of times (their default is an empty tuple; not given, Typer says None).
+_REPEATABLE = frozenset(name for name, _, _, default in scoreargs.flags() if default == ())
 
 
 def with_score_options(command: Callable[..., None]) -> Callable[..., None]:
@@ -75,7 +82,8 @@ def with_score_options(command: Callable[..., None]) -> Callable[..., None]:
     for name, kind, flag, default in scoreargs.flags():
         info = typer.Option(*flag.names, help=flag.help, min=flag.min, max=flag.max)
         annotation: Any = Annotated.__class_getitem__((_typer_type(kind), info))  # type: ignore[attr-defined]
-        added.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+        added.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None if default == () else default,
+                                       annotation=annotation))
         hints[name] = annotation
     params = [*(p.replace(annotation=hints[p.name]) for p in own[:-2]), *added,
               *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[p.name]) for p in own[-2:])]
@@ -88,6 +96,7 @@ def with_score_options(command: Callable[..., None]) -> Callable[..., None]:
 MAX_LISTED = 60
 
 
+#: ``--judgments``: the verdicts of judges the user runs (:func:`trajcheck.scoring.judgments.read_judgments`).
 @exit_on_error(Rule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}",
                     means="the ledger cannot be read or written"),
                Outcome(Exit.OK, "all runs scored"),
@@ -117,7 +126,8 @@ def score(
     if options.get("engine") in (None, Engine.LOCAL) and OWN_PROCESS:
         _no_pandas()
     with _Bar(quiet) as bar:
-        result = run_score(runs, out, on_found=bar.found, on_result=bar.scored, on_wait=_waiting, **options)
+        given = {k: () if v is None and k in _REPEATABLE else v for k, v in options.items()}
+        result = run_score(runs, out, on_found=bar.found, on_result=bar.scored, on_wait=_waiting, **given)
     print_problems(result.problems)
     if fmt is Format.json:
         print_json(result.to_json())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import typer
@@ -106,6 +107,13 @@ def render(data: dict[str, Any]) -> Group:
     detail = "; ".join(f"{c['name']}: {_brief(c['evidence'])}" for c in failed) if failed else \
         (f"{len(checks)} check{'s' if len(checks) != 1 else ''} passed" if checks else "")
     rows = [("contract", f"{r['det_verdict']}  {r['contract_name'] or ''}  {detail}".rstrip())]
+    if r.get("contract_tree"):
+        rows.append(("rubric", rubric_text(r["contract_tree"], r.get("contract_score"))))
+    if r.get("judgments"):
+        rows.append(("judges", Text("\n".join(f"{j['judge']}: {j['verdict']}"
+                                              + (f" (confidence {j['confidence']:g})" if j["confidence"] is not None
+                                                 else "") + (f"  {j['reason'][:200]}" if j["reason"] else "")
+                                              for j in r["judgments"]))))
     rows.append(("judge", f"{r['judge_verdict']}  {r['judge_model']} ({r['judge_source']})  score {r['judge_score']}"
                           f"  confidence {r['judge_confidence']}" if r["judge_model"] else "none"))
     if r.get("states_returning") or r.get("stalled_from_step") is not None:  # said only when the run went back
@@ -132,6 +140,31 @@ def render(data: dict[str, Any]) -> Group:
         rows.append(("lesson", Text(r["lesson_candidate"], style="dim")))
     parts += [Text(""), Text("referee", style="bold"), _lanes(rows)]
     return Group(*parts)
+
+
+#: Control characters (terminal escapes among them) in a name from a contract file: shown as U+FFFD.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def rubric_text(tree: dict[str, Any], score: float | None) -> Text:
+    """A rubric contract's tree, a node a line, indented by depth: kind, name, result, weight, critical."""
+    style = {"pass": "green", "fail": "red", "undecided": "yellow"}
+    out = Text(f"{tree['result']}, score {'-' if score is None else format(score, '.2f')}")
+
+    def line(node: dict[str, Any], depth: int) -> None:
+        out.append("\n" + "  " * depth + f"{node['kind']} {_CONTROL.sub(chr(0xFFFD), str(node['name']))}: ")
+        out.append(node["result"], style=style.get(node["result"], ""))
+        extra = ([f"weight {node['weight']:g}"] if node["weight"] != 1 else []) + \
+            (["CRITICAL"] if node["critical"] else [])
+        if node["kind"] != "check" and node["score"] is not None:
+            extra.append(f"score {node['score']:.2f}")
+        if extra:
+            out.append("  " + ", ".join(extra), style="dim")
+        for child in node.get("children") or []:
+            line(child, depth + 1)
+
+    line(tree, 1)
+    return out
 
 
 def _screen(s: dict[str, Any]) -> Text:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import pandas
 
     from .analyzers.spend import Price
+    from .scoring.judgments import Judgment
 
     from .store.lock import LockWait
     from .scoring.options import ScoreOptions
@@ -107,8 +108,10 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     screen's text (``auto``: where no DOM snapshot says it; ``always``; ``off``; docs/referee.md, "Screen
     text"); ``prices`` a price list (:func:`trajcheck.scoring.options.read_prices`) that gives a cost to runs
     whose logs record tokens and the model but no cost (``runs.cost_source = 'prices'``; a model without a price
-    is named once in ``problems``). ``on_found`` hears how many runs will be scored, ``on_result`` each scored
-    run, ``on_wait`` who holds the ledger's lock.
+    is named once in ``problems``); ``judgments`` judgments files of judges the user runs
+    (:func:`trajcheck.scoring.judgments.read_judgments`: each row a judge of its run, ``runs.judgments``; a run
+    named that is not in the batch is a warning in ``problems``). ``on_found`` hears how many runs will be
+    scored, ``on_result`` each scored run, ``on_wait`` who holds the ledger's lock.
 
     Runs already in the ledger whose files, reader, options and trajcheck version are unchanged are
     skipped (``force=True`` rescores them); runs whose directory is gone from a folder scored again are
@@ -159,17 +162,33 @@ def _score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str],
         unchanged = _unchanged(root, run_paths, args.input_format, opts)
         if unchanged is not None:
             return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged[0],
-                               problems=unchanged[1])
+                               problems=unchanged[1] + _unjudged(opts, unchanged[0]))
     report, generation, refused = _score_into(root, run_paths, opts, force=args.force, wait=args.wait,
                                               on_wait=on_wait, mapping=args.mapping, jobs=args.jobs,
                                               on_found=on_found, on_result=on_result,
                                               input_format=args.input_format, engine=args.engine.value,
                                               scheduler=args.scheduler)
     invalid = [r.run for r in report.invalid] + refused
+    report.problems += _unjudged(opts, [str(r["run_id"]) for r in report.summaries] + report.skipped)
     if report.unpriced and args.prices is not None:
         report.problems.append(_unpriced(report.unpriced, Path(args.prices)))
     return ScoreResult(root, generation, report.scored, report.frames, time.perf_counter() - start,
                        report.summaries, invalid, report.skipped, report.removed, report.problems)
+
+
+def _unjudged(opts: "ScoreOptions", run_ids: list[str]) -> list[Problem]:
+    """A warning for each run a judgments file names that is not in the batch scored (a typo, or another batch)."""
+    from .base.problems import Slug
+
+    known = set(run_ids)
+    first: dict[str, str] = {}
+    for j in opts.judgments:
+        if j.run_id not in known:
+            first.setdefault(j.run_id, j.where)
+    return [Problem(Slug.JUDGED_RUN_UNKNOWN, f"judges run {rid!r}, which is not among the runs scored; the "
+                    "judgment is not used", file=where, field="run_id", severity="warning",
+                    hint="check the run_id or score its folder")
+            for rid, where in first.items()]
 
 
 def _unpriced(unpriced: "Counter[str]", prices: Path) -> Problem:
@@ -229,10 +248,18 @@ def _options(args: "ScoreArgs") -> "ScoreOptions":
             price_list = read_prices(Path(prices))
         except (OSError, ValueError) as exc:  # tomllib's and csv's errors, and a bad encoding, are ValueErrors
             raise UsageError(f"--prices {prices}: {exc}") from None
+    given: list["Judgment"] = []
+    for path in args.judgments:
+        from .scoring.judgments import read_judgments
+
+        try:
+            given += read_judgments(Path(path))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--judgments {path}: {exc}") from None
     return ScoreOptions(PerceptualOptions(enabled=args.verifier, ambient=args.ambient, threshold=args.threshold),
                         pixel_tolerance=args.pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
                         evaluator_pass=args.evaluator_pass, reference_steps=reference_steps, ocr=args.ocr,
-                        prices=price_list)
+                        prices=price_list, judgments=tuple(given))
 
 
 def _unchanged(root: Path, paths: list[str], input_format: str | None,
@@ -249,7 +276,7 @@ def _unchanged(root: Path, paths: list[str], input_format: str | None,
         return None
     forget_listings()
     refs, problems = discover(paths, input_format)
-    p = plan(paths, refs, previous, options_fingerprint(opts, input_format))
+    p = plan(paths, refs, previous, options_fingerprint(opts, input_format), opts)
     if p.todo or p.removed or not p.skipped:
         return None
     return list(p.skipped), problems

@@ -25,6 +25,7 @@ from .base.errors import UsageError
 from .store.lock import DEFAULT_WAIT, LockWait
 
 if TYPE_CHECKING:
+    from .analyzers.draft import Draft
     from .queries.comparison import Comparison
     from .queries.gate import CheckResult
     from .store.ledgerquery import QueryResult
@@ -161,6 +162,16 @@ def timeline(ledger: Pathish, run_id: str) -> dict[str, Any]:
     from .queries.views import timeline as build
 
     return build(ledger, run_id)
+
+
+def draft_contract(ledger: Pathish, run_id: str) -> "Draft":
+    """A contract for the task of ``run_id``, a run the user says succeeded: checks of what its final screen shows
+    that its first did not (new lines of text, the URL, the title), for the user to trim (``.contract``, valid
+    against schemas/contract.schema.json; ``.notes`` what to know). UsageError when the run is not in the ledger,
+    cannot be read again, or shows nothing new."""
+    from .queries.draft import draft_contract as draft
+
+    return draft(ledger, run_id)
 
 
 def diff(ledger: Pathish, run_a: str | None = None, run_b: str | None = None, *, task: str | None = None,

@@ -70,4 +70,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                         "cost_source", "wall_seconds"),
                "steps": ("tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd",
                          "wall_seconds")}),
+    Migration(10, "Rubric trees and the judges users run (issue 39 parts 4 and 5): a contract's partial credit and "
+                  "its tree of all/any nodes with each node's result; the judgments of `score --judgments` for "
+                  "each run.",
+              {"runs": ("contract_score", "contract_tree", "judgments")}),
 )

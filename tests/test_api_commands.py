@@ -46,6 +46,8 @@ def _cases(ledger: Path, tmp: Path) -> dict[str, tuple[list[str], Callable[[], A
         "report": ([str(ledger), "--out", str(tmp / "rep"), "--max-runs", "3"],
                    lambda: trajcheck.report(ledger, tmp / "rep", max_runs=3)),
         "best-of": ([str(ledger)], lambda: trajcheck.best_of(ledger)),
+        "draft-contract": ([str(ledger), "terms-checkbox-on"], lambda: trajcheck.draft_contract(ledger,
+                                                                                              "terms-checkbox-on")),
         # compacting twice gives the same counts only from the same start: each call gets a fresh copy
         "compact": ([str(copy)], lambda: (shutil.rmtree(copy), shutil.copytree(ledger, copy),
                                           trajcheck.compact(copy))[-1]),

@@ -34,15 +34,17 @@ FORMATS = {
     "agree": ["table", "json", "csv"], "columns": ["table", "json", "csv", "md"], "timeline": ["text", "json"],
     "export": ["md", "csv", "latex", "html", "json"], "report": ["table", "json", "csv"],
     "compact": ["table", "json", "csv"], "diff": ["table", "json", "csv"],
-    "check": ["table", "json", "csv", "md", "junit"],
+    "check": ["table", "json", "csv", "md", "junit"], "draft-contract": ["table", "json", "csv"],
 }
 #: Arguments that make each command valid apart from its --format (a missing ledger is only seen later).
 ARGS = {
     "score": ["nowhere"], "validate": ["nowhere"], "query": ["L", "select 1"], "formats": [], "best-of": ["L"],
     "compare": ["L"], "agree": ["L", "--labels", "x.json"], "columns": [], "timeline": ["L", "run"], "export": ["L"],
     "report": ["L"], "compact": ["L"], "diff": ["L", "a", "b"], "check": ["L", "--min-success", "0.5"],
+    "draft-contract": ["L", "run"],
 }
-LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff", "check"]
+LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff", "check",
+                   "draft-contract"]
 
 
 def _param(command: str, name: str):
@@ -110,8 +112,9 @@ def test_a_command_loads_its_own_module_only(tmp_path):
     assert out.stdout.splitlines()[-1] == "0 ['trajcheck.cli.common', 'trajcheck.cli.exits', 'trajcheck.cli.main', " \
                                           "'trajcheck.cli.options', 'trajcheck.cli.score']", out.stdout + out.stderr
     res = runner.invoke(app, ["--help"])
-    listed = [line.split()[1] for line in res.stdout.splitlines() if line.startswith("│ ") and
-              line.split()[1] in COMMANDS]
+    # a command's name starts its line; a wrapped line of help is indented (and may start with a command's name)
+    listed = [line.split()[1] for line in res.stdout.splitlines() if line.startswith("│ ") and line[2] != " "
+              and line.split()[1] in COMMANDS]
     assert res.exit_code == 0 and listed == list(COMMANDS)
 
 
@@ -127,6 +130,7 @@ EXIT_CODES = {
     "score": [0, 1, 2, 3, 4], "validate": [0, 1, 2, 3], "query": [0, 2, 3], "columns": [0, 2], "formats": [0, 2],
     "timeline": [0, 2, 3], "compare": [0, 2, 3], "agree": [0, 2, 3], "export": [0, 2, 3], "report": [0, 2, 3],
     "best-of": [0, 2, 3], "compact": [0, 2, 3, 4], "diff": [0, 2, 3], "check": [0, 1, 2, 3],
+    "draft-contract": [0, 2, 3],
 }
 
 
@@ -305,7 +309,7 @@ def test_scores_options_are_declared_once_for_the_command_the_library_and_the_pi
         param = command[name]
         assert param.help == flag.help and set(flag.names[0].split("/")) <= set(param.opts + param.secondary_opts)
         default = f.default.value if isinstance(f.default, StrEnum) else f.default
-        assert param.default in (default, f.default), name
+        assert param.default in (default, f.default) or (f.default == () and param.default is None), name
     library = set(inspect.signature(trajcheck.score).parameters) - {"paths", "out", "on_found", "on_result",
                                                                     "on_wait"}
     assert library == set(declared)

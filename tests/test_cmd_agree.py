@@ -142,7 +142,8 @@ def test_agree_json_against_the_sample_labels(sample_ledger: Path) -> None:
     got = run_json("agree", str(sample_ledger), "--labels", str(LABELS))
     assert list(got)[0] == "verdicts"  # coverage first
     assert got == {"verdicts": VERDICTS, "labels": 28, "matched_runs": 28, "unmatched_labels": [], "sources": SAMPLE_SOURCES,
-                   "contract_vs_judge": CONTRACT_VS_JUDGE, "kappa": KAPPA, "trials": SAMPLE_TRIALS}
+                   "contract_vs_judge": CONTRACT_VS_JUDGE, "kappa": KAPPA, "trials": SAMPLE_TRIALS,
+                   "judges": []}  # no score --judgments: no judge of its own to score
 
 
 def test_agree_table_at_120_columns(sample_ledger: Path, width: Callable[[int], None]) -> None:
@@ -268,7 +269,7 @@ def test_labels_that_miss_runs_or_name_unknown_ones(sample_ledger: Path, tmp_pat
     # the confusion, the kappas and the trials are over every scored run, labelled or not
     assert got == {"verdicts": VERDICTS, "labels": 6, "matched_runs": 4, "unmatched_labels": ["another-ghost", "ghost-run"],
                    "sources": PARTIAL_SOURCES, "contract_vs_judge": CONTRACT_VS_JUDGE, "kappa": KAPPA,
-                   "trials": SAMPLE_TRIALS}
+                   "trials": SAMPLE_TRIALS, "judges": []}
     res = CliRunner().invoke(app, ["agree", str(sample_ledger), "--labels", str(path)])
     assert res.exit_code == 0, res.output
     assert res.stderr == "2 labelled runs are not in the ledger\n"

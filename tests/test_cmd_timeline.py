@@ -70,6 +70,8 @@ CONSENT_ON = {
         # the success message the evidence verdict read, from the DOM; no final frame read on screen
         "message_source": "dom", "message_text": "subscribed! check your inbox to confirm.",
         "screen_text_final": None, "screen_messages_final": None,
+        # a flat contract: its one check holds; no rubric tree, no judge of score --judgments
+        "contract_score": 1.0, "contract_tree": None, "judgments": None,
     },
     "steps": [
         {**COMMON, "step_index": 1, "action_type": "CLICK", "action_x": 640.0, "action_y": 316.0,

@@ -52,6 +52,7 @@ class Slug(StrEnum):
     SCREEN_TEXT_CAPPED = "screen_text_capped"
     DUPLICATE_RUN_ID = "duplicate_run_id"
     PRICE_MISSING = "price_missing"
+    JUDGED_RUN_UNKNOWN = "judged_run_unknown"
     FILE_MISSING = "file_missing"
     FILE_UNREADABLE = "file_unreadable"
     FILE_TOO_LARGE = "file_too_large"
@@ -164,6 +165,8 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "and how many runs each).",
            "add the model to the price list (a name, or a pattern such as claude-3-5-sonnet-*); a run whose log "
            "names no model gets no cost"),
+        _K(Slug.JUDGED_RUN_UNKNOWN, "warning", "A `score --judgments` file judges a run not in the batch (scored or "
+           "skipped unchanged): not used. Named once a run.", "check the run_id or score its folder"),
     )),
     ("Reading a run's files", (
         _K(Slug.FILE_MISSING, "error", "A file the run needs (run.json, a step file, a log) is not there.",

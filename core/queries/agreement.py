@@ -145,7 +145,7 @@ def agree(ledger_dir: str | os.PathLike[str], labels_path: str | os.PathLike[str
     try:
         cur = con.execute("select run_id, task_id, trial, status, det_verdict, judge_verdict, evaluator_verdict, "
                           "evidence_verdict, eval_final_verdict, verdict_source, "
-                          "claimed_success, outcome_score from runs where status = 'ok' order by run_id")
+                          "claimed_success, outcome_score, judgments from runs where status = 'ok' order by run_id")
         cols = [d[0] for d in cur.description]
         runs = [dict(zip(cols, r)) for r in cur.fetchall()]
         steps = con.execute("select run_id, step_index, action_effect_observed, action_effect_observed_seed "
@@ -191,7 +191,32 @@ def agree(ledger_dir: str | os.PathLike[str], labels_path: str | os.PathLike[str
             "unmatched_labels": sorted(set(labels) - set(by_id)),
             "sources": [s.to_json() for s in sources],
             "contract_vs_judge": {k: dict(sorted(v.items())) for k, v in sorted(confusion.items())},
-            "kappa": kappa, "trials": trials(runs)}
+            "kappa": kappa, "trials": trials(runs), "judges": judges(runs, truth)}
+
+
+_PF = {"pass": True, "fail": False}
+#: What each judge of ``score --judgments`` is checked against: the labels, and the programmatic sources.
+JUDGE_REFERENCES: dict[str, Callable[[dict[str, Any], dict[str, bool | None]], bool | None]] = {
+    "labels": lambda r, truth: truth.get(r["run_id"]),
+    "contract": lambda r, truth: _PF.get(r["det_verdict"]),
+    "evaluator": lambda r, truth: _PF.get(r["evaluator_verdict"]),
+}
+
+
+def judges(runs: list[dict[str, Any]], truth: dict[str, bool | None]) -> list[dict[str, Any]]:
+    """Each judge of ``score --judgments`` (``runs.judgments``) against the labels (``truth``: run_id -> pass),
+    the contracts and the evaluators, with "pass" the positive class: precision, recall and the rest, over the
+    runs both the judge and the reference decided (``covered`` of those the reference decided, ``labelled``)."""
+    verdicts: dict[str, dict[str, bool]] = {}
+    for r in runs:
+        for j in json.loads(r["judgments"]) if r.get("judgments") else []:
+            verdicts.setdefault(j["judge"], {})[r["run_id"]] = j["verdict"] == "pass"
+    out = []
+    for name, said in sorted(verdicts.items()):
+        for against, ref in JUDGE_REFERENCES.items():
+            pairs = [(said.get(r["run_id"]), ref(r, truth)) for r in runs]
+            out.append({"judge": name, "against": against, **_score(name, "run", pairs).to_json()})
+    return out
 
 
 def trials(runs: list[dict[str, Any]], success_score: float = 1.0) -> dict[str, Any]:

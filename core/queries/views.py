@@ -34,7 +34,7 @@ TIMELINE_RUN_COLUMNS = (
     "evidence_confidence", "claimed_success", "false_claim", "false_claim_basis", "lesson_promotable",
     "lesson_candidate", "reward_total", "longest_loop", "states_distinct", "states_returning", "oscillations",
     "stalled_from_step", "no_net_progress", "message_source", "message_text", "screen_text_final",
-    "screen_messages_final",
+    "screen_messages_final", "contract_score", "contract_tree", "judgments",
 )
 
 
@@ -61,7 +61,7 @@ def timeline(ledger_dir: str | os.PathLike[str], run_id: str) -> dict[str, Any]:
             raise UsageError(f"no run {run_id!r} in the ledger"
                              + (f"; did you mean {', '.join(near)}?" if near else ""))
         run = dict(zip(TIMELINE_RUN_COLUMNS, row))
-        for k in ("contract_checks", "judge_other", "perceptual_summary"):
+        for k in ("contract_checks", "judge_other", "perceptual_summary", "contract_tree", "judgments"):
             if run.get(k):
                 run[k] = json.loads(run[k])
         steps = [dict(zip(TIMELINE_STEP_COLUMNS, r)) for r in con.execute(

@@ -25,6 +25,7 @@ from ..base.box import Box
 from ..media.frames import FrameError, decode
 from ..scoring.digest import outside_names
 from .reportgeometry import frame_point, motion
+from .rubrichtml import rubric_and_judges
 from ..base.runfiles import safe_join
 from ..base.verdicts import coverage
 from ..base.version import __version__
@@ -297,6 +298,7 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
                  + "".join(f"<br><code>{_e(x)}</code>" for x in r.get("evidence_reasons") or [])
                  + f"<br><b>final</b> {_e(r['eval_final_verdict'])} ({_e(r['verdict_reason'])}, from "
                  f"{_e(r.get('verdict_source') or 'none')})</p>")
+    parts.append(rubric_and_judges(r))
     if r.get("lesson_candidate"):
         parts.append(f"<p class=muted>{_e(r['lesson_candidate'])}</p>")
     parts.append(_states_strip(r, steps))

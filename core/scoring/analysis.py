@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..analyzers import (claims, contract as contract_mod, evidence as evidence_mod, followup, highrisk, loops,
-                         lookback, perceptual, predictions, progress, referee, screentext, spend as spend_mod,
+from ..analyzers import (claims, evidence as evidence_mod, followup, highrisk, loops, lookback, perceptual,
+                         predictions, progress, referee, rubric as rubric_mod, screentext, spend as spend_mod,
                          states as states_mod)
 from ..analyzers.ambient import learn_per_page, page_of
 from ..analyzers.answers import answer_matches
@@ -41,6 +41,7 @@ from ..analyzers.reward import Reward
 from ..schemas.records import Run, Step
 
 from .contracts import LoadedContract
+from .judgments import Judgment
 from .loading import LoadedRun, RefereeEvidence, RefereePlan
 from .options import ScoreOptions
 
@@ -86,20 +87,28 @@ class RunFindings:
     #: what appeared on the final frame since the last high-risk action (OCR, a claiming run without DOM)
     final_screen: screentext.ScreenFinding | None = None
     ocr_engine: str | None = None  # the OCR engine that read the screen, if any
+    rubric: rubric_mod.RubricResult = rubric_mod.NO_RUBRIC  # the contract's tree and partial credit
+    judgments: tuple[Judgment, ...] = ()  # the judges of score --judgments that judged this run
 
 
-def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None
-            ) -> tuple[ContractResult, tuple[Judge | None, Judge | None]]:
-    """The contract's result, and the judges of the final state (recorded, and computed from references)."""
-    result = contract_mod.evaluate(contract_data, ev.contract_state) \
-        if contract_data is not None and ev.contract_state is not None else NOT_APPLICABLE
+def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None, given: list[Judgment]
+            ) -> tuple[ContractResult, rubric_mod.RubricResult, tuple[Judge | None, Judge | None]]:
+    """The contract's result and its rubric, and the judges of the final state: the recorded one and those of
+    ``score --judgments`` (``given``) combined (:func:`trajcheck.analyzers.referee.combine_judges`), and the one
+    computed from references, kept beside them."""
+    result, rubric = rubric_mod.evaluate(contract_data, ev.contract_state) \
+        if contract_data is not None and ev.contract_state is not None else (NOT_APPLICABLE, rubric_mod.NO_RUBRIC)
     reference = referee.reference_judge(ev.final, ev.references, ev.regions, **ev.limits) \
         if ev.final is not None and ev.references else None
     recorded = None
     if run.judge and run.judge.verdict in ("pass", "fail"):
         recorded = Judge(run.judge.model or "recorded", run.judge.verdict, run.judge.score, run.judge.confidence,
-                         tuple(run.judge.reasons), True)
-    return result, referee.choose_judges(recorded, reference)
+                         tuple(run.judge.reasons), True, "recorded")
+    users = [Judge(j.judge, j.verdict, None, j.confidence, (j.reason,) if j.reason else (), True, "judgments")
+             for j in given]
+    if users:
+        recorded = referee.combine_judges(([recorded] if recorded is not None else []) + users)
+    return result, rubric, referee.choose_judges(recorded, reference)
 
 
 def _messages(sf: StepFindings) -> tuple[PageMessages | None, PageMessages | None]:
@@ -193,7 +202,8 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     loop_findings = loops.find_loops(signals, po.threshold)
     gates = loops.no_observed_delta_after_waits(signals, po.threshold)
     contract = plan.contract
-    contract_result, judges = _judges(run, loaded.referee, contract.data if contract else None)
+    given = opts.judgments_of(run.run_id)
+    contract_result, rubric, judges = _judges(run, loaded.referee, contract.data if contract else None, given)
     at_step = {steps[plan.eval_pos].index: contract_result} if contract_result.verdict != "not_applicable" else {}
     rewards = lookback.score_steps(run, loaded.evidence, effects, loaded.pages, preds, loop_findings, gates,
                                    po.threshold, at_step)
@@ -224,7 +234,8 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     return RunFindings(run=run, steps=found, contract=contract, contract_result=contract_result, verdict=verdict,
                        ev_verdict=ev_verdict, evaluator=evaluator, claim=claim, states=run_states,
                        no_net_progress=stalled, reference_steps=_reference_steps(run, contract, opts),
-                       spend=run_spend, final_screen=final_screen, ocr_engine=loaded.ocr_engine)
+                       spend=run_spend, final_screen=final_screen, ocr_engine=loaded.ocr_engine, rubric=rubric,
+                       judgments=tuple(given))
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..analyzers.rubric import tree_problems
 from ..base.errors import Problem, RunFormatError
 from ..base.problems import Slug
 from ..base.inputs import NotRegularFile, exists_not_dir, read_regular
@@ -62,6 +63,10 @@ def find_contract(run_dir: Path, task_id: str | None, contracts_dir: Path | None
             problems.append(Problem(Slug.CONTRACT_INVALID, err.message[:160], run=run, file=label, field=field,
                                     severity="warning", hint="see the contract format in docs/referee.md; "
                                     "the run is scored without a contract"))
+        if not problems:  # the rubric's names, once the shape is right
+            problems = [Problem(Slug.CONTRACT_INVALID, msg, run=run, file=label, field=where, severity="warning",
+                                hint="see Rubric trees in docs/referee.md; the run is scored without a contract")
+                        for where, msg in tree_problems(data)]
         if problems:
             return None, problems
         return LoadedContract(data, base, label), []

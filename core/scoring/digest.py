@@ -2,7 +2,9 @@
 
 A run's *input digest* covers every file under its directory (path and content
 hash), the reader that reads it, the scoring options (and the contracts folder's
-files when ``--contracts`` is given), the trajcheck version and the ledger schema.
+files when ``--contracts`` is given), the judgments of that run given with
+``--judgments`` (:func:`judgments_entry`: a changed verdict or reason rescores the
+runs it names, and only those), the trajcheck version and the ledger schema.
 If any of these changes, the digest changes and the run is scored again; nothing
 stale is ever reused. A run whose screenshots lie beside its directory (inside the
 folder being scored) has those files in its manifest too, under ``../`` names
@@ -232,7 +234,10 @@ def options_fingerprint(opts: Any, input_format: str | None) -> str:
             return str(v.resolve())
         return v
 
-    data: dict[str, Any] = {"options": plain(opts), "input_format": input_format,
+    options = plain(opts)
+    if isinstance(options, dict):  # each run's own judgments are in its digest (judgments_entry), not every run's
+        options.pop("judgments", None)
+    data: dict[str, Any] = {"options": options, "input_format": input_format,
                             "trajcheck": __version__, "schema": SCHEMA_VERSION}
     if getattr(opts, "ocr", "off") != "off":  # installing OCR changes what is read: score again
         from ..media.ocrprobe import installed
@@ -242,6 +247,20 @@ def options_fingerprint(opts: Any, input_format: str | None) -> str:
     if contracts is not None and Path(contracts).is_dir():
         data["contracts"] = {k: v[2] for k, v in file_manifest(Path(contracts)).items()}
     return hashlib.blake2b(json.dumps(data, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
+
+
+#: The manifest entry of a run's judgments (``score --judgments``): [count, 0, digest of what they say].
+JUDGMENTS = "<judgments of score --judgments>"
+
+
+def judgments_entry(opts: Any, run_id: str | None) -> dict[str, FileEntry]:
+    """The manifest entry of the judgments of ``run_id`` among the options' (none: no entry, so a run that no
+    judge names keeps its digest whatever the judgments files say of other runs)."""
+    given = opts.judgments_of(run_id) if run_id is not None and hasattr(opts, "judgments_of") else []
+    if not given:
+        return {}
+    text = json.dumps([[j.judge, j.verdict, j.confidence, j.reason] for j in given], sort_keys=True)
+    return {JUDGMENTS: [len(given), 0, hashlib.blake2b(text.encode(), digest_size=16).hexdigest()]}
 
 
 def input_digest(files: dict[str, FileEntry], reader: str, fingerprint: str) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..base import remote
-from .digest import file_manifest, input_digest, outside_again
+from .digest import file_manifest, input_digest, judgments_entry, outside_again
 from ..readers.discovery import RunRef
 
 
@@ -57,9 +57,11 @@ def _manifest(ref: RunRef, old: Previous) -> dict[str, list[Any]]:
     return files
 
 
-def plan(paths: Iterable[Any], refs: list[RunRef], previous: Iterable[Previous] | None, fingerprint: str) -> Plan:
+def plan(paths: Iterable[Any], refs: list[RunRef], previous: Iterable[Previous] | None, fingerprint: str,
+         opts: Any = None) -> Plan:
     """Split ``refs`` into runs to score and unchanged runs to skip; find the runs a ledger holds
-    under ``paths`` whose directory is gone. Without ``previous``, everything is scored."""
+    under ``paths`` whose directory is gone. Without ``previous``, everything is scored. ``opts`` (the scoring
+    options) gives each run's judgments, part of its digest."""
     if previous is None:
         return Plan(list(refs))
     out = Plan([])
@@ -70,7 +72,8 @@ def plan(paths: Iterable[Any], refs: list[RunRef], previous: Iterable[Previous] 
     for ref in refs:
         old = by_root.get(ref.key)
         if ref.url is None and old is not None and old.status == "ok" and old.input_digest and \
-                old.input_digest == input_digest(_manifest(ref, old), ref.reader, fingerprint):
+                old.input_digest == input_digest({**_manifest(ref, old), **judgments_entry(opts, old.run_id)},
+                                                 ref.reader, fingerprint):
             out.skipped.append(old.run_id)
             out.known[old.run_id] = str(ref.path)
         else:

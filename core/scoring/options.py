@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..analyzers.observation_options import ObservationOptions
 from ..analyzers.effect_options import PerceptualOptions
 from ..analyzers.spend import Price
 from .scoreargs import OcrMode
+from .judgments import Judgment
 
 
 @dataclass(frozen=True)
@@ -31,11 +33,26 @@ class ScoreOptions:
     ocr: OcrMode = OcrMode.AUTO
     #: Model prices from a price list (:func:`read_prices`): the cost of runs whose logs record tokens but no cost.
     prices: tuple[Price, ...] = ()
+    #: The judgments of judges users run (``score --judgments``, :func:`trajcheck.scoring.judgments.read_judgments`).
+    judgments: tuple[Judgment, ...] = ()
+
+    def judgments_of(self, run_id: str) -> list[Judgment]:
+        """The judgments of ``run_id``, in the order given."""
+        if not self.judgments:
+            return []
+        if _by_run[0] is not self.judgments:  # indexed once per options object, not once per run
+            index: dict[str, list[Judgment]] = {}
+            for j in self.judgments:
+                index.setdefault(j.run_id, []).append(j)
+            _by_run[:] = [self.judgments, index]
+        return list(_by_run[1].get(run_id, []))
 
     def reference_steps_of(self, task_id: str | None) -> int | None:
         """The tasks file's reference step count of ``task_id`` (None: not listed)."""
         return dict(self.reference_steps).get(task_id) if task_id is not None else None
 
+
+_by_run: list[Any] = [None, {}]  # the judgments last indexed, and their index by run_id
 
 #: The most tasks a tasks file may list (a benchmark has hundreds to a few thousand).
 MAX_TASKS = 100_000

@@ -64,7 +64,7 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     forget_listings()
     refs, problems = discover(paths, input_format)
     fingerprint = options_fingerprint(opts, input_format)
-    plan = incremental.plan(paths, refs, previous, fingerprint)
+    plan = incremental.plan(paths, refs, previous, fingerprint, opts)
     refs, skipped, removed, known = plan.todo, plan.skipped, plan.removed, plan.known
     if on_found:
         on_found(len(refs))

@@ -205,7 +205,10 @@ RUN_FUNCTIONS: dict[str, Callable[[RunFacts], Any]] = {
     "contract_name": lambda f: f.contract_result.name or (f.contract.source if f.contract else None),
     "contract_checks": lambda f: to_json([c.to_json() for c in f.contract_result.checks])
     if f.contract_result.checks else None,
-    "judge_source": lambda f: ("recorded" if f.verdict.judge.recorded else "reference") if f.verdict.judge else None,
+    "contract_tree": lambda f: to_json(f.rubric.tree.to_json()) if f.rubric and f.rubric.tree else None,
+    "judge_source": lambda f: (f.verdict.judge.source or ("recorded" if f.verdict.judge.recorded else "reference"))
+    if f.verdict.judge else None,
+    "judgments": lambda f: to_json([j.to_json() for j in f.judgments]) if f.judgments else None,
     "judge_other": _judge_other,
     "disagreement_reason": lambda f: f.verdict.reason if f.verdict.final == "uncertain" else None,
     "schema_version": lambda f: SCHEMA_VERSION,

@@ -90,6 +90,10 @@ class ScoreArgs:
         "cost get tokens x price (cost_source prices): CSV with the columns model, input_per_million, "
         "output_per_million and optionally cached_per_million, or TOML with a table per model (README, \"Cost "
         "and time\"). Nothing is priced without it."))
+    judgments: tuple[PathLike, ...] = _opt((), "--judgments", help=(
+        "Verdicts of a judge you run (repeatable): CSV or JSONL with run_id, verdict (pass|fail) and optionally "
+        "confidence, judge, reason; Online-Mind2Web's auto-eval output as it is. Each row is a judge of its run "
+        "(docs/referee.md, \"Judges you run\")."))
     input_format: str | None = _opt(None, "--input-format", help=(
         "Read every run as this format instead of detecting it (see `trajcheck formats`)."))
     engine: Engine = _opt(Engine.LOCAL, "--engine", help=(

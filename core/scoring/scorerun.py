@@ -16,7 +16,8 @@ from . import rowcheck
 from .analysis import analyze
 from .contracts import find_contract
 from .coverage import read_coverage
-from .digest import file_manifest, input_digest, options_fingerprint, outside_manifest, special_files
+from .digest import (file_manifest, input_digest, judgments_entry, options_fingerprint, outside_manifest,
+                     special_files)
 from ..readers.discovery import RunRef, get_reader
 from ..base.errors import Problem, RunFormatError
 from ..base.problems import Slug
@@ -125,6 +126,7 @@ def score_run(ref: RunRef, opts: ScoreOptions, fingerprint: str | None = None) -
     res = checked(res, ref)  # a value the ledger cannot store costs this run, not the batch
     files = file_manifest(Path(ref.path))
     files.update(outside_manifest(res.outside))
+    files.update(judgments_entry(opts, res.run.get("run_id")))
     res.run["warnings"] = res.run["warnings"] + special_files(files, res.run["run_id"], res.run["warnings"])
     fp = fingerprint if fingerprint is not None else options_fingerprint(opts, None)
     res.run["input_digest"] = input_digest(files, ref.reader, fp)

@@ -1,0 +1,105 @@
+"""``trajcheck draft-contract``: the first and the final screen of a scored run, read again from its files.
+
+The ledger says where the run is (``runs.run_path``) and what OCR read on its final frame
+(``runs.screen_text_final``); the run's own files give its URLs, titles and DOM snapshots. The checks are
+proposed by :func:`trajcheck.analyzers.draft.propose`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..analyzers import skeleton as sk
+from ..analyzers.draft import Draft, Screen, propose
+from ..base.errors import UsageError
+from ..base.inputs import read_regular
+from ..base.runfiles import safe_join, scoring_root
+from ..media.dom import MAX_DOM_BYTES
+from ..media.domscan import dom_shape
+from ..readers.discovery import discover, get_reader
+from ..schemas.records import Run
+from ..store import ledger
+
+#: The most lines of a DOM snapshot's text read (a page of tens of thousands of lines is not a screen).
+MAX_LINES = 2000
+
+
+def _dom_screen(run_dir: Path, rel: str | None, url: str | None, title: str | None) -> Screen | None:
+    """A screen from a DOM snapshot: its text a line per text node, and its page text as contracts read it;
+    None when it cannot be read or parsed within the limits scoring keeps."""
+    path = safe_join(run_dir, rel) if rel else None
+    if path is None or not path.is_file() or path.stat().st_size > MAX_DOM_BYTES:
+        return None
+    try:
+        html = read_regular(path, limit=MAX_DOM_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    shape = dom_shape(html)
+    if shape.too_deep or shape.too_many:
+        return None
+    tree = sk.parse(html)
+    page = sk.page_text(tree)  # drops scripts and styles from the tree: their text is not on the page
+    body = tree.body
+    lines = (body.text(deep=True, separator="\n") or "").splitlines()[:MAX_LINES] if body is not None else []
+    return Screen(url, page.title or title, tuple(x for x in (" ".join(s.split()) for s in lines) if x), page.text,
+                  "dom")
+
+
+def _screens(run: Run, run_dir: Path, final_ocr: list[str] | None) -> tuple[Screen, Screen]:
+    """The run's first screen (before its first step) and its final one (after its last)."""
+    pages = [s.page for s in run.steps if s.page is not None]
+    if not pages:
+        first = Screen()
+        last_url = last_title = None
+    else:
+        p0, pn = pages[0], pages[-1]
+        first = _dom_screen(run_dir, p0.dom_before, p0.url_before, p0.title_before) or \
+            Screen(p0.url_before, p0.title_before)
+        last_url, last_title = pn.url_after or pn.url_before, pn.title_after or pn.title_before
+        final = _dom_screen(run_dir, pn.dom_after or pn.dom_before, last_url, last_title)
+        if final is not None:
+            return first, final
+    if final_ocr:
+        return first, Screen(last_url, last_title, tuple(final_ocr), "\n".join(final_ocr), "screen_text")
+    return first, Screen(last_url, last_title)
+
+
+def _row(ledger_dir: str | os.PathLike[str], run_id: str) -> dict[str, Any]:
+    cols = ("run_id", "task_id", "status", "run_path", "eval_final_verdict", "screen_text_final")
+    con = ledger.connect(ledger_dir)
+    try:
+        got = con.execute(f"select {', '.join(cols)} from runs where run_id = ?", [run_id]).fetchone()
+        if got is None:
+            near = [r[0] for r in con.execute("select run_id from runs where run_id ilike ? order by 1 limit 5",
+                                              [f"%{run_id}%"]).fetchall()]
+            raise UsageError(f"no run {run_id!r} in the ledger"
+                             + (f"; did you mean {', '.join(near)}?" if near else ""))
+    finally:
+        con.close()
+    return dict(zip(cols, got))
+
+
+def draft_contract(ledger_dir: str | os.PathLike[str], run_id: str) -> Draft:
+    """A contract for ``run_id``'s task, from what its final screen shows that its first did not. UsageError when
+    the run is not in the ledger, was not scored, cannot be read again, or shows nothing new."""
+    row = _row(ledger_dir, run_id)
+    if row["status"] != "ok":
+        raise UsageError(f"run {run_id!r} was not scored (invalid): fix it and score it first")
+    refs, _ = discover([row["run_path"]])
+    want = os.path.abspath(row["run_path"])
+    ref = next((r for r in refs if r.key == want), refs[0] if len(refs) == 1 else None)
+    if ref is None:
+        raise UsageError(f"run {run_id!r}: its files are no longer at {row['run_path']}; score it again from where "
+                         "it is now")
+    with scoring_root(ref.root):
+        run, _ = get_reader(ref.reader).read(ref.path, ref.display)
+    first, final = _screens(run, ref.run_dir, row["screen_text_final"])
+    draft = propose(run_id, row["task_id"], first, final)
+    if row["eval_final_verdict"] not in ("pass", None):
+        draft.notes.insert(0, f"the ledger's verdict of this run is {row['eval_final_verdict']}: draft a contract "
+                              "only from a run you know succeeded")
+    if not draft.contract["checks"]:
+        raise UsageError(f"run {run_id!r}: " + "; ".join(draft.notes))
+    return draft
