@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "score": "score", "validate": "validate", "query": "query", "columns": "columns", "formats": "formats",
     "timeline": "timeline", "diff": "diff", "compare": "compare", "check": "check", "agree": "agree",
     "export": "export", "report": "report", "best-of": "best_of", "compact": "compact",
+    "draft-mapping": "draft_mapping",
 }
 
 

@@ -72,7 +72,7 @@ class Field:
             self.parse = str(spec["parse"])
         if "then" in spec:
             self.then = _jmes(str(spec["then"]), where + ".then")
-        only = spec.get("for", ())
+        only = spec.get("for", [])
         self.only = tuple(str(t) for t in (only if isinstance(only, list) else [only]))
 
     def value(self, v: Any, ctx: dict[str, Any] | None = None) -> Any:

@@ -7,7 +7,8 @@ flag is 1 or 0), which the referee takes as the benchmark's own evaluator (verdi
     score = "reward"                # ... or a score (1 passes; `score --evaluator-pass` lowers it)
     file = "results.json"           # optional: a results file in a folder above the run (nearest first)
     records = "runs"                # the list of records in it (or an object keyed by the run's name)
-    key = "{task}/{condition}"      # a record's name: JMESPath, or a template of its fields
+    key = "{task}/{condition}"      # a record's name: JMESPath, or a template of its fields (omitted: the
+                                    # member names of an object of records)
     joins = "path"                  # folder (the run folder's name, default), path (under the scored folder),
                                     # run_id, task_id or goal
 
@@ -46,8 +47,6 @@ class Outcome:
         self.joins = str(table.get("joins", "folder"))
         if self.joins not in JOINS:
             raise UsageError(f"{where} [outcome] joins = {self.joins!r}: one of {', '.join(JOINS)}")
-        if self.file is not None and self.key is None and self.key_template is None:
-            raise UsageError(f"{where} [outcome] file needs key: what names a record (JMESPath or a template)")
 
     @property
     def empty(self) -> bool:

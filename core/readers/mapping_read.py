@@ -158,12 +158,16 @@ def _action(m: Mapping, r: Rec) -> tuple[Action, str | None, str]:
     else:
         t, kind = "UNKNOWN", ""
     base = parsed or Action(t)
-    x, y = num(_number(m.get("step.x", s, c))), num(_number(m.get("step.y", s, c)))
+
+    def get(name: str) -> Any:  # a field, where it applies to this step's type (its ``for``)
+        f = m.fields.get("step." + name)
+        return None if f is None or (f.only and t not in f.only) else f.value(s, c)
+
+    x, y = num(_number(get("x"))), num(_number(get("y")))
     if x is None or y is None:
         x, y = base.x, base.y
-    act = Action(t, x=x, y=y, keys=_str(m.get("step.keys", s, c)) or base.keys,
-                 text=_str(m.get("step.text", s, c)) or base.text, url=_str(m.get("step.url", s, c)) or base.url,
-                 element=base.element, extra={**base.extra, "log_type": kind})
+    act = Action(t, x=x, y=y, keys=_str(get("keys")) or base.keys, text=_str(get("text")) or base.text,
+                 url=_str(get("url")) or base.url, element=base.element, extra={**base.extra, "log_type": kind})
     return act, thought, kind
 
 
@@ -198,8 +202,8 @@ def _space(m: Mapping, acts: list[Action], value: Any, model: str | None, shot: 
     if m.grammar == "ui-tars":
         default = "smart-resize" if model and "1.5" in model and "tars" in model.lower() else "relative-1000"
         cands: tuple[str, ...] = ("relative-1000", "smart-resize", "screen", "screenshot")
-    else:
-        default, cands = "screen", ("screen", "screenshot", "relative-1000")
+    else:  # a pixel harness: a relative grid is declared (coordinates = "relative-1000"), never guessed
+        default, cands = "screen", ("screen", "screenshot")
     if default == "screen" and screen is None:
         default = "screenshot"
     return coords.decide(pts, default=default, candidates=cands, declared=m.coordinates, screen=screen, shot=shot,
