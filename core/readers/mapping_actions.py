@@ -43,8 +43,8 @@ def _openai(v: Any) -> tuple[Action | None, str | None]:
     acts = []
     for c in _calls(v):
         if isinstance(c, dict):
-            inner = c.get("action") if isinstance(c.get("action"), dict) else c
-            batch = c.get("actions") if isinstance(c.get("actions"), list) else [inner]
+            inner: Any = c.get("action") if isinstance(c.get("action"), dict) else c
+            batch: list[Any] = c["actions"] if isinstance(c.get("actions"), list) else [inner]
             acts += [openai_actions.map_action(a) for a in batch if isinstance(a, dict)]
     return _first(acts), None
 
@@ -61,7 +61,7 @@ def _first(acts: list[Action]) -> Action | None:
 def _ui_tars(v: Any) -> tuple[Action | None, str | None]:
     if isinstance(v, dict):
         if "action_type" in v:
-            inputs = v.get("action_inputs") if isinstance(v.get("action_inputs"), dict) else {}
+            inputs: dict[str, Any] = v["action_inputs"] if isinstance(v.get("action_inputs"), dict) else {}
             return ui_tars_actions.map_action(str(v["action_type"]), inputs, fractions=True), None
         return ui_tars_actions.map_flat(v), None
     if not isinstance(v, str):

@@ -68,8 +68,7 @@ def measure(paths: list[str | os.PathLike[str]], mapping: str | os.PathLike[str]
                 else:
                     c.understood += 1
             used = {f for s in run.steps for f in (s.frame_pre, s.frame_post) if f}
-            there = {f for f in used if f in run.inline_frames or f in run.outside_files and
-                     Path(run.outside_files[f]).is_file() or (p := safe_join(ref.run_dir, f)) is not None and p.is_file()}
+            there = {f for f in used if _there(run.inline_frames, run.outside_files, ref.run_dir, f)}
             files = set(images(ref.run_dir))
             c.screenshots += len(files) + len(run.inline_frames)
             c.screenshots_used += len(there & files) + len(there & set(run.inline_frames))
@@ -77,3 +76,12 @@ def measure(paths: list[str | os.PathLike[str]], mapping: str | os.PathLike[str]
         return c
     finally:
         register(None)
+
+
+def _there(inline: Any, outside: Any, run_dir: Path, f: str) -> bool:
+    if f in inline:
+        return True
+    if f in outside:
+        return Path(outside[f]).is_file()
+    p = safe_join(run_dir, f)
+    return p is not None and p.is_file()

@@ -17,7 +17,6 @@ from .mapping_actions import GRAMMARS
 from .mapping_fields import Field, compile_fields
 from .mapping_outcome import Outcome
 from ..base.errors import Problem, UsageError
-from ..base.problems import Slug
 from ..base.inputs import exists_not_dir
 
 #: The step fields a mapping may name, and the run fields.

@@ -25,7 +25,8 @@ from .mapping_vocab import SCORE_KEYS, SUCCESS_KEYS, jkey, pick, toml_str
 from ..base.errors import UsageError
 
 MAX_SAMPLE_BYTES = 64 * 1024 * 1024
-_LINE = re.compile(r"^\s*(?P<head>[A-Za-z][A-Za-z _-]{0,20}?)[ #:]*(?P<num>\d+)\s*[:.)\]-]+\s*(?P<word>[A-Za-z_][\w.-]*)")
+_LINE = re.compile(r"^\s*(?P<head>[A-Za-z][A-Za-z _-]{0,20}?)[ #:]*(?P<num>\d+)\s*[:.)\]-]+\s*"
+                   r"(?P<word>[A-Za-z_][\w.-]*)")
 
 
 @dataclass

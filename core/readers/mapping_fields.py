@@ -84,6 +84,7 @@ class Field:
             got = fill(self.template, ctx or {}) if self.template is not None else self.path.search(v)
             if got is not None and self.regex is not None:
                 got = self._cut(got)
+                got = got.strip() if isinstance(got, str) else got
             if got is not None and self.parse is not None:
                 got = parse_embedded(got, self.parse)
             if got is not None and self.then is not None:

@@ -22,8 +22,9 @@ from ..base.problems import Slug
 from ..schemas.records import KNOWN_ACTION_TYPES, Action, Page, Run, Step, Usage
 
 #: Every action type trajcheck's readers produce: a log's name that upper-cases to one of them is understood.
-UNDERSTOOD = frozenset(KNOWN_ACTION_TYPES | set(ui_tars_actions.KINDS.values()) | set(osworld_actions.PYAUTOGUI.values())
-                       | set(osworld_actions.COMPUTER_13.values()) | set(anthropic_actions.CLICKS.values())
+UNDERSTOOD = frozenset(KNOWN_ACTION_TYPES | set(ui_tars_actions.KINDS.values())
+                       | set(osworld_actions.PYAUTOGUI.values()) | set(osworld_actions.COMPUTER_13.values())
+                       | set(anthropic_actions.CLICKS.values())
                        | {"READ", "TOOL", "FAIL", "ANSWER", "MOVE", "TRIPLE_CLICK", "KEY_DOWN"}) - {"UNKNOWN"}
 #: The action types a step field applies to: a run with none of them does not warn that it matched nothing.
 APPLIES = {"x": "POINTED", "y": "POINTED", "text": ("TYPE", "DONE", "ANSWER", "NAVIGATE"), "keys": ("KEY_PRESS",),
@@ -56,7 +57,7 @@ def _spent(m: Mapping, recs: list[Rec], model: str | None) -> list[tuple[Usage |
 def _of_value(m: Mapping, value: Any, folder: str, stem: str | None, start: int) -> list[Rec]:
     """The steps one parsed log (or step file) holds: a list, an object's members, or a chat's turns."""
     got = m.steps_in(value)
-    if m.chat and isinstance(got, list):
+    if m.chat and isinstance(got, list) and m.chat_image is not None:
         recs = chat_records(got, lambda msg: _str(m.chat_role.value(msg)), m.chat_steps, m.chat_image, folder)
         for i, r in enumerate(recs):
             r.ctx.update(index=start + i, index1=start + i + 1, n=start + i + 1)

@@ -53,7 +53,8 @@ def context(i: int, key: str | None, stem: str | None, value: Any) -> dict[str, 
 def members(value: dict[str, Any], keys: re.Pattern[str] | None) -> list[tuple[str, Any]]:
     """An object's members that are steps (objects, or strings; keys matching ``keys`` when given), in natural
     key order (``"10"`` after ``"9"``)."""
-    got = [(str(k), v) for k, v in value.items() if isinstance(v, (dict, str)) and (keys is None or keys.search(str(k)))]
+    got = [(str(k), v) for k, v in value.items()
+           if isinstance(v, (dict, str)) and (keys is None or keys.search(str(k)))]
     return sorted(got, key=lambda kv: natural(kv[0]))
 
 
@@ -185,7 +186,7 @@ def template_frames(run_dir: Path, recs: list[Rec], pre_t: str | None, post_t: s
         elif one is not None:
             shot = name(r, one)
             (pres if pre else posts)[i] = shot
-    if (pre_t is None) != (post_t is None) and n:
+    if (pre_t is None) != (post_t is None) and n and one is not None:
         shots = pres if pre else posts
         edge = name(recs[-1], one, _next_ctx(recs[-1].ctx, 1)) if pre else \
             name(recs[0], one, _next_ctx(recs[0].ctx, -1))

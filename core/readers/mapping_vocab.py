@@ -25,7 +25,8 @@ ACTIONS = {
              "task_complete", "exit", "submit_answer", "respond", "final_answer", "status_task_complete"),
     "FAIL": ("fail", "infeasible", "give_up", "status_task_impossible"),
     "NAVIGATE": ("navigate", "goto", "go_to", "open_url", "visit", "back", "go_back", "open_app", "launch",
-                 "launch_app", "open", "press_back", "navigate_back", "go_forward", "new_tab", "url", "open_application"),
+                 "launch_app", "open", "press_back", "navigate_back", "go_forward", "new_tab", "url",
+                 "open_application"),
     "DRAG": ("drag", "left_click_drag", "drag_to", "drag_and_drop"),
     "MOUSE_MOVE": ("move", "mouse_move", "hover", "move_to", "moveto"),
 }
