@@ -84,4 +84,7 @@ def _there(inline: Any, outside: Any, run_dir: Path, f: str) -> bool:
     if f in outside:
         return Path(outside[f]).is_file()
     p = safe_join(run_dir, f)
-    return p is not None and p.is_file()
+    try:
+        return p is not None and p.is_file()
+    except (OSError, ValueError):  # a name no file can have (too long, a NUL)
+        return False

@@ -28,7 +28,7 @@ MAX_LOG_BYTES = 512 * 1024 * 1024
 #: The coordinate spaces a mapping may declare: trajcheck's own, ``pixels`` (= screen) and ``model`` (a model
 #: space given by ``model_scale`` or ``model_size``).
 COORDINATES = (*SPACES, "pixels", "model")
-_RUN_KEYS = {"files", "steps", "step_files", "goal_file", "lines", "members", "chat", "coordinates", "screen",
+_RUN_KEYS = {"files", "steps", "step_files", "step_files_not", "goal_file", "lines", "members", "chat", "coordinates", "screen",
              "model_scale", "model_size", *RUN_FIELDS}
 _STEP_KEYS = {*STEP_FIELDS, "grammar", "types", "screenshot_file", "screenshot_after_file", "screenshots",
               "screenshots_offset", "screenshot_is"}
@@ -62,8 +62,9 @@ class Mapping:
             unknown = sorted(set(table) - known)
             if unknown:
                 raise UsageError(f"{where}: [{name}] has unknown key(s) {', '.join(unknown)}; see docs/formats.md")
-        s = _strs(run, "step_files", "files", "goal_file", "lines", "members")
+        s = _strs(run, "step_files", "step_files_not", "files", "goal_file", "lines", "members")
         self.step_files = s.get("step_files")
+        self.step_files_not = s.get("step_files_not")  # a glob of file names that are not steps
         self.lines = self._regex(s.get("lines"), f"{where}: [run] lines")
         self.members = self._regex(s.get("members"), f"{where}: [run] members")
         self.chat = bool(run.get("chat")) or bool(chat)
@@ -135,7 +136,8 @@ class Mapping:
             return []
         try:  # at most MAX_STEP_FILES + 1 matches are looked at: a glob over a huge tree stays bounded
             found = [p for p in itertools.islice(path.glob(self.step_files), MAX_STEP_FILES + 1)
-                     if exists_not_dir(p) and safe_join(path, str(p.relative_to(path))) is not None]
+                     if exists_not_dir(p) and safe_join(path, str(p.relative_to(path))) is not None
+                     and not (self.step_files_not and fnmatch.fnmatch(p.name, self.step_files_not))]
         except (OSError, ValueError, NotImplementedError):
             return []
         return sorted(found, key=lambda p: natural(p.relative_to(path).as_posix()))[:MAX_STEP_FILES]
@@ -163,16 +165,20 @@ class Mapping:
         """A reader's ``claims``: not a native run, and the log gives at least one step (a matching line)."""
         if (path / "run.json").exists():
             return False
-        log = self.log_of(path)
-        if log is None or not log.is_file() or log.stat().st_size > MAX_LOG_BYTES:
-            return False
-        try:
-            text = log.read_text("utf-8", errors="replace")
-            if self.lines is not None:
-                return any(self.lines.search(ln) for ln in itertools.islice(text.splitlines(), 100_000))
-            return bool(self.steps_in(_load(text, log.name, path.name, [])))
-        except (RecursionError, OSError):
-            return False
+        logs = self.step_paths(path)[:20] if self.step_files is not None else [self.log_of(path)]
+        for log in logs:  # a step file may hold no step (a planning call): the first 20 are looked at
+            if log is None or not log.is_file() or log.stat().st_size > MAX_LOG_BYTES:
+                continue
+            try:
+                text = log.read_text("utf-8", errors="replace")
+                if self.lines is not None:
+                    if any(self.lines.search(ln) for ln in itertools.islice(text.splitlines(), 100_000)):
+                        return True
+                elif self.steps_in(_load(text, log.name, path.name, [])):
+                    return True
+            except (RecursionError, OSError):
+                continue
+        return False
 
 
 def _inside(pattern: str) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 from .kit.reading import load_json_or_jsonl
 from .kit.screenshots import looks_like_base64
-from .mapping_draft_files import goal_key, images, log_names, outcome_lines, scan, shot_lines
+from .mapping_draft_files import Folder, goal_key, images, log_names, outcome_lines, scan, shot_lines
 from .mapping_draft_steps import StepDraft, draft_steps
 from .mapping_steps import IMAGE_SUFFIXES, from_lines, members
 from .mapping_vocab import SCORE_KEYS, SUCCESS_KEYS, jkey, pick, toml_str
@@ -141,6 +141,11 @@ def draft(folder: Path, sample: int = 20) -> Draft:
     picked = _spread(run_dirs, sample)
     logs = [sorted(p for p in d.iterdir() if fnmatch.fnmatch(p.name, glob)) for d in picked]
     run_lines = [f"files = {toml_str(glob)}"] if kind == "file" else [f"step_files = {toml_str(glob)}"]
+    others = _other_step_files(logs, glob) if kind == "steps" else None
+    if others:
+        unsure[:] = [u for u in unsure if not u.startswith("log: ")]
+        run_lines.append(f"step_files_not = {toml_str(others)}   # files of another name pattern: not steps")
+        logs = [[p for p in ls if not fnmatch.fnmatch(p.name, others)] for ls in logs]
     read = [_read(ls[0]) for ls in logs if ls] if kind == "file" else \
         [_read(p) for ls in logs for p in ls[:50]]
     texts, values = [t for t, _ in read], [v for _, v in read]
@@ -173,6 +178,10 @@ def _body(kind: str, texts: list[str], values: list[Any], logs: list[list[Path]]
         steps = [[next(it) for _ in range(n)] for n in per_run]
         keys = [[] for _ in steps]
         sd = draft_steps("list", steps, unsure)
+        if isinstance(values[0], dict) and (g := goal_key(values[0])):
+            run_lines.append(f"goal = {toml_str(g)}")
+        if sd.only is not None:
+            run_lines.append(f"steps = {toml_str(f'[@][?{jkey(sd.only[0])}==' + repr(sd.only[1]) + ']')}")
     else:
         found = _steps_of([v for v in values if v is not None])
         if found is None:
@@ -186,6 +195,9 @@ def _body(kind: str, texts: list[str], values: list[Any], logs: list[list[Path]]
         if isinstance(values[0], dict) and (g := goal_key(values[0])):
             run_lines.append(f"goal = {toml_str(g)}")
         sd = draft_steps(shape, steps, unsure)
+        if sd.only is not None and shape == "list":
+            i = next(i for i, ln in enumerate(run_lines) if ln.startswith("steps = "))
+            run_lines[i] = f"steps = {toml_str(expr + f'[?{jkey(sd.only[0])}==' + repr(sd.only[1]) + ']')}"
     if not sd.has_shot and kind != "steps":
         runs = [(images(d), len(st), k, g) for d, st, k, g in zip(picked, steps, keys, groups or [{}] * len(steps))]
         lines, more = shot_lines(runs)
@@ -195,6 +207,19 @@ def _body(kind: str, texts: list[str], values: list[Any], logs: list[list[Path]]
             unsure.append("screenshots: image files are in the runs, but none is named by a step's key or "
                           "position; set screenshot_file or screenshots by hand")
     return sd
+
+
+def _other_step_files(logs: list[list[Path]], glob: str) -> str | None:
+    """Another numbered file name pattern in the runs' folders whose files the step files' glob also matches
+    (``x_neg_eval.json`` beside ``x.json``): what ``step_files_not`` leaves out."""
+    import fnmatch
+
+    names = [p.name for ls in logs for p in (ls[0].parent.iterdir() if ls else []) if p.is_file()]
+    for kind, pattern, _ in log_names([Folder(Path("."), sorted(set(names)))]):
+        if kind == "steps" and pattern != glob and any(fnmatch.fnmatch(n, glob) and fnmatch.fnmatch(n, pattern)
+                                                        for n in names):
+            return pattern
+    return None
 
 
 def _chat_goal(messages: list[Any]) -> list[str]:

@@ -32,6 +32,9 @@ class StepDraft:
     run_comments: list[str] = field(default_factory=list)
     has_shot: bool = False
     grammar: str | None = None
+    #: (field, value): only the steps whose field has this value act (the others are planning or judging calls)
+    only: tuple[str, str] | None = None
+    type_fields: tuple[str, bool, list[str]] | None = None
 
 
 def _grammar_of(v: Any) -> str | None:
@@ -41,9 +44,10 @@ def _grammar_of(v: Any) -> str | None:
         return None
     if ("name" in d and isinstance(d.get("input"), dict)) or isinstance(d.get("action"), str):
         return "anthropic"
-    if "action_type" in d:
+    if "action_type" in d and isinstance(d.get("action_inputs"), dict):
         return "ui-tars"
-    if isinstance(d.get("action"), dict) or d.get("type") in _OPENAI:
+    if isinstance(d.get("action"), dict) and d["action"].get("type") in _OPENAI or d.get("type") in _OPENAI \
+            and ("x" in d or "keys" in d or "text" in d or "scroll_y" in d):
         return "openai"
     return None
 
@@ -125,8 +129,9 @@ def _flat(steps: list[dict[str, Any]]) -> dict[str, list[Any]]:
     return out
 
 
-def _dict_action(d: StepDraft, flat: dict[str, list[Any]], unsure: list[str]) -> str | None:
-    """The action of steps that are objects; returns the key of the action's object (for its point), if any."""
+def _dict_action(d: StepDraft, flat: dict[str, list[Any]], unsure: list[str]) -> tuple[str | None, list[Any]]:
+    """The action of steps that are objects; returns the JMESPath of the action's object and its sampled values
+    (for its point, text and keys), if there is one."""
     top = {k: v for k, v in flat.items() if "." not in k}
     key = pick(top, ACTION_KEYS)
     if key is None:  # a reply holding the action in a grammar, under another name
@@ -134,34 +139,53 @@ def _dict_action(d: StepDraft, flat: dict[str, list[Any]], unsure: list[str]) ->
             strs = [v for v in vals if isinstance(v, str)]
             if _most(strs, lambda s: _UITARS.search(s) is not None or "pyautogui." in s or _TAG.search(s)):
                 _strings(d, strs, jkey(k), unsure)
-                return None
+                return None, []
         unsure.append("no field that names the action: set [step] type by hand")
         d.lines.append("type = 'action'          # UNSURE: no action field found")
-        return None
+        return None, []
     vals = [v for v in flat[key] if v is not None]
     path = jkey(key)
     if vals and all(isinstance(v, str) for v in vals):
         _strings(d, vals, path, unsure)
-        return None
-    if vals and all(isinstance(v, (list, dict)) for v in vals) and _grammar_of(vals[0]) and not (
-            isinstance(vals[0], dict) and pick(vals[0], ("type", "name", "action_type")) and
-            _grammar_of(vals[0]) == "openai" and "x" not in vals[0] and not isinstance(vals[0].get("action"), dict)
-            and vals[0].get("type") not in _OPENAI):
-        d.grammar = _grammar_of(vals[0])
-        d.lines += [f"grammar = '{d.grammar}'", f"action = {toml_str(path)}"]
-        return None
-    inner = {k.split(".", 1)[1]: v for k, v in flat.items() if k.startswith(key + ".")}
-    ik = pick(inner, ACTION_KEYS)
-    if ik is None:
+        return None, []
+    grammar = _grammar_of(vals[0]) if vals else None
+    if grammar is not None:
+        d.grammar = grammar
+        d.lines += [f"grammar = '{grammar}'", f"action = {toml_str(path)}"]
+        return None, []
+    objs = [v for v in vals if isinstance(v, dict)]
+    if not objs:  # a list of action objects: the step's first one
+        objs = [v[0] for v in vals if isinstance(v, list) and v and isinstance(v[0], dict)]
+        path += "[0]"
+        if any(isinstance(v, list) and len(v) > 1 for v in vals):
+            unsure.append(f"steps hold several actions in {key!r}: the first of each is read")
+    fields = _type_fields(objs)
+    d.type_fields = (key, path.endswith("[0]"), fields)
+    if not fields:
         unsure.append(f"the action object {key!r} has no name field: set [step] type by hand")
-        return key
-    d.lines.append(f"type = {toml_str(path + '.' + jkey(ik))}")
-    _types(d, sorted({str(v) for v in inner[ik] if isinstance(v, (str, int))}), unsure)
-    return key
+        return path, objs
+    d.lines.append("type = " + toml_str(" || ".join(f"{path}.{jkey(f)}" for f in fields)))
+    _types(d, sorted({str(o[f]) for o in objs for f in fields if isinstance(o.get(f), (str, int))}), unsure)
+    return path, objs
 
 
-def _point(d: StepDraft, flat: dict[str, list[Any]], prefix: str) -> bool:
-    keys = {k[len(prefix):]: v for k, v in flat.items() if k.startswith(prefix) and "." not in k[len(prefix):]}
+def _type_fields(objs: list[dict[str, Any]]) -> list[str]:
+    """The string fields of action objects that name the action, best first: those whose values are known action
+    names (``mouse_action_type: click``), then the generic name field (``action_type: MouseAction``)."""
+    names: dict[str, list[str]] = {}
+    for o in objs:
+        for k, v in o.items():
+            if isinstance(v, str) and re.search(r"type|action|name|kind|op|command|event", k, re.I) and len(v) < 60:
+                names.setdefault(k, []).append(v)
+    share = {k: sum(type_of(v)[0] is not None for v in vs) / len(vs) for k, vs in names.items()}
+    best = sorted((k for k in share if share[k] > 0), key=lambda k: -share[k])
+    generic = pick(names, ACTION_KEYS)
+    return best + [generic] if generic is not None and generic not in best else best
+
+
+def _point(d: StepDraft, keys: dict[str, list[Any]], prefix: str) -> bool:
+    """x and y from a pair (``coordinate: [x, y]``), x/y members, or an object of two numbers
+    (``mouse_position: {width, height}``)."""
     pk = pick(keys, POINT_KEYS)
     if pk is not None and any(isinstance(v, list) and len(v) >= 2 for v in keys[pk]):
         p = prefix + jkey(pk)
@@ -171,20 +195,29 @@ def _point(d: StepDraft, flat: dict[str, list[Any]], prefix: str) -> bool:
     if xk and yk:
         d.lines += [f"x = {toml_str(prefix + jkey(xk))}", f"y = {toml_str(prefix + jkey(yk))}"]
         return True
+    for k, vs in keys.items():
+        pair = next((v for v in vs if isinstance(v, dict)), None)
+        nums = [m for m, x in pair.items() if isinstance(x, (int, float)) and not isinstance(x, bool)] if pair else []
+        if pair and len(pair) == 2 and len(nums) == 2 and re.search(r"pos|point|coord|loc|xy", k, re.I):
+            d.lines += [f"x = {toml_str(prefix + jkey(k) + '.' + jkey(nums[0]))}",
+                        f"y = {toml_str(prefix + jkey(k) + '.' + jkey(nums[1]))}"]
+            return True
     return False
 
 
-def _others(d: StepDraft, flat: dict[str, list[Any]], action_key: str | None) -> None:
+def _others(d: StepDraft, flat: dict[str, list[Any]], action: str | None, objs: list[Any]) -> None:
     """Point, text, keys (in the action's object, else the step), reasoning, screenshot and URL fields."""
     if d.grammar is None:
-        prefixes = ([action_key + "."] if action_key else []) + [""]
-        any(_point(d, flat, p) for p in prefixes)
+        scopes: list[tuple[dict[str, list[Any]], str]] = []
+        if action is not None:
+            scopes.append((_flat([o for o in objs if isinstance(o, dict)]), action + "."))
+        scopes.append(({k: v for k, v in flat.items() if "." not in k}, ""))
+        any(_point(d, {k: v for k, v in sc.items() if "." not in k}, p) for sc, p in scopes)
         for names, f in ((TEXT_KEYS, "text"), (KEYS_KEYS, "keys")):
-            for p in prefixes:
-                keys = {k[len(p):]: v for k, v in flat.items() if k.startswith(p) and "." not in k[len(p):]}
-                k = pick({k: v for k, v in keys.items() if k != action_key and any(isinstance(x, str) for x in v)},
-                         names)
-                if k is not None:
+            for sc, p in scopes:
+                keys = {k: v for k, v in sc.items() if "." not in k and any(isinstance(x, str) for x in v)}
+                k = pick(keys, names) or next((k for k in keys if re.search(f"_{f.rstrip('s')}s?$|^{f}_", k)), None)
+                if k is not None and not (p == "" and action is not None and k == action.split("[")[0]):
                     d.lines.append(f"{f} = {toml_str(p + jkey(k))}")
                     break
     top = {k: v for k, v in flat.items() if "." not in k}
@@ -203,9 +236,41 @@ def _others(d: StepDraft, flat: dict[str, list[Any]], action_key: str | None) ->
         d.lines.append(f"url = {toml_str(jkey(u))}")
 
 
+_B64 = re.compile(r"[A-Za-z0-9+/=\s]{200,}")
+
+
 def _image(v: Any) -> bool:
-    return isinstance(v, str) and (v.lower().endswith(IMAGE_SUFFIXES) or v.startswith("data:image")
-                                   or looks_like_base64(v))
+    """A value that is a screenshot: a path ending in an image suffix (no newline), a data: URL, or base64."""
+    return isinstance(v, str) and ((v.lower().endswith(IMAGE_SUFFIXES) and "\n" not in v and len(v) < 1024)
+                                   or v.startswith("data:image") or (looks_like_base64(v) and bool(_B64.fullmatch(v[:4096]))))
+
+
+def _acting(d: StepDraft, steps: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """A field of the steps (``status``) one of whose values marks exactly the steps whose action is understood,
+    when the others have none: a log that records every model call (plan, act, judge) as a step."""
+    if d.type_fields is None or len(steps) < 3:
+        return None
+    key, first, fields = d.type_fields
+
+    def understood(s: dict[str, Any]) -> bool:
+        a = s.get(key)
+        a = a[0] if first and isinstance(a, list) and a else a
+        if not isinstance(a, dict):
+            return False
+        name = next((a[f] for f in fields if isinstance(a.get(f), str)), None)
+        return name is not None and (d.types.get(name, ("", ""))[0] != "")
+
+    ok = [understood(s) for s in steps]
+    if all(ok) or not any(ok):
+        return None
+    for f in sorted({k for s in steps for k, v in s.items() if isinstance(v, str) and len(v) < 40}):
+        vals = [s.get(f) for s in steps]
+        if len(set(vals)) > 6:
+            continue
+        acting = {v for v, good in zip(vals, ok) if good}
+        if len(acting) == 1 and all((v in acting) == good for v, good in zip(vals, ok)):
+            return f, str(next(iter(acting)))
+    return None
 
 
 def draft_steps(shape: str, runs: list[list[Any]], unsure: list[str]) -> StepDraft:
@@ -238,8 +303,12 @@ def draft_steps(shape: str, runs: list[list[Any]], unsure: list[str]) -> StepDra
         return d
     dicts = [s for s in steps if isinstance(s, dict)]
     flat = _flat(dicts)
-    action_key = _dict_action(d, flat, unsure)
-    _others(d, flat, action_key)
+    action, objs = _dict_action(d, flat, unsure)
+    _others(d, flat, action, objs)
+    d.only = _acting(d, dicts)
+    if d.only is not None:
+        unsure.append(f"only the steps with {d.only[0]} = {d.only[1]!r} hold actions trajcheck knows; the others "
+                      "(planning or judging calls, by their actions) are left out")
     if d.grammar == "ui-tars":
         d.run_comments.append(_UITARS_SPACE)
     return d

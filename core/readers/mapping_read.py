@@ -91,7 +91,12 @@ def _records(m: Mapping, run_dir: Path, run_name: str, problems: list[Problem]) 
             continue
         first = value if first is None else first
         folder = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
-        out += _of_value(m, value, folder, path.name.rsplit(".", 1)[0], len(out))
+        got = _of_value(m, value, folder, path.name.rsplit(".", 1)[0], len(out))
+        shot = _str(m.get("step.screenshot", value)) if not got and out and m.pre else None
+        if shot and out[-1].post is None and len(shot) < 4096:
+            out[-1].post = shot if shot.startswith(("/", "data:")) else folder + shot  # a file with no step (a
+            # judging call) still shows the screen after the step before it
+        out += got
     raise_errors(problems, run_name)
     return (files[0].relative_to(run_dir).as_posix() if files else m.step_files), first, out
 
@@ -128,7 +133,11 @@ def _frames(m: Mapping, run_dir: Path, recs: list[Rec], frames: Frames,
             return frames.from_any(image_file(run_dir, r.folder, img, m.chat_image_file), field) if img else None
         return [one(r.pre, "chat.image", r) or shots[i] for i, r in enumerate(recs)], \
             [one(r.post, "chat.image", r) for r in recs]
-    return _paired(shots, m.pre, None)
+    pres, posts = _paired(shots, m.pre, None)
+    for i, r in enumerate(recs):
+        if r.post is not None and m.step_files is not None:
+            posts[i] = frames.from_any(r.post, f"steps[{i}].screenshot") or posts[i]
+    return pres, posts
 
 
 def _paired(shots: list[str | None], pre: bool, last_post: str | None) -> tuple[list[str | None], list[str | None]]:
