@@ -28,8 +28,8 @@ MAX_LOG_BYTES = 512 * 1024 * 1024
 #: The coordinate spaces a mapping may declare: trajcheck's own, ``pixels`` (= screen) and ``model`` (a model
 #: space given by ``model_scale`` or ``model_size``).
 COORDINATES = (*SPACES, "pixels", "model")
-_RUN_KEYS = {"files", "steps", "step_files", "step_files_not", "goal_file", "lines", "members", "chat", "coordinates", "screen",
-             "model_scale", "model_size", *RUN_FIELDS}
+_RUN_KEYS = {"files", "steps", "step_files", "step_files_not", "goal_file", "lines", "members", "chat", "coordinates",
+             "screen", "model_scale", "model_size", *RUN_FIELDS}
 _STEP_KEYS = {*STEP_FIELDS, "grammar", "types", "screenshot_file", "screenshot_after_file", "screenshots",
               "screenshots_offset", "screenshot_is"}
 

@@ -241,8 +241,10 @@ _B64 = re.compile(r"[A-Za-z0-9+/=\s]{200,}")
 
 def _image(v: Any) -> bool:
     """A value that is a screenshot: a path ending in an image suffix (no newline), a data: URL, or base64."""
-    return isinstance(v, str) and ((v.lower().endswith(IMAGE_SUFFIXES) and "\n" not in v and len(v) < 1024)
-                                   or v.startswith("data:image") or (looks_like_base64(v) and bool(_B64.fullmatch(v[:4096]))))
+    if not isinstance(v, str):
+        return False
+    return (v.lower().endswith(IMAGE_SUFFIXES) and "\n" not in v and len(v) < 1024) or v.startswith("data:image") \
+        or (looks_like_base64(v) and bool(_B64.fullmatch(v[:4096])))
 
 
 def _acting(d: StepDraft, steps: list[dict[str, Any]]) -> tuple[str, str] | None:

@@ -32,7 +32,8 @@ ACTIONS = {
 }
 SYNONYMS = {name: t for t, names in ACTIONS.items() for name in names}
 
-ACTION_KEYS = ("action_type", "action", "actions", "type", "name", "operation", "act", "op", "command", "tool", "function",
+ACTION_KEYS = ("action_type", "action", "actions", "type", "name", "operation", "act", "op", "command", "tool",
+               "function",
                "action_name", "kind", "event")
 POINT_KEYS = ("coordinate", "coordinates", "coords", "point", "position", "pos", "location", "start_box", "xy")
 X_KEYS, Y_KEYS = ("x", "x_coord", "left", "col"), ("y", "y_coord", "top", "row")
@@ -42,7 +43,8 @@ THOUGHT_KEYS = ("thought", "thoughts", "reasoning", "reason", "thinking", "ratio
                 "analysis", "response", "think", "reflection")
 SHOT_KEYS = ("screenshot", "screenshot_path", "screenshot_file", "image", "image_path", "img", "obs", "observation",
              "screen", "frame", "before_screenshot", "screenshot_before")
-GOAL_KEYS = ("task", "task_prompt", "goal", "instruction", "intent", "query", "prompt", "question", "objective", "task_description",
+GOAL_KEYS = ("task", "task_prompt", "goal", "instruction", "intent", "query", "prompt", "question", "objective",
+             "task_description",
              "instructions", "user_request", "confirmed_task")
 SUCCESS_KEYS = ("success", "is_success", "succeeded", "passed", "pass", "task_success", "completed", "resolved",
                 "correct", "solved", "eval_success", "successful")
