@@ -30,11 +30,15 @@ def draft_mapping(
     Example: trajcheck draft-mapping results/ --check
     """
     from ..commands import draft_mapping as drafted  # loaded when the command runs
+    from ..errors import UsageError
 
-    if not folder.exists():
-        err.print(f"error: {folder} does not exist", markup=False, highlight=False)
-        raise typer.Exit(int(Exit.INPUT))
-    d = drafted(folder, sample=sample, check=check)
+    if sample < 1:
+        raise UsageError("--sample must be at least 1")
+    try:
+        d = drafted(folder, sample=sample, check=check)
+    except UsageError as exc:  # nothing under the folder to draft from: input that cannot be read as logs
+        err.print(f"error: {exc}", markup=False, highlight=False)
+        raise typer.Exit(int(Exit.INPUT)) from None
     if fmt is Format.json:
         print_json(d.to_json())
     else:

@@ -125,4 +125,5 @@ def test_draft_mapping_command_prints_toml_and_checks(tmp_path):
     assert json.loads(res.stdout)["runs"] == 4
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert CliRunner().invoke(app, ["draft-mapping", str(empty)]).exit_code == 2
+    assert CliRunner().invoke(app, ["draft-mapping", str(empty)]).exit_code == 3
+    assert CliRunner().invoke(app, ["draft-mapping", str(tmp_path / "nowhere")]).exit_code == 3

@@ -126,7 +126,7 @@ def _line_pattern(texts: list[str]) -> str | None:
 def draft(folder: Path, sample: int = 20) -> Draft:
     """A mapping for the runs under ``folder``, drafted from at most ``sample`` of them."""
     if not folder.is_dir():
-        raise UsageError(f"{folder} is not a folder")
+        raise UsageError(f"{folder} does not exist or is not a folder")
     folders = scan(folder)
     cands = log_names(folders)
     if not cands:
