@@ -127,3 +127,26 @@ def test_draft_mapping_command_prints_toml_and_checks(tmp_path):
     empty.mkdir()
     assert CliRunner().invoke(app, ["draft-mapping", str(empty)]).exit_code == 3
     assert CliRunner().invoke(app, ["draft-mapping", str(tmp_path / "nowhere")]).exit_code == 3
+
+
+def test_a_text_log_of_bracketed_actions_with_two_pairs_a_line_is_drafted(tmp_path):
+    """Lines with no step number (`[Click] Screen Resolution (320, 720), Click Position (204, 170)`): each is a
+    step, the last pair is the point (an UNSURE note says so), N.png is the screen before step N."""
+    d = tmp_path / "runs" / "trace_1"
+    d.mkdir(parents=True)
+    (d / "eventStructs.txt").write_text("[Home]\n[Click] Screen Resolution (320, 720), Click Position (204, 170)\n"
+                                        "[Click] Screen Resolution (320, 720), Click Position (150, 260)\n")
+    for i in range(4):
+        shapes.shot(d / f"{i}.png", i)
+    drafted = draft_mapping(tmp_path / "runs", check=True)
+    assert drafted.coverage is not None
+    c = drafted.coverage
+    assert (c["runs_read"], c["actions"], c["actions_understood"], c["screenshots"], c["screenshots_found"]) == (
+        1, 3, 3, 4, 4), drafted.text
+    assert any("several (x, y) pairs" in u for u in drafted.unsure)
+    m = tmp_path / "m.toml"
+    m.write_text(drafted.text)
+    trajcheck.score([tmp_path / "runs"], out=tmp_path / "L", mapping=m)
+    st = trajcheck.steps(tmp_path / "L").sort_values("step_index")
+    assert list(zip(st["action_type"], st["action_x"].fillna(-1))) == [("KEY_PRESS", -1), ("CLICK", 204.0),
+                                                                       ("CLICK", 150.0)]

@@ -117,8 +117,10 @@ def _line_pattern(texts: list[str]) -> str | None:
             m = _LINE.match(line)
             if m:
                 heads[m.group("head").strip()] += 1
-    if not heads:
-        return None
+    if not heads:  # no numbered step lines: lines that start with the action in brackets ("[Click] at (1, 2)")
+        lines = [ln for t in texts for ln in t.splitlines()[:5000] if ln.strip()]
+        bracket = r"^\s*\[(?P<action>[A-Za-z_][\w .-]{0,30})\]\s*(?P<rest>.*)$"
+        return bracket if lines and sum(bool(re.match(bracket, ln)) for ln in lines) * 2 >= len(lines) else None
     head = re.escape(heads.most_common(1)[0][0])
     return rf"^\s*{head}[ #:]*(?P<step>\d+)\s*[:.)\]-]+\s*(?P<action>[A-Za-z_][\w.-]*)\W*?(?P<rest>.*)$"
 
@@ -170,7 +172,7 @@ def _body(kind: str, texts: list[str], values: list[Any], logs: list[list[Path]]
         rx = re.compile(pattern)
         steps = [[v for v, _ in from_lines(t, rx)] for t in texts]
         keys: list[list[str]] = [[] for _ in steps]
-        groups = [{"step": [str(s.get("step")) for s in st]} for st in steps]
+        groups = [{"step": [str(s["step"]) for s in st if s.get("step")]} for st in steps]
         sd = draft_steps("lines", steps, unsure)
     elif kind == "steps":  # one file per step: each file is a step
         per_run = [sum(1 for _ in ls[:50]) for ls in logs]

@@ -88,7 +88,7 @@ def _groups(names: list[str]) -> dict[tuple[str, str], list[str]]:
 
 def _width(nums: list[str]) -> int:
     return len(nums[0]) if all(len(n) == len(nums[0]) for n in nums) and any(n.startswith("0") for n in nums) \
-        and len(nums) > 1 else 0
+        and len(nums) > 1 and len(nums[0]) > 1 else 0
 
 
 def shot_lines(runs: list[tuple[list[str], int, list[str], dict[str, list[str]]]]) -> tuple[list[str], list[str]]:

@@ -290,7 +290,11 @@ def draft_steps(shape: str, runs: list[list[Any]], unsure: list[str]) -> StepDra
         d.lines.append("type = 'action'")
         _types(d, sorted({str(s["action"]) for s in steps if s.get("action")}), unsure)
         rests = [str(s.get("rest", "")) for s in steps]
-        if any(_PAREN_POINT.search(r) for r in rests):
+        if any(len(_PAREN_POINT.findall(r)) > 1 for r in rests):  # "Resolution (320, 720), Position (204, 170)"
+            unsure.append("lines hold several (x, y) pairs: the last is read as the point")
+            d.lines += ["x = " + _field("rest", regex=r"^.*\(\s*(?P<x>-?\d+(?:\.\d+)?)\s*,"),
+                        "y = " + _field("rest", regex=r",\s*(?P<y>-?\d+(?:\.\d+)?)\s*\)[^()]*$")]
+        elif any(_PAREN_POINT.search(r) for r in rests):
             d.lines += ["x = " + _field("rest", regex=r"\(\s*(?P<x>-?\d+(?:\.\d+)?)\s*,"),
                         "y = " + _field("rest", regex=r",\s*(?P<y>-?\d+(?:\.\d+)?)\s*\)")]
         for name in ("text", "keys", "key"):
