@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +11,14 @@ import typer
 
 from .common import Exit, err, print_json
 from .exits import Outcome, exit_on_error
-from .options import Format, FormatOpt
+from .options import _format_option
+
+
+class DraftFormat(str, enum.Enum):
+    """A draft is a TOML file for people to save and edit; JSON (the text and what was unsure) for scripts."""
+
+    toml = "toml"
+    json = "json"
 
 
 @exit_on_error(Outcome(Exit.OK, "a mapping was drafted (with --check: and it reads every run found)"),
@@ -21,7 +29,7 @@ def draft_mapping(
     check: Annotated[bool, typer.Option("--check", help="Read and score the folder with the draft, and print "
                                         "runs read, actions understood and screenshots found (stderr).")] = False,
     sample: Annotated[int, typer.Option(help="How many runs (spread over the folder) the draft is made from.")] = 20,
-    fmt: FormatOpt = Format.table,
+    fmt: Annotated[DraftFormat, _format_option(DraftFormat)] = DraftFormat.toml,
 ) -> None:
     """Print a mapping file (TOML) drafted from the logs under FOLDER; what it is unsure of is a comment.
 
@@ -39,7 +47,7 @@ def draft_mapping(
     except UsageError as exc:  # nothing under the folder to draft from: input that cannot be read as logs
         err.print(f"error: {exc}", markup=False, highlight=False)
         raise typer.Exit(int(Exit.INPUT)) from None
-    if fmt is Format.json:
+    if fmt is DraftFormat.json:
         print_json(d.to_json())
     else:
         sys.stdout.write(d.text)  # the TOML itself (its strings escaped): never read as markup

@@ -34,13 +34,14 @@ FORMATS = {
     "agree": ["table", "json", "csv"], "columns": ["table", "json", "csv", "md"], "timeline": ["text", "json"],
     "export": ["md", "csv", "latex", "html", "json"], "report": ["table", "json", "csv"],
     "compact": ["table", "json", "csv"], "diff": ["table", "json", "csv"],
-    "check": ["table", "json", "csv", "md", "junit"],
+    "check": ["table", "json", "csv", "md", "junit"], "draft-mapping": ["toml", "json"],
 }
 #: Arguments that make each command valid apart from its --format (a missing ledger is only seen later).
 ARGS = {
     "score": ["nowhere"], "validate": ["nowhere"], "query": ["L", "select 1"], "formats": [], "best-of": ["L"],
     "compare": ["L"], "agree": ["L", "--labels", "x.json"], "columns": [], "timeline": ["L", "run"], "export": ["L"],
     "report": ["L"], "compact": ["L"], "diff": ["L", "a", "b"], "check": ["L", "--min-success", "0.5"],
+    "draft-mapping": ["nowhere"],
 }
 LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff", "check"]
 
@@ -127,6 +128,7 @@ EXIT_CODES = {
     "score": [0, 1, 2, 3, 4], "validate": [0, 1, 2, 3], "query": [0, 2, 3], "columns": [0, 2], "formats": [0, 2],
     "timeline": [0, 2, 3], "compare": [0, 2, 3], "agree": [0, 2, 3], "export": [0, 2, 3], "report": [0, 2, 3],
     "best-of": [0, 2, 3], "compact": [0, 2, 3, 4], "diff": [0, 2, 3], "check": [0, 1, 2, 3],
+    "draft-mapping": [0, 1, 2, 3],
 }
 
 
