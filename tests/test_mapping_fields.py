@@ -110,3 +110,35 @@ def test_a_draft_never_carries_control_codes_from_a_log(tmp_path):
     import tomllib
 
     tomllib.loads(res.stdout)  # and it is still valid TOML
+
+
+def test_a_chat_with_inline_images_gives_its_steps_inline_frames(tmp_path):
+    import base64
+    import io
+
+    from PIL import Image
+
+    def data_url(colour):
+        buf = io.BytesIO()
+        Image.new("RGB", (64, 40), colour).save(buf, "PNG")
+        return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+    d = tmp_path / "runs" / "chat1"
+    d.mkdir(parents=True)
+    msgs = [{"role": "user", "content": [{"type": "text", "text": "Open it"},
+                                         {"type": "image_url", "image_url": {"url": data_url((200, 0, 0))}}]},
+            {"role": "assistant", "content": "Thought: open\nAction: click(start_box='(10,20)')"},
+            {"role": "user", "content": [{"type": "image_url", "image_url": {"url": data_url((0, 200, 0))}}]},
+            {"role": "assistant", "content": "Action: finished(content='done')"}]
+    (d / "messages.json").write_text(json.dumps(msgs))
+    drafted = trajcheck.draft_mapping(tmp_path / "runs", check=True)
+    assert drafted.coverage is not None
+    c = drafted.coverage
+    assert (c["actions"], c["actions_understood"], c["screenshots"], c["screenshots_found"]) == (2, 2, 2, 2)
+    m = tmp_path / "m.toml"
+    m.write_text(drafted.text)
+    trajcheck.score([tmp_path / "runs"], out=tmp_path / "L", mapping=m)
+    st = trajcheck.steps(tmp_path / "L").sort_values("step_index")
+    assert list(st["action_type"]) == ["CLICK", "DONE"]
+    assert st.iloc[0]["frame_pre"].startswith("inline/") and st.iloc[0]["frame_post"].startswith("inline/")
+    assert trajcheck.runs(tmp_path / "L").iloc[0]["goal"] == "Open it"

@@ -20,6 +20,8 @@ _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.S)
 _UITARS = re.compile(r"\bAction\s*[:：]\s*[A-Za-z_]\w*\(")
 _PAREN_POINT = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)")
 _OPENAI = {"click", "double_click", "scroll", "type", "keypress", "move", "drag", "wait", "screenshot"}
+#: Longest sampled string a draft's patterns look at (they run on a bounded text).
+MAX_SAMPLE_CHARS = 100_000
 _UITARS_SPACE = ("coordinates = 'smart-resize'   # UNSURE: UI-TARS points are decided from the data (relative-1000 "
                  "or smart-resize); UI-TARS-1.5 writes smart-resize")
 _TYPE_RX = r'^\s*(?P<type>[^(:]*?)\s*(?:[(:]|$)'
@@ -138,7 +140,7 @@ def _dict_action(d: StepDraft, flat: dict[str, list[Any]], unsure: list[str]) ->
         for k, vals in top.items():
             strs = [v for v in vals if isinstance(v, str)]
             if _most(strs, lambda s: _UITARS.search(s) is not None or "pyautogui." in s or _TAG.search(s)):
-                _strings(d, strs, jkey(k), unsure)
+                _strings(d, [s[:MAX_SAMPLE_CHARS] for s in strs], jkey(k), unsure)
                 return None, []
         unsure.append("no field that names the action: set [step] type by hand")
         d.lines.append("type = 'action'          # UNSURE: no action field found")
@@ -146,7 +148,7 @@ def _dict_action(d: StepDraft, flat: dict[str, list[Any]], unsure: list[str]) ->
     vals = [v for v in flat[key] if v is not None]
     path = jkey(key)
     if vals and all(isinstance(v, str) for v in vals):
-        _strings(d, vals, path, unsure)
+        _strings(d, [v[:MAX_SAMPLE_CHARS] for v in vals], path, unsure)
         return None, []
     grammar = _grammar_of(vals[0]) if vals else None
     if grammar is not None:
@@ -278,9 +280,10 @@ def _acting(d: StepDraft, steps: list[dict[str, Any]]) -> tuple[str, str] | None
 def draft_steps(shape: str, runs: list[list[Any]], unsure: list[str]) -> StepDraft:
     """The ``[step]`` of steps of ``shape`` (list, members, chat or lines), sampled from several runs."""
     d = StepDraft()
-    steps = [s for run in runs for s in run]
+    steps: list[Any] = [s[:MAX_SAMPLE_CHARS] if isinstance(s, str) else s for run in runs for s in run][:2000]
     if shape == "chat":
-        texts = [message_text(s) for s in steps if isinstance(s, dict) and s.get("role") == "assistant"]
+        texts = [message_text(s)[:MAX_SAMPLE_CHARS] for s in steps
+                 if isinstance(s, dict) and s.get("role") == "assistant"]
         _strings(d, texts, "content_text", unsure)
         d.has_shot = True
         if d.grammar == "ui-tars":

@@ -129,8 +129,12 @@ def _frames(m: Mapping, run_dir: Path, recs: list[Rec], frames: Frames,
         extra = found[n + m.shot_offset] if m.pre and 0 <= n + m.shot_offset < len(found) else None
         return _paired(shots, m.pre, extra)
     if m.chat:
+        seen: dict[str, str | None] = {}  # an image is one frame, whichever steps use it
+
         def one(img: str | None, field: str, r: Rec) -> str | None:
-            return frames.from_any(image_file(run_dir, r.folder, img, m.chat_image_file), field) if img else None
+            if img and img not in seen:
+                seen[img] = frames.from_any(image_file(run_dir, r.folder, img, m.chat_image_file), field)
+            return seen[img] if img else None
         return [one(r.pre, "chat.image", r) or shots[i] for i, r in enumerate(recs)], \
             [one(r.post, "chat.image", r) for r in recs]
     pres, posts = _paired(shots, m.pre, None)
