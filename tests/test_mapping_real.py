@@ -38,3 +38,22 @@ def test_screenagent_sessions_through_the_hand_mapping(tmp_path):
     runs = trajcheck.runs(tmp_path / "L").set_index("run_id")
     assert runs.loc["08a2def941d942ffb542ba0ba3d8aa99", "goal"] == "Find the wrong line of code and fix it"
     assert set(runs["coord_space"]) == {"screen"} and set(runs["screen_width"]) == {1024}
+
+
+def test_mobile_agent_results_through_a_drafted_mapping_with_no_edit():
+    d = draft_mapping(REAL / "mobile-agent", check=True)
+    assert d.coverage is not None
+    c = d.coverage
+    assert (c["runs_found"], c["runs_read"], c["actions"], c["actions_understood"]) == (2, 2, 12, 12), d.text
+    assert (c["screenshots"], c["screenshots_found"], c["frames_missing"]) == (12, 12, 0)
+
+
+def test_mobile_agent_results_through_the_phone_agent_mapping(tmp_path):
+    res = trajcheck.score([REAL / "mobile-agent"], out=tmp_path / "L", mapping=MAPS / "phone-agent.toml")
+    assert res.scored == 2 and not res.invalid
+    assert sorted(trajcheck.runs(tmp_path / "L")["run_id"]) == ["results/Gmail/1", "results/Notes/2"]
+    st = trajcheck.steps(tmp_path / "L")
+    gmail = st[st["run_id"] == "results/Gmail/1"].sort_values("step_index").to_dict("records")
+    assert [s["action_type"] for s in gmail] == ["NAVIGATE", "CLICK", "TYPE", "CLICK", "DONE"]
+    assert gmail[2]["action_text"] == "junyangwang@bjtu.edu.cn" and gmail[0]["action_text"] == "Gmail"
+    assert (gmail[0]["frame_pre"], gmail[0]["frame_post"], gmail[-1]["frame_pre"]) == ("1.jpg", "2.jpg", "5.jpg")
