@@ -142,3 +142,22 @@ def test_a_chat_with_inline_images_gives_its_steps_inline_frames(tmp_path):
     assert list(st["action_type"]) == ["CLICK", "DONE"]
     assert st.iloc[0]["frame_pre"].startswith("inline/") and st.iloc[0]["frame_post"].startswith("inline/")
     assert trajcheck.runs(tmp_path / "L").iloc[0]["goal"] == "Open it"
+
+
+def test_an_outcome_recorded_in_the_log_is_drafted_and_decides_as_the_evaluator(tmp_path):
+    for name, ok in (("ep1", True), ("ep2", False)):
+        d = tmp_path / "runs" / name
+        d.mkdir(parents=True)
+        steps = [{"action": {"type": "click", "x": 10, "y": 20}, "screenshot": "s1.png"},
+                 {"action": {"type": "click", "x": 30, "y": 40}, "screenshot": "s2.png"}]
+        (d / "episode.json").write_text(json.dumps({"task": "t", "steps": steps, "eval": {"success": ok}}))
+        for i in (1, 2):
+            shapes.shot(d / f"s{i}.png", i)
+    drafted = trajcheck.draft_mapping(tmp_path / "runs")
+    assert "[outcome]" in drafted.text and "success = 'eval.success'" in drafted.text, drafted.text
+    m = tmp_path / "m.toml"
+    m.write_text(drafted.text)
+    trajcheck.score([tmp_path / "runs"], out=tmp_path / "L", mapping=m)
+    runs = trajcheck.runs(tmp_path / "L").set_index("run_id")
+    assert dict(runs["eval_final_verdict"]) == {"ep1": "pass", "ep2": "fail"}
+    assert set(runs["verdict_source"]) == {"evaluator"}
