@@ -161,3 +161,12 @@ def test_an_outcome_recorded_in_the_log_is_drafted_and_decides_as_the_evaluator(
     runs = trajcheck.runs(tmp_path / "L").set_index("run_id")
     assert dict(runs["eval_final_verdict"]) == {"ep1": "pass", "ep2": "fail"}
     assert set(runs["verdict_source"]) == {"evaluator"}
+
+
+def test_an_outcome_file_must_be_a_name_not_a_path(tmp_path):
+    from trajcheck.readers.mapping_outcome import Outcome
+
+    for bad in ("../../etc/passwd", "/etc/passwd", "a/b.json", ".."):
+        with pytest.raises(UsageError, match="must be a file name"):
+            Outcome({"file": bad, "success": "ok"}, "--mapping m.toml")
+    assert Outcome({"file": "results.json", "key": "run", "success": "ok"}, "m").file == "results.json"

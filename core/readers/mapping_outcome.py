@@ -41,6 +41,10 @@ class Outcome:
     def __init__(self, table: dict[str, Any], where: str):
         self.fields: dict[str, Field] = compile_fields(table, ("success", "score", "records"), "", where + " [outcome]")
         self.file = str(table["file"]) if isinstance(table.get("file"), str) else None
+        if self.file is not None and (not self.file.strip() or any(c in self.file for c in "/\\:") or
+                                      self.file in (".", "..")):
+            raise UsageError(f"{where} [outcome] file = {self.file!r} must be a file name (it is looked for in the "
+                             "run's folder and the folders above it), not a path")
         key = table.get("key")
         self.key_template = str(key) if isinstance(key, str) and "{" in key else None
         self.key = Field("key", key, where + " [outcome] key") if isinstance(key, str) and "{" not in key else None
