@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "timeline": "timeline", "diff": "diff", "compare": "compare", "check": "check", "agree": "agree",
     "export": "export", "report": "report", "best-of": "best_of", "compact": "compact",
     "draft-contract": "draft_contract",
+    "draft-mapping": "draft_mapping",
 }
 
 

@@ -250,6 +250,62 @@ def formats(name: str | None = None) -> list[dict[str, str]]:
     return [{"source field": source, "trajcheck field": field} for source, field in reader.mapping]
 
 
+@dataclass
+class DraftedMapping:
+    """A mapping drafted from a folder (``text``, TOML), what the draft is unsure of, the runs that hold its log
+    and how many were read to draft it; with ``--check``, what the draft reads (``coverage``) and what scoring
+    with it gave (``scored``, ``invalid``, ``verdicts``)."""
+
+    text: str
+    unsure: list[str]
+    runs: int
+    sampled: int
+    coverage: dict[str, Any] | None = None
+    scored: int | None = None
+    invalid: int | None = None
+    verdicts: dict[str, int] | None = None
+    summary: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mapping": self.text, "unsure": self.unsure, "runs": self.runs,
+                               "sampled": self.sampled}
+        if self.coverage is not None:
+            out["check"] = {**self.coverage, "scored": self.scored, "invalid": self.invalid,
+                            "verdicts": self.verdicts}
+        return out
+
+
+def draft_mapping(folder: Pathish, *, sample: int = 20, check: bool = False) -> DraftedMapping:
+    """A mapping file drafted from at most ``sample`` of the runs under ``folder`` (UsageError when nothing
+    there looks like a log); with ``check``, the folder read and scored with the draft (in a temporary
+    ledger): runs read, actions understood, screenshots found, verdicts."""
+    import tempfile
+
+    from .readers.mapping_draft import draft
+
+    if sample < 1:
+        raise UsageError("--sample must be at least 1")
+    d = draft(Path(folder), sample=sample)
+    out = DraftedMapping(d.text, d.unsure, d.runs, d.sampled)
+    if not check:
+        return out
+    from .api import score
+    from .readers.mapping_check import measure
+
+    with tempfile.TemporaryDirectory(prefix="trajcheck-draft-") as tmp:
+        m = Path(tmp) / "drafted.toml"
+        m.write_text(d.text, encoding="utf-8")
+        cov = measure([folder], m)
+        res = score([folder], out=Path(tmp) / "ledger", mapping=m)
+        verdicts: dict[str, int] = {}
+        for r in res.summaries:
+            v = str(r.get("eval_final_verdict") or "none")
+            verdicts[v] = verdicts.get(v, 0) + 1
+    out.coverage, out.summary = cov.to_json(), cov.summary()
+    out.scored, out.invalid, out.verdicts = res.scored, len(res.invalid), verdicts
+    return out
+
+
 def format_summary(name: str) -> str:
     """One reader's one-line summary (the title of ``trajcheck formats NAME``)."""
     from .readers.discovery import get_reader

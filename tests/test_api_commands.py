@@ -33,6 +33,8 @@ def _cases(ledger: Path, tmp: Path) -> dict[str, tuple[list[str], Callable[[], A
         "query": ([str(ledger), SQL], lambda: trajcheck.query(ledger, SQL)),
         "columns": (["--table", "steps"], lambda: trajcheck.columns("steps")),
         "formats": ([], lambda: trajcheck.formats()),
+        "draft-mapping": ([str(ROOT / "tests/fixtures/real/screenagent")],
+                          lambda: trajcheck.draft_mapping(ROOT / "tests/fixtures/real/screenagent")),
         "timeline": ([str(ledger), RUN], lambda: trajcheck.timeline(ledger, RUN)),
         "diff": ([str(ledger), "--task", "newsletter-subscribe", "--by", "config.perceptual_verifier"],
                  lambda: trajcheck.diff(ledger, task="newsletter-subscribe", by="config.perceptual_verifier")),

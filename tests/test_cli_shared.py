@@ -35,6 +35,7 @@ FORMATS = {
     "export": ["md", "csv", "latex", "html", "json"], "report": ["table", "json", "csv"],
     "compact": ["table", "json", "csv"], "diff": ["table", "json", "csv"],
     "check": ["table", "json", "csv", "md", "junit"], "draft-contract": ["table", "json", "csv"],
+    "draft-mapping": ["toml", "json"],
 }
 #: Arguments that make each command valid apart from its --format (a missing ledger is only seen later).
 ARGS = {
@@ -42,6 +43,7 @@ ARGS = {
     "compare": ["L"], "agree": ["L", "--labels", "x.json"], "columns": [], "timeline": ["L", "run"], "export": ["L"],
     "report": ["L"], "compact": ["L"], "diff": ["L", "a", "b"], "check": ["L", "--min-success", "0.5"],
     "draft-contract": ["L", "run"],
+    "draft-mapping": ["nowhere"],
 }
 LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff", "check",
                    "draft-contract"]
@@ -131,6 +133,7 @@ EXIT_CODES = {
     "timeline": [0, 2, 3], "compare": [0, 2, 3], "agree": [0, 2, 3], "export": [0, 2, 3], "report": [0, 2, 3],
     "best-of": [0, 2, 3], "compact": [0, 2, 3, 4], "diff": [0, 2, 3], "check": [0, 1, 2, 3],
     "draft-contract": [0, 2, 3],
+    "draft-mapping": [0, 1, 2, 3],
 }
 
 

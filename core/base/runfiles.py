@@ -83,6 +83,11 @@ def scoring_root(root: str | os.PathLike[str] | None) -> Iterator[None]:
         _ROOT.reset(token)
 
 
+def current_root() -> str | None:
+    """The folder being scored (:func:`scoring_root`), resolved; None when unset."""
+    return _ROOT.get()
+
+
 def _inside(path: str, base: str) -> bool:
     return path == base or path.startswith(base.rstrip(os.sep) + os.sep)
 

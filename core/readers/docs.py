@@ -182,6 +182,9 @@ def markdown(described: Sequence[Reader] | None = None) -> str:
     blocks = ["# Run formats trajcheck reads", *_paragraphs(_INTRO), _code(_EXAMPLE), _index(described),
               *_paragraphs(_COMMON), *_paragraphs(_ADDING)]
     blocks += [section(r) for r in described]
+    from .mapping_doc import MAPPING_DOC
+
+    blocks.append(MAPPING_DOC.strip())
     return "\n\n".join(blocks) + "\n"
 
 

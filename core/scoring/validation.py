@@ -89,6 +89,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
         from ..readers.mapping import explain
 
         problems += explain(Path(mapping), run_paths)
+    ids: dict[str, str] = {}  # run_id -> the run that has it: score keeps the first, rejects the others
     for ref in refs:
         try:
             with scoring_root(ref.root):  # screenshots beside a run's folder, inside the argument, are found
@@ -97,6 +98,12 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
             problems += exc.problems
             continue
         problems += warns
+        if run.run_id in ids:
+            problems.append(Problem(Slug.DUPLICATE_RUN_ID, f"run_id {run.run_id!r} is already used by the run at "
+                                    f"{ids[run.run_id]}; score would not score this run at {ref.display}",
+                                    run=run.run_id, file=ref.display, field="run_id",
+                                    hint="give every run its own run_id"))
+        ids.setdefault(run.run_id, ref.display)
         seen: dict[str, tuple[Slug | None, tuple[int, int] | None]] = {}
         for step in run.steps:
             for field, rel in (("frames.pre", step.frame_pre), ("frames.post", step.frame_post)):
