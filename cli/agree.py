@@ -33,13 +33,13 @@ def agree(
     if fmt is Format.json:
         print_json(data)
         return
+    if fmt is Format.csv:  # numbers, not what the table shows: a rate, its interval and its counts
+        emit(CSV_COLUMNS, [_csv_row(s) for s in data["sources"]], fmt)
+        _warn_unmatched(data)
+        return
     cols = ["source", "level", "covered", "precision", "recall", "f1", "npv", "tnr"]
     rows = [[s["source"], s["level"], f"{s['covered']}/{s['labelled']}", pct(s["precision"]), pct(s["recall"]),
              "-" if s["f1"] is None else f"{s['f1']:.3f}", pct(s["npv"]), pct(s["tnr"])] for s in data["sources"]]
-    if fmt is Format.csv:
-        emit(cols, rows, fmt)
-        _warn_unmatched(data)
-        return
     from ..base.verdicts import Coverage
 
     # first: how many runs any source decided at all
@@ -60,6 +60,21 @@ def agree(
              [[r["task_id"], r["trials"], r["passed"], r["pass@1"], r[f"pass@{k}"], r[f"pass^{k}"], r["flaky"]]
               for r in t["tasks"]], fmt, title="repeated trials")
     _warn_unmatched(data)
+
+
+#: The CSV of ``agree``: per source, its counts and each rate with its 95% interval (fractions, blank when
+#: undefined) and the counts it is made of.
+_RATES = ("precision", "recall", "npv", "tnr")
+CSV_COLUMNS = ["source", "level", "labelled", "covered", "tp", "fp", "tn", "fn", "f1",
+               *[f"{r}_{part}" for r in _RATES for part in ("rate", "low", "high", "k", "n")]]
+
+
+def _csv_row(s: dict[str, Any]) -> list[Any]:
+    row = [s["source"], s["level"], s["labelled"], s["covered"], s["tp"], s["fp"], s["tn"], s["fn"], s["f1"]]
+    for r in _RATES:
+        rate = s[r] or {}
+        row += [rate.get(part) for part in ("rate", "low", "high", "k", "n")]
+    return row
 
 
 def _warn_unmatched(data: dict[str, Any]) -> None:

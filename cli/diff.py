@@ -12,7 +12,7 @@ from rich.text import Text
 from ..base.errors import LedgerError
 from ..base.reasons import PairMatch
 
-from .common import Exit, emit, out, print_json
+from .common import Exit, cleaned, emit, out, print_json
 from .exits import Outcome, exit_on_error
 from .options import ByOpt, Format, FormatOpt, LedgerArg
 
@@ -63,14 +63,16 @@ def _side(label: str, r: dict[str, Any], by: str | None) -> Text:
 
 
 def render(data: dict[str, Any]) -> Group:
-    """The header (both runs), the aligned steps side by side with the first divergence marked, and why."""
+    """The header (both runs), the aligned steps side by side with the first divergence marked, and why.
+    Every string of ``data`` came from the runs: shown as written (Text, never markup), control codes visible."""
+    data = cleaned(data)
     first = data["first_divergence"]
     at = first["pair"] if first else None
     table = Table(show_lines=True, header_style="bold", expand=False)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column(f"A {data['a']['run_id']}", overflow="fold", ratio=1)
+    table.add_column("A", overflow="fold", ratio=1)  # the run ids are whole in the lines above
     table.add_column("match", no_wrap=True)
-    table.add_column(f"B {data['b']['run_id']}", overflow="fold", ratio=1)
+    table.add_column("B", overflow="fold", ratio=1)
     for p in data["pairs"]:
         here = p["pair"] == at
         mark = Text(_MARKS.get(p["match"], p["match"]), style="bold red" if here else

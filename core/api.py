@@ -83,6 +83,20 @@ class ScoreResult:
         """Frames scored per second of the call (0.0 for a call that took no time)."""
         return self.frames / self.elapsed if self.elapsed > 0 else 0.0
 
+    def ledger_runs(self) -> list[dict[str, Any]]:
+        """Every run of the ledger as the summaries give them (status, verdict, its source, false claim, spend):
+        what a call that scored nothing reports instead (an unchanged ledger's verdicts). Empty when the
+        ledger has no runs table yet."""
+        from .store.ledgerquery import query
+
+        keys = ("run_id", "status", "eval_final_verdict", "verdict_source", "false_claim", "cost_usd",
+                "cost_source", "wall_seconds")
+        try:
+            res = query(self.ledger, f"select {', '.join(keys)} from runs order by run_id")
+        except LedgerError:
+            return []
+        return [dict(zip(keys, r)) for r in res.rows]
+
     def to_json(self) -> dict[str, Any]:
         """The result as ``score --format json`` prints it: ``runs`` holds the scored runs' summaries."""
         return {"ledger": str(self.ledger), "generation": self.generation, "ok": self.ok, "scored": self.scored,
