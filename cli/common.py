@@ -128,13 +128,13 @@ MAX_HEADER_WIDTH = 14
 MIN_WRAP_WIDTH = 10
 
 
-def _header(name: str, width: int) -> str:
+def _header(name: str, width: int, spaces: bool = False) -> str:
     """``name`` in lines of at most ``width`` characters, broken after an underscore or a slash where it must
-    break (never inside a word; a header of several words keeps them on one line)."""
+    break (never inside a word; a header of several words keeps them on one line unless ``spaces``)."""
     if len(name) <= width:
         return name
     lines, line = [], ""
-    for part in re.findall(r"[^_/]*[_/]|[^_/]+", name):
+    for part in re.findall(r"[^_/ ]*[_/ ]|[^_/ ]+" if spaces else r"[^_/]*[_/]|[^_/]+", name):
         if line and len(line) + len(part) > width:
             lines.append(line)
             line = ""
@@ -146,10 +146,11 @@ def _longest_line(text: str) -> int:
     return max(map(len, text.split("\n")), default=0)
 
 
-def _widths(columns: Sequence[str], cells: list[list[str]], ids: set[int], room: int
+def _widths(columns: Sequence[str], cells: list[list[str]], ids: set[int], room: int, spaces: bool = False
             ) -> tuple[list[str], list[int]] | None:
     """Each column's header and width in a table at most ``room`` wide, or None when the identifiers whole and
-    the other columns at their least width do not fit (then one record per block)."""
+    the other columns at their least width do not fit (then one record per block). A header breaks after its
+    underscores and slashes, and (``spaces``) between its words too."""
     heads, want, least = [], [], []
     for i, c in enumerate(columns):
         values = [_longest_line(r[i]) for r in cells]
@@ -158,11 +159,11 @@ def _widths(columns: Sequence[str], cells: list[list[str]], ids: set[int], room:
             want.append(max([len(c), *values]))
             least.append(want[-1])
             continue
-        heads.append(_header(c, max([4, *values])))
+        heads.append(_header(c, max([4, *values]), spaces))
         head = _longest_line(heads[-1])  # a header line that cannot break stays whole
         want.append(max([head, *values]))
         least.append(max(head, min(want[-1], MIN_WRAP_WIDTH)))
-    room -= 3 * len(columns)  # each column's padding and the space between columns
+    room -= 3 * len(columns) - 1  # a space each side of a column (none at the table's edges) and between two
     if sum(least) > room:
         return None
     widths = list(want)
@@ -191,6 +192,7 @@ def _blocks(columns: Sequence[str], cells: list[list[str]], ids: set[int], title
             line = Text(f"{c:<{label}}  ", style="bold" if i == 0 else "dim")
             line.append(body, style="bold" if i == 0 else "")
             out.print(line, soft_wrap=True)
+    out.print()  # as after a table: what follows starts apart
 
 
 def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, title: str | None = None) -> None:
@@ -211,7 +213,8 @@ def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, tit
         columns = [clean(c) for c in columns]
         cells = [[clean(_cell(v)) for v in r] for r in rows]
         ids = {i for i, c in enumerate(columns) if i == 0 or c in ID_COLUMNS}
-        layout = _widths(columns, cells, ids, out.width)
+        # headers of several words on one line if the table fits so, else broken between them too
+        layout = _widths(columns, cells, ids, out.width) or _widths(columns, cells, ids, out.width, spaces=True)
         if layout is None:
             _blocks(columns, cells, ids, title)
             return
