@@ -21,9 +21,11 @@ def agree(
     labels: Annotated[Path, typer.Option("--labels", help="Labels: JSON {run_id: {...}} or CSV.")],
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Check every verdict source (contract, judge, final verdict, self-report, per-step
-    verifier) against labels: precision, recall, F1, NPV, TNR with Wilson intervals;
-    contract-vs-judge confusion; Cohen's kappa; pass@k, pass^k and flaky tasks.
+    """Check every verdict source against expert labels.
+
+    The sources: contract, judge, evaluator, evidence, final verdict, self-report and the per-step
+    verifier. For each: precision, recall, F1, NPV and TNR with Wilson intervals; then the
+    contract-vs-judge confusion, Cohen's kappa, pass@k, pass^k and flaky tasks.
 
     Example: trajcheck agree ledger/ --labels sample_runs/labels.json
     """

@@ -55,9 +55,11 @@ def check(
     out_file: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the json, csv, md or junit output here "
                                                 "instead of stdout.")] = None,
 ) -> None:
-    """Gate a build on a ledger: false-claim rate and success against limits, and against a baseline ledger
-    a success drop or cost increase that its interval confirms. Prints each rule over all runs and the
-    tasks beyond a limit; --format md is a pull-request comment, --format junit one test case per task and
+    """Gate a build on a ledger: exit 1 when a rule fails.
+
+    The rules: false-claim rate and success against limits, and against a baseline ledger a success
+    drop or cost increase that its interval confirms. Prints each rule over all runs and the tasks
+    beyond a limit; --format md is a pull-request comment, --format junit one test case per task and
     rule for CI (docs/ci.md).
 
     Example: trajcheck check ledger/ --baseline baseline-ledger/ --max-false-claim-rate 0.1 --max-success-drop 0.05

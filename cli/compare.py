@@ -152,12 +152,14 @@ def compare(
                                                   "counted.")] = False,
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Compare ablation arms: success with 95% Wilson intervals, paired difference with an
-    interval that holds for its number of pairs (Newcombe's score interval below 30 pairs, a
-    seeded percentile bootstrap from 30), exact McNemar test, per-task wins, and what the
-    verifier-off arm missed. Per arm, the verifier's warnings: what followed them, the
-    recovery rate after a warning and the share of false warnings (Wilson intervals over
-    warnings). Runs without a value of --by are counted apart, not an arm.
+    """Compare ablation arms: success, the paired difference and what the verifier-off arm missed.
+
+    Success with 95% Wilson intervals, the paired difference with an interval that holds for its
+    number of pairs (Newcombe's score interval below 30 pairs, a seeded percentile bootstrap from
+    30), the exact McNemar test, per-task wins, and what the verifier-off arm missed. Per arm, the
+    verifier's warnings: what followed them, the recovery rate after a warning and the share of
+    false warnings (Wilson intervals over warnings). Runs without a value of --by are counted
+    apart, not an arm.
 
     Example: trajcheck compare ledger/ --by config.perceptual_verifier --baseline false
     """

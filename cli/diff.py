@@ -119,10 +119,11 @@ def diff(
     arm: Annotated[Optional[str], typer.Option(help="The arm shown as B (default: the only other one).")] = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Show two runs of one task side by side: their steps aligned by screen (pHash, page) and
-    action, so that a step one run took and the other did not leaves the later steps paired; and
-    the first step where they diverge: another screen, action or target, another result of the
-    same action, an extra step, or one run ended.
+    """Show two runs of one task side by side, and the first step where they diverge.
+
+    Their steps are aligned by screen (pHash, page) and action, so that a step one run took and the
+    other did not leaves the later steps paired. They diverge at another screen, action or target,
+    another result of the same action, an extra step, or where one run ended.
 
     Example: trajcheck diff ledger/ --task newsletter-subscribe --by config.perceptual_verifier
     """

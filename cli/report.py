@@ -25,7 +25,9 @@ def report(
                                           "and failed runs first); every run gets a page.")] = 60,
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Write a static HTML report: index.html with summary and comparison tables, a success chart
+    """Write a static HTML report of a ledger, a page per run.
+
+    index.html has summary and comparison tables, a success chart
     and a sortable, filterable table of every run; runs/<n>.html with each run's story, its
     pre/post thumbnails and 200x200 region crops marked with the click point, the region and
     the changed box.

@@ -91,27 +91,26 @@ def score(
                                                       "<task_id>.json (a run's own contract.json wins).")] = None,
     mapping: MappingOpt = None,
     tasks: Annotated[Optional[Path], typer.Option("--tasks", help="Reference step counts per task (a person's or "
-                                                  "the optimal count), for runs.efficiency: JSON {task_id: N} or "
-                                                  "CSV task_id,reference_steps.")] = None,
+                                                  "the optimal count), for runs.efficiency: JSON {task_id: N} or a "
+                                                  "CSV with the columns task_id and reference_steps.")] = None,
     ocr: Annotated[OcrMode, typer.Option("--ocr", help="Read the text on screen with OCR where a high-risk step "
                                          "changed it, and on a claiming run's final frame: auto (where no DOM "
                                          "snapshot says it), always (also beside the DOM, recording whether "
-                                         "they agree) or off. Needs the ocr extra: pip install "
-                                         "'trajcheck[ocr]'.")] = OcrMode.auto,
+                                         "they agree) or off. Needs trajcheck's ocr extra (pip "
+                                         "install 'trajcheck\\[ocr]').")] = OcrMode.auto,
     prices: Annotated[Optional[Path], typer.Option("--prices", help="A price list (USD per million tokens, per "
                                                    "model): runs whose logs record tokens and the model but no "
-                                                   "cost get tokens x price (cost_source prices): CSV with the "
-                                                   "columns model, input_per_million, output_per_million and "
-                                                   "optionally cached_per_million, or TOML with a table per model "
-                                                   "(README, \"Cost and time\"). Nothing is priced without "
-                                                   "it.")] = None,
+                                                   "cost get tokens x price (cost_source prices): a CSV or TOML "
+                                                   "file of input, output and cached prices per model (its "
+                                                   "columns: README, \"Cost and time\"). Nothing is priced "
+                                                   "without it.")] = None,
     input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
                                                         "instead of detecting it (see `trajcheck formats`).")] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="Where runs are scored: local worker processes, "
-                                           "or a dask.distributed cluster (pip install 'trajcheck[dask]').")]
+                                           "or a dask.distributed cluster (trajcheck's dask extra).")]
     = Engine.local,
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address, e.g. "
-                                                     "tcp://10.0.0.5:8786 (default: a local cluster of --jobs "
+                                                     "10.0.0.5:8786 (default: a local cluster of --jobs "
                                                      "workers).")] = None,
     evaluator_pass: Annotated[float, typer.Option("--evaluator-pass", help="A recorded evaluator score "
                                                   "(outcome.score) at or above this is a pass, below it a fail "
