@@ -9,7 +9,7 @@ import typer
 
 from ..base.errors import LedgerError
 
-from .common import Exit, emit, err, out, print_json
+from .common import Exit, emit, err, print_json, say
 from .compare import pct
 from .exits import Outcome, exit_on_error
 from .options import Format, FormatOpt, LedgerArg
@@ -45,7 +45,7 @@ def agree(
     from ..base.verdicts import Coverage
 
     # first: how many runs any source decided at all
-    out.print(Coverage.from_json(data["verdicts"]).text(), highlight=False)
+    say(Coverage.from_json(data["verdicts"]).text())
     emit(cols, rows, fmt, title=f"agreement with {data['matched_runs']} labelled runs")
     judges = sorted({j for v in data["contract_vs_judge"].values() for j in v})
     if set(judges) - {"none"}:  # no judge ever decided: the table would count nothing against contracts

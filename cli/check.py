@@ -12,7 +12,7 @@ import typer
 
 from ..base.errors import LedgerError, UsageError
 
-from .common import Exit, emit, err, out
+from .common import Exit, emit, err, say
 from .exits import Outcome, Rule, exit_on_error
 from .options import CheckFormat, CheckFormatOpt, Format, LedgerArg, SuccessScoreOpt
 
@@ -87,9 +87,9 @@ def _table(result: "CheckResult", by: str) -> None:
     shown, hidden = gatereport.rows(result, everything=False)
     emit(gatereport.TABLE_COLUMNS, shown, Format.table, title=gatereport.scope_line(result))
     for r in result.rules:
-        out.print(f"{r.rule}: {gatereport.verdict(r.overall)}: {r.overall.why}", highlight=False)
+        say(f"{r.rule}: {gatereport.verdict(r.overall)}: {r.overall.why}")
     if any(row[2] == gatereport.ALONE for row in shown):
-        out.print(gatereport.ALONE_NOTE, highlight=False)
+        say(gatereport.ALONE_NOTE)
     if hidden:
         err.print(f"{hidden} {by} rows not shown (within their limits, or past {gatereport.MAX_TASK_ROWS} a rule): "
                   "--format csv or json lists every row", highlight=False)

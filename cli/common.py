@@ -107,6 +107,12 @@ def data_text(text: Any, style: str = "") -> Text:
     return Text(clean(text), style=style)
 
 
+def say(text: Any, style: str = "") -> None:
+    """One line for people on stdout, from text that may hold a run's: shown as written (no markup, control
+    codes visible) and wrapped between words at the terminal's width."""
+    out.print(data_text(text, style), soft_wrap=False, highlight=False)
+
+
 def cleaned(data: Any) -> Any:
     """``data`` (a command's JSON result) with every string :func:`clean`: what a renderer draws from."""
     if isinstance(data, str):

@@ -137,4 +137,4 @@ def diff(
     if fmt is Format.csv:
         emit(CSV_COLUMNS, [_csv_row(p, first) for p in data["pairs"]], fmt)
         return
-    out.print(render(data))
+    out.print(render(data), soft_wrap=False)  # lines wrap between words at the terminal's width

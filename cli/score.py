@@ -96,8 +96,8 @@ def score(
     ocr: Annotated[OcrMode, typer.Option("--ocr", help="Read the text on screen with OCR where a high-risk step "
                                          "changed it, and on a claiming run's final frame: auto (where no DOM "
                                          "snapshot says it), always (also beside the DOM, recording whether "
-                                         "they agree) or off. Needs trajcheck's ocr extra (pip "
-                                         "install 'trajcheck\\[ocr]').")] = OcrMode.auto,
+                                         "they agree) or off. Needs 'trajcheck\\[ocr]' installed "
+                                         "(the ocr extra).")] = OcrMode.auto,
     prices: Annotated[Optional[Path], typer.Option("--prices", help="A price list (USD per million tokens, per "
                                                    "model): runs whose logs record tokens and the model but no "
                                                    "cost get tokens x price (cost_source prices): a CSV or TOML "

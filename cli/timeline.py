@@ -189,4 +189,4 @@ def timeline(
     if fmt is TimelineFormat.json:
         print_json(data)
         return
-    out.print(render(data))
+    out.print(render(data), soft_wrap=False)  # lines wrap between words at the terminal's width
