@@ -538,3 +538,21 @@ def test_a_one_megabyte_line_of_reasoning_is_scored_and_shown_in_bounded_time(tm
         assert res.returncode == 0 and took < 60, res.stderr
         assert "\x1b" not in res.stdout
     assert "\\x1b[2J" in res.stdout.replace("\n", "").replace(" ", "")  # the table shows the whole cell
+
+
+def test_the_report_escapes_text_from_a_run(tmp_path):
+    root = _batch(tmp_path, "scripted")
+    meta = json.loads((root / "scripted" / "run.json").read_text())
+    (root / "scripted" / "run.json").write_text(json.dumps({**meta, "goal": "<script>alert('goal')</script>"}))
+    steps = read_steps(root / "scripted")
+    for s in steps:
+        s["reasoning"] = "<img src=x onerror=alert(1)> <script>alert('why')</script> " + HOSTILE
+    (root / "scripted" / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    res, _ = _cli("score", str(root), "--out", str(tmp_path / "L"), "-q", "-j", "1")
+    assert res.returncode == 0, res.stderr
+    res, _ = _cli("report", str(tmp_path / "L"), "--out", str(tmp_path / "report"), timeout=300)
+    assert res.returncode == 0, res.stderr
+    pages = [p.read_text("utf-8") for p in (tmp_path / "report").rglob("*.html")]
+    text = "\n".join(pages)
+    assert "alert(&#x27;why&#x27;)" in text or "alert(&#39;why&#39;)" in text  # the reasoning is on a page
+    assert "<script>alert(" not in text and "<img src=x" not in text
