@@ -48,7 +48,7 @@ def test_help_wraps_between_words(name: str | None, columns: int) -> None:
     group = typer.main.get_command(app)
     cmd = group if name is None else group.commands[name]
     out = _help([] if name is None else [name], columns)
-    assert "…" not in out, [l for l in out.splitlines() if "…" in l]  # nothing cut short
+    assert "…" not in out, [line for line in out.splitlines() if "…" in line]  # nothing cut short
     assert max(map(len, out.splitlines())) <= columns
     shown = set(_BOX.sub(" ", out).split()) | set(re.sub(r"[<>|]", " ", _BOX.sub(" ", out)).split())
     missing = [w for t in _texts(cmd) for w in _words(t) if w not in shown]

@@ -331,7 +331,8 @@ def _states_strip(r: dict[str, Any], steps: list[dict[str, Any]]) -> str:
         label = "-" if s.get("state_id") is None else str(s["state_id"])
         boxes.append(f'<span class="{_e(kind)}" title="step {_e(s["step_index"])}: {_e(title)}">{label}</span>')
     screens = r.get("states_distinct")
-    head = (f"<b>states</b> {_e(screens)} screen{'' if screens == 1 else 's'}, {100 * (r.get('states_returning') or 0):.0f}% of "
+    head = (f"<b>states</b> {_e(screens)} screen{'' if screens == 1 else 's'}, "
+            f"{100 * (r.get('states_returning') or 0):.0f}% of "
             f"steps going back" + (f", stalled from step {_e(r['stalled_from_step'])}"
                                    if r.get("stalled_from_step") is not None else "")
             + (" <span class=neg>no net progress</span>" if r.get("no_net_progress") else ""))
