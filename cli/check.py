@@ -76,7 +76,7 @@ def check(
         _table(result, by)
     else:
         _write(_text(result, fmt), out_file)
-    err.print(f"check: {gatereport.summary(result)}", highlight=False)
+    err.print(f"check: {gatereport.summary(result)}", highlight=False, markup=False)
     raise typer.Exit(int(Exit.OK if result.passed else Exit.FINDINGS))
 
 

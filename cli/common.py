@@ -186,7 +186,7 @@ def _blocks(columns: Sequence[str], cells: list[list[str]], ids: set[int], title
     import textwrap
 
     if title:
-        out.print(Text(title, style="bold"))
+        out.print(data_text(title, "bold"))
     label = max(map(len, columns), default=0)
     room = max(20, out.width - label - 2)
     for r in cells:
@@ -227,7 +227,8 @@ def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, tit
             return
         heads, widths = layout
         # a light box (rules under the title and the header, no vertical lines) leaves the columns the room
-        t = Table(title=title, show_lines=False, header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+        t = Table(title=None if title is None else data_text(title), show_lines=False, header_style="bold",
+                  box=box.SIMPLE_HEAD, pad_edge=False)
         for i, (head, w) in enumerate(zip(heads, widths)):
             t.add_column(head, no_wrap=i in ids, overflow="fold", width=w)
         for r in cells:

@@ -39,7 +39,7 @@ def report(
     written = write(ledger_dir, out, by=by, max_runs=max_runs)
     if fmt is Format.table:
         err.print(f"report written: {written.index} ({written.runs} runs, {written.with_thumbnails} with "
-                  "thumbnails)", highlight=False)
+                  "thumbnails)", highlight=False, markup=False)
     elif fmt is Format.json:
         print_json(written.to_json())
     else:

@@ -201,7 +201,7 @@ def _summary(result: "ScoreResult") -> None:
     state = "unchanged" if result.generation is None else f"generation {result.generation}"
     err.print(f"scored {result.scored} runs ({len(result.invalid)} invalid), {result.frames} frames in "
               f"{result.elapsed:.2f}s ({result.frames_per_second:.1f} frames/s){extra} -> {result.ledger} ({state})",
-              highlight=False)
+              highlight=False, markup=False)
     rows = result.summaries
     if not rows and not result.invalid:  # nothing to do: the ledger as it stands, so the answer is still there
         from ..base.verdicts import coverage
