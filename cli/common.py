@@ -173,10 +173,23 @@ def _widths(columns: Sequence[str], cells: list[list[str]], ids: set[int], room:
     room -= 3 * len(columns) - 1  # a space each side of a column (none at the table's edges) and between two
     if sum(least) > room:
         return None
-    widths = list(want)
-    while sum(widths) > room:  # the widest wrapping column gives up a character at a time
-        i = max((j for j in range(len(widths)) if widths[j] > least[j]), key=lambda j: widths[j])
-        widths[i] -= 1
+    if sum(want) <= room:
+        return heads, want
+    # the widest wrapping columns give way first: each column at most ``cap`` wide (never under its least),
+    # ``cap`` the largest that fits, then what room is left goes a character each to the columns it held back
+    lo, hi = 0, max(want)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sum(max(w0, min(w1, mid)) for w0, w1 in zip(least, want)) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    widths = [max(w0, min(w1, lo)) for w0, w1 in zip(least, want)]
+    spare = room - sum(widths)
+    for j in range(len(widths)):
+        if spare > 0 and widths[j] < want[j]:
+            widths[j] += 1
+            spare -= 1
     return heads, widths
 
 
