@@ -128,8 +128,6 @@ def cleaned(data: Any) -> Any:
 ID_COLUMNS = frozenset({"run_id", "task_id", "best_run", "arm", "baseline", "source", "slug", "source_format",
                         "rule", "scope", "run", "task", "group", "ledger", "index", "pair", "column", "table", "format",
                         "field", "file"})
-#: A header up to this long is never folded.
-MAX_HEADER_WIDTH = 14
 #: A column that wraps keeps at least this width (or its widest value, if narrower): narrower than that
 #: the table prints one record per block.
 MIN_WRAP_WIDTH = 10
