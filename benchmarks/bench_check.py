@@ -152,7 +152,7 @@ def main() -> int:
         label = "trajcheck.check(BIG, BASE, 4 rules) in this process"
         say(f"{label:58} {lib[0]:8.3f} {lib[1]:9.3f} {lib[1] / floor[1]:8.2f} {lib[2]:6.2f}")
         worst = 0.0
-        for fmt in ("junit", "json", "table"):
+        for fmt in ("junit", "json", "csv", "md", "table"):
             out = ["--out", str(t / f"check.{fmt}")] if fmt != "table" else []
             cmd = ["check", str(big), "--baseline", str(base), *RULES, "--format", fmt, *out]
             code = _cli(*cmd).returncode

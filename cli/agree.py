@@ -9,7 +9,7 @@ import typer
 
 from ..base.errors import LedgerError
 
-from .common import Exit, emit, err, out, print_json
+from .common import Exit, emit, err, print_json, say
 from .compare import pct
 from .exits import Outcome, exit_on_error
 from .options import Format, FormatOpt, LedgerArg
@@ -21,9 +21,11 @@ def agree(
     labels: Annotated[Path, typer.Option("--labels", help="Labels: JSON {run_id: {...}} or CSV.")],
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Check every verdict source (contract, judge, final verdict, self-report, per-step
-    verifier) against labels: precision, recall, F1, NPV, TNR with Wilson intervals;
-    contract-vs-judge confusion; Cohen's kappa; pass@k, pass^k and flaky tasks.
+    """Check every verdict source against expert labels.
+
+    The sources: contract, judge, evaluator, evidence, final verdict, self-report and the per-step
+    verifier. For each: precision, recall, F1, NPV and TNR with Wilson intervals; then the
+    contract-vs-judge confusion, Cohen's kappa, pass@k, pass^k and flaky tasks.
 
     Each judge given with `score --judgments` is checked too, against the labels, the contracts
     and the evaluators.
@@ -36,17 +38,17 @@ def agree(
     if fmt is Format.json:
         print_json(data)
         return
+    if fmt is Format.csv:  # numbers, not what the table shows: a rate, its interval and its counts
+        emit(CSV_COLUMNS, [_csv_row(s) for s in data["sources"]], fmt)
+        _warn_unmatched(data)
+        return
     cols = ["source", "level", "covered", "precision", "recall", "f1", "npv", "tnr"]
     rows = [[s["source"], s["level"], f"{s['covered']}/{s['labelled']}", pct(s["precision"]), pct(s["recall"]),
              "-" if s["f1"] is None else f"{s['f1']:.3f}", pct(s["npv"]), pct(s["tnr"])] for s in data["sources"]]
-    if fmt is Format.csv:
-        emit(cols, rows, fmt)
-        _warn_unmatched(data)
-        return
     from ..base.verdicts import Coverage
 
     # first: how many runs any source decided at all
-    out.print(Coverage.from_json(data["verdicts"]).text(), highlight=False)
+    say(Coverage.from_json(data["verdicts"]).text())
     emit(cols, rows, fmt, title=f"agreement with {data['matched_runs']} labelled runs")
     if data["judges"]:
         emit(["judge", "against", "covered", "precision", "recall", "f1"],
@@ -68,6 +70,21 @@ def agree(
              [[r["task_id"], r["trials"], r["passed"], r["pass@1"], r[f"pass@{k}"], r[f"pass^{k}"], r["flaky"]]
               for r in t["tasks"]], fmt, title="repeated trials")
     _warn_unmatched(data)
+
+
+#: The CSV of ``agree``: per source, its counts and each rate with its 95% interval (fractions, blank when
+#: undefined) and the counts it is made of.
+_RATES = ("precision", "recall", "npv", "tnr")
+CSV_COLUMNS = ["source", "level", "labelled", "covered", "tp", "fp", "tn", "fn", "f1",
+               *[f"{r}_{part}" for r in _RATES for part in ("rate", "low", "high", "k", "n")]]
+
+
+def _csv_row(s: dict[str, Any]) -> list[Any]:
+    row = [s["source"], s["level"], s["labelled"], s["covered"], s["tp"], s["fp"], s["tn"], s["fn"], s["f1"]]
+    for r in _RATES:
+        rate = s[r] or {}
+        row += [rate.get(part) for part in ("rate", "low", "high", "k", "n")]
+    return row
 
 
 def _warn_unmatched(data: dict[str, Any]) -> None:

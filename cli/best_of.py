@@ -15,8 +15,10 @@ def best_of(
     by: ByOpt = "task_id",
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Pick the best of several rollouts of each task: verdict (pass > unknown > uncertain > fail),
-    then higher total reward, then fewer steps, then run_id; and say why.
+    """Pick the best of several rollouts of each task, and say why.
+
+    The order: verdict (pass > unknown > uncertain > fail), then higher total reward, then fewer
+    steps, then run_id.
 
     Example: trajcheck best-of ledger/ --by task_id
     """

@@ -12,7 +12,7 @@ import typer
 
 from ..base.errors import LedgerError, UsageError
 
-from .common import Exit, emit, err, out
+from .common import Exit, emit, err, say
 from .exits import Outcome, Rule, exit_on_error
 from .options import CheckFormat, CheckFormatOpt, Format, LedgerArg, SuccessScoreOpt
 
@@ -55,9 +55,11 @@ def check(
     out_file: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the json, csv, md or junit output here "
                                                 "instead of stdout.")] = None,
 ) -> None:
-    """Gate a build on a ledger: false-claim rate and success against limits, and against a baseline ledger
-    a success drop or cost increase that its interval confirms. Prints each rule over all runs and the
-    tasks beyond a limit; --format md is a pull-request comment, --format junit one test case per task and
+    """Gate a build on a ledger: exit 1 when a rule fails.
+
+    The rules: false-claim rate and success against limits, and against a baseline ledger a success
+    drop or cost increase that its interval confirms. Prints each rule over all runs and the tasks
+    beyond a limit; --format md is a pull-request comment, --format junit one test case per task and
     rule for CI (docs/ci.md).
 
     Example: trajcheck check ledger/ --baseline baseline-ledger/ --max-false-claim-rate 0.1 --max-success-drop 0.05
@@ -74,7 +76,7 @@ def check(
         _table(result, by)
     else:
         _write(_text(result, fmt), out_file)
-    err.print(f"check: {gatereport.summary(result)}", highlight=False)
+    err.print(f"check: {gatereport.summary(result)}", highlight=False, markup=False)
     raise typer.Exit(int(Exit.OK if result.passed else Exit.FINDINGS))
 
 
@@ -85,9 +87,9 @@ def _table(result: "CheckResult", by: str) -> None:
     shown, hidden = gatereport.rows(result, everything=False)
     emit(gatereport.TABLE_COLUMNS, shown, Format.table, title=gatereport.scope_line(result))
     for r in result.rules:
-        out.print(f"{r.rule}: {gatereport.verdict(r.overall)}: {r.overall.why}", highlight=False)
+        say(f"{r.rule}: {gatereport.verdict(r.overall)}: {r.overall.why}")
     if any(row[2] == gatereport.ALONE for row in shown):
-        out.print(gatereport.ALONE_NOTE, highlight=False)
+        say(gatereport.ALONE_NOTE)
     if hidden:
         err.print(f"{hidden} {by} rows not shown (within their limits, or past {gatereport.MAX_TASK_ROWS} a rule): "
                   "--format csv or json lists every row", highlight=False)

@@ -79,20 +79,67 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-#: Columns that name things (a run, a task, an arm): never wrapped in a table, at most cut to MAX_ID_WIDTH.
-ID_COLUMNS = frozenset({"run_id", "task_id", "best_run", "arm", "baseline", "source", "slug", "source_format"})
-MAX_ID_WIDTH = 40
-#: A header up to this long is never folded.
-MAX_HEADER_WIDTH = 14
+#: What a terminal would act on rather than show: C0 and C1 controls (ESC starts every escape sequence, CSI
+#: is one byte in C1), DEL, and the bidirectional overrides and isolates that reorder what is shown.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def _header(name: str, width: int) -> str:
+def _visible(m: "re.Match[str]") -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def clean(text: Any) -> str:
+    """``text`` (from a run, a log, a ledger) safe to print: every control character, escape sequence start and
+    bidirectional override shown as its escape (``\\x1b``, ``\\u202e``), so a log cannot clear the screen,
+    colour it, hide a link or reorder what is shown. Line breaks and tabs stay. Not markup-escaped: print the
+    result as a :class:`rich.text.Text` or with ``markup=False``, or through :func:`literal`."""
+    return _UNSAFE.sub(_visible, str(text))
+
+
+def literal(text: Any) -> str:
+    """``text`` from a run for a string that rich reads as markup: :func:`clean`, then its brackets escaped."""
+    return escape(clean(text))
+
+
+def data_text(text: Any, style: str = "") -> Text:
+    """``text`` from a run as a rich Text: shown as written, never as markup or control codes."""
+    return Text(clean(text), style=style)
+
+
+def say(text: Any, style: str = "") -> None:
+    """One line for people on stdout, from text that may hold a run's: shown as written (no markup, control
+    codes visible) and wrapped between words at the terminal's width."""
+    out.print(data_text(text, style), soft_wrap=False, highlight=False)
+
+
+def cleaned(data: Any) -> Any:
+    """``data`` (a command's JSON result) with every string :func:`clean`: what a renderer draws from."""
+    if isinstance(data, str):
+        return clean(data)
+    if isinstance(data, dict):
+        return {k: cleaned(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [cleaned(v) for v in data]
+    return data
+
+
+#: Columns that name things (a run, a task, a rule, an arm): printed whole, never wrapped nor cut.
+ID_COLUMNS = frozenset({"run_id", "task_id", "best_run", "arm", "baseline", "source", "slug", "source_format",
+                        "rule", "scope", "run", "task", "group", "ledger", "index", "pair", "column", "table", "format",
+                        "field", "file"})
+#: A column that wraps keeps at least this width (or its widest value, if narrower): narrower than that
+#: the table prints one record per block.
+MIN_WRAP_WIDTH = 10
+
+
+def _header(name: str, width: int, spaces: bool = False) -> str:
     """``name`` in lines of at most ``width`` characters, broken after an underscore or a slash where it must
-    break (never inside a word; a header of several words keeps them on one line)."""
+    break (never inside a word; a header of several words keeps them on one line unless ``spaces``)."""
     if len(name) <= width:
         return name
     lines, line = [], ""
-    for part in re.findall(r"[^_/]*[_/]|[^_/]+", name):
+    for part in re.findall(r"[^_/ ]*[_/ ]|[^_/ ]+" if spaces else r"[^_/]*[_/]|[^_/]+", name):
         if line and len(line) + len(part) > width:
             lines.append(line)
             line = ""
@@ -100,27 +147,76 @@ def _header(name: str, width: int) -> str:
     return "\n".join([*lines, line])
 
 
-def _cut_middle(text: str, width: int) -> str:
-    """``text`` in at most ``width`` characters: its start and its end, with an ellipsis between (names
-    that share a prefix, such as ``perceptual_verifier`` and ``perceptual_verifier_seed``, differ at the
-    end)."""
-    if len(text) <= width:
-        return text
-    head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+def _longest_line(text: str) -> int:
+    return max(map(len, text.split("\n")), default=0)
 
 
-def _distinct_width(values: list[str], width: int) -> int:
-    """The smallest width from ``width`` up at which the values, cut in the middle, are still told apart."""
-    distinct = len(set(values))
-    longest = max(map(len, values), default=0)
-    while width < longest and len({_cut_middle(v, width) for v in values}) < distinct:
-        width += 1
-    return width
+def _widths(columns: Sequence[str], cells: list[list[str]], ids: set[int], room: int, spaces: bool = False
+            ) -> tuple[list[str], list[int]] | None:
+    """Each column's header and width in a table at most ``room`` wide, or None when the identifiers whole and
+    the other columns at their least width do not fit (then one record per block). A header breaks after its
+    underscores and slashes, and (``spaces``) between its words too."""
+    heads, want, least = [], [], []
+    for i, c in enumerate(columns):
+        values = [_longest_line(r[i]) for r in cells]
+        if i in ids:
+            heads.append(c)
+            want.append(max([len(c), *values]))
+            least.append(want[-1])
+            continue
+        heads.append(_header(c, max([4, *values]), spaces))
+        head = _longest_line(heads[-1])  # a header line that cannot break stays whole
+        want.append(max([head, *values]))
+        least.append(max(head, min(want[-1], MIN_WRAP_WIDTH)))
+    room -= 3 * len(columns) - 1  # a space each side of a column (none at the table's edges) and between two
+    if sum(least) > room:
+        return None
+    if sum(want) <= room:
+        return heads, want
+    # the widest wrapping columns give way first: each column at most ``cap`` wide (never under its least),
+    # ``cap`` the largest that fits, then what room is left goes a character each to the columns it held back
+    lo, hi = 0, max(want)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if sum(max(w0, min(w1, mid)) for w0, w1 in zip(least, want)) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    widths = [max(w0, min(w1, lo)) for w0, w1 in zip(least, want)]
+    spare = room - sum(widths)
+    for j in range(len(widths)):
+        if spare > 0 and widths[j] < want[j]:
+            widths[j] += 1
+            spare -= 1
+    return heads, widths
+
+
+def _blocks(columns: Sequence[str], cells: list[list[str]], ids: set[int], title: str | None) -> None:
+    """One record per block, a field a line (``name  value``): for a terminal too narrow for the table. An
+    identifier is never broken; other values wrap under themselves."""
+    import textwrap
+
+    if title:
+        out.print(data_text(title, "bold"))
+    label = max(map(len, columns), default=0)
+    room = max(20, out.width - label - 2)
+    for r in cells:
+        out.print()
+        for i, c in enumerate(columns):
+            value = r[i] if i in ids else "\n".join(
+                textwrap.fill(line, room, break_long_words=True, break_on_hyphens=False) or ""
+                for line in r[i].split("\n"))
+            body = value.replace("\n", "\n" + " " * (label + 2))
+            line = Text(f"{c:<{label}}  ", style="bold" if i == 0 else "dim")
+            line.append(body, style="bold" if i == 0 else "")
+            out.print(line, soft_wrap=True)
+    out.print()  # as after a table: what follows starts apart
 
 
 def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, title: str | None = None) -> None:
-    """Print rows as a rich table, JSON (a list of objects) or CSV, on stdout."""
+    """Print rows as a rich table, JSON (a list of objects) or CSV, on stdout. The table never cuts an
+    identifier (the first column, and those in :data:`ID_COLUMNS`): the other columns wrap, and where even
+    that does not fit the terminal, each record is a block of lines."""
     rows = list(rows)
     if fmt is Format.json:
         sys.stdout.write(json.dumps([dict(zip(columns, map(_plain, r))) for r in rows], ensure_ascii=False,
@@ -132,33 +228,23 @@ def emit(columns: Sequence[str], rows: Iterable[Sequence[Any]], fmt: Format, tit
             writer.writerow(["" if v is None else (json.dumps(_plain(v)) if isinstance(v, (list, dict)) else v)
                              for v in r])
     else:
-        cells = [[_cell(v) for v in r] for r in rows]
+        columns = [clean(c) for c in columns]
+        cells = [[clean(_cell(v)) for v in r] for r in rows]
+        ids = {i for i, c in enumerate(columns) if i == 0 or c in ID_COLUMNS}
+        # headers of several words on one line if the table fits so, else broken between them too
+        layout = _widths(columns, cells, ids, out.width) or _widths(columns, cells, ids, out.width, spaces=True)
+        if layout is None:
+            _blocks(columns, cells, ids, title)
+            return
+        heads, widths = layout
         # a light box (rules under the title and the header, no vertical lines) leaves the columns the room
-        t = Table(title=title, show_lines=False, header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
-        ids = [i for i, c in enumerate(columns) if i == 0 or c in ID_COLUMNS]
-        # every other column as wide as its widest value (at least 4): the identifiers get what is left
-        heads: dict[int, str] = {}
-        nat: dict[int, int] = {}
-        for i, c in enumerate(columns):
-            if i not in ids:  # a long header breaks after its underscores, not inside a word
-                heads[i] = _header(c, max([4, *(len(r[i]) for r in cells)]))
-                head = max(map(len, heads[i].split("\n")))  # a header line that cannot break stays whole
-                nat[i] = max(head, min(MAX_HEADER_WIDTH, max([head, *(len(r[i]) for r in cells)])))
-        # each column takes 3 more: its padding and the space between columns
-        room = max(12, (out.width - sum(w + 3 for w in nat.values())) // max(1, len(ids)) - 3)
-        for i, c in enumerate(columns):
-            if i in ids:  # one line each, cut in the middle only past the room there is, and never so far
-                # that two names read the same
-                w = _distinct_width([r[i] for r in cells], min(max([len(c), *(len(r[i]) for r in cells)]),
-                                                               MAX_ID_WIDTH, room))
-                for r in cells:
-                    r[i] = _cut_middle(r[i], w)
-                t.add_column(c, no_wrap=True, overflow="ellipsis", min_width=w, max_width=w)
-            else:
-                t.add_column(heads[i], overflow="fold", min_width=nat[i])
+        t = Table(title=None if title is None else data_text(title), show_lines=False, header_style="bold",
+                  box=box.SIMPLE_HEAD, pad_edge=False)
+        for i, (head, w) in enumerate(zip(heads, widths)):
+            t.add_column(head, no_wrap=i in ids, overflow="fold", width=w)
         for r in cells:
             t.add_row(*(Text(v) for v in r))  # Text: cell values are data, never rich markup
-        out.print(t)
+        out.print(t, soft_wrap=True)
 
 
 def print_json(data: Any) -> None:
@@ -169,14 +255,14 @@ def print_json(data: Any) -> None:
 def print_problems(problems: Iterable["Problem"]) -> None:
     """One stderr line per problem of the input: its severity, location, message, hint and slug."""
     for p in problems:
-        err.print(f"[yellow]{p.severity}:[/] {escape(str(p))}", highlight=False)
+        err.print(f"[yellow]{p.severity}:[/] {literal(p)}", highlight=False)
 
 
 def fail(message: str, code: Exit, hint: str | None = None) -> NoReturn:
     """Print one error line (and a hint) to stderr and exit with ``code``."""
     import typer
 
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True)
+    err.print(f"[bold red]error:[/] {literal(message)}", highlight=False, markup=True)
     if hint:
-        err.print(f"[dim]hint:[/] {escape(hint)}", highlight=False)
+        err.print(f"[dim]hint:[/] {literal(hint)}", highlight=False)
     raise typer.Exit(int(code))

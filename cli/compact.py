@@ -28,7 +28,7 @@ def compact(ledger_dir: LedgerArg, wait: WaitOpt = DEFAULT_WAIT, fmt: FormatOpt 
     done = merge(ledger_dir, wait=wait, on_wait=lambda w: err.print(wait_line(w), highlight=False, markup=False))
     if fmt is Format.table:
         err.print(f"compacted {done.ledger}: {done.parts_before} parts -> {done.parts_after} "
-                  f"(generation {done.generation})", highlight=False)
+                  f"(generation {done.generation})", highlight=False, markup=False)
     elif fmt is Format.json:
         print_json(done.to_json())
     else:

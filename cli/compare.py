@@ -44,6 +44,24 @@ def arm_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     return cols, rows
 
 
+def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A nested record as one level: ``{"success": {"rate": 0.5}}`` -> ``{"success_rate": 0.5}``."""
+    flat: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            flat.update(_flat(v, f"{prefix}{k}_"))
+        else:
+            flat[f"{prefix}{k}"] = v
+    return flat
+
+
+def flat_rows(records: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+    """Records as CSV columns and rows of plain values: every key of any record, in the order first seen."""
+    flats = [_flat(r) for r in records]
+    cols = list(dict.fromkeys(k for f in flats for k in f))
+    return cols, [[f.get(c) for c in cols] for f in flats]
+
+
 def _warnings(w: dict[str, Any] | None) -> list[Any]:
     """An arm's warnings in three cells: how many, the recovery rate after one, the share of false ones."""
     if not w:
@@ -134,12 +152,14 @@ def compare(
                                                   "counted.")] = False,
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Compare ablation arms: success with 95% Wilson intervals, paired difference with an
-    interval that holds for its number of pairs (Newcombe's score interval below 30 pairs, a
-    seeded percentile bootstrap from 30), exact McNemar test, per-task wins, and what the
-    verifier-off arm missed. Per arm, the verifier's warnings: what followed them, the
-    recovery rate after a warning and the share of false warnings (Wilson intervals over
-    warnings). Runs without a value of --by are counted apart, not an arm.
+    """Compare ablation arms: success, the paired difference and what the verifier-off arm missed.
+
+    Success with 95% Wilson intervals, the paired difference with an interval that holds for its
+    number of pairs (Newcombe's score interval below 30 pairs, a seeded percentile bootstrap from
+    30), the exact McNemar test, per-task wins, and what the verifier-off arm missed. Per arm, the
+    verifier's warnings: what followed them, the recovery rate after a warning and the share of
+    false warnings (Wilson intervals over warnings). Runs without a value of --by are counted
+    apart, not an arm.
 
     Example: trajcheck compare ledger/ --by config.perceptual_verifier --baseline false
     """
@@ -151,10 +171,10 @@ def compare(
     if fmt is Format.json:
         print_json(data)
         return
-    cols, rows = arm_rows(data)
-    if fmt is Format.csv:
-        emit(cols, rows, fmt)
+    if fmt is Format.csv:  # numbers, not what the table shows: each nested figure a column of its own
+        emit(*flat_rows(data["arms"]), fmt)
         return
+    cols, rows = arm_rows(data)
     # metrics down, arms across: readable in 80 columns for the usual two arms
     emit([data["by"], *[str(r[0]) for r in rows]], [[c, *[r[i] for r in rows]] for i, c in enumerate(cols) if i],
          fmt, title=f"arms (success: verdict pass, else score >= {success_score:g})")

@@ -12,7 +12,7 @@ from rich.text import Text
 from ..base.errors import LedgerError
 from ..base.reasons import PairMatch
 
-from .common import Exit, emit, out, print_json
+from .common import Exit, cleaned, emit, out, print_json
 from .exits import Outcome, exit_on_error
 from .options import ByOpt, Format, FormatOpt, LedgerArg
 
@@ -63,14 +63,16 @@ def _side(label: str, r: dict[str, Any], by: str | None) -> Text:
 
 
 def render(data: dict[str, Any]) -> Group:
-    """The header (both runs), the aligned steps side by side with the first divergence marked, and why."""
+    """The header (both runs), the aligned steps side by side with the first divergence marked, and why.
+    Every string of ``data`` came from the runs: shown as written (Text, never markup), control codes visible."""
+    data = cleaned(data)
     first = data["first_divergence"]
     at = first["pair"] if first else None
     table = Table(show_lines=True, header_style="bold", expand=False)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column(f"A {data['a']['run_id']}", overflow="fold", ratio=1)
+    table.add_column("A", overflow="fold", ratio=1)  # the run ids are whole in the lines above
     table.add_column("match", no_wrap=True)
-    table.add_column(f"B {data['b']['run_id']}", overflow="fold", ratio=1)
+    table.add_column("B", overflow="fold", ratio=1)
     for p in data["pairs"]:
         here = p["pair"] == at
         mark = Text(_MARKS.get(p["match"], p["match"]), style="bold red" if here else
@@ -117,10 +119,11 @@ def diff(
     arm: Annotated[Optional[str], typer.Option(help="The arm shown as B (default: the only other one).")] = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Show two runs of one task side by side: their steps aligned by screen (pHash, page) and
-    action, so that a step one run took and the other did not leaves the later steps paired; and
-    the first step where they diverge: another screen, action or target, another result of the
-    same action, an extra step, or one run ended.
+    """Show two runs of one task side by side, and the first step where they diverge.
+
+    Their steps are aligned by screen (pHash, page) and action, so that a step one run took and the
+    other did not leaves the later steps paired. They diverge at another screen, action or target,
+    another result of the same action, an extra step, or where one run ended.
 
     Example: trajcheck diff ledger/ --task newsletter-subscribe --by config.perceptual_verifier
     """
@@ -134,4 +137,4 @@ def diff(
     if fmt is Format.csv:
         emit(CSV_COLUMNS, [_csv_row(p, first) for p in data["pairs"]], fmt)
         return
-    out.print(render(data))
+    out.print(render(data), soft_wrap=False)  # lines wrap between words at the terminal's width

@@ -28,7 +28,8 @@ class ExportTable(str, enum.Enum):
                     means="the file cannot be written"), raises=(LedgerError,))
 def export(
     ledger_dir: LedgerArg,
-    table: Annotated[ExportTable, typer.Option(help="Which table.")] = ExportTable.summary,
+    table: Annotated[ExportTable, typer.Option(metavar="TABLE", help="Which table: summary, per-task, "
+                                               "per-action-type or compare.")] = ExportTable.summary,
     fmt: ExportFormatOpt = ExportFormat.md,
     by: ByOpt = None,
     success_score: SuccessScoreOpt = 1.0,

@@ -93,8 +93,8 @@ MappingOpt = Annotated[Optional[Path], typer.Option("--mapping", help=flag("mapp
 
 #: How runs are grouped (`compare`, `export`, `report`: the arms; `best-of`: the tasks), declared once.
 ByOpt = Annotated[Optional[str], typer.Option("--by", help="Group the runs by this runs column or config.KEY: the arms "
-                                              "of a comparison (e.g. config.perceptual_verifier; `report` takes it "
-                                              "when the ledger has both arms), or the tasks of best-of.")]
+                                              "of a comparison (`report` takes it when the ledger has both arms), "
+                                              "or the tasks of best-of.")]
 
 SuccessScoreOpt = Annotated[float, typer.Option(help="For runs without a verdict: an outcome.score at or above "
                                                 "this counts as success.")]

@@ -25,7 +25,9 @@ def report(
                                           "and failed runs first); every run gets a page.")] = 60,
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Write a static HTML report: index.html with summary and comparison tables, a success chart
+    """Write a static HTML report of a ledger, a page per run.
+
+    index.html has summary and comparison tables, a success chart
     and a sortable, filterable table of every run; runs/<n>.html with each run's story, its
     pre/post thumbnails and 200x200 region crops marked with the click point, the region and
     the changed box.
@@ -37,7 +39,7 @@ def report(
     written = write(ledger_dir, out, by=by, max_runs=max_runs)
     if fmt is Format.table:
         err.print(f"report written: {written.index} ({written.runs} runs, {written.with_thumbnails} with "
-                  "thumbnails)", highlight=False)
+                  "thumbnails)", highlight=False, markup=False)
     elif fmt is Format.json:
         print_json(written.to_json())
     else:

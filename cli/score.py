@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 
 import typer
-from rich.markup import escape
 
 from ..api import NoRunsFound
 from ..base.errors import LedgerError
@@ -18,7 +17,7 @@ from ..scoring import scoreargs
 from ..scoring.scoreargs import Engine
 from ..store.lock import LedgerBusy
 
-from .common import Exit, emit, err, out, print_json, print_problems, wait_line
+from .common import Exit, emit, err, literal, out, print_json, print_problems, wait_line
 from .exits import Outcome, Rule, exit_on_error
 from .options import Format, FormatOpt, QuietOpt
 
@@ -189,21 +188,28 @@ def _summary(result: "ScoreResult") -> None:
     state = "unchanged" if result.generation is None else f"generation {result.generation}"
     err.print(f"scored {result.scored} runs ({len(result.invalid)} invalid), {result.frames} frames in "
               f"{result.elapsed:.2f}s ({result.frames_per_second:.1f} frames/s){extra} -> {result.ledger} ({state})",
-              highlight=False)
-    if result.summaries:
-        err.print(_verdict_line(result.summaries), highlight=False)
-        err.print(result.coverage.text(), highlight=False)
-        spend = _spend_line(result.summaries)
+              highlight=False, markup=False)
+    rows = result.summaries
+    if not rows and not result.invalid:  # nothing to do: the ledger as it stands, so the answer is still there
+        from ..base.verdicts import coverage
+
+        rows = result.ledger_runs()
+        if rows:
+            err.print(f"the ledger holds {len(rows)} runs", highlight=False)
+    if rows:
+        err.print(_verdict_line(rows), highlight=False)
+        err.print((result.coverage if rows is result.summaries else coverage(rows)).text(), highlight=False)
+        spend = _spend_line(rows)
         if spend:
             err.print(spend, highlight=False)
     poor = [w for r in result.summaries for w in r.get("warnings") or [] if w.endswith(READ_WARNINGS)]
     for w in poor[:MAX_LISTED]:  # runs read so poorly that their rows say little: named, never silent
-        err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
+        err.print(f"[yellow]warning:[/] {literal(w)}", highlight=False)
     if len(poor) > MAX_LISTED:
         err.print(f"[yellow]warning:[/] and {len(poor) - MAX_LISTED} more runs read as poorly (the runs table's "
                   "warnings column has them all)", highlight=False)
     for r in result.invalid:
-        err.print(f"[red]invalid:[/] {escape(r['error'])}", highlight=False)
+        err.print(f"[red]invalid:[/] {literal(r['error'])}", highlight=False)
 
 
 #: The run-level warnings of a poorly read run (its stored text ends with the slug in brackets).
@@ -250,6 +256,8 @@ def _render(rows: list[dict[str, Any]], fmt: Format) -> None:
         (r["run_id"], r["status"], r.get("n_steps"), r.get("effect_checked"), r.get("effect_no_effect"),
          r.get("effect_no_effect_seed"), len(r.get("warnings") or []), r.get("outcome_status"),
          r.get("eval_final_verdict"), r.get("false_claim")) for r in rows]
+    if fmt is Format.table and not table:  # nothing scored: the closing lines say so, and what the ledger holds
+        return
     if fmt is Format.table and len(table) > MAX_LISTED:
         ok = [r for r in rows if r["status"] == "ok"]
         emit(["runs", "invalid", "steps", "checked", "no_effect", "no_effect_seed", "pass", "fail", "false_claims"],

@@ -14,7 +14,7 @@ from ..base.errors import LedgerError
 from ..base.reasons import WarningFollowup
 from ..queries.views import action_label
 
-from .common import Exit, out, print_json
+from .common import Exit, cleaned, out, print_json
 from .exits import Outcome, exit_on_error
 from .options import LedgerArg, TimelineFormat, TimelineFormatOpt
 
@@ -70,13 +70,15 @@ def _lanes(rows: list[tuple[str, Text | str]]) -> Table:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(width=9, no_wrap=True)
     grid.add_column(overflow="fold")
-    for label, body in rows:
-        grid.add_row(Text(label, style="dim"), body)
+    for label, body in rows:  # a plain string is text from the run too: never read as markup
+        grid.add_row(Text(label, style="dim"), Text(body) if isinstance(body, str) else body)
     return grid
 
 
 def render(data: dict[str, Any]) -> Group:
-    """The timeline: lanes action -> state -> hint (and what followed it) -> reward per step, then the referee."""
+    """The timeline: lanes action -> state -> hint (and what followed it) -> reward per step, then the referee.
+    Every string of ``data`` came from a run: shown as written, with its control codes made visible."""
+    data = cleaned(data)
     r = data["run"]
     parts: list[Any] = []
     head = Text(f"run {r['run_id']}", style="bold")
@@ -220,4 +222,4 @@ def timeline(
     if fmt is TimelineFormat.json:
         print_json(data)
         return
-    out.print(render(data))
+    out.print(render(data), soft_wrap=False)  # lines wrap between words at the terminal's width

@@ -86,6 +86,24 @@ class ScoreResult:
         """Frames scored per second of the call (0.0 for a call that took no time)."""
         return self.frames / self.elapsed if self.elapsed > 0 else 0.0
 
+    def ledger_runs(self) -> list[dict[str, Any]]:
+        """Every run of the ledger as the summaries give them (status, verdict, its source, false claim):
+        what a call that scored nothing reports instead (an unchanged ledger's verdicts). Empty when the
+        ledger has no runs table yet."""
+        from .store.manifest import verdicts_from_index
+
+        fast = verdicts_from_index(self.ledger)  # the digest index has them: no Arrow, no DuckDB
+        if fast is not None:
+            return sorted(fast, key=lambda r: str(r["run_id"]))
+        from .store.ledgerquery import query
+
+        keys = ("run_id", "status", "eval_final_verdict", "verdict_source", "false_claim")
+        try:
+            res = query(self.ledger, f"select {', '.join(keys)} from runs order by run_id")
+        except LedgerError:
+            return []
+        return [dict(zip(keys, r)) for r in res.rows]
+
     def to_json(self) -> dict[str, Any]:
         """The result as ``score --format json`` prints it: ``runs`` holds the scored runs' summaries."""
         return {"ledger": str(self.ledger), "generation": self.generation, "ok": self.ok, "scored": self.scored,

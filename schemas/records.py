@@ -13,9 +13,12 @@ from typing import Any
 
 from .version import RUN_FORMAT as RUN_FORMAT  # noqa: E402  (re-exported)
 
-#: Action types of format v1. Anything else is accepted and reported as unknown.
+#: Action types of format v1. Anything else is accepted and reported as unknown. READ is the agent looking without
+#: acting (reading the page, a zoom, the cursor's position): the analyzers count it as an observation, never
+#: high-risk (analyzers/reward.py OBSERVATION_TYPES, analyzers/evidence.py NON_ACTING), and readers write it
+#: (the Anthropic computer tool's zoom and cursor_position).
 KNOWN_ACTION_TYPES = frozenset(
-    {"CLICK", "DOUBLE_CLICK", "KEY_PRESS", "TYPE", "SCROLL", "WAIT", "DONE", "NAVIGATE"}
+    {"CLICK", "DOUBLE_CLICK", "KEY_PRESS", "TYPE", "SCROLL", "WAIT", "DONE", "NAVIGATE", "READ"}
 )
 
 

@@ -156,83 +156,86 @@ def test_agree_table_at_120_columns(sample_ledger: Path, width: Callable[[int], 
 
 # The figures above as percentages with one decimal; each row's string is split where its last column starts.
 EXPECTED_TABLE = [
-    "verdict for 27 of 28 runs: contract 18, evaluator 1, evidence 8; unknown 1",
-    "agreement with 28 labelled runs",
-    "",
-    " source                    level   covered   precision        recall           f1      npv              tnr",
+    'verdict for 27 of 28 runs: contract 18, evaluator 1, evidence 8; unknown 1',
+    'agreement with 28 labelled runs',
+    '',
+    ' source                     level   covered   precision        recall           f1      npv              '
+    'tnr',
     " " + "─" * 118,
-    " contract                  run     18/28     100.0% [74.1,    100.0% [74.1,    1.000   100.0% [64.6,    "
-    "100.0% [64.6,",
-    "                                             100.0] (11/11)   100.0] (11/11)           100.0] (7/7)     "
-    "100.0] (7/7)",
-    " judge                     run     2/28      50.0% [9.5,      100.0% [20.7,    0.667   -                "
-    "0.0% [0.0,",
-    "                                             90.5] (1/2)      100.0] (1/1)                              "
-    "79.3] (0/1)",
-    " evaluator                 run     19/28     100.0% [74.1,    100.0% [74.1,    1.000   100.0% [67.6,    "
-    "100.0% [67.6,",
-    "                                             100.0] (11/11)   100.0] (11/11)           100.0] (8/8)     "
-    "100.0] (8/8)",
-    " evidence                  run     25/28     92.9% [68.5,     100.0% [77.2,    0.963   100.0% [74.1,    "
-    "91.7% [64.6,",
-    "                                             98.7] (13/14)    100.0] (13/13)           100.0] (11/11)   "
-    "98.5] (11/12)",
-    " final_verdict             run     27/28     100.0% [78.5,    100.0% [78.5,    1.000   100.0% [77.2,    "
-    "100.0% [77.2,",
-    "                                             100.0] (14/14)   100.0] (14/14)           100.0] (13/13)   "
-    "100.0] (13/13)",
-    " self_reported             run     28/28     60.0% [40.7,     100.0% [79.6,    0.750   100.0% [43.9,    "
-    "23.1% [8.2,",
-    "                                             76.6] (15/25)    100.0] (15/15)           100.0] (3/3)     "
-    "50.3] (3/13)",
-    " perceptual_verifier       step    42/102    100.0% [83.9,    100.0% [83.9,    1.000   100.0% [85.1,    "
-    "100.0% [85.1,",
-    "                                             100.0] (20/20)   100.0] (20/20)           100.0] (22/22)   "
-    "100.0] (22/22)",
-    " perceptual_…rifier_seed   step    42/102    86.4% [66.7,     95.0% [76.4,     0.905   95.0% [76.4,     "
-    "86.4% [66.7,",
-    "                                             95.3] (19/22)    99.1] (19/20)            99.1] (19/20)    "
-    "95.3] (19/22)",
-    "",
-    "contract vs judge",
-    "",
-    " contract \\ judge   none   pass",
+    ' contract                   run     18/28     100.0% [74.1,    100.0% [74.1,    1.000   100.0% [64.6,    '
+    '100.0% [64.6,',
+    '                                              100.0] (11/11)   100.0] (11/11)           100.0] (7/7)     '
+    '100.0] (7/7)',
+    ' judge                      run     2/28      50.0% [9.5,      100.0% [20.7,    0.667   -                '
+    '0.0% [0.0,',
+    '                                              90.5] (1/2)      100.0] (1/1)                              '
+    '79.3] (0/1)',
+    ' evaluator                  run     19/28     100.0% [74.1,    100.0% [74.1,    1.000   100.0% [67.6,    '
+    '100.0% [67.6,',
+    '                                              100.0] (11/11)   100.0] (11/11)           100.0] (8/8)     '
+    '100.0] (8/8)',
+    ' evidence                   run     25/28     92.9% [68.5,     100.0% [77.2,    0.963   100.0% [74.1,    '
+    '91.7% [64.6,',
+    '                                              98.7] (13/14)    100.0] (13/13)           100.0] (11/11)   '
+    '98.5] (11/12)',
+    ' final_verdict              run     27/28     100.0% [78.5,    100.0% [78.5,    1.000   100.0% [77.2,    '
+    '100.0% [77.2,',
+    '                                              100.0] (14/14)   100.0] (14/14)           100.0] (13/13)   '
+    '100.0] (13/13)',
+    ' self_reported              run     28/28     60.0% [40.7,     100.0% [79.6,    0.750   100.0% [43.9,    '
+    '23.1% [8.2,',
+    '                                              76.6] (15/25)    100.0] (15/15)           100.0] (3/3)     '
+    '50.3] (3/13)',
+    ' perceptual_verifier        step    42/102    100.0% [83.9,    100.0% [83.9,    1.000   100.0% [85.1,    '
+    '100.0% [85.1,',
+    '                                              100.0] (20/20)   100.0] (20/20)           100.0] (22/22)   '
+    '100.0] (22/22)',
+    ' perceptual_verifier_seed   step    42/102    86.4% [66.7,     95.0% [76.4,     0.905   95.0% [76.4,     '
+    '86.4% [66.7,',
+    '                                              95.3] (19/22)    99.1] (19/20)            99.1] (19/20)    '
+    '95.3] (19/22)',
+    '',
+    'contract vs judge',
+    '',
+    ' contract \\ judge   none   pass',
     " " + "─" * 30,
-    " fail               6      1",
-    " not_applicable     10     0",
-    " pass               10     1",
-    "",
+    ' fail               6      1',
+    ' not_applicable     10     0',
+    ' pass               10     1',
+    '',
     "Cohen's kappa",
-    "",
-    " a               b               items   kappa",
+    '',
+    ' a               b               items   kappa',
     " " + "─" * 46,
-    " contract        judge           2       0",
-    " contract        evaluator       18      1",
-    " contract        evidence        16      0.8621",
-    " contract        final_verdict   18      1",
-    " contract        self_reported   18      0.1692",
-    " judge           evaluator       2       0",
-    " judge           evidence        2       1",
-    " judge           final_verdict   2       0",
-    " judge           self_reported   2       1",
-    " evaluator       evidence        17      0.8759",
-    " evaluator       final_verdict   19      1",
-    " evaluator       self_reported   19      0.2785",
-    " evidence        final_verdict   25      0.9196",
-    " evidence        self_reported   25      0.2958",
-    " final_verdict   self_reported   27      0.2373",
-    "",
+    ' contract        judge           2       0',
+    ' contract        evaluator       18      1',
+    ' contract        evidence        16      0.8621',
+    ' contract        final_verdict   18      1',
+    ' contract        self_reported   18      0.1692',
+    ' judge           evaluator       2       0',
+    ' judge           evidence        2       1',
+    ' judge           final_verdict   2       0',
+    ' judge           self_reported   2       1',
+    ' evaluator       evidence        17      0.8759',
+    ' evaluator       final_verdict   19      1',
+    ' evaluator       self_reported   19      0.2785',
+    ' evidence        final_verdict   25      0.9196',
+    ' evidence        self_reported   25      0.2958',
+    ' final_verdict   self_reported   27      0.2373',
+    '',
 ]
 
 
-def test_every_source_is_told_apart_at_100_columns(sample_ledger: Path, width: Callable[[int], None]) -> None:
-    width(100)
+@pytest.mark.parametrize("columns", [80, 100, 200])
+def test_every_source_is_whole_at_any_width(sample_ledger: Path, width: Callable[[int], None], columns: int) -> None:
+    width(columns)
     res = CliRunner().invoke(app, ["agree", str(sample_ledger), "--labels", str(LABELS)])
     assert res.exit_code == 0, res.output
-    # a source's row is the line whose second cell is its level; wrapped cells continue on lines without one
-    cells = [line.split() for line in res.stdout.split("contract vs judge")[0].splitlines()]
-    names = [c[0] for c in cells if len(c) > 1 and c[1] in ("run", "step")]
-    assert len(names) == 8 and len(set(names)) == 8, names
+    words = res.stdout.split()
+    for s in SAMPLE_SOURCES:  # each source's name is printed whole, never cut nor folded
+        assert s["source"] in words, (columns, s["source"])
+    assert "…" not in res.stdout
+    assert max(len(line) for line in res.stdout.splitlines()) <= columns
 
 
 # Four sample runs' labels, one without an outcome, and two runs the ledger does not have.
@@ -284,18 +287,22 @@ def test_csv_output_of_the_partial_labels(sample_ledger: Path, tmp_path: Path) -
     # PARTIAL_SOURCES as percentages: 1/1 is [20.7, 100.0], 2/2 [34.2, 100.0], 0/1 [0.0, 79.3], 1/2 [9.5, 90.5],
     # 1/3 [6.1, 79.2], 0/2 [0.0, 65.8]; "-" where there is nothing to divide by (the judge's recall: no run it
     # judged was labelled pass) or no F1 (no true positive)
-    one, two = '"100.0% [20.7, 100.0] (1/1)"', '"100.0% [34.2, 100.0] (2/2)"'
-    assert res.stdout.splitlines() == [
-        "source,level,covered,precision,recall,f1,npv,tnr",
-        f"contract,run,3/3,{one},{one},1.000,{two},{two}",
-        'judge,run,1/3,"0.0% [0.0, 79.3] (0/1)",-,-,-,"0.0% [0.0, 79.3] (0/1)"',
-        f'evaluator,run,3/3,{one},{one},1.000,{two},{two}',
-        f'evidence,run,3/3,"50.0% [9.5, 90.5] (1/2)",{one},0.667,{one},"50.0% [9.5, 90.5] (1/2)"',
-        f"final_verdict,run,3/3,{one},{one},1.000,{two},{two}",
-        f'self_reported,run,3/3,"33.3% [6.1, 79.2] (1/3)",{one},0.500,-,"0.0% [0.0, 65.8] (0/2)"',
-        f"perceptual_verifier,step,3/4,{one},{one},1.000,{two},{two}",
-        f"perceptual_verifier_seed,step,3/4,{one},{one},1.000,{two},{two}",
-    ]
+    # PARTIAL_SOURCES as plain values: each rate as its fraction, interval and counts (rate() above), blank where
+    # there is nothing to divide by (the judge's recall: no run it judged was labelled pass) or no F1
+    from trajcheck.cli.agree import CSV_COLUMNS
+
+    rows = list(csv.reader(res.stdout.splitlines()))
+    assert rows[0] == CSV_COLUMNS
+    want = []
+    for src in PARTIAL_SOURCES:
+        row = [src[k] for k in ("source", "level", "labelled", "covered", "tp", "fp", "tn", "fn", "f1")]
+        for r in ("precision", "recall", "npv", "tnr"):
+            row += [src[r][part] for part in ("rate", "low", "high", "k", "n")]
+        want.append(["" if v is None else str(v) for v in row])
+    assert rows[1:] == want
+    assert rows[1][:9] == ["contract", "run", "3", "3", "1", "0", "2", "0", "1.0"]
+    assert rows[2][9:19] == ["0.0", "0.0", "0.793451", "0", "1", "", "", "", "0", "0"]  # judge: 0/1, then 0/0
+    assert not any("%" in cell or "[" in cell for row in rows for cell in row)  # no display strings
     assert res.stderr == "2 labelled runs are not in the ledger\n"  # stdout stays the CSV
 
 

@@ -7,10 +7,11 @@ pairs' correlation term is 0), not copied from the command's output.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 from typer.testing import CliRunner
@@ -141,58 +142,61 @@ def test_compare_table_of_the_sample_runs_at_100_columns(sample_ledger: Path, wi
 
 
 EXPECTED_TABLE = [
-    "arms (success: verdict pass, else score >= 1)",
-    "",
-    " config.perceptual_verifier   false                      true",
+    'arms (success: verdict pass, else score >= 1)',
+    '',
+    ' config.perceptual_verifier   false                      true',
     " " + "─" * 87,
-    " runs                         5                          14",
-    " tasks                        5                          13",
-    " success                      0.0% [0.0, 43.4] (0/5)     78.6% [52.4, 92.4] (11/14)",
-    " uncertain                    0.0% [0.0, 43.4] (0/5)     7.1% [1.3, 31.5] (1/14)",
-    " unknown                      0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 21.5] (0/14)",
-    " false_claim                  80.0% [37.6, 96.4] (4/5)   14.3% [4.0, 39.9] (2/14)",
-    " by_evidence                  0                          0",
-    " steps_to_done                2.0                        5.3",
-    " no_effect/run                1.80                       0.43",
-    " loops/run                    0.20                       0.00",
-    " mean_reward                  -2.07                      1.56",
-    " steps_returning              0.0%                       0.0%",
-    " stalled_from                 -                          -",
-    " no_net_progress              0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 21.5] (0/14)",
-    " verdicts                     5/5: contract 5            14/14: contract 13, evaluator 1",
-    " warnings                     9                          6",
-    " recovered_after_warning      0.0% [0.0, 29.9] (0/9)     83.3% [43.6, 97.0] (5/6)",
-    " false_warnings               11.1% [2.0, 43.5] (1/9)    16.7% [3.0, 56.4] (1/6)",
-    "",
+    ' runs                         5                          14',
+    ' tasks                        5                          13',
+    ' success                      0.0% [0.0, 43.4] (0/5)     78.6% [52.4, 92.4] (11/14)',
+    ' uncertain                    0.0% [0.0, 43.4] (0/5)     7.1% [1.3, 31.5] (1/14)',
+    ' unknown                      0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 21.5] (0/14)',
+    ' false_claim                  80.0% [37.6, 96.4] (4/5)   14.3% [4.0, 39.9] (2/14)',
+    ' by_evidence                  0                          0',
+    ' steps_to_done                2.0                        5.3',
+    ' no_effect/run                1.80                       0.43',
+    ' loops/run                    0.20                       0.00',
+    ' mean_reward                  -2.07                      1.56',
+    ' steps_returning              0.0%                       0.0%',
+    ' stalled_from                 -                          -',
+    ' no_net_progress              0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 21.5] (0/14)',
+    ' verdicts                     5/5: contract 5            14/14: contract 13, evaluator 1',
+    ' warnings                     9                          6',
+    ' recovered_after_warning      0.0% [0.0, 29.9] (0/9)     83.3% [43.6, 97.0] (5/6)',
+    ' false_warnings               11.1% [2.0, 43.5] (1/9)    16.7% [3.0, 56.4] (1/6)',
+    '',
     "after a warning (trajcheck's rule): what the agent did next",
-    "",
-    # the counts of the JSON's warnings, one column per follow-up
-    " arm     warnings   shown   not shown   recovered   repeated   moved on   declared done   run ended   unknown",
-    " " + "─" * 108,
-    " false   9          0       9           0           4          0          4               1           0",
-    " true    6          6       0           5           0          0          1               0           0",
-    "",
-    "paired by task_id and trial",
-    "",
-    # wider than 100: a table keeps its values whole rather than fold them (issue 15); a header breaks between
-    # words (after a slash or an underscore), never inside one
-    "                                                                                                  wins/",
-    "                                                         ci_        only_      only_   mcnemar_   losses/",
-    " baseline   arm    pairs   difference   95% CI           method     baseline   arm     p          ties",
-    " " + "─" * 104,
-    " false      true   5       +100.0 pp    [+38.6,          newcombe   0          5       0.0625     5/0/0",
-    "                                        +100.0] pp",
-    "",
-    "counterfactual: what the verifier would have flagged",
-    "",
-    " arm     runs recorded verifier-off   unwarned no-effect steps   runs with them   their verdicts",
+    '',
+    '                            not                            moved    declared    run',
+    ' arm     warnings   shown   shown   recovered   repeated   on       done        ended   unknown',
+    " " + "─" * 94,
+    ' false   9          0       9       0           4          0        4           1       0',
+    ' true    6          6       0       5           0          0        1           0       0',
+    '',
+    'paired by task_id and trial',
+    '',
+    'baseline          false',
+    'arm               true',
+    'pairs             5',
+    'difference        +100.0 pp',
+    '95% CI            [+38.6, +100.0] pp',
+    'ci_method         newcombe',
+    'only_baseline     0',
+    'only_arm          5',
+    'mcnemar_p         0.0625',
+    'wins/losses/ties  5/0/0',
+    '',
+    'counterfactual: what the verifier would have flagged',
+    '',
+    ' arm     runs recorded verifier-off   unwarned no-effect steps   runs with them   their verdicts',
     " " + "─" * 95,
-    " false   5                            9                          5                {\"fail\": 5}",
-    "",
+    ' false   5                            9                          5                {"fail": 5}',
+    '',
 ]
 
 
-def test_no_header_is_broken_inside_a_word(sample_ledger: Path, width100: None) -> None:
+def test_no_header_is_broken_inside_a_word(sample_ledger: Path, width: Callable[[int], None]) -> None:
+    width(120)  # the paired table fits 120 columns (at 100 it is one block per pair)
     res = CliRunner().invoke(app, ["compare", str(sample_ledger), "--by", PV])
     assert res.exit_code == 0, res.output
     # the header breaks after its slashes, between words: wins/ | losses/ | ties, one under the other
@@ -348,19 +352,21 @@ def test_30_pairs_that_all_moved_one_way_do_not_get_a_zero_width_interval(tmp_pa
     assert pair["low"] < 0.95
 
 
-def test_csv_is_the_arms_table(tmp_path: Path) -> None:
+def test_csv_is_the_arms_figures_as_plain_values(tmp_path: Path) -> None:
     path = paired_ledger(tmp_path / "L", [(False, True), (True, True)])
     res = CliRunner().invoke(app, ["compare", str(path), "--by", "config.arm", "--format", "csv"])
     assert res.exit_code == 0, res.output
-    # a: 1/2, Wilson [9.5, 90.5]; b: 2/2, [34.2, 100.0]; 0/2 is [0.0, 65.8]
-    assert res.stdout.splitlines() == [
-        "arm,runs,tasks,success,uncertain,unknown,false_claim,by_evidence,steps_to_done,no_effect/run,loops/run,"
-        "mean_reward,steps_returning,stalled_from,no_net_progress,verdicts,warnings,recovered_after_warning,"
-        "false_warnings",
-        # these run rows have no states (no frames were scored): steps_returning and stalled_from are "-"; and no
-        # steps, so no warning: 0 of them, and no rate over them
-        "a,2,2,\"50.0% [9.5, 90.5] (1/2)\",\"0.0% [0.0, 65.8] (0/2)\",\"0.0% [0.0, 65.8] (0/2)\","
-        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00,-,-,\"0.0% [0.0, 65.8] (0/2)\",2/2: contract 2,0,-,-",
-        "b,2,2,\"100.0% [34.2, 100.0] (2/2)\",\"0.0% [0.0, 65.8] (0/2)\",\"0.0% [0.0, 65.8] (0/2)\","
-        "\"0.0% [0.0, 65.8] (0/2)\",0,2.0,0.00,0.00,0.00,-,-,\"0.0% [0.0, 65.8] (0/2)\",2/2: contract 2,0,-,-",
-    ]
+    rows = list(csv.DictReader(res.stdout.splitlines()))
+    arms = run_json("compare", str(path), "--by", "config.arm")["arms"]
+    assert [r["arm"] for r in rows] == ["a", "b"]
+    # each rate a column per figure: a succeeded 1 of 2 (Wilson [9.5, 90.5]%), b 2 of 2
+    assert {k: rows[0][k] for k in ("success_k", "success_n", "success_rate", "success_low", "success_high")} == \
+        {"success_k": "1", "success_n": "2", "success_rate": "0.5", "success_low": "0.094531",
+         "success_high": "0.905469"}
+    assert (rows[1]["success_rate"], rows[1]["success_low"], rows[1]["runs"], rows[1]["tasks"]) == \
+        ("1.0", "0.34238", "2", "2")
+    # the same values as the JSON, nested keys joined by "_"; nothing formatted for display
+    for row, arm in zip(rows, arms):
+        assert row["false_claim_rate"] == str(arm["false_claim"]["rate"])
+        assert row["mean_reward"] == str(arm["mean_reward"])
+    assert not any(("%" in v or "[" in v or "/" in v) for r in rows for v in r.values() if v), rows

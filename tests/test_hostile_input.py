@@ -404,3 +404,155 @@ def test_page_text_reads_only_the_leading_text_and_equals_the_whole_text_cut():
         for limit in (5000, 40, 3):
             whole = sk._text(LexborHTMLParser(html).body, limit)
             assert sk._leading_text(LexborHTMLParser(html).body, limit) == whole, (html[:120], limit)
+
+
+# --- text from a log is data (issue 40 part 3): never markup, never control codes -----------------------------
+
+#: What a web page can make an agent write into its log, and so into a terminal that prints it raw.
+CLEAR = "\x1b[2J\x1b[H"  # clear the screen, cursor home
+LINK = "\x1b]8;;https://evil.example/\x07the docs\x1b]8;;\x07"  # OSC 8: text that links elsewhere
+COLOUR = "\x1b[31mred\x1b[0m"
+CSI = "\x9b2J"  # the one-byte (C1) form of ESC [
+BIDI = "\u202egnp.exe\u202c \u2066isolated\u2069"  # right-to-left override: shows 'exe.png'
+MARKUP = "[bold red]LOUD[/bold red] [link=https://evil.example]here[/link] [role=alert]"
+HOSTILE = f"look {MARKUP} {CLEAR}{LINK} {COLOUR} {CSI} {BIDI} bell\x07 back\x08 cr\r end"
+RAW = ("\x1b", "\x9b", "\x07", "\x08", "\r", "\u202e", "\u202c", "\u2066", "\u2069")
+
+
+def test_clean_shows_every_control_and_override_visibly():
+    from trajcheck.cli.common import clean, literal
+
+    shown = clean(HOSTILE)
+    assert not any(c in shown for c in RAW), repr(shown)
+    assert "\\x1b[2J" in shown and "\\x1b]8;;https://evil.example/\\x07" in shown and "\\x9b2J" in shown
+    assert "\\u202egnp.exe\\u202c" in shown and "bell\\x07" in shown and "cr\\x0d end" in shown
+    assert MARKUP in shown  # clean() leaves brackets alone: printed as Text, they are not markup
+    assert clean("tab\tand\nline") == "tab\tand\nline"  # layout stays
+    from rich.console import Console
+    import io
+
+    buf = io.StringIO()
+    Console(file=buf, width=200, color_system=None).print(literal(HOSTILE), soft_wrap=True)
+    assert MARKUP in buf.getvalue() and "\x1b" not in buf.getvalue()
+
+
+def _hostile_pair(tmp_path: Path) -> Path:
+    """Two runs of one task (copies of the good run) whose reasoning, typed text and recorded feedback hold
+    markup, escape sequences and bidi overrides; scored into a ledger."""
+    root = tmp_path / "runs"
+    for name in ("hostile-a", "hostile-b"):
+        d = shutil.copytree(GOOD, root / name)
+        meta = json.loads((d / "run.json").read_text())
+        (d / "run.json").write_text(json.dumps({**meta, "run_id": name}))
+        steps = read_steps(d)
+        for s in steps:
+            s["reasoning"] = HOSTILE
+            s.setdefault("recorded", {})["feedback"] = f"the page said: {HOSTILE}"
+        steps[0]["action"] = {"type": "TYPE", "text": HOSTILE}
+        (d / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    out = tmp_path / "L"
+    from trajcheck.api import score
+
+    score([root], out, jobs=1)
+    return out
+
+
+def _terminal(*args: str, columns: int = 120) -> str:
+    """A command's stdout as a terminal of ``columns`` gets it, colours and all (a forced terminal console)."""
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    from trajcheck.cli import common, diff as diff_cli, timeline as timeline_cli
+    from trajcheck.cli.main import app
+
+    tty = Console(width=columns, force_terminal=True, color_system="truecolor", soft_wrap=True)
+    saved = common.out, diff_cli.out, timeline_cli.out
+    common.out = diff_cli.out = timeline_cli.out = tty
+    try:
+        res = CliRunner().invoke(app, list(args))
+    finally:
+        common.out, diff_cli.out, timeline_cli.out = saved
+    assert res.exit_code in (0, 1), res.output
+    return res.stdout
+
+
+def _no_escape_from_the_log(stdout: str) -> None:
+    """Rich's own colour codes are fine; none of the log's may reach the terminal."""
+    import re
+
+    log_codes = stdout.replace("\x1b[0m", "")
+    log_codes = re.sub(r"\x1b\[[0-9;]*m", "", log_codes)  # the SGR colours rich writes
+    assert not any(c in log_codes for c in RAW), [c for c in RAW if c in log_codes]
+
+
+def test_timeline_and_diff_show_hostile_reasoning_literally(tmp_path):
+    ledger_dir = _hostile_pair(tmp_path)
+    timeline = _terminal("timeline", str(ledger_dir), "hostile-a")
+    _no_escape_from_the_log(timeline)
+    flat = " ".join(timeline.split())
+    assert "[bold red]LOUD[/bold red]" in flat and "[role=alert]" in flat  # markup shown as written
+    assert "\\x1b[2J\\x1b[H" in flat and "\\u202egnp.exe\\u202c" in flat  # escapes shown visibly
+    diff = _terminal("diff", str(ledger_dir), "hostile-a", "hostile-b")
+    _no_escape_from_the_log(diff)
+    flat = " ".join(diff.split())
+    assert "[bold" in flat and "\\x1b" in flat and "\\u202e" in flat  # the typed text and the feedback shown
+
+
+def test_timeline_shows_a_selector_in_brackets_as_written(sample_ledger):
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    res = CliRunner().invoke(app, ["timeline", str(sample_ledger), "consent-overlay-off"])
+    assert res.exit_code == 0, res.output
+    assert "selector='[role=alert]'" in " ".join(res.stdout.split())
+    assert "selector=''" not in res.stdout
+
+
+def test_a_table_cell_with_markup_and_escapes_prints_them_visibly(tmp_path, width):
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    width(100)
+    ledger.write(tmp_path / "L", [{"run_id": "r1", "task_id": f"t {MARKUP}", "status": "ok",
+                                   "goal": HOSTILE}], [])
+    res = CliRunner().invoke(app, ["query", str(tmp_path / "L"), "select run_id, task_id, goal from runs"])
+    assert res.exit_code == 0, res.output
+    assert not any(c in res.stdout for c in RAW)
+    flat = "".join(res.stdout.split())
+    assert "".join(MARKUP.split()) in flat and "\\x1b]8;;https://evil.example/\\x07" in flat
+
+
+def test_a_one_megabyte_line_of_reasoning_is_scored_and_shown_in_bounded_time(tmp_path):
+    root = _batch(tmp_path, "megabyte")
+    steps = read_steps(root / "megabyte")
+    steps[0]["reasoning"] = ("x" * 999 + " ") * 1024 + MARKUP + CLEAR  # 1 MB on one line, hostile at its end
+    (root / "megabyte" / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    res, took = _cli("score", str(root), "--out", str(tmp_path / "L"), "-q", "-j", "1")
+    assert res.returncode == 0 and took < 60, res.stderr
+    for args in (("timeline", str(tmp_path / "L"), "megabyte"),
+                 ("query", str(tmp_path / "L"), "select run_id, step_index, reasoning from steps "
+                                                "where run_id = 'megabyte' and step_index = 1")):
+        res, took = _cli(*args, timeout=120)
+        assert res.returncode == 0 and took < 60, res.stderr
+        assert "\x1b" not in res.stdout
+    assert "\\x1b[2J" in res.stdout.replace("\n", "").replace(" ", "")  # the table shows the whole cell
+
+
+def test_the_report_escapes_text_from_a_run(tmp_path):
+    root = _batch(tmp_path, "scripted")
+    meta = json.loads((root / "scripted" / "run.json").read_text())
+    (root / "scripted" / "run.json").write_text(json.dumps({**meta, "goal": "<script>alert('goal')</script>"}))
+    steps = read_steps(root / "scripted")
+    for s in steps:
+        s["reasoning"] = "<img src=x onerror=alert(1)> <script>alert('why')</script> " + HOSTILE
+    (root / "scripted" / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    res, _ = _cli("score", str(root), "--out", str(tmp_path / "L"), "-q", "-j", "1")
+    assert res.returncode == 0, res.stderr
+    res, _ = _cli("report", str(tmp_path / "L"), "--out", str(tmp_path / "report"), timeout=300)
+    assert res.returncode == 0, res.stderr
+    pages = [p.read_text("utf-8") for p in (tmp_path / "report").rglob("*.html")]
+    text = "\n".join(pages)
+    assert "alert(&#x27;why&#x27;)" in text or "alert(&#39;why&#39;)" in text  # the reasoning is on a page
+    assert "<script>alert(" not in text and "<img src=x" not in text

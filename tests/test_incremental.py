@@ -57,6 +57,17 @@ def test_unchanged_runs_are_skipped_and_nothing_is_written(corpus):
     assert _generation(out) == 1 and _counts(out) == before
 
 
+def test_a_rescore_with_nothing_to_do_prints_the_ledgers_verdicts_and_no_empty_table(corpus):
+    root, out = corpus
+    res = CliRunner().invoke(app, ["score", str(root), "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == ""  # no table of nothing
+    # consent-overlay-on and validation-flash-on pass; terms-checkbox-off fails, a false claim
+    assert "3 unchanged runs skipped" in res.stderr and "the ledger holds 3 runs" in res.stderr
+    assert "verdicts: 2 pass, 1 fail; 1 false claim" in res.stderr
+    assert "verdict for 3 of 3 runs" in res.stderr
+
+
 def test_a_touched_but_identical_file_does_not_force_a_rescore(corpus):
     root, out = corpus
     f = root / NAMES[0] / "frames" / "001.png"

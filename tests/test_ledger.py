@@ -127,16 +127,24 @@ def test_digest_index_matches_the_runs_table(tmp_path, samples):
     assert sorted((r[0], r[2]) for r in index["runs"]) == [tuple(r) for r in rows]
     fast = previous_from_index(out)
     assert fast is not None and sorted((p.run_id, p.input_digest) for p in fast) == [tuple(r) for r in rows]
+    from trajcheck.store.manifest import verdicts_from_index
+
+    verdicts = ledger.query(out, "SELECT run_id, status, eval_final_verdict, verdict_source, false_claim FROM runs "
+                                 "ORDER BY run_id").rows
+    assert sorted(tuple(r.values()) for r in verdicts_from_index(out) or []) == [tuple(r) for r in verdicts]
+    # an index written before it held the verdicts still serves skipping, not the verdicts
+    (out / "digests.json").write_text(json.dumps({**index, "runs": [r[:4] for r in index["runs"]]}))
+    assert previous_from_index(out) is not None and verdicts_from_index(out) is None
 
 
 def _index_from_parts(out):
-    return sorted(ledger.query(out, "SELECT run_id, status, input_digest, inputs FROM runs").rows)
+    return sorted(ledger.query(out, f"SELECT {', '.join(ledger.DIGEST_COLUMNS)} FROM runs").rows)
 
 
 def test_digest_index_is_carried_forward_without_reading_the_runs_parts(tmp_path, samples, monkeypatch):
     """Each commit derives digests.json from the previous index (minus dropped and rescored runs, plus the
     new ones) instead of reading every runs part: after new runs, a rescore, a removed run and a compaction
-    it still equals the runs table, all four columns."""
+    it still equals the runs table, every column of it."""
     reads = []
     real = ledger._read_part
 

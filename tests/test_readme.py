@@ -41,6 +41,18 @@ def test_exit_codes_are_documented_by_the_generated_table() -> None:
     assert table() in section, "README's exit-code table is stale: python -m devtools.exitdoc"
 
 
+def test_sample_run_figures_are_those_of_the_sample_ledger(sample_ledger: Path) -> None:
+    """Every paragraph of the README that quotes figures about the sample runs is the one generated from a
+    ledger of them: a sample run added, re-recorded or scored differently makes it stale."""
+    from devtools.samplefigures import figures, paragraphs
+
+    got = paragraphs(figures(sample_ledger))
+    assert figures(sample_ledger)["runs"] == len(list((ROOT / "sample_runs").glob("*/run.json")))
+    for text in got:
+        assert text in README, ("README's sample-run figures are stale: python -m devtools.samplefigures, "
+                                f"then paste the paragraph starting {text[:60]!r}")
+
+
 def test_every_command_is_documented() -> None:
     from trajcheck.cli.main import COMMANDS
 

@@ -324,3 +324,15 @@ def test_the_report_counts_only_the_thumbnails_it_drew(tmp_path: Path, monkeypat
                           str(tmp_path / "rp" / "ledger"), "--out", str(tmp_path / "there"), "--format", "json"],
                          cwd=tmp_path, capture_output=True, text=True, check=True)
     assert json.loads(res.stdout)["with_thumbnails"] == 0
+
+
+def test_run_pages_say_the_verifier_setting_and_count_screens_in_words(sample_ledger, tmp_path):
+    res = CliRunner().invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "r"), "--max-runs", "0"])
+    assert res.exit_code == 0, res.output
+    pages = [p.read_text("utf-8") for p in (tmp_path / "r" / "runs").glob("*.html")]
+    settings = [p.split("<b>perceptual verifier</b> ", 1)[1].split("<", 1)[0] for p in pages]
+    # 14 runs recorded with it on, 5 off, 9 with no such key in their config (the nc-* runs and others)
+    assert sorted(set(settings)) == ["not recorded", "off", "on"] and settings.count("off") == 5
+    text = "".join(pages)
+    assert "verifier recorded" not in text and "True" not in text and "False" not in text
+    assert "<b>states</b> 1 screen," in text and " 1 screens" not in text

@@ -29,7 +29,7 @@ from enum import StrEnum
 from typing import Any, Callable, NamedTuple
 
 from ..base.errors import UsageError
-from .gateruns import (CONFIDENCE, EPS, Measure, Run, by_group, cost_increase, count, load, no_cost, pct, rounded,
+from .gateruns import (CONFIDENCE, EPS, Measure, Run, by_group, cost_increase, count, load, no_cost, pct,
                        success_drop, wilson)
 
 #: The scope of a rule's row over all the runs (the other rows' scopes are the values of ``by``).
@@ -74,9 +74,15 @@ class Row:
     detail: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        return {"scope": self.scope, "passed": self.passed, "reason": str(self.reason), "why": self.why,
-                "value": rounded(self.value), "low": rounded(self.low), "high": rounded(self.high), "n": self.n,
-                "method": self.method, "detail": self.detail}
+        value, low, high = self.figures()
+        return {"scope": self.scope, "passed": self.passed, "reason": self.reason.value, "why": self.why,
+                "value": value, "low": low, "high": high, "n": self.n, "method": self.method, "detail": self.detail}
+
+    def figures(self) -> tuple[float | None, float | None, float | None]:
+        """The value and its interval as the JSON and the CSV give them: rounded to 6 places (NaN as None)."""
+        v, lo, hi = self.value, self.low, self.high  # inline rounded(): 27,000 rows, three figures each
+        return (None if v is None or v != v else round(v, 6), None if lo is None or lo != lo else round(lo, 6),
+                None if hi is None or hi != hi else round(hi, 6))
 
 
 @dataclass(frozen=True)

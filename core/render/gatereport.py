@@ -94,10 +94,10 @@ def csv_rows(result: CheckResult) -> list[list[Any]]:
     """Every row with its raw figures (:data:`CSV_COLUMNS`): fractions, not percentages."""
     out = []
     for r in result.rules:
-        for row in [r.overall, *r.groups]:
-            j = row.to_json()
-            out.append([str(r.rule), row.scope, row.passed, j["reason"], j["value"], j["low"], j["high"], r.limit,
-                        row.n, row.method, row.why])
+        rule = str(r.rule)
+        for row in [r.overall, *r.groups]:  # the figures as the JSON rounds them, without building its rows
+            out.append([rule, row.scope, row.passed, row.reason.value, *row.figures(), r.limit, row.n, row.method,
+                        row.why])
     return out
 
 

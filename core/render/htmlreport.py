@@ -288,7 +288,8 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
         return "".join(parts) + f"<p class=neg>invalid: {_e(r['error'])}</p></div>"
     parts.append(_story(r))
     parts.append(f"<p><b>task</b> {_e(r['task_id'])} &middot; <b>goal</b> {_e(r['goal'])} &middot; <b>outcome</b> "
-                  f"{_e(r['outcome_status'])} &middot; verifier recorded {_e(r['config_perceptual_verifier'])}</p>")
+                  f"{_e(r['outcome_status'])} &middot; <b>perceptual verifier</b> "
+                  f"{_VERIFIER[r['config_perceptual_verifier']]}</p>")
     checks = json.loads(r["contract_checks"]) if r.get("contract_checks") else []
     failed = [c for c in checks if not c["passed"]]
     parts.append(f"<p><b>contract</b> {_e(r['det_verdict'])} {_e(r['contract_name'] or '')}"
@@ -315,6 +316,10 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
     return "".join(parts)
 
 
+#: Whether the run's config says the runner had trajcheck's verifier on (config.perceptual_verifier), in words.
+_VERIFIER = {True: "on", False: "off", None: "not recorded"}
+
+
 def _states_strip(r: dict[str, Any], steps: list[dict[str, Any]]) -> str:
     """The screens the run went through, a box per step showing its state: new ones green, returns red with
     the step they went back to."""
@@ -327,7 +332,9 @@ def _states_strip(r: dict[str, Any], steps: list[dict[str, Any]]) -> str:
             kind, f"back to the screen of step {s.get('state_returns_to')}")
         label = "-" if s.get("state_id") is None else str(s["state_id"])
         boxes.append(f'<span class="{_e(kind)}" title="step {_e(s["step_index"])}: {_e(title)}">{label}</span>')
-    head = (f"<b>states</b> {_e(r.get('states_distinct'))} screens, {100 * (r.get('states_returning') or 0):.0f}% of "
+    screens = r.get("states_distinct")
+    head = (f"<b>states</b> {_e(screens)} screen{'' if screens == 1 else 's'}, "
+            f"{100 * (r.get('states_returning') or 0):.0f}% of "
             f"steps going back" + (f", stalled from step {_e(r['stalled_from_step'])}"
                                    if r.get("stalled_from_step") is not None else "")
             + (" <span class=neg>no net progress</span>" if r.get("no_net_progress") else ""))

@@ -80,16 +80,15 @@ class ScoreArgs:
         "A mapping file (TOML, JMESPath) that reads logs of another shape; see docs/mappings/."))
     tasks: PathLike | None = _opt(None, "--tasks", help=(
         "Reference step counts per task (a person's or the optimal count), for runs.efficiency: JSON "
-        "{task_id: N} or CSV task_id,reference_steps."))
+        "{task_id: N} or a CSV with the columns task_id and reference_steps."))
     ocr: OcrMode = _opt(OcrMode.AUTO, "--ocr", help=(
         "Read the text on screen with OCR where a high-risk step changed it, and on a claiming run's final frame: "
         "auto (where no DOM snapshot says it), always (also beside the DOM, recording whether they agree) or off. "
-        "Needs the ocr extra: pip install 'trajcheck[ocr]'."))
+        "Needs 'trajcheck\\[ocr]' installed (the ocr extra)."))
     prices: PathLike | None = _opt(None, "--prices", help=(
         "A price list (USD per million tokens, per model): runs whose logs record tokens and the model but no "
-        "cost get tokens x price (cost_source prices): CSV with the columns model, input_per_million, "
-        "output_per_million and optionally cached_per_million, or TOML with a table per model (README, \"Cost "
-        "and time\"). Nothing is priced without it."))
+        "cost get tokens x price (cost_source prices): a CSV or TOML file of input, output and cached prices per "
+        "model (its columns: README, \"Cost and time\"). Nothing is priced without it."))
     judgments: tuple[PathLike, ...] = _opt((), "--judgments", help=(
         "Verdicts of a judge you run (repeatable): CSV or JSONL with run_id, verdict (pass|fail) and optionally "
         "confidence, judge, reason; Online-Mind2Web's auto-eval output as it is. Each row is a judge of its run "
@@ -97,10 +96,9 @@ class ScoreArgs:
     input_format: str | None = _opt(None, "--input-format", help=(
         "Read every run as this format instead of detecting it (see `trajcheck formats`)."))
     engine: Engine = _opt(Engine.LOCAL, "--engine", help=(
-        "Where runs are scored: local worker processes, or a dask.distributed cluster (pip install "
-        "'trajcheck[dask]')."))
+        "Where runs are scored: local worker processes, or a dask.distributed cluster (trajcheck's dask extra)."))
     scheduler: str | None = _opt(None, "--scheduler", help=(
-        "Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster of --jobs workers)."))
+        "Dask scheduler address, e.g. 10.0.0.5:8786 (default: a local cluster of --jobs workers)."))
     evaluator_pass: float = _opt(1.0, "--evaluator-pass", help=(
         "A recorded evaluator score (outcome.score) at or above this is a pass, below it a fail (lower it for "
         "partial credit, as OSWorld gives)."))

@@ -353,7 +353,9 @@ def _compact(root: Path) -> Manifest:
     return manifest
 
 
-DIGEST_COLUMNS = ["run_id", "status", "input_digest", "inputs"]
+#: The columns of digests.json's rows: what skipping unchanged runs needs, then each run's verdict (what a
+#: score that skipped them all reports of the ledger, with no Arrow loaded).
+DIGEST_COLUMNS = ["run_id", "status", "input_digest", "inputs", "eval_final_verdict", "verdict_source", "false_claim"]
 
 
 def _index_rows(root: Path, generation: int) -> list[list[Any]] | None:
@@ -361,7 +363,8 @@ def _index_rows(root: Path, generation: int) -> list[list[Any]] | None:
     try:
         data = json.loads((root / DIGESTS).read_text("utf-8"))
         rows = data["runs"] if data.get("generation") == generation else None
-        return rows if isinstance(rows, list) and all(isinstance(r, list) and len(r) == 4 for r in rows) else None
+        return rows if isinstance(rows, list) and all(isinstance(r, list) and len(r) == len(DIGEST_COLUMNS)
+                                                      for r in rows) else None
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
 

@@ -63,7 +63,7 @@ def read_manifest(ledger: Path) -> Manifest | None:
 
 def write_digest_index(root: Path, generation: int, rows: list[list[Any]]) -> None:
     """Write ``digests.json`` for ``generation`` (temp file, then rename): rows of
-    [run_id, status, input_digest, inputs]."""
+    [run_id, status, input_digest, inputs, eval_final_verdict, verdict_source, false_claim]."""
     with atomic_write(root / DIGESTS, "w", sync=True) as f:
         f.write(json.dumps({"generation": generation, "runs": rows}, separators=(",", ":")))
 
@@ -81,6 +81,28 @@ def previous_from_index(ledger: str | os.PathLike[str]) -> list[Any] | None:
         data = json.loads((root / DIGESTS).read_text("utf-8"))
         if data.get("generation") != manifest.generation:
             return None
-        return [Previous.from_row(*row) for row in data["runs"]]
+        return [Previous.from_row(*row[:4]) for row in data["runs"]]  # an index of 4 columns: an older one
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+#: The verdict columns of digests.json's rows (after run_id, status, input_digest, inputs).
+INDEX_VERDICTS = ("eval_final_verdict", "verdict_source", "false_claim")
+
+
+def verdicts_from_index(ledger: str | os.PathLike[str]) -> list[dict[str, Any]] | None:
+    """Each run's status and verdict from ``digests.json`` (run_id, status, eval_final_verdict, verdict_source,
+    false_claim), with no Arrow loaded; None when the index is missing, stale or older than its verdicts."""
+    root = Path(ledger)
+    manifest = read_manifest(root) if root.is_dir() else None
+    if manifest is None:
+        return None
+    try:
+        data = json.loads((root / DIGESTS).read_text("utf-8"))
+        rows = data["runs"] if data.get("generation") == manifest.generation else None
+        if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) == 4 + len(INDEX_VERDICTS)
+                                                 for r in rows):
+            return None
+        return [{"run_id": r[0], "status": r[1], **dict(zip(INDEX_VERDICTS, r[4:]))} for r in rows]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
