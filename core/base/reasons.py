@@ -130,6 +130,8 @@ class VerdictReason(StrEnum):
     EVIDENCE_ONLY = "evidence_only"
     NO_ANSWER = "no_answer"
     NO_VERDICT = "no_verdict"
+    NO_ANSWER_ACTION = "no_answer_action"
+    NOT_READ = "not_read"
     CONTRACT_UNDECIDED = "contract_undecided"
 
 
@@ -372,6 +374,13 @@ SECTIONS: tuple[Section, ...] = (
                               "infeasible report: an executor error, the step budget, a crash or a cut-off log): "
                               "fail, as benchmarks count it",
                 _V.NO_VERDICT: "no source could decide (unknown)",
+                _V.NO_ANSWER_ACTION: "no source decided and the run ended without an answer, but no run of the "
+                                     "batch has any answer (no DONE, finish action, infeasible report or outcome "
+                                     "status): the format has no way to answer, so the no-answer rule does not "
+                                     "apply (unknown)",
+                _V.NOT_READ: "the run was not read: most of its actions were not understood, or most of its steps "
+                             "have no readable screenshot, and no contract, evaluator or judge decided; its own "
+                             "evidence and the no-answer rule do not count (unknown)",
                 _V.CONTRACT_UNDECIDED: "the contract has a check whose evidence is absent (no DOM snapshot, no frame) "
                                        "and no failed check, and no other source decided: uncertain, never a fail "
                                        "and never a false claim",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..analyzers.image_evidence import ImageEvidence
-from ..schemas.records import Run
+from ..schemas.records import Run, Step
 
 from ..base.errors import Problem
 from ..base.problems import Slug
@@ -22,25 +22,41 @@ def _most(part: int, whole: int) -> bool:
     return whole > 0 and 2 * part > whole
 
 
-def read_coverage(run: Run, evidence: Sequence[ImageEvidence]) -> list[Problem]:
-    """Run-level warnings: most actions not understood (``actions_not_understood``), most steps without a
-    readable screenshot (``frames_not_found``). Steps that share another action's frame pair, and steps
-    whose screenshots the harness itself left out of its log (``extra.frames_dropped``), are not counted
-    as missing."""
-    out: list[Problem] = []
+def _unread(run: Run, evidence: Sequence[ImageEvidence]) -> tuple[list[Step], int, list[Step], int]:
+    """(actions not understood, actions; steps without a readable screenshot, steps counted). Steps that share
+    another action's frame pair, and steps whose screenshots the harness itself left out of its log
+    (``extra.frames_dropped``), are not counted as missing."""
     acts = [s for s in run.steps if s.action.type != "DONE"]
     unknown = [s for s in acts if s.action.type == "UNKNOWN"]
-    if _most(len(unknown), len(acts)):
-        first = unknown[0]
-        out.append(Problem(Slug.ACTIONS_NOT_UNDERSTOOD, f"{len(unknown)} of {len(acts)} actions not understood",
-                           run=run.run_id, file=first.source, line=first.line, field=f"steps[{first.index}].action",
-                           severity="warning"))
     counted = [(s, e) for s, e in zip(run.steps, evidence)
                if e.problem != EffectReason.SHARED_FRAMES and not s.extra.get("frames_dropped")]
     lost = [s for s, e in counted if e.problem in _NO_FRAME]
-    if _most(len(lost), len(counted)):
+    return unknown, len(acts), lost, len(counted)
+
+
+def not_read(run: Run, evidence: Sequence[ImageEvidence]) -> bool:
+    """The run was not read: most of its actions were not understood, or most of its steps have no readable
+    screenshot. Such a run gets no verdict from its own evidence nor from the no-answer rule (the referee's
+    ``not_read``)."""
+    unknown, acts, lost, counted = _unread(run, evidence)
+    return _most(len(unknown), acts) or _most(len(lost), counted)
+
+
+def read_coverage(run: Run, evidence: Sequence[ImageEvidence]) -> list[Problem]:
+    """Run-level warnings: most actions not understood (``actions_not_understood``), most steps without a
+    readable screenshot (``frames_not_found``), counted as :func:`not_read` counts them."""
+    out: list[Problem] = []
+    unknown, acts, lost, counted = _unread(run, evidence)
+    if _most(len(unknown), acts):
+        first = unknown[0]
+        out.append(Problem(Slug.ACTIONS_NOT_UNDERSTOOD, f"{len(unknown)} of {acts} actions not understood; the run "
+                           "gets no verdict from its own evidence (not_read)",
+                           run=run.run_id, file=first.source, line=first.line, field=f"steps[{first.index}].action",
+                           severity="warning"))
+    if _most(len(lost), counted):
         first = lost[0]
-        out.append(Problem(Slug.FRAMES_NOT_FOUND, f"{len(lost)} of {len(counted)} steps have no readable screenshot",
+        out.append(Problem(Slug.FRAMES_NOT_FOUND, f"{len(lost)} of {counted} steps have no readable screenshot; the "
+                           "run gets no verdict from its own evidence (not_read)",
                            run=run.run_id, file=first.source, line=first.line,
                            field=f"steps[{first.index}].frames", severity="warning"))
     return out

@@ -21,6 +21,7 @@ from ..readers.discovery import discover
 from ..base.errors import Problem
 from ..base.problems import Slug
 from .incremental import Previous
+from .noanswer import batch_answers
 from .options import ScoreOptions
 from .rows import RunResult, invalid_result
 
@@ -81,7 +82,7 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     else:
         raise ValueError(f"unknown engine {engine!r}: local or dask")
     unread = [0, 0]  # regions OCR was asked to read and could not (not installed), runs they are in
-    for res in results:
+    for res in batch_answers(results):
         res = _dedupe_one(res, seen)
         report.scored += 1
         report.frames += res.frames
