@@ -88,6 +88,8 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar."
 WaitOpt = Annotated[float, typer.Option("--wait", min=0, help="Seconds to wait for another writer of the same "
                                         "ledger to finish (one writer at a time); then exit 4.")]
 
+InputFormatOpt = Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
+                                                      "instead of detecting it (see `trajcheck formats`).")]
 MappingOpt = Annotated[Optional[Path], typer.Option("--mapping", help="A mapping file (TOML, JMESPath) that reads "
                                                     "logs of another shape; see docs/mappings/.")]
 

@@ -17,7 +17,7 @@ from ..store.lock import DEFAULT_WAIT, LedgerBusy
 
 from .common import Exit, emit, err, out, print_json, print_problems, wait_line
 from .exits import Outcome, Rule, exit_on_error
-from .options import Format, FormatOpt, MappingOpt, QuietOpt, WaitOpt
+from .options import Format, FormatOpt, InputFormatOpt, MappingOpt, QuietOpt, WaitOpt
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -106,8 +106,7 @@ def score(
                                                    "optionally cached_per_million, or TOML with a table per model "
                                                    "(README, \"Cost and time\"). Nothing is priced without "
                                                    "it.")] = None,
-    input_format: Annotated[Optional[str], typer.Option("--input-format", help="Read every run as this format "
-                                                        "instead of detecting it (see `trajcheck formats`).")] = None,
+    input_format: InputFormatOpt = None,
     engine: Annotated[Engine, typer.Option("--engine", help="Where runs are scored: local worker processes, "
                                            "or a dask.distributed cluster (pip install 'trajcheck[dask]').")]
     = Engine.local,
@@ -205,6 +204,7 @@ def _summary(result: "ScoreResult") -> None:
               f"{result.elapsed:.2f}s ({result.frames_per_second:.1f} frames/s){extra} -> {result.ledger} ({state})",
               highlight=False)
     if result.summaries:
+        err.print(_readers_line(result.summaries), highlight=False, markup=False)
         err.print(_verdict_line(result.summaries), highlight=False)
         err.print(result.coverage.text(), highlight=False)
         spend = _spend_line(result.summaries)
@@ -222,6 +222,14 @@ def _summary(result: "ScoreResult") -> None:
 
 #: The run-level warnings of a poorly read run (its stored text ends with the slug in brackets).
 READ_WARNINGS = ("[actions_not_understood]", "[frames_not_found]")
+
+
+def _readers_line(rows: list[dict[str, Any]]) -> str:
+    """Which reader (or mapping) read the scored runs, counted: 'read by: ui-tars 3, trajcheck.run/1 2'."""
+    from collections import Counter
+
+    counts = Counter(str(r.get("source_format") or "?") for r in rows)
+    return "read by: " + ", ".join(f"{name} {n}" for name, n in counts.most_common())
 
 
 def _verdict_line(rows: list[dict[str, Any]]) -> str:

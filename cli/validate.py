@@ -9,7 +9,7 @@ import typer
 
 from .common import Exit, emit, err, print_json
 from .exits import Outcome, exit_on_error
-from .options import Format, FormatOpt, MappingOpt
+from .options import Format, FormatOpt, InputFormatOpt, MappingOpt
 
 
 @exit_on_error(Outcome(Exit.OK, "no errors"), Outcome(Exit.FINDINGS, "errors found, or warnings with --strict"),
@@ -20,19 +20,20 @@ def validate(
                                                show_default=False)],
     strict: Annotated[bool, typer.Option(help="Exit 1 on warnings too.")] = False,
     mapping: MappingOpt = None,
+    input_format: InputFormatOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Check run directories: JSON, schema, step indices, paths, frame files and coordinates.
 
-    Example: trajcheck validate sample_runs/
+    Example: trajcheck validate sample_runs/ ; trajcheck validate logs/ --input-format ui-tars
     """
     from ..commands import validate as check  # loaded when the command runs
 
-    report = check(runs, mapping=mapping)
+    report = check(runs, mapping=mapping, input_format=input_format)
     if fmt is Format.json:
         print_json(report.to_json())
     elif fmt is Format.csv or report.problems:
-        cols = ["severity", "slug", "run", "file", "line", "field", "message", "hint"]
+        cols = ["severity", "slug", "run", "reader", "file", "line", "field", "message", "hint"]
         emit(cols, [[p.to_dict()[c] for c in cols] for p in report.problems], fmt, title="trajcheck validate")
     err.print(f"checked {report.runs} runs: {len(report.errors)} errors, {len(report.warnings)} warnings",
               highlight=False)

@@ -45,6 +45,8 @@ class Slug(StrEnum):
     PATH_NOT_FOUND = "path_not_found"
     NOT_A_DIRECTORY = "not_a_directory"
     NO_READER_CLAIMS = "no_reader_claims"
+    READERS_COMPETE = "readers_compete"
+    UNFINISHED_RUN = "unfinished_run"
     FORMAT_NOT_REMOTE = "format_not_remote"
     STORE_UNREADABLE = "store_unreadable"
     MAPPING_MATCHES_NOTHING = "mapping_matches_nothing"
@@ -148,6 +150,13 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "in it (up to five such folders are named, with their counts).",
            "`trajcheck formats` says what each reader looks for; a native run needs run.json beside "
            "steps.jsonl"),
+        _K(Slug.READERS_COMPETE, "warning", "More than one reader claims a folder; the one whose claim fits best "
+           "(the shape of a log's data before a file name; then the order of `trajcheck formats`) reads it, and "
+           "the others are named.", "`trajcheck formats --detect FOLDER` says why each claims it; force one with "
+           "--input-format NAME"),
+        _K(Slug.UNFINISHED_RUN, "warning", "A hidden folder that trajcheck.RunWriter writes a run into "
+           "(`.<name>.partial-*`) is still there: the process writing it stopped before `finish`, so the run was "
+           "never published; it is not scored.", "run the harness again for that run, or delete the folder"),
         _K(Slug.FORMAT_NOT_REMOTE, "error", "`--input-format` names an adapter, but runs behind a URL are read "
            "in trajcheck's own format only.", "copy the runs locally to read them with an adapter"),
         _K(Slug.STORE_UNREADABLE, "error", "A remote store (an fsspec URL) cannot be listed, or a run cannot be "

@@ -116,9 +116,9 @@ def _ocr_not_installed(regions: int, runs: int) -> Problem:
 
 
 #: The run-row keys a report keeps for every run (the full rows go to the sink).
-SUMMARY_KEYS = ("run_id", "status", "error", "n_steps", "effect_checked", "effect_no_effect", "effect_no_effect_seed",
-                "warnings", "outcome_status", "eval_final_verdict", "verdict_source", "false_claim", "cost_usd",
-                "cost_source", "wall_seconds")
+SUMMARY_KEYS = ("run_id", "source_format", "status", "error", "n_steps", "effect_checked", "effect_no_effect",
+                "effect_no_effect_seed", "warnings", "outcome_status", "eval_final_verdict", "verdict_source",
+                "false_claim", "cost_usd", "cost_source", "wall_seconds")
 
 def _dedupe_one(r: RunResult, seen: dict[str, str]) -> RunResult:
     """Two runs with one run_id: the first keeps it, the second becomes invalid naming both paths."""

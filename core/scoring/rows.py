@@ -27,7 +27,7 @@ from ..base.version import __version__
 from .analysis import RunFindings, StepFindings
 from .contracts import LoadedContract
 from ..readers.discovery import RunRef
-from ..base.errors import Problem
+from ..base.errors import Problem, read_by
 
 
 @dataclass
@@ -69,6 +69,7 @@ def empty_run_row(run_id: str, run_path: str, source_format: str) -> dict[str, A
 def invalid_result(ref_display: str, run_path: str, problems: list[Problem],
                    source_format: str = "trajcheck.run/1") -> RunResult:
     """The result of a run that could not be scored: its row names every problem."""
+    read_by(problems, source_format)
     row = empty_run_row(ref_display, run_path, source_format)
     row["status"] = "invalid"
     row["error"] = "; ".join(str(p) for p in problems)

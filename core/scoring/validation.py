@@ -11,11 +11,11 @@ from typing import Any, Iterable
 
 from PIL import Image, UnidentifiedImageError
 
-from ..base.errors import Problem, RunFormatError
+from ..base.errors import Problem, RunFormatError, UsageError, read_by
 from ..base.problems import Slug
 from ..media.frames import ALLOWED_FORMATS, FrameError, in_frame, to_frame
 from ..base.inputs import NotRegularFile, regular_stat
-from ..readers.discovery import discover, get_reader
+from ..readers.discovery import discover, get_reader, reader_names
 from ..base.runfiles import safe_join, scoring_root
 
 
@@ -76,15 +76,18 @@ def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[Slug | Non
     return None, size
 
 
-def validate_paths(paths: Iterable[str | os.PathLike[str]],
-                   mapping: str | os.PathLike[str] | None = None) -> ValidationReport:
+def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.PathLike[str] | None = None,
+                   input_format: str | None = None) -> ValidationReport:
     """Every problem of every run under ``paths``, with run, file, line, field and hint; ``mapping``: a
-    mapping file (:mod:`trajcheck.readers.mapping`) that reads logs of another shape."""
+    mapping file (:mod:`trajcheck.readers.mapping`) that reads logs of another shape; ``input_format``: the
+    reader every run is read with (as ``score --input-format``)."""
     run_paths = [os.fspath(p) for p in paths]
     from ..readers.mapping import register
 
     register(None if mapping is None else Path(mapping))  # this call's mapping, or none: not a previous call's
-    refs, problems = discover(run_paths)
+    if input_format is not None and input_format not in reader_names():
+        raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
+    refs, problems = discover(run_paths, input_format)
     if mapping is not None and not refs:
         from ..readers.mapping import explain
 
@@ -94,9 +97,9 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
             with scoring_root(ref.root):  # screenshots beside a run's folder, inside the argument, are found
                 run, warns = get_reader(ref.reader).read(ref.path, ref.display)
         except RunFormatError as exc:
-            problems += exc.problems
+            problems += read_by(exc.problems, ref.reader)
             continue
-        problems += warns
+        problems += read_by(warns, ref.reader)
         seen: dict[str, tuple[Slug | None, tuple[int, int] | None]] = {}
         for step in run.steps:
             for field, rel in (("frames.pre", step.frame_pre), ("frames.post", step.frame_post)):
@@ -120,7 +123,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
                                                         "never opened",
                                Slug.FRAME_UNREADABLE: "frame is not a readable PNG, JPEG or WebP image"}[slug]
                         problems.append(Problem(slug, f"{msg}: {rel}", run=run.run_id, file=step.source,
-                                                line=step.line, field=field, severity="warning",
+                                                line=step.line, field=field, severity="warning", reader=ref.reader,
                                                 hint="the step is scored without it (verdict null)"))
             post = seen.get(step.frame_post or "", (None, None))[1]
             a = step.action
@@ -130,6 +133,6 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
                     problems.append(Problem(Slug.COORDS_OUTSIDE_FRAME,
                                             f"action point ({a.x:g}, {a.y:g}) is outside the {post[0]}x{post[1]} frame",
                                             run=run.run_id, file=step.source, line=step.line, field="action.x",
-                                            severity="warning",
+                                            severity="warning", reader=ref.reader,
                                             hint="check run.json screen {width, height} against the frame size"))
     return ValidationReport(len(refs), problems)

@@ -230,6 +230,11 @@ def steps_to_messages(run_dir: Path, names: list[str], run: str,
     return msgs, {}
 
 
+def cumulative(value: Any) -> bool:
+    """:func:`is_cumulative` on a file's parsed data (:mod:`trajcheck.readers.kit.shape`)."""
+    return isinstance(value, dict) and all(k in value for k in ("messages", "response", "step"))
+
+
 def is_cumulative(head: bytes) -> bool:
     """A file a harness writes at every step holding the whole request so far and its response
     (``{step, messages, response}``): the folder's last such file holds the whole run."""

@@ -26,13 +26,13 @@ capture) is scaled to it. The final assistant message without a tool call is the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..kit.reader import FormatDoc, Reader, Table
+from ..kit.shape import walk
 from ...base.errors import Problem
 from ...base.problems import Slug
 from ...schemas.records import Action, Run, Step
@@ -41,7 +41,7 @@ from ..kit import coords
 from ..kit.reading import (MAX_HISTORY_BYTES, Frames, Problems, Sniffer, frame_size, natural, read_text_file, run_id_of,
                            split_run)
 from .anthropic_actions import LOOKS_ACTIONS, map_action, tool_action
-from .anthropic_logs import (SECONDS, USAGE, head, is_cumulative, is_step_log, messages_of, step_files,
+from .anthropic_logs import (SECONDS, USAGE, cumulative, head, is_step_log, messages_of, step_files,
                              steps_to_messages, transcript)
 from ..kit.sparse import Results, Timeline, last_frame, steps_of, trailing_usage, with_usage
 from ..kit.usage import anthropic_usage
@@ -51,18 +51,35 @@ __all__ = ["READER", "claims", "map_action", "read_anthropic_messages"]
 
 NAME = "anthropic-messages"
 
-_MEMBER_MARK = re.compile(rb'"name"\s*:\s*"(?:left_click|type|key|screenshot|scroll|double_click|mouse_move)"')
+#: The computer tool, and the members of the toolset that name its actions (a transcript of the toolset has no
+#: block named ``computer``).
+_COMPUTER = frozenset({"computer", "left_click", "type", "key", "screenshot", "scroll", "double_click", "mouse_move"})
 
 
-def _sniff(head: bytes) -> bool:
-    """A transcript holds a tool_use of the computer tool, or of a member of the computer toolset; or an event
-    log whose api_response events hold such blocks."""
-    if b'"tool_use"' not in head or not (b'"role"' in head or b'"api_response"' in head or is_step_log(head)):
-        return False
-    return b'"computer"' in head or bool(_MEMBER_MARK.search(head))
+def _shape(value: Any) -> str | None:
+    """A transcript (messages with a role), an event log (``events``, whose api_response events hold the
+    response's blocks) or a per-step log (``response`` and ``tool_output``), holding a ``tool_use`` block of the
+    computer tool or of a member of the computer toolset."""
+    uses = roles = False
+    for node in walk(value):
+        if isinstance(node, dict):
+            uses = uses or (node.get("type") == "tool_use" and node.get("name") in _COMPUTER)
+            roles = roles or (node.get("role") in ("user", "assistant") and "content" in node)
+        if uses and roles:
+            break
+    if not uses:
+        return None
+    if isinstance(value, dict) and "response" in value and "tool_output" in value:
+        return "a Claude harness's step log (response blocks with a computer tool_use, tool_output)"
+    if isinstance(value, dict) and isinstance(value.get("events"), list):
+        return "an event log whose responses hold a computer tool_use"
+    if roles:
+        return "a Claude transcript (messages whose content holds a computer tool_use)"
+    return None
 
 
-SNIFF = Sniffer(_sniff, "messages.json")
+SNIFF = Sniffer(_shape, "messages.json", what="a Claude computer-use transcript (messages with computer tool_use "
+                "blocks)")
 claims = SNIFF.claims
 
 
@@ -105,7 +122,7 @@ def entries(path: Path) -> list[str]:
     if step_files(path):
         return []
     found = SNIFF.every(path)
-    if len(found) < 2 or all(is_cumulative(head) for _, head in found):
+    if len(found) < 2 or all(cumulative(v) for _, v in found):
         return []
     return sorted((p.name for p, _ in found), key=natural)
 
@@ -114,7 +131,7 @@ def _pick(run_dir: Path, problems: Problems) -> str:
     """The transcript of a folder that is one run: the last of the requests a harness saved at every step
     (the whole run), else the first by name (with a warning when there are several)."""
     found = SNIFF.every(run_dir)
-    if len(found) > 1 and all(is_cumulative(head) for _, head in found):
+    if len(found) > 1 and all(cumulative(v) for _, v in found):
         return sorted((p.name for p, _ in found), key=natural)[-1]
     return SNIFF.pick(run_dir, problems.run, problems)
 
@@ -396,6 +413,7 @@ DOC = FormatDoc(
 READER = Reader(
     name=NAME,
     claims=claims,
+    claim=SNIFF.claim,
     read=read_anthropic_messages,
     entries=entries,
     companions=("screenshots",),  # the CS715 harness keeps logs/ beside screenshots/ (Frames.from_path)

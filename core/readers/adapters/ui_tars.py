@@ -38,11 +38,10 @@ from ..kit import coords
 from ..kit.reading import (MAX_HISTORY_BYTES, Frames, Problems, Sniffer, frame_size, load_json_or_jsonl, read_json_file,
                            read_text_file, run_id_of)
 from ..kit.sparse import Timeline, last_frame, steps_of
-from .ui_tars_logs import REASONING, SHOT_KEYS, Builder, desktop, events, merge_reasoning, session_steps
+from . import ui_tars_shape
+from .ui_tars_logs import REASONING, Builder, desktop, events, merge_reasoning, session_steps
 
 NAME = "ui-tars"
-_MARKS = re.compile(rb"start_box|start_point|action_type|\"parsed_action\"|\"model_reply\"|ui_tars_web_dump|"
-                    rb"Action\s*(?::|\xef\xbc\x9a)\s*[a-z_]+\(|point='<point>|\"predictionParsed\"")
 #: The report's embedded session: the opening tag (bounded, so a page of unclosed tags costs linear time), then
 #: the text up to the next closing tag, found with str.find.
 _DUMP = re.compile(r"<script[^<>]{0,512}\bui_tars_web_dump\b[^<>]{0,512}>", re.I)
@@ -52,10 +51,11 @@ _DECLARED = {"relative-1000": "relative-1000", "relative": "relative-1000", "pix
              "absolute": "screen", "screenshot": "screenshot", "smart-resize": "smart-resize"}
 
 
-#: A UI-TARS mark, and none of the vendor transcripts' (those readers claim them).
-SNIFF = Sniffer(lambda head: bool(_MARKS.search(head)) and b'"computer_call"' not in head and b'"tool_use"' not in head,
-                "session.json", suffixes=(".json", ".jsonl", ".html"),
-                prefer=lambda head: any(k.encode() in head for k in SHOT_KEYS) or b"screenshotBase64" in head)
+#: A log of one of UI-TARS's shapes (:mod:`.ui_tars_shape`), by its parsed data.
+SNIFF = Sniffer(ui_tars_shape.shape, "session.json", suffixes=(".json", ".jsonl", ".html"),
+                prefer=ui_tars_shape.has_screenshots, what="a UI-TARS log (session steps with UI-TARS replies or "
+                "parsed actions, an Agent TARS event stream, a UI-TARS-desktop session or report)",
+                text_test=ui_tars_shape.report)
 claims = SNIFF.claims
 
 
@@ -384,6 +384,7 @@ DOC = FormatDoc(
 READER = Reader(
     name=NAME,
     claims=claims,
+    claim=SNIFF.claim,
     read=read_ui_tars,
     summary="UI-TARS logs: session logs (steps with screenshots, the reply in UI-TARS's grammar, a parsed "
             "action), Agent TARS event streams, UI-TARS-desktop sessions and reports; coordinates declared or "
