@@ -142,21 +142,16 @@ _METADATA = "in an optional side file (WebVoyager's task metadata, the reasoning
 #: The catalogue, in sections (the headings of docs/problems.md); within a section, in reading order.
 SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
     ("Finding runs", (
-        _K(Slug.PATH_NOT_FOUND, "error", "A path argument, or the prefix of a store URL, does not exist.",
-           "pass a run directory or a folder that holds runs; for a URL, check the bucket and prefix"),
-        _K(Slug.NOT_A_DIRECTORY, "warning", "A path argument is a file, not a folder; it is skipped.",
-           "pass the folder that holds the run"),
+        _K(Slug.PATH_NOT_FOUND, "error", "A path argument, or the prefix of a store URL, does not exist.", "pass "
+           "a run directory or a folder that holds runs; for a URL, check the bucket and prefix"),
+        _K(Slug.NOT_A_DIRECTORY, "warning", "A path argument is a file (skipped).", "pass the folder holding the run"),
         _K(Slug.NO_READER_CLAIMS, "error", "A folder holds JSON files or images, but no reader recognises a run "
-           "in it (up to five such folders are named, with their counts).",
-           "`trajcheck formats` says what each reader looks for; a native run needs run.json beside "
-           "steps.jsonl"),
-        _K(Slug.READERS_COMPETE, "warning", "More than one reader claims a folder; the one whose claim fits best "
-           "(the shape of a log's data before a file name; then the order of `trajcheck formats`) reads it, and "
-           "the others are named.", "`trajcheck formats --detect FOLDER` says why each claims it; force one with "
-           "--input-format NAME"),
-        _K(Slug.UNFINISHED_RUN, "warning", "A hidden folder that trajcheck.RunWriter writes a run into "
-           "(`.<name>.partial-*`) is still there: the process writing it stopped before `finish`, so the run was "
-           "never published; it is not scored.", "run the harness again for that run, or delete the folder"),
+           "in it (up to five such folders are named, with their counts).", "`trajcheck formats` says what each "
+           "reader looks for; a native run needs run.json beside steps.jsonl"),
+        _K(Slug.READERS_COMPETE, "warning", "Several readers claim a folder; the best fit (a log's shape before a "
+           "file name) reads it.", "`trajcheck formats --detect FOLDER` says why; or use --input-format NAME"),
+        _K(Slug.UNFINISHED_RUN, "warning", "A RunWriter stopped before finish(): its hidden folder is not scored.",
+           "run the harness again for that run, or delete the folder"),
         _K(Slug.FORMAT_NOT_REMOTE, "error", "`--input-format` names an adapter, but runs behind a URL are read "
            "in trajcheck's own format only.", "copy the runs locally to read them with an adapter"),
         _K(Slug.STORE_UNREADABLE, "error", "A remote store (an fsspec URL) cannot be listed, or a run cannot be "
@@ -170,9 +165,8 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "scored (both paths are named).", "give every run its own run_id"),
         _K(Slug.PRICE_MISSING, "warning", "`score --prices` gave no cost to runs whose logs record tokens: their "
            "model has no price in the list, or the log names no model (said once per score call, with the models "
-           "and how many runs each).",
-           "add the model to the price list (a name, or a pattern such as claude-3-5-sonnet-*); a run whose log "
-           "names no model gets no cost"),
+           "and how many runs each).", "add the model to the price list (a name, or a pattern such as "
+           "claude-3-5-sonnet-*); a run whose log names no model gets no cost"),
     )),
     ("Reading a run's files", (
         _K(Slug.FILE_MISSING, "error", "A file the run needs (run.json, a step file, a log) is not there.",

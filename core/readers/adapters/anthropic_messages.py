@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from ..kit.reader import FormatDoc, Reader, Table
-from ..kit.shape import walk
 from ...base.errors import Problem
 from ...base.problems import Slug
 from ...schemas.records import Action, Run, Step
@@ -41,7 +40,7 @@ from ..kit import coords
 from ..kit.reading import (MAX_HISTORY_BYTES, Frames, Problems, Sniffer, frame_size, natural, read_text_file, run_id_of,
                            split_run)
 from .anthropic_actions import LOOKS_ACTIONS, map_action, tool_action
-from .anthropic_logs import (SECONDS, USAGE, cumulative, head, is_step_log, messages_of, step_files,
+from .anthropic_logs import (SECONDS, USAGE, cumulative, shape, head, is_step_log, messages_of, step_files,
                              steps_to_messages, transcript)
 from ..kit.sparse import Results, Timeline, last_frame, steps_of, trailing_usage, with_usage
 from ..kit.usage import anthropic_usage
@@ -51,34 +50,7 @@ __all__ = ["READER", "claims", "map_action", "read_anthropic_messages"]
 
 NAME = "anthropic-messages"
 
-#: The computer tool, and the members of the toolset that name its actions (a transcript of the toolset has no
-#: block named ``computer``).
-_COMPUTER = frozenset({"computer", "left_click", "type", "key", "screenshot", "scroll", "double_click", "mouse_move"})
-
-
-def _shape(value: Any) -> str | None:
-    """A transcript (messages with a role), an event log (``events``, whose api_response events hold the
-    response's blocks) or a per-step log (``response`` and ``tool_output``), holding a ``tool_use`` block of the
-    computer tool or of a member of the computer toolset."""
-    uses = roles = False
-    for node in walk(value):
-        if isinstance(node, dict):
-            uses = uses or (node.get("type") == "tool_use" and node.get("name") in _COMPUTER)
-            roles = roles or (node.get("role") in ("user", "assistant") and "content" in node)
-        if uses and roles:
-            break
-    if not uses:
-        return None
-    if isinstance(value, dict) and "response" in value and "tool_output" in value:
-        return "a Claude harness's step log (response blocks with a computer tool_use, tool_output)"
-    if isinstance(value, dict) and isinstance(value.get("events"), list):
-        return "an event log whose responses hold a computer tool_use"
-    if roles:
-        return "a Claude transcript (messages whose content holds a computer tool_use)"
-    return None
-
-
-SNIFF = Sniffer(_shape, "messages.json", what="a Claude computer-use transcript (messages with computer tool_use "
+SNIFF = Sniffer(shape, "messages.json", what="a Claude computer-use transcript (messages with computer tool_use "
                 "blocks)")
 claims = SNIFF.claims
 

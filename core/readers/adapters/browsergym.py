@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..kit.reader import BY_NAME, NO_CLAIM, Claim, FormatDoc, Reader, Table
+from ..kit.claiming import by_names
+from ..kit.reader import Claim, FormatDoc, Reader, Table
 from ...base.errors import Problem
 from ...base.problems import Slug
 from ...schemas.records import Page, Run, Step
@@ -307,17 +308,9 @@ def read_browsergym(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
 
 
 def _claim(p: Path) -> Claim:
-    if (p / "run.json").exists():
-        return Claim(NO_CLAIM, "run.json is there: a trajcheck run, read by the native reader")
-    if (p / EXP_ARGS).is_file():
-        return Claim(BY_NAME, f"{EXP_ARGS} is there", EXP_ARGS)
-    if (p / SUMMARY).is_file() and (p / "step_0.pkl.gz").is_file():
-        return Claim(BY_NAME, f"{SUMMARY} and step_0.pkl.gz are there", SUMMARY)
-    return Claim(NO_CLAIM, f"no {EXP_ARGS}, nor {SUMMARY} with step_0.pkl.gz")
-
-
-def _claims(p: Path) -> bool:
-    return _claim(p).claimed
+    if (p / EXP_ARGS).is_file() or not (p / SUMMARY).is_file() or not (p / "step_0.pkl.gz").is_file():
+        return by_names(EXP_ARGS)(p)
+    return by_names(SUMMARY)(p) if not (p / "run.json").exists() else by_names()(p)
 
 
 DOC = FormatDoc(
@@ -412,7 +405,7 @@ DOC = FormatDoc(
 
 READER = Reader(
     name=NAME,
-    claims=_claims,
+    claims=lambda p: _claim(p).claimed,
     claim=_claim,
     read=read_browsergym,
     summary="BrowserGym / AgentLab experiment dir: summary_info.json, exp_args.pkl, step_N.pkl.gz "
