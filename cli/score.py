@@ -210,7 +210,7 @@ def _summary(result: "ScoreResult") -> None:
         spend = _spend_line(result.summaries)
         if spend:
             err.print(spend, highlight=False)
-    poor = [w for r in result.summaries for w in r.get("warnings") or [] if w.endswith(READ_WARNINGS)]
+    poor = [w for r in result.summaries for w in r.get("warnings") or [] if _read_poorly(w)]
     for w in poor[:MAX_LISTED]:  # runs read so poorly that their rows say little: named, never silent
         err.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     if len(poor) > MAX_LISTED:
@@ -221,7 +221,15 @@ def _summary(result: "ScoreResult") -> None:
 
 
 #: The run-level warnings of a poorly read run (its stored text ends with the slug in brackets).
-READ_WARNINGS = ("[actions_not_understood]", "[frames_not_found]")
+READ_WARNINGS = ("[actions_not_understood]", "[frames_not_found]", "[frame_unreadable]")
+
+
+def _read_poorly(warning: str) -> bool:
+    """A run-level warning that the run was read poorly (``frame_unreadable`` is also each such frame's
+    warning: the run-level one is the one about the run's steps, field ``steps[i].frames``)."""
+    if not warning.endswith(READ_WARNINGS):
+        return False
+    return not warning.endswith("[frame_unreadable]") or "steps have no readable screenshot" in warning
 
 
 def _readers_line(rows: list[dict[str, Any]]) -> str:

@@ -16,6 +16,8 @@ from ..base.reasons import EffectReason
 
 #: Evidence problems that mean a step's recorded screenshots could not be used.
 _NO_FRAME = frozenset({Slug.FRAMES_MISSING, Slug.FRAME_UNREADABLE, Slug.FRAME_TOO_LARGE})
+#: Of those, the files that are there but cannot be decoded.
+_UNDECODED = frozenset({Slug.FRAME_UNREADABLE, Slug.FRAME_TOO_LARGE})
 
 
 def _most(part: int, whole: int) -> bool:
@@ -54,9 +56,27 @@ def read_coverage(run: Run, evidence: Sequence[ImageEvidence]) -> list[Problem]:
                            run=run.run_id, file=first.source, line=first.line, field=f"steps[{first.index}].action",
                            severity="warning"))
     if _most(len(lost), counted):
-        first = lost[0]
-        out.append(Problem(Slug.FRAMES_NOT_FOUND, f"{len(lost)} of {counted} steps have no readable screenshot; the "
-                           "run gets no verdict from its own evidence (not_read)",
-                           run=run.run_id, file=first.source, line=first.line,
-                           field=f"steps[{first.index}].frames", severity="warning"))
+        out.append(_frames_lost(run, lost, counted, evidence))
     return out
+
+
+def _frames_lost(run: Run, lost: list[Step], counted: int, evidence: Sequence[ImageEvidence]) -> Problem:
+    """The run-level warning of a run whose screenshots were mostly not read: ``frame_unreadable`` when most of
+    those steps have files that are there but cannot be decoded (the fix is the files, not copying them), else
+    ``frames_not_found``."""
+    problem = {s.index: e.problem for s, e in zip(run.steps, evidence)}
+    bad = [s for s in lost if problem.get(s.index) in _UNDECODED]
+    first = bad[0] if 2 * len(bad) >= len(lost) else lost[0]
+    tail = "; the run gets no verdict from its own evidence (not_read)"
+    if first in bad:
+        rel = first.frame_post or first.frame_pre
+        slug = Slug.FRAME_UNREADABLE
+        message = f"{len(lost)} of {counted} steps have no readable screenshot: {len(bad)} have a file that cannot " \
+                  f"be decoded (first: {rel}){tail}"
+        hint = (f"the screenshot files are there but are not readable PNG, JPEG or WebP images (truncated, empty, "
+                f"or not an image under an image's name): check {rel}, and how the harness writes its screenshots")
+    else:
+        slug, hint = Slug.FRAMES_NOT_FOUND, ""
+        message = f"{len(lost)} of {counted} steps have no readable screenshot{tail}"
+    return Problem(slug, message, run=run.run_id, file=first.source, line=first.line,
+                   field=f"steps[{first.index}].frames", severity="warning", hint=hint)
