@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import emit, print_json
+from .common import emit, print_json, print_problems
 from .exits import exit_on_error
 from .options import Format, FormatOpt
 
@@ -27,6 +27,7 @@ def formats(
     Example: trajcheck formats webvoyager ; trajcheck formats --detect runs/
     """
     from ..commands import detect_formats, format_summary, formats as known  # loaded when the command runs
+    from ..readers.plugins import load_problems
 
     if detect is not None:
         looked = detect_formats(detect, name)
@@ -36,8 +37,10 @@ def formats(
         cols = ["folder", "reader", "claims", "reads", "why"]
         emit(cols, [["yes" if r[c] is True else "" if r[c] is False else r[c] for c in cols] for r in looked], fmt,
              title=f"readers that looked at {detect}")
+        print_problems(load_problems())
         return
     rows = known(name)
+    print_problems(load_problems())  # the readers other packages register that did not load
     if fmt is Format.json:
         print_json(rows)
         return

@@ -47,6 +47,7 @@ class Slug(StrEnum):
     NO_READER_CLAIMS = "no_reader_claims"
     READERS_COMPETE = "readers_compete"
     UNFINISHED_RUN = "unfinished_run"
+    READER_NOT_LOADED = "reader_not_loaded"
     FORMAT_NOT_REMOTE = "format_not_remote"
     STORE_UNREADABLE = "store_unreadable"
     MAPPING_MATCHES_NOTHING = "mapping_matches_nothing"
@@ -150,6 +151,8 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "reader looks for; a native run needs run.json beside steps.jsonl"),
         _K(Slug.READERS_COMPETE, "warning", "Several readers claim a folder; the best fit (a log's shape before a "
            "file name) reads it.", "`trajcheck formats --detect FOLDER` says why; or use --input-format NAME"),
+        _K(Slug.READER_NOT_LOADED, "warning", "A `trajcheck.readers` entry point fails to load, or is no reader.",
+           "fix or uninstall the package that declares it"),
         _K(Slug.UNFINISHED_RUN, "warning", "A RunWriter stopped before finish(): its hidden folder is not scored.",
            "run the harness again for that run, or delete the folder"),
         _K(Slug.FORMAT_NOT_REMOTE, "error", "`--input-format` names an adapter, but runs behind a URL are read "
@@ -215,8 +218,7 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "read (the one named).", "keep one record of the steps per run directory"),
         _K(Slug.STEPS_OUT_OF_ORDER, "warning", "Step indices are not increasing; the steps are sorted by index.",
            "write the steps in the order they ran"),
-        _K(Slug.DUPLICATE_STEP_INDEX, "error", "Two steps share one index.",
-           "give every step its own index, in order"),
+        _K(Slug.DUPLICATE_STEP_INDEX, "error", "Two steps share one index.", "give every step its own index, in order"),
         _K(Slug.STEPS_GAP, "warning", "BrowserGym step files are missing in the middle of the episode.",
            "copy every step_N.pkl.gz; the steps around the gap have no before/after state"),
         _K(Slug.STEP_NUMBER_MISMATCH, "warning", "A BrowserGym step file's own step number differs from its "
@@ -264,12 +266,10 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
         _K(Slug.SCREENSHOT_OUTSIDE_RUN, "warning", "A screenshot the log records is outside the run's folder but "
            "inside the folder being scored (the argument of `score` or `validate`): a harness that keeps `logs/` "
            "beside `screenshots/`. That file is used and is part of the run's digest; one outside the folder being "
-           "scored is refused (`path_escapes_run`).",
-           "nothing to do; scoring the run's folder alone would not find it"),
+           "scored is refused (`path_escapes_run`).", "nothing to do; scoring the run's folder alone would miss it"),
         _K(Slug.COORD_SPACE_AMBIGUOUS, "warning", "Nothing declares the space of the run's action points, and "
            "several spaces fit every point, or none does; the reader's default is used (runs.coord_space_source "
-           "says so).",
-           "declare the coordinate space (or the screen size) in the log, or read it with a --mapping file"),
+           "says so).", "declare the coordinate space (or the screen size) in the log, or read it with a --mapping"),
         _K(Slug.SCREENSHOT_OVERWRITTEN, "warning", "OSWorld's runner wrote the next action's screenshot over this "
            "one's; the step is scored without its post frame.", "give every step's screenshot its own file"),
         _K(Slug.SCREEN_UNKNOWN, "warning", "UI-TARS coordinates are relative (0-999) but the session records no "

@@ -226,6 +226,10 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
             refs += _refs(root, root.resolve().name or str(root), r, os.path.abspath(root))
             continue
         refs += _walk(root, only, problems)
+    if _registered_in is READERS:  # the readers other packages register were asked: those that failed are named
+        from .plugins import load_problems
+
+        problems += load_problems()
     return refs, problems
 
 
@@ -361,7 +365,10 @@ def register_adapters() -> None:
     if _registered_in is READERS:
         return
     from .adapters import ALL
+    from .plugins import entry_readers
 
     _registered_in = READERS
     have = {r.name for r in READERS}
     READERS.extend(r for r in ALL if r.name not in have)  # after a --mapping reader (it comes first, see mapping)
+    # then the readers other packages register (entry points, read once: see plugins)
+    READERS.extend(entry_readers({r.name for r in READERS}))
