@@ -159,3 +159,18 @@ def test_the_score_summary_names_the_readers(tmp_path):
 
     rows = {r.run["run_id"]: r.run for r in score_paths([tmp_path / "runs"], jobs=1).results}
     assert rows["nc-inbox-read"]["warnings"][0].startswith("run nc-inbox-read (read by trajcheck.run/1), steps.jsonl")
+
+
+def test_no_reader_claims_a_real_run_of_another_reader():
+    """The same cross-check on the recorded third-party runs (WebVoyager, BrowserGym, browser-use)."""
+    import pytest
+
+    from conftest import REALRUNS
+
+    if not REALRUNS.is_dir():
+        pytest.skip("../shared/realruns is absent (a user's clone has none)")
+    refs, _ = discover([REALRUNS])
+    assert {"webvoyager", "browsergym", "browser-use"} <= {r.reader for r in refs}
+    for ref in refs:
+        others = [r.name for r in readers() if r.name != ref.reader and r.judge(ref.run_dir).claimed]
+        assert others == [], (ref.display, ref.reader, others)

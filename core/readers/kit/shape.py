@@ -24,8 +24,9 @@ from ...base.inputs import open_regular
 HEAD_BYTES = 256 * 1024
 #: How many containers :func:`walk` visits.
 MAX_NODES = 20_000
-#: How many parsed heads are kept.
-_CACHE_SIZE = 256
+#: How many parsed heads are kept: the files of the folder being claimed (each reader asks about the same few
+#: files in turn), never more, as a parsed head may take a few MB.
+_CACHE_SIZE = 16
 _cache: dict[tuple[str, int, int], Any] = {}
 
 
