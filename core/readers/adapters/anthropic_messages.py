@@ -93,8 +93,8 @@ def entries(path: Path) -> list[str]:
     saved at every step) gives none."""
     if step_files(path):
         return []
-    found = SNIFF.every(path)
-    if len(found) < 2 or all(cumulative(v) for _, v in found):
+    found = SNIFF.every(path, cumulative)
+    if len(found) < 2 or all(c for _, c in found):
         return []
     return sorted((p.name for p, _ in found), key=natural)
 
@@ -102,8 +102,8 @@ def entries(path: Path) -> list[str]:
 def _pick(run_dir: Path, problems: Problems) -> str:
     """The transcript of a folder that is one run: the last of the requests a harness saved at every step
     (the whole run), else the first by name (with a warning when there are several)."""
-    found = SNIFF.every(run_dir)
-    if len(found) > 1 and all(cumulative(v) for _, v in found):
+    found = SNIFF.every(run_dir, cumulative)
+    if len(found) > 1 and all(c for _, c in found):
         return sorted((p.name for p, _ in found), key=natural)[-1]
     return SNIFF.pick(run_dir, problems.run, problems)
 

@@ -97,7 +97,10 @@ class Sniffer:
             return MISSING, None
         return head, self.text_test(head)
 
-    def _heads(self, path: Path, most: int = SNIFF_FILES) -> list[tuple[Path, Any, str]]:
+    def _heads(self, path: Path, most: int = SNIFF_FILES, keep: Callable[[Any], Any] | None = None
+               ) -> list[tuple[Path, Any, str]]:
+        """The files that pass the test, each with its parsed data (or what ``keep`` makes of it: a folder of
+        thousands of logs keeps one fact a log, not every log's data) and its shape."""
         out = []
         for p in json_files(path, self.suffixes, most):
             try:
@@ -107,7 +110,7 @@ class Sniffer:
             except (OSError, RecursionError):
                 continue
             if shape:
-                out.append((p, value, shape))
+                out.append((p, value if keep is None else keep(value), shape))
         return out
 
     def files(self, path: Path) -> list[Path]:
@@ -118,9 +121,10 @@ class Sniffer:
             heads.sort(key=lambda h: not prefer(h[1]))
         return [p for p, _, _ in heads]
 
-    def every(self, path: Path) -> list[tuple[Path, Any]]:
-        """Every file of the folder that passes the test (at most MAX_ENTRIES), with its parsed data."""
-        return [(p, v) for p, v, _ in self._heads(path, MAX_ENTRIES)]
+    def every(self, path: Path, keep: Callable[[Any], Any] = lambda v: None) -> list[tuple[Path, Any]]:
+        """Every file of the folder that passes the test (at most MAX_ENTRIES), with what ``keep`` makes of its
+        parsed data (nothing by default: the data of thousands of logs is never held at once)."""
+        return [(p, v) for p, v, _ in self._heads(path, MAX_ENTRIES, keep)]
 
     def claim(self, path: Path) -> Claim:
         """A reader's ``claim``: not a native run, and one of its files has the format's shape."""
