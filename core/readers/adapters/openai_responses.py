@@ -314,8 +314,10 @@ DOC = FormatDoc(
     claims=("A run is a directory holding one transcript of a loop driving the Responses API's "
             "`computer_use_preview` tool: a JSON list of items, an object with `items` (or the request's "
             "`input` and the response's `output`) and the `tools`, a list of responses (each with its "
-            "`output`), or JSONL with one item or one response per line. Claimed by content: a "
-            "`computer_call` item in the first 256 KiB of one of the folder's first 8 JSON files. A folder holding "
+            "`output`), or JSONL with one item or one response per line. Claimed by the "
+            "shape of its data: a `computer_call` item (an object, not words in a string) in the parsed data "
+            "(the whole file, or as much as its first 256 KiB hold) of one of the folder's first 8 JSON files. "
+            "A folder holding "
             "several transcripts is a run per file, named by the file."),
     example=("trajcheck score transcripts/ --out LEDGER          # one folder per transcript\n"
              "trajcheck formats openai-responses"),

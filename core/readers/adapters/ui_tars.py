@@ -272,10 +272,14 @@ DOC = FormatDoc(
     claims=("A run is a directory holding one UI-TARS log: a session log (JSON with `steps`, `trajectory` or "
             "`history`, or JSONL, one step per line), an Agent TARS event stream (`event-stream.jsonl`), a "
             "UI-TARS-desktop session (`conversations`) or the HTML report UI-TARS-desktop exports. Claimed by "
-            "content: one of its first 8 JSON, JSONL or HTML files holds a UI-TARS mark (`start_box`, "
-            "`start_point`, `action_type`, `parsed_action`, `model_reply`, `point='<point>`, an `Action: "
-            "click(`-style call, `ui_tars_web_dump`) in its first 256 KiB, and is no Anthropic or OpenAI "
-            "transcript. Of several, a log with screenshots is read first, with a `steps_ambiguous` warning; a "
+            "the shape of the parsed data of one of its first 8 JSON, JSONL or HTML files (the whole file, or "
+            "as much as its first 256 KiB hold), never by a word in a string: steps that are objects, one at "
+            "least with a reply in UI-TARS's grammar (`Action: click(start_box=...)`), UI-TARS's parsed action "
+            "(`action_type`, `action_inputs`) or the keys its harnesses log (`model_reply`; `parsed_action` "
+            "beside a reply); events whose tool calls carry a UI-TARS action; turns `from` human and gpt; an "
+            "HTML report with a `ui_tars_web_dump` script. A chat list of `{role, content}` messages is none of "
+            "these, and is not claimed. Of several, a log with screenshots is read first, with a "
+            "`steps_ambiguous` warning; a "
             "`reasoning.json` beside a session log is no rival but its companion, merged into it (below)."),
     example=("trajcheck score sessions/ --out LEDGER          # one folder per session log\n"
              "trajcheck formats ui-tars"),
