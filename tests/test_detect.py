@@ -174,3 +174,15 @@ def test_no_reader_claims_a_real_run_of_another_reader():
     for ref in refs:
         others = [r.name for r in readers() if r.name != ref.reader and r.judge(ref.run_dir).claimed]
         assert others == [], (ref.display, ref.reader, others)
+
+
+def test_between_equal_fits_the_reader_asked_first_reads_and_the_note_says_so(tmp_path):
+    d = tmp_path / "two-names"
+    d.mkdir()
+    (d / "interact_messages.json").write_text("[]")  # WebVoyager's file name
+    (d / "trace.zip").write_bytes(b"")  # a Playwright trace's
+    refs, problems = discover([tmp_path])
+    assert [r.reader for r in refs] == ["webvoyager"]
+    [note] = [p for p in problems if p.slug == "readers_compete"]
+    assert "webvoyager reads it (interact_messages.json is there), asked first among equal fits" in note.message
+    assert "also playwright-trace: trace.zip is there" in note.message

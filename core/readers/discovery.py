@@ -164,8 +164,10 @@ def _claim(path: Path, only: list[Reader] | None, notes: list[Problem] | None = 
     best = max(claims, key=lambda rc: fit(*rc))  # the first of the best fits
     if len(claims) > 1 and notes is not None:
         others = "; ".join(f"{r.name}: {c.why}" for r, c in claims if r is not best[0])
+        tie = sum(fit(*rc) == fit(*best) for rc in claims) > 1
+        why = "asked first among equal fits" if tie else "its claim fits best"
         notes.append(Problem(Slug.READERS_COMPETE, f"{len(claims)} readers claim {path}: {best[0].name} reads it "
-                             f"({best[1].why}), its claim fits best; also {others}", file=str(path),
+                             f"({best[1].why}), {why}; also {others}", file=str(path),
                              severity="warning", hint="`trajcheck formats --detect` says why each claims it; force "
                              "one with --input-format NAME"))
     return best[0]
