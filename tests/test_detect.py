@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -19,6 +20,14 @@ from trajcheck.readers.kit.reader import BY_SHAPE
 from conftest import ROOT, SAMPLES
 
 FIXTURES = ROOT / "tests" / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _no_mapping():
+    """The built-in readers only: no --mapping reader left registered by a test before."""
+    from trajcheck.readers.mapping import register
+
+    register(None)
 
 
 def _png(path: Path) -> None:
@@ -163,8 +172,6 @@ def test_the_score_summary_names_the_readers(tmp_path):
 
 def test_no_reader_claims_a_real_run_of_another_reader():
     """The same cross-check on the recorded third-party runs (WebVoyager, BrowserGym, browser-use)."""
-    import pytest
-
     from conftest import REALRUNS
 
     if not REALRUNS.is_dir():

@@ -107,3 +107,13 @@ def test_the_example_in_the_docs_is_the_one_installed_here():
     text = (ROOT / "docs" / "formats.md").read_text()
     assert plugins.EXAMPLE_MODULE.rstrip() in text and plugins.EXAMPLE_TOML in text
     assert 35 <= len(plugins.EXAMPLE_MODULE.splitlines()) <= 50
+
+
+def test_reading_a_built_in_format_by_name_never_reads_the_entry_points():
+    """A worker process gets its run's reader by name: a built-in one is found without importlib.metadata (the
+    scan of the installed packages); every reader, as discovery asks them, reads the group once."""
+    code = ("import sys\nfrom trajcheck.readers.discovery import get_reader, readers\n"
+            "get_reader('ui-tars')\nprint('importlib.metadata' in sys.modules)\n"
+            "readers()\nprint('importlib.metadata' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert out.split() == ["False", "True"]

@@ -117,9 +117,11 @@ def get_reader(name: str) -> Reader:
     """The reader called ``name``; KeyError when there is none."""
     if name == NATIVE.name:
         return NATIVE
-    for r in readers():
-        if r.name == name:
-            return r
+    for outside in (False, True):  # a built-in reader is found without reading the entry points
+        register_adapters(outside)
+        for r in READERS:
+            if r.name == name:
+                return r
     raise KeyError(name)
 
 
@@ -228,7 +230,7 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
             refs += _refs(root, root.resolve().name or str(root), r, os.path.abspath(root))
             continue
         refs += _walk(root, only, problems)
-    if _registered_in is READERS:  # the readers other packages register were asked: those that failed are named
+    if _outside_in is READERS:  # the readers other packages register were asked: those that failed are named
         from .plugins import load_problems
 
         problems += load_problems()
@@ -359,18 +361,27 @@ def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, list[int]]], rea
 _registered_in: list[Reader] | None = None
 
 
-def register_adapters() -> None:
+def register_adapters(outside: bool = True) -> None:
     """Add the format adapters' readers (:data:`trajcheck.readers.adapters.ALL`) to :data:`READERS`, once (a worker
-    process does it when it first reads a run of another format). The adapters do not import this module
-    (what a reader is, they take from :mod:`trajcheck.readers.kit.reader`), so importing them here is one way."""
-    global _registered_in
-    if _registered_in is READERS:
-        return
-    from .adapters import ALL
-    from .plugins import entry_readers
+    process does it when it first reads a run of another format), then, with ``outside``, the readers other
+    packages register (entry points, read once: :mod:`trajcheck.readers.plugins`). The adapters do not import this
+    module (what a reader is, they take from :mod:`trajcheck.readers.kit.reader`), so importing them here is one
+    way."""
+    global _registered_in, _outside_in
+    if _registered_in is not READERS:
+        from .adapters import ALL
 
-    _registered_in = READERS
-    have = {r.name for r in READERS}
-    READERS.extend(r for r in ALL if r.name not in have)  # after a --mapping reader (it comes first, see mapping)
-    # then the readers other packages register (entry points, read once: see plugins)
-    READERS.extend(entry_readers({r.name for r in READERS}))
+        _registered_in = READERS
+        have = {r.name for r in READERS}
+        READERS.extend(r for r in ALL if r.name not in have)  # after a --mapping reader (it comes first)
+    if outside and _outside_in is not READERS:
+        from .plugins import entry_readers
+
+        _outside_in = READERS
+        READERS.extend(entry_readers({r.name for r in READERS}))
+
+
+#: The list the outside readers were added to (None: not yet): entry points are read only when every reader is
+#: asked (discovery, ``formats``), or a run names a reader that is not built in; a worker reading a built-in
+#: format never reads them (importlib.metadata and the scan of the installed packages cost some 60 ms).
+_outside_in: list[Reader] | None = None
