@@ -15,6 +15,7 @@ weakest: it is used only when all the others are absent.
 | one of them | none | its verdict, lower confidence | contract_only / evaluator_only |
 | none | pass or fail | the judge's, lower confidence | judge_only |
 | none | none | the evidence referee's, confidence at most 0.6 | evidence_only |
+| none | none, the run was not read (most actions not understood, or most screenshots missing) | unknown | not_read |
 | none | none (and no decisive evidence), the run ended without an answer | fail, confidence 0.6 | no_answer |
 | none | none (and no decisive evidence) | unknown | no_verdict |
 | uncertain (a check undecided) | none, nor anything else | uncertain, no false claim | contract_undecided |
@@ -26,6 +27,12 @@ accusation of a false claim.
 
 The judge is one: the recorded judge and those of ``score --judgments`` vote (:func:`combine_judges`: the
 majority decides, a tie decides nothing); the reference judge is kept beside them.
+A run that was not read (``not_read``: most of its actions were not understood, or most of its steps have no
+readable screenshot) gets no verdict from its own evidence nor from the no-answer rule: what the reader did not
+understand cannot count for or against the agent, and a run whose answer could not be read cannot be said to
+have none. It is ``unknown`` (``not_read``). The contract, the benchmark's evaluator and the judge still decide:
+they check the final state itself (a DOM, a URL, the final screenshot, the benchmark's own result), not the
+actions the reader failed to understand.
 
 ``verdict_source`` names the sources that decided (``contract+evaluator+judge``, ``evidence``,
 ``no_answer``, ``none``...). A run ended without an answer (no DONE, no answer, no infeasible report) is a
@@ -174,9 +181,11 @@ def evaluator_verdict(score: float | None, pass_at: float = EVALUATOR_PASS) -> s
 
 
 def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, claimed_success: bool,
-           evidence: EvidenceVerdict | None = None, evaluator: str | None = None, no_answer: bool = False) -> Verdict:
+           evidence: EvidenceVerdict | None = None, evaluator: str | None = None, no_answer: bool = False,
+           not_read: bool = False) -> Verdict:
     """The final verdict from the sources present, strongest first (see the module docstring). ``no_answer``:
-    the run ended without an answer (:func:`trajcheck.analyzers.claims.ended_without_answer`)."""
+    the run ended without an answer (:func:`trajcheck.analyzers.claims.ended_without_answer`); ``not_read``: the
+    reader understood too little of the run for its own evidence, or for the absence of an answer, to count."""
     det = contract.verdict
     programmatic = [(n, v) for n, v in (("contract", det), ("evaluator", evaluator)) if v in ("pass", "fail")]
     jv = judge.verdict if judge else None
@@ -198,6 +207,8 @@ def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, c
         reason = VR.AGREEMENT if len(programmatic) > 1 else only
     elif jv:
         final, reason, conf = jv, VR.JUDGE_ONLY, jconf * SINGLE_SOURCE_FACTOR
+    elif not_read:
+        final, reason, conf = "unknown", VR.NOT_READ, 0.0
     elif evidence is not None and evidence.verdict in ("pass", "fail"):
         final, reason, conf = evidence.verdict, VR.EVIDENCE_ONLY, min(EVIDENCE_MAX_CONFIDENCE, evidence.confidence)
         source = "evidence"

@@ -29,8 +29,8 @@ def draft_contract(
     """Draft a contract from a run that succeeded.
 
     It has a check for each new line of text its final screen shows (DOM text, else what OCR read), its
-    URL and its title when they changed. Trim it, then score with it. It prints the contract file (--format json: the contract and the
-    notes; csv: a check a row).
+    URL and its title when they changed. Trim it, then score with it. It prints the contract file
+    (--format json: the contract and the notes; csv: a check a row).
 
     Example: trajcheck draft-contract ledger/ terms-checkbox-on --out contracts/create-workspace.json
     """

@@ -89,6 +89,7 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar."
 #: Writers of a ledger (`score`, `compact`) take its lock; this is how long they wait for another one.
 WaitOpt = Annotated[float, typer.Option("--wait", min=0, help=flag("wait").help)]
 
+InputFormatOpt = Annotated[Optional[str], typer.Option("--input-format", help=flag("input_format").help)]
 MappingOpt = Annotated[Optional[Path], typer.Option("--mapping", help=flag("mapping").help)]
 
 #: How runs are grouped (`compare`, `export`, `report`: the arms; `best-of`: the tasks), declared once.

@@ -196,13 +196,15 @@ def _summary(result: "ScoreResult") -> None:
         rows = result.ledger_runs()
         if rows:
             err.print(f"the ledger holds {len(rows)} runs", highlight=False)
+    if result.summaries:
+        err.print(_readers_line(result.summaries), highlight=False, markup=False)
     if rows:
         err.print(_verdict_line(rows), highlight=False)
         err.print((result.coverage if rows is result.summaries else coverage(rows)).text(), highlight=False)
         spend = _spend_line(rows)
         if spend:
             err.print(spend, highlight=False)
-    poor = [w for r in result.summaries for w in r.get("warnings") or [] if w.endswith(READ_WARNINGS)]
+    poor = [w for r in result.summaries for w in r.get("warnings") or [] if _read_poorly(w)]
     for w in poor[:MAX_LISTED]:  # runs read so poorly that their rows say little: named, never silent
         err.print(f"[yellow]warning:[/] {literal(w)}", highlight=False)
     if len(poor) > MAX_LISTED:
@@ -213,7 +215,23 @@ def _summary(result: "ScoreResult") -> None:
 
 
 #: The run-level warnings of a poorly read run (its stored text ends with the slug in brackets).
-READ_WARNINGS = ("[actions_not_understood]", "[frames_not_found]")
+READ_WARNINGS = ("[actions_not_understood]", "[frames_not_found]", "[frame_unreadable]")
+
+
+def _read_poorly(warning: str) -> bool:
+    """A run-level warning that the run was read poorly (``frame_unreadable`` is also each such frame's
+    warning: the run-level one is the one about the run's steps, field ``steps[i].frames``)."""
+    if not warning.endswith(READ_WARNINGS):
+        return False
+    return not warning.endswith("[frame_unreadable]") or "steps have no readable screenshot" in warning
+
+
+def _readers_line(rows: list[dict[str, Any]]) -> str:
+    """Which reader (or mapping) read the scored runs, counted: 'read by: ui-tars 3, trajcheck.run/1 2'."""
+    from collections import Counter
+
+    counts = Counter(str(r.get("source_format") or "?") for r in rows)
+    return "read by: " + ", ".join(f"{name} {n}" for name, n in counts.most_common())
 
 
 def _verdict_line(rows: list[dict[str, Any]]) -> str:

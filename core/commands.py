@@ -41,12 +41,25 @@ def plain(value: Any) -> Any:
     return to_json() if callable(to_json) else value
 
 
-def validate(paths: Iterable[Pathish], *, mapping: Pathish | None = None) -> "ValidationReport":
+def validate(paths: Iterable[Pathish], *, mapping: Pathish | None = None,
+             input_format: str | None = None) -> "ValidationReport":
     """Every problem of every run under ``paths`` (JSON, schema, step indices, paths, frame headers,
-    coordinates), without scoring; ``mapping`` reads logs of another shape. Never raises for bad input."""
+    coordinates), without scoring; ``mapping`` reads logs of another shape; ``input_format`` forces one reader
+    (as ``score --input-format`` does; UsageError for an unknown name). Never raises for bad input."""
     from .scoring.validation import validate_paths
 
-    return validate_paths(paths, mapping=mapping)
+    return validate_paths(paths, mapping=mapping, input_format=input_format)
+
+
+def _known_format(name: str | None) -> None:
+    from .readers.discovery import get_reader, reader_names
+
+    if name is None:
+        return
+    try:
+        get_reader(name)
+    except KeyError:
+        raise UsageError(f"unknown format {name!r}; formats: " + ", ".join(reader_names())) from None
 
 
 def query(ledger: Pathish, sql: str) -> "QueryResult":
@@ -304,6 +317,21 @@ def draft_mapping(folder: Pathish, *, sample: int = 20, check: bool = False) -> 
     out.coverage, out.summary = cov.to_json(), cov.summary()
     out.scored, out.invalid, out.verdicts = res.scored, len(res.invalid), verdicts
     return out
+def detect_formats(folder: Pathish, input_format: str | None = None) -> list[dict[str, object]]:
+    """Which readers looked at ``folder`` and the folders below it that discovery asks about, and why each did or
+    did not claim each one (``{"folder", "reader", "claims", "fit", "reads", "why"}`` rows; ``reads``: the reader
+    that reads it). ``input_format`` asks that reader alone. UsageError for an unknown name or a folder that
+    does not exist."""
+    from pathlib import Path
+
+    from .readers.detect import detect
+    from .readers.discovery import get_reader
+
+    _known_format(input_format)
+    root = Path(folder)
+    if not root.is_dir():
+        raise UsageError(f"{root} is not a folder")
+    return [x.to_dict() for x in detect(root, [get_reader(input_format)] if input_format else None)]
 
 
 def format_summary(name: str) -> str:

@@ -215,7 +215,7 @@ def test_missing_screenshot_is_one_located_warning(tmp_path, adapters):
     [res] = score_paths([d], jobs=1, input_format="browsergym").results
     assert res.run["status"] == "ok"
     [w] = [w for w in res.run["warnings"] if "screenshot_step_1.png" in w]
-    assert w.startswith(f"run {d.name}, step_0.pkl.gz, field frames.post: frame 'screenshot_step_1.png': file not "
+    assert w.startswith(f"run {d.name} (read by browsergym), step_0.pkl.gz, field frames.post: frame 'screenshot_step_1.png': file not "
                         "found") and w.endswith("[frames_missing]")
 
 

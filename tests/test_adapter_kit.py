@@ -148,9 +148,19 @@ def test_claiming_by_file_name_and_by_content(tmp_path):
     logs.mkdir()
     (logs / "b.json").write_text('{"mark": 1}')
     (logs / "a.jsonl").write_text('{"mark": 2}')
-    (logs / "c.json").write_text('{"other": 3}')
-    sniff = kit.Sniffer(lambda head: b'"mark"' in head, "default.json")
+    (logs / "c.json").write_text('{"other": 3, "text": "a string that says \\"mark\\""}')
+    # by the shape of the parsed data: a top-level "mark", never the word inside a string
+    # (a JSONL file is the list of its lines' values)
+    sniff = kit.Sniffer(lambda v: "a marked log" if any(isinstance(x, dict) and "mark" in x for x in
+                                                        (v if isinstance(v, list) else [v])) else None, "default.json")
     assert sniff.claims(logs) and not sniff.claims(run)
+    assert sniff.claim(logs).why == "a.jsonl is a marked log"
+    (logs / "a.jsonl").unlink()
+    (logs / "b.json").unlink()
+    assert not sniff.claims(logs)
+    assert sniff.claim(logs).why == "c.json is an object with keys other, text: not a log of this format"
+    (logs / "b.json").write_text('{"mark": 1}')
+    (logs / "a.jsonl").write_text('{"mark": 2}')
     probs: list[Problem] = []
     assert sniff.pick(logs, "logs", probs) == "a.jsonl"
     assert [(p.slug, p.file, p.message) for p in probs] == [
@@ -184,7 +194,8 @@ def test_adapters_import_the_kit_not_each_other():
            "osworld": {"osworld_actions"}, "webvoyager": {"webvoyager_actions"},
            "playwright_trace": {"playwright_events", "playwright_zip"}, "playwright_events": {"playwright_zip"},
            "openai_responses": {"openai_actions"}, "anthropic_messages": {"anthropic_actions", "anthropic_logs"},
-           "ui_tars": {"ui_tars_logs"}, "ui_tars_logs": {"ui_tars_actions"}}
+           "ui_tars": {"ui_tars_logs", "ui_tars_shape"}, "ui_tars_logs": {"ui_tars_actions"},
+           "ui_tars_shape": {"ui_tars_actions", "ui_tars_logs"}}
     readers = {"anthropic_messages", "browser_use", "browsergym", "openai_responses", "osworld", "playwright_trace",
                "ui_tars", "webvoyager"}
     kit_used = set()

@@ -265,10 +265,10 @@ def test_a_command_rule_rewords_its_class_and_the_subclass_rules_still_win():
 def test_the_score_command_is_one_library_call_then_rendering(monkeypatch, tmp_path):
     """The command passes every option of trajcheck.score through, by name, and prints its result."""
     calls: list[tuple[tuple, dict]] = []
-    rows = [{"run_id": "a", "status": "ok", "n_steps": 3, "effect_checked": 1, "effect_no_effect": 0,
+    rows = [{"run_id": "a", "source_format": "ui-tars", "status": "ok", "n_steps": 3, "effect_checked": 1, "effect_no_effect": 0,
              "effect_no_effect_seed": 0, "warnings": [], "outcome_status": "done", "eval_final_verdict": "fail",
              "false_claim": True},
-            {"run_id": "b", "status": "invalid", "n_steps": None, "effect_checked": None, "effect_no_effect": None,
+            {"run_id": "b", "source_format": "trajcheck.run/1", "status": "invalid", "n_steps": None, "effect_checked": None, "effect_no_effect": None,
              "effect_no_effect_seed": None, "warnings": None, "outcome_status": None}]
 
     def fake(*args, **options):
@@ -289,6 +289,7 @@ def test_the_score_command_is_one_library_call_then_rendering(monkeypatch, tmp_p
     assert res.stderr.splitlines() == [
         "scored 2 runs (1 invalid), 10 frames in 4.00s (2.5 frames/s), 1 unchanged runs skipped "
         "(--force rescores them) -> L (generation 3)",
+        "read by: ui-tars 1, trajcheck.run/1 1",
         "verdicts: 1 fail; 1 false claim",
         "verdict for 1 of 1 runs",  # the fake row names no verdict source
         "invalid: run b: broken [run_json_invalid]",

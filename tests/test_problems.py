@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 from trajcheck.base.errors import Problem
-from trajcheck.base.problems import ALIASES, CATALOGUE, REGENERATE, RETIRED, SECTIONS, Slug, lookup, markdown
+from trajcheck.base.problems import ALIASES, CATALOGUE, REGENERATE, RETIRED, SECTIONS, Slug, lookup
+
+from devtools.problemsdoc import markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("trajcheck", "trajcheck.cli", "trajcheck.analyzers", "trajcheck.schemas")
@@ -156,7 +158,7 @@ def test_docs_page_is_generated() -> None:
 
 
 def test_the_regenerate_command_prints_the_page() -> None:
-    done = subprocess.run([sys.executable, "-m", "trajcheck.base.problems"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "devtools.problemsdoc"], capture_output=True, text=True,
                           cwd=ROOT, timeout=60, check=False)
     assert (done.returncode, done.stderr) == (0, "")  # no runpy warning: the module was not imported early
     assert done.stdout == markdown()
@@ -193,7 +195,7 @@ def test_unknown_slug_raises() -> None:
     with pytest.raises(ValueError) as exc:
         Problem("no_such_slug", "something")
     assert str(exc.value) == ("unknown problem slug 'no_such_slug': declare it in core/base/problems.py "
-                              "(trajcheck.base.problems), then run `python -m trajcheck.base.problems > docs/problems.md`")
+                              "(trajcheck.base.problems), then run `python -m devtools.problemsdoc > docs/problems.md`")
 
 
 def test_relabelling_to_an_unknown_slug_raises() -> None:

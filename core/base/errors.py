@@ -40,6 +40,7 @@ class Problem:
     field: str = ""
     hint: str = ""
     severity: str = "error"  # "error" makes the run invalid; "warning" is reported, the run is still scored
+    reader: str = ""  # the reader (or mapping) that read the run; set where the run is read (validate, score)
 
     def __post_init__(self) -> None:
         from .problems import SEVERITIES
@@ -59,7 +60,9 @@ class Problem:
         """Where the problem is: run, file[:line] and field, those that are known."""
         parts = []
         if self.run:
-            parts.append(f"run {self.run}")
+            parts.append(f"run {self.run}" + (f" (read by {self.reader})" if self.reader else ""))
+        elif self.reader:
+            parts.append(f"read by {self.reader}")
         if self.file:
             parts.append(self.file + (f":{self.line}" if self.line is not None else ""))
         if self.field:
@@ -80,12 +83,21 @@ class Problem:
             "severity": self.severity,
             "slug": self.slug,
             "run": self.run,
+            "reader": self.reader,
             "file": self.file,
             "line": self.line,
             "field": self.field,
             "message": self.message,
             "hint": self.hint,
         }
+
+
+def read_by(problems: list[Problem], reader: str) -> list[Problem]:
+    """``problems`` (of one run) with the reader that read the run named in each that names none yet."""
+    for p in problems:
+        if not p.reader:
+            p.reader = reader
+    return problems
 
 
 class RunFormatError(TrajcheckError):

@@ -7,7 +7,7 @@ refuses a name that is not a member, ``Problem`` refuses a slug that is not decl
 ``tests/test_problems.py`` checks that ``Slug`` and the catalogue hold the same slugs, then asks you to
 regenerate the reference page with::
 
-    python -m trajcheck.base.problems > docs/problems.md
+    python -m devtools.problemsdoc > docs/problems.md
 
 A slug is stable: the ledger stores it (in ``runs.error`` and ``runs.warnings``), and scripts match on
 it. Never rename one in passing, and never reuse a retired slug for another meaning: a renamed or split
@@ -34,7 +34,7 @@ Severity = Literal["error", "warning"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning")
 
 #: The command that rewrites the committed reference page from this catalogue.
-REGENERATE = "python -m trajcheck.base.problems > docs/problems.md"
+REGENERATE = "python -m devtools.problemsdoc > docs/problems.md"
 
 
 class Slug(StrEnum):
@@ -45,6 +45,9 @@ class Slug(StrEnum):
     PATH_NOT_FOUND = "path_not_found"
     NOT_A_DIRECTORY = "not_a_directory"
     NO_READER_CLAIMS = "no_reader_claims"
+    READERS_COMPETE = "readers_compete"
+    UNFINISHED_RUN = "unfinished_run"
+    READER_NOT_LOADED = "reader_not_loaded"
     FORMAT_NOT_REMOTE = "format_not_remote"
     STORE_UNREADABLE = "store_unreadable"
     MAPPING_MATCHES_NOTHING = "mapping_matches_nothing"
@@ -141,14 +144,18 @@ _METADATA = "in an optional side file (WebVoyager's task metadata, the reasoning
 #: The catalogue, in sections (the headings of docs/problems.md); within a section, in reading order.
 SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
     ("Finding runs", (
-        _K(Slug.PATH_NOT_FOUND, "error", "A path argument, or the prefix of a store URL, does not exist.",
-           "pass a run directory or a folder that holds runs; for a URL, check the bucket and prefix"),
-        _K(Slug.NOT_A_DIRECTORY, "warning", "A path argument is a file, not a folder; it is skipped.",
-           "pass the folder that holds the run"),
+        _K(Slug.PATH_NOT_FOUND, "error", "A path argument, or the prefix of a store URL, does not exist.", "pass "
+           "a run directory or a folder that holds runs; for a URL, check the bucket and prefix"),
+        _K(Slug.NOT_A_DIRECTORY, "warning", "A path argument is a file (skipped).", "pass the folder holding the run"),
         _K(Slug.NO_READER_CLAIMS, "error", "A folder holds JSON files or images, but no reader recognises a run "
-           "in it (up to five such folders are named, with their counts).",
-           "`trajcheck formats` says what each reader looks for; a native run needs run.json beside "
-           "steps.jsonl"),
+           "in it (up to five such folders are named, with their counts).", "`trajcheck formats` says what each "
+           "reader looks for; a native run needs run.json beside steps.jsonl"),
+        _K(Slug.READERS_COMPETE, "warning", "Several readers claim a folder; the best fit (a log's shape before a "
+           "file name) reads it.", "`trajcheck formats --detect FOLDER` says why; or use --input-format NAME"),
+        _K(Slug.READER_NOT_LOADED, "warning", "A `trajcheck.readers` entry point fails to load, or is no reader.",
+           "fix or uninstall the package that declares it"),
+        _K(Slug.UNFINISHED_RUN, "warning", "A RunWriter stopped before finish(): its hidden folder is not scored.",
+           "run the harness again for that run, or delete the folder"),
         _K(Slug.FORMAT_NOT_REMOTE, "error", "`--input-format` names an adapter, but runs behind a URL are read "
            "in trajcheck's own format only.", "copy the runs locally to read them with an adapter"),
         _K(Slug.STORE_UNREADABLE, "error", "A remote store (an fsspec URL) cannot be listed, or a run cannot be "
@@ -162,9 +169,8 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "scored (both paths are named).", "give every run its own run_id"),
         _K(Slug.PRICE_MISSING, "warning", "`score --prices` gave no cost to runs whose logs record tokens: their "
            "model has no price in the list, or the log names no model (said once per score call, with the models "
-           "and how many runs each).",
-           "add the model to the price list (a name, or a pattern such as claude-3-5-sonnet-*); a run whose log "
-           "names no model gets no cost"),
+           "and how many runs each).", "add the model to the price list (a name, or a pattern such as "
+           "claude-3-5-sonnet-*); a run whose log names no model gets no cost"),
         _K(Slug.JUDGED_RUN_UNKNOWN, "warning", "A `score --judgments` file judges a run not in the batch (scored or "
            "skipped unchanged): not used. Named once a run.", "check the run_id or score its folder"),
     )),
@@ -215,8 +221,7 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
            "read (the one named).", "keep one record of the steps per run directory"),
         _K(Slug.STEPS_OUT_OF_ORDER, "warning", "Step indices are not increasing; the steps are sorted by index.",
            "write the steps in the order they ran"),
-        _K(Slug.DUPLICATE_STEP_INDEX, "error", "Two steps share one index.",
-           "give every step its own index, in order"),
+        _K(Slug.DUPLICATE_STEP_INDEX, "error", "Two steps share one index.", "give every step its own index, in order"),
         _K(Slug.STEPS_GAP, "warning", "BrowserGym step files are missing in the middle of the episode.",
            "copy every step_N.pkl.gz; the steps around the gap have no before/after state"),
         _K(Slug.STEP_NUMBER_MISMATCH, "warning", "A BrowserGym step file's own step number differs from its "
@@ -264,12 +269,10 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
         _K(Slug.SCREENSHOT_OUTSIDE_RUN, "warning", "A screenshot the log records is outside the run's folder but "
            "inside the folder being scored (the argument of `score` or `validate`): a harness that keeps `logs/` "
            "beside `screenshots/`. That file is used and is part of the run's digest; one outside the folder being "
-           "scored is refused (`path_escapes_run`).",
-           "nothing to do; scoring the run's folder alone would not find it"),
+           "scored is refused (`path_escapes_run`).", "nothing to do; scoring the run's folder alone would miss it"),
         _K(Slug.COORD_SPACE_AMBIGUOUS, "warning", "Nothing declares the space of the run's action points, and "
            "several spaces fit every point, or none does; the reader's default is used (runs.coord_space_source "
-           "says so).",
-           "declare the coordinate space (or the screen size) in the log, or read it with a --mapping file"),
+           "says so).", "declare the coordinate space (or the screen size) in the log, or read it with a --mapping"),
         _K(Slug.SCREENSHOT_OVERWRITTEN, "warning", "OSWorld's runner wrote the next action's screenshot over this "
            "one's; the step is scored without its post frame.", "give every step's screenshot its own file"),
         _K(Slug.SCREEN_UNKNOWN, "warning", "UI-TARS coordinates are relative (0-999) but the session records no "
@@ -381,40 +384,3 @@ def lookup(slug: str) -> ProblemKind:
         raise ValueError(f"unknown problem slug {slug!r}: declare it in core/base/problems.py "
                          "(trajcheck.base.problems), "
                          f"then run `{REGENERATE}`") from None
-
-
-def _cell(text: str) -> str:
-    """``text`` safe inside one Markdown table cell."""
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _severity_cell(kind: ProblemKind) -> str:
-    return f"{kind.severity}; {kind.severities[1]} {kind.other}" if kind.other else kind.severity
-
-
-def markdown() -> str:
-    """The reference page docs/problems.md: one table per section (slug, severity, what it means, what
-    to do), generated from ``SECTIONS``, then the retired slugs (``RETIRED``)."""
-    out = ["# Problems trajcheck reports", "",
-           f"<!-- generated from core/base/problems.py by `{REGENERATE}`; do not edit by hand -->", "",
-           ("`trajcheck validate` lists these (with run, file, line and field); `trajcheck score` stores them "
-            "in the ledger's `runs.error` (the run is invalid) and `runs.warnings` (the run is scored). "
-            "**error**: the run, or the path argument, is not scored; **warning**: reported, and the run is "
-            "still scored. The hint a problem carries may be more specific than the one below."), ""]
-    for title, kinds in SECTIONS:
-        out += [f"## {title}", "", "| slug | severity | what it means | what to do |", "|---|---|---|---|"]
-        out += [f"| `{k.slug}` | {_cell(_severity_cell(k))} | {_cell(k.means)} | {_cell(k.hint)} |" for k in kinds]
-        out.append("")
-    out += ["## Retired slugs", "",
-            ("Ledgers written before a slug was retired store the old name. trajcheck reads them with the current "
-             "name (the `runs` view of `trajcheck query` and `trajcheck.connect` rewrites `error` and `warnings`), "
-             "and the SQL macro `has_problem(column, slug)` matches a slug or any name it replaced, in any ledger: "
-             "`select run_id from runs where has_problem(warnings, 'history_ambiguous')`."), "",
-            "| retired slug | now | why |", "|---|---|---|"]
-    out += [f"| `{r.slug}` | {', '.join(f'`{s}`' for s in r.now)} | {_cell(r.why)} |" for r in RETIRED]
-    out.append("")
-    return "\n".join(out)
-
-
-if __name__ == "__main__":
-    print(markdown(), end="")

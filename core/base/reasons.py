@@ -130,6 +130,8 @@ class VerdictReason(StrEnum):
     EVIDENCE_ONLY = "evidence_only"
     NO_ANSWER = "no_answer"
     NO_VERDICT = "no_verdict"
+    NO_ANSWER_ACTION = "no_answer_action"
+    NOT_READ = "not_read"
     CONTRACT_UNDECIDED = "contract_undecided"
 
 
@@ -356,11 +358,10 @@ SECTIONS: tuple[Section, ...] = (
                 EvidenceCode.EFFECT_WITHOUT_OUTCOME: "the last high-risk action changed the screen, with no message "
                                                      "or navigation saying whether it worked",
                 EvidenceCode.NO_NET_PROGRESS: "after its last high-risk action the run came back to a screen it had "
-                                              "reached early on and kept nothing it reached since",
+                "reached early on and kept nothing it reached since",
             }),
-    Section("Final verdicts", ("runs.verdict_reason", "runs.disagreement_reason"), VerdictReason,
-            "the value itself; disagreement_reason holds the two disagreements only, when the verdict is "
-            "uncertain", {
+    Section("Final verdicts", ("runs.verdict_reason", "runs.disagreement_reason"), VerdictReason, "the value itself; "
+            "disagreement_reason holds the two disagreements only, when the verdict is uncertain", {
                 _V.AGREEMENT: "the sources present (contract, evaluator, judge) agree",
                 _V.JUDGE_DISAGREEMENT: "the contract or the evaluator and the judge disagree (uncertain)",
                 _V.EVALUATOR_DISAGREEMENT: "the contract and the benchmark's evaluator disagree (uncertain)",
@@ -369,9 +370,11 @@ SECTIONS: tuple[Section, ...] = (
                 _V.JUDGE_ONLY: "only the judge decided",
                 _V.EVIDENCE_ONLY: "no contract, evaluator or judge: the evidence referee decided",
                 _V.NO_ANSWER: "no source decided, and the run ended without an answer (no DONE, no answer, no "
-                              "infeasible report: an executor error, the step budget, a crash or a cut-off log): "
-                              "fail, as benchmarks count it",
+                "infeasible report: an executor error, the step budget, a crash or a cut-off log): fail, as benchmarks "
+                "count it",
                 _V.NO_VERDICT: "no source could decide (unknown)",
+                _V.NO_ANSWER_ACTION: "no run of the batch has any answer: the no-answer rule does not apply (unknown)",
+                _V.NOT_READ: "most actions not understood or most screenshots missing: not read (unknown)",
                 _V.CONTRACT_UNDECIDED: "the contract has a check whose evidence is absent (no DOM snapshot, no frame) "
                                        "and no failed check, and no other source decided: uncertain, never a fail "
                                        "and never a false claim",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
@@ -22,7 +23,8 @@ from ..base.errors import Problem
 from ..base.problems import Slug
 from ..base.inputs import exists_not_dir
 # re-exported (`X as X`): what a reader is, where the callers of discovery look for it
-from .kit.reader import FormatDoc as FormatDoc, Reader as Reader, Table as Table
+from .kit.reader import (BY_NAME, BY_SHAPE, NO_CLAIM, Claim as Claim, FormatDoc as FormatDoc, Reader as Reader,
+                         Table as Table)
 
 if TYPE_CHECKING:
     from ..schemas.records import Run
@@ -40,11 +42,17 @@ def _read_native(path: Path, display: str) -> "tuple[Run, list[Problem]]":
     return read_native_run(path, display)
 
 
-NATIVE = Reader(
-    name=RUN_FORMAT,
+def _native_claim(path: Path) -> Claim:
     # a FIFO run.json is a run, reported as not_a_regular_file; steps.jsonl without run.json is a run whose
     # run.json is missing (an invalid row that says so), not a folder to pass over in silence
-    claims=lambda p: exists_not_dir(p / "run.json") or exists_not_dir(p / "steps.jsonl"),
+    found = next((n for n in ("run.json", "steps.jsonl") if exists_not_dir(path / n)), None)
+    return Claim(BY_NAME, f"{found} is there", found) if found else Claim(NO_CLAIM, "no run.json or steps.jsonl")
+
+
+NATIVE = Reader(
+    name=RUN_FORMAT,
+    claims=lambda p: _native_claim(p).claimed,
+    claim=_native_claim,
     read=_read_native,
     summary="trajcheck's own format: run.json, steps.jsonl (or steps/<n>.json), frames/, dom/",
     doc=FormatDoc(
@@ -109,9 +117,11 @@ def get_reader(name: str) -> Reader:
     """The reader called ``name``; KeyError when there is none."""
     if name == NATIVE.name:
         return NATIVE
-    for r in readers():
-        if r.name == name:
-            return r
+    for outside in (False, True):  # a built-in reader is found without reading the entry points
+        register_adapters(outside)
+        for r in READERS:
+            if r.name == name:
+                return r
     raise KeyError(name)
 
 
@@ -138,20 +148,37 @@ class RunRef:
         return self.url or os.path.abspath(self.path)
 
 
-def _claim(path: Path, only: list[Reader] | None) -> Reader | None:
-    """The first reader (of ``only``, or of every reader) that claims ``path``. The native reader is asked
-    first, so the adapters are loaded only for a directory it does not claim."""
-    for r in only if only is not None else [NATIVE]:
-        try:
-            if r.claims(path):
-                return r
-        except OSError:
-            continue
+def _claim(path: Path, only: list[Reader] | None, notes: list[Problem] | None = None) -> Reader | None:
+    """The reader (of ``only``, or of every reader) whose claim on ``path`` fits best (:class:`Claim`: the shape
+    of a log's data before a file name; between equal fits, the reader asked first). The native reader is asked
+    first, and alone when it claims (no other reader claims a folder with run.json), so the adapters are loaded
+    only for a directory it does not claim. When several adapters claim, ``notes`` gets a ``readers_compete``
+    warning that names them."""
     if only is not None:
-        return None
+        return next((r for r in only if r.judge(path).claimed), None)
+    if NATIVE.judge(path).claimed:
+        return NATIVE
     if _registered_in is not READERS and not _has_files(path):
         return None  # no adapter claims a folder with no file in it (a folder of runs): they stay unloaded
-    return _claim(path, [r for r in readers() if r is not NATIVE])
+    claims = [(r, c) for r in readers() if r is not NATIVE for c in (r.judge(path),) if c.claimed]
+    if not claims:
+        return None
+    best = max(claims, key=lambda rc: fit(*rc))  # the first of the best fits
+    if len(claims) > 1 and notes is not None:
+        others = "; ".join(f"{r.name}: {c.why}" for r, c in claims if r is not best[0])
+        tie = sum(fit(*rc) == fit(*best) for rc in claims) > 1
+        why = "asked first among equal fits" if tie else "its claim fits best"
+        notes.append(Problem(Slug.READERS_COMPETE, f"{len(claims)} readers claim {path}: {best[0].name} reads it "
+                             f"({best[1].why}), {why}; also {others}", file=str(path),
+                             severity="warning", hint="`trajcheck formats --detect` says why each claims it; force "
+                             "one with --input-format NAME"))
+    return best[0]
+
+
+def fit(reader: Reader, claim: Claim) -> int:
+    """How well ``claim`` fits, ranked: a --mapping file's reader (the user's choice for this call) above every
+    built-in reader, then by the claim's own fit."""
+    return claim.fit + (BY_SHAPE + 1 if claim.claimed and reader.name.startswith("mapping:") else 0)
 
 
 def _has_files(path: Path) -> bool:
@@ -198,11 +225,15 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
             problems.append(Problem(Slug.NOT_A_DIRECTORY, f"{root} is a file, not a run directory", file=str(root),
                                     severity="warning", hint="pass the folder that holds the run"))
             continue
-        r = _claim(root, only)
+        r = _claim(root, only, problems)
         if r is not None:
             refs += _refs(root, root.resolve().name or str(root), r, os.path.abspath(root))
             continue
         refs += _walk(root, only, problems)
+    if _outside_in is READERS:  # the readers other packages register were asked: those that failed are named
+        from .plugins import load_problems
+
+        problems += load_problems()
     return refs, problems
 
 
@@ -240,10 +271,12 @@ def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> lis
         skip = _ignored(here) if IGNORE_FILE in files else []
         keep = []
         for d in dirnames:
+            if UNFINISHED.match(d):
+                problems.append(_unfinished(here / d, d))
             if d.startswith(".") or d in _SKIP_DIRS or any(fnmatch.fnmatchcase(d, pat) for pat in skip):
                 continue
             sub = here / d
-            r = _claim(sub, only)
+            r = _claim(sub, only, problems)
             if r is not None:
                 refs += _refs(sub, sub.relative_to(root).as_posix(), r, os.path.abspath(root))
             else:
@@ -253,6 +286,19 @@ def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> lis
     if unclaimed:  # the adapters' names: loaded only then (a folder of native runs leaves them unloaded)
         problems += _unclaimed_problems(root, unclaimed, only if only is not None else readers())
     return refs
+
+
+#: The hidden folder :class:`trajcheck.RunWriter` writes a run into until ``finish`` renames it into place.
+UNFINISHED = re.compile(r"^\.(?P<name>.+)\.partial-[0-9a-f]{12}$")
+
+
+def _unfinished(path: Path, name: str) -> Problem:
+    """A RunWriter's hidden folder left behind: the run it was writing never finished (the process was killed)."""
+    m = UNFINISHED.match(name)
+    run = m.group("name") if m else name
+    return Problem(Slug.UNFINISHED_RUN, f"{name} is the unfinished run {run!r}: trajcheck.RunWriter was writing it "
+                   "and stopped before finish(), so it was never published and is not scored", run=run,
+                   file=str(path), severity="warning", hint="run the harness again for this run, or delete the folder")
 
 
 def _refs(path: Path, display: str, r: Reader, root: str) -> list[RunRef]:
@@ -315,15 +361,27 @@ def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, list[int]]], rea
 _registered_in: list[Reader] | None = None
 
 
-def register_adapters() -> None:
+def register_adapters(outside: bool = True) -> None:
     """Add the format adapters' readers (:data:`trajcheck.readers.adapters.ALL`) to :data:`READERS`, once (a worker
-    process does it when it first reads a run of another format). The adapters do not import this module
-    (what a reader is, they take from :mod:`trajcheck.readers.kit.reader`), so importing them here is one way."""
-    global _registered_in
-    if _registered_in is READERS:
-        return
-    from .adapters import ALL
+    process does it when it first reads a run of another format), then, with ``outside``, the readers other
+    packages register (entry points, read once: :mod:`trajcheck.readers.plugins`). The adapters do not import this
+    module (what a reader is, they take from :mod:`trajcheck.readers.kit.reader`), so importing them here is one
+    way."""
+    global _registered_in, _outside_in
+    if _registered_in is not READERS:
+        from .adapters import ALL
 
-    _registered_in = READERS
-    have = {r.name for r in READERS}
-    READERS.extend(r for r in ALL if r.name not in have)  # after a --mapping reader (it comes first, see mapping)
+        _registered_in = READERS
+        have = {r.name for r in READERS}
+        READERS.extend(r for r in ALL if r.name not in have)  # after a --mapping reader (it comes first)
+    if outside and _outside_in is not READERS:
+        from .plugins import entry_readers
+
+        _outside_in = READERS
+        READERS.extend(entry_readers({r.name for r in READERS}))
+
+
+#: The list the outside readers were added to (None: not yet): entry points are read only when every reader is
+#: asked (discovery, ``formats``), or a run names a reader that is not built in; a worker reading a built-in
+#: format never reads them (importlib.metadata and the scan of the installed packages cost some 60 ms).
+_outside_in: list[Reader] | None = None

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from .discovery import NATIVE
+from .plugins import EXAMPLE_MODULE, EXAMPLE_TOML
 from .kit.reader import FormatDoc, Reader, Table
 
 from .adapters import ALL
@@ -26,8 +27,11 @@ WIDTH = 100
 _INTRO = (
     "Besides its own format (`trajcheck.run/1`), trajcheck reads runs recorded by other harnesses (WebVoyager, "
     "BrowserGym, browser-use, OSWorld), Playwright traces, Anthropic and OpenAI computer-use transcripts and "
-    "UI-TARS session logs. A *reader* claims a directory by the file names in it (the transcript readers by a "
-    "file's content; never a directory that holds a `run.json`), maps it into trajcheck's typed records "
+    "UI-TARS session logs. A *reader* claims a directory by a file its format names, or by the shape of a "
+    "log's parsed data (the transcript and session readers), never by a word found in a file, and never a "
+    "directory that holds a `run.json`; when several claim one, the best fit (a shape before a name) reads it "
+    "and a `readers_compete` warning names the others (`trajcheck formats --detect DIR` says why each reader did "
+    "or did not claim each folder). It maps it into trajcheck's typed records "
     "(`Run`, `Step`, `Action`), and the run is then scored like a native one. The ledger's "
     "`runs.source_format` says which reader read it.",
 )
@@ -36,7 +40,8 @@ trajcheck score RUNS/ --out LEDGER                          # every reader may c
 trajcheck score RUNS/ --out LEDGER --input-format browsergym  # only this reader
 trajcheck validate RUNS/                                    # problems only, no scoring
 trajcheck formats                                           # the readers
-trajcheck formats webvoyager                                # one reader's field mapping"""
+trajcheck formats webvoyager                                # one reader's field mapping
+trajcheck formats --detect RUNS/                            # which readers claim each folder, and why"""
 _COMMON = (
     "What the element-based formats (WebVoyager, BrowserGym, browser-use) have in common:",
     "- **No pixel coordinates**, except browser-use's newer shape, whose `interacted_element` carries the "
@@ -76,8 +81,20 @@ _ADDING = (
     "aligns their "
     "records into steps with their frames, and reads the outcome, with the shared parts from "
     "`trajcheck.readers.kit.reading`; its `DOC` (a `FormatDoc`) is the section of this page, and its `READER` is "
-    "listed in `trajcheck.readers.adapters.ALL`. This page is generated from those declarations: "
+    "listed in `trajcheck.readers.adapters.ALL` and in the `trajcheck.readers` entry point group of "
+    "pyproject.toml. This page is generated from those declarations: "
     "`python -m trajcheck.readers.docs > docs/formats.md`.",
+)
+_OUTSIDE = (
+    "A harness's own package can register a reader: an entry point in the group `trajcheck.readers` names a "
+    "`Reader` (or a function of no argument that returns one), written with the kit the built-in readers use "
+    "(`trajcheck.readers.kit`: `Sniffer` claims a folder by the shape of a log's parsed data; `Problems`, "
+    "`read_json_file`, `run_id_of` read it; `trajcheck.schemas.records` holds `Run`, `Step`, `Action`). Once "
+    "the package is installed, `score`, `validate` and `formats` use the reader like a built-in one: it is "
+    "asked after the built-in readers, and `--input-format` takes its name. The group is read once, when the "
+    "readers are first needed; an entry point that fails to load, is no reader, or reuses a reader's name is "
+    "a `reader_not_loaded` warning naming it, never a crash. A complete example, the Acme harness's reader "
+    "(`tests/test_entry_points.py` installs it and scores its runs):",
 )
 
 #: A word that would make markdown read a wrapped line as a list item, a quote, a heading or a table row.
@@ -180,7 +197,8 @@ def markdown(described: Sequence[Reader] | None = None) -> str:
     """The whole of docs/formats.md."""
     described = readers() if described is None else described
     blocks = ["# Run formats trajcheck reads", *_paragraphs(_INTRO), _code(_EXAMPLE), _index(described),
-              *_paragraphs(_COMMON), *_paragraphs(_ADDING)]
+              *_paragraphs(_COMMON), *_paragraphs(_ADDING), "## Readers from outside", *_paragraphs(_OUTSIDE),
+              "```toml\n" + EXAMPLE_TOML + "\n```", "```python\n" + EXAMPLE_MODULE.rstrip() + "\n```"]
     blocks += [section(r) for r in described]
     from .mapping_doc import MAPPING_DOC
 

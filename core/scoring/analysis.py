@@ -40,6 +40,7 @@ from ..analyzers.referee import Judge, Verdict
 from ..analyzers.reward import Reward
 from ..schemas.records import Run, Step
 
+from .coverage import not_read
 from .contracts import LoadedContract
 from .judgments import Judgment
 from .loading import LoadedRun, RefereeEvidence, RefereePlan
@@ -226,7 +227,7 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
     claim = claims.claim_of(run)
     verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator,
-                             claims.ended_without_answer(run, claim))
+                             claims.ended_without_answer(run, claim), not_read(run, loaded.evidence))
     follows = followup.followups(_follow_steps(found, po.threshold), run.perceptual_verifier_recorded,
                                  _passed_by_others(verdict))
     for sf, f in zip(found, follows):

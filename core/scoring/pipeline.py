@@ -21,6 +21,7 @@ from ..readers.discovery import discover
 from ..base.errors import Problem
 from ..base.problems import Slug
 from .incremental import Previous
+from .noanswer import batch_answers
 from .options import ScoreOptions
 from .rows import RunResult, invalid_result
 
@@ -81,7 +82,7 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     else:
         raise ValueError(f"unknown engine {engine!r}: local or dask")
     unread = [0, 0]  # regions OCR was asked to read and could not (not installed), runs they are in
-    for res in results:
+    for res in batch_answers(results):
         res = _dedupe_one(res, seen)
         report.scored += 1
         report.frames += res.frames
@@ -115,9 +116,9 @@ def _ocr_not_installed(regions: int, runs: int) -> Problem:
 
 
 #: The run-row keys a report keeps for every run (the full rows go to the sink).
-SUMMARY_KEYS = ("run_id", "status", "error", "n_steps", "effect_checked", "effect_no_effect", "effect_no_effect_seed",
-                "warnings", "outcome_status", "eval_final_verdict", "verdict_source", "false_claim", "cost_usd",
-                "cost_source", "wall_seconds")
+SUMMARY_KEYS = ("run_id", "source_format", "status", "error", "n_steps", "effect_checked", "effect_no_effect",
+                "effect_no_effect_seed", "warnings", "outcome_status", "eval_final_verdict", "verdict_source",
+                "false_claim", "cost_usd", "cost_source", "wall_seconds")
 
 def _dedupe_one(r: RunResult, seen: dict[str, str]) -> RunResult:
     """Two runs with one run_id: the first keeps it, the second becomes invalid naming both paths."""

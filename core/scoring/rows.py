@@ -18,7 +18,7 @@ from operator import attrgetter
 from typing import Any, Callable
 
 from ..analyzers import perceptual, reward
-from ..base.errors import Problem
+from ..base.errors import Problem, read_by
 from ..base.reasons import BLOCKING_CODES, WarningFollowup, code_of
 from ..base.version import __version__
 from ..readers.discovery import RunRef
@@ -66,6 +66,7 @@ def empty_run_row(run_id: str, run_path: str, source_format: str) -> dict[str, A
 def invalid_result(ref_display: str, run_path: str, problems: list[Problem],
                    source_format: str = "trajcheck.run/1") -> RunResult:
     """The result of a run that could not be scored: its row names every problem."""
+    read_by(problems, source_format)
     row = empty_run_row(ref_display, run_path, source_format)
     row["status"] = "invalid"
     row["error"] = "; ".join(str(p) for p in problems)

@@ -19,7 +19,7 @@ from .coverage import read_coverage
 from .digest import (file_manifest, input_digest, judgments_entry, options_fingerprint, outside_manifest,
                      special_files)
 from ..readers.discovery import RunRef, get_reader
-from ..base.errors import Problem, RunFormatError
+from ..base.errors import Problem, RunFormatError, read_by
 from ..base.problems import Slug
 from .loading import load_run, plan_referee
 from .options import ScoreOptions
@@ -35,7 +35,8 @@ def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
     loaded = load_run(run, ref.run_dir, plan, opts)
     found = analyze(run, loaded, plan, opts)
     coverage = read_coverage(run, loaded.evidence)
-    res = build_result(found, ref, loaded.frames_decoded, coverage + warnings + contract_problems + loaded.problems)
+    res = build_result(found, ref, loaded.frames_decoded,
+                       read_by(coverage + warnings + contract_problems + loaded.problems, ref.reader))
     res.outside = dict(run.outside_files)
     res.ocr_unread = loaded.ocr_unread
     return res

@@ -11,11 +11,11 @@ from typing import Any, Iterable
 
 from PIL import Image, UnidentifiedImageError
 
-from ..base.errors import Problem, RunFormatError
+from ..base.errors import Problem, RunFormatError, UsageError, read_by
 from ..base.problems import Slug
 from ..media.frames import ALLOWED_FORMATS, FrameError, in_frame, to_frame
 from ..base.inputs import NotRegularFile, regular_stat
-from ..readers.discovery import discover, get_reader
+from ..readers.discovery import discover, get_reader, reader_names
 from ..base.runfiles import safe_join, scoring_root
 
 
@@ -38,10 +38,9 @@ class ValidationReport:
 
     @property
     def nothing_to_check(self) -> bool:
-        """True when the input could not be checked at all: a path does not exist, or no run was found and
-        what was there is files no reader reads (or a mapping that matches nothing)."""
-        slugs = {p.slug for p in self.problems}
-        return Slug.PATH_NOT_FOUND in slugs or (not self.runs and bool(slugs & _NOTHING_READ))
+        """True when the input could not be checked at all: a path does not exist, or no run was found (files no
+        reader reads, a mapping that matches nothing, an unfinished run, or nothing at all), as ``score`` says."""
+        return not self.runs or any(p.slug == Slug.PATH_NOT_FOUND for p in self.problems)
 
     def to_json(self) -> dict[str, Any]:
         """The report as ``validate --format json`` prints it."""
@@ -49,12 +48,27 @@ class ValidationReport:
                 "problems": [p.to_dict() for p in self.problems]}
 
 
-#: The problems that say a path held nothing any reader reads.
-_NOTHING_READ = frozenset({Slug.NO_READER_CLAIMS, Slug.MAPPING_MATCHES_NOTHING})
+_SCORED_WITHOUT = "the step is scored without it (verdict null)"
+_FRAME_HINT = {Slug.FRAME_UNREADABLE: "the file is there but cannot be decoded (truncated, empty, or not an image "
+                                      "under an image's name): re-export the screenshot as PNG, JPEG or WebP; "
+                                      + _SCORED_WITHOUT}
+
+
+
+def _decodes(img: Image.Image) -> None:
+    """Raises when the image cannot be decoded to its end (a truncated or damaged file whose header reads): a PNG's
+    chunks are checked (CRC, no pixel decoded), a JPEG is decoded at 1/8 scale, a WebP in full."""
+    if img.format == "PNG":
+        img.verify()
+        return
+    if img.format == "JPEG":
+        img.draft(img.mode, (max(1, img.size[0] // 8), max(1, img.size[1] // 8)))
+    img.load()
 
 
 def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[Slug | None, tuple[int, int] | None]:
-    """(problem slug, size) from the image header only; no pixel is decoded. A FIFO or a device is never
+    """(problem slug, size): the header read and the data checked to its end (:func:`_decodes`: a screenshot that
+    is there but cannot be decoded is ``frame_unreadable``, as ``score`` finds it). A FIFO or a device is never
     opened (``not_a_regular_file``)."""
     try:
         if not isinstance(path, io.BytesIO):
@@ -63,8 +77,9 @@ def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[Slug | Non
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(path, formats=ALLOWED_FORMATS) as img:
                 size = img.size
-        if Image.MAX_IMAGE_PIXELS and size[0] * size[1] > Image.MAX_IMAGE_PIXELS:
-            return Slug.FRAME_TOO_LARGE, None
+                if Image.MAX_IMAGE_PIXELS and size[0] * size[1] > Image.MAX_IMAGE_PIXELS:
+                    return Slug.FRAME_TOO_LARGE, None
+                _decodes(img)
     except NotRegularFile:
         return Slug.NOT_A_REGULAR_FILE, None
     except FileNotFoundError:
@@ -76,15 +91,18 @@ def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[Slug | Non
     return None, size
 
 
-def validate_paths(paths: Iterable[str | os.PathLike[str]],
-                   mapping: str | os.PathLike[str] | None = None) -> ValidationReport:
+def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.PathLike[str] | None = None,
+                   input_format: str | None = None) -> ValidationReport:
     """Every problem of every run under ``paths``, with run, file, line, field and hint; ``mapping``: a
-    mapping file (:mod:`trajcheck.readers.mapping`) that reads logs of another shape."""
+    mapping file (:mod:`trajcheck.readers.mapping`) that reads logs of another shape; ``input_format``: the
+    reader every run is read with (as ``score --input-format``)."""
     run_paths = [os.fspath(p) for p in paths]
     from ..readers.mapping import register
 
     register(None if mapping is None else Path(mapping))  # this call's mapping, or none: not a previous call's
-    refs, problems = discover(run_paths)
+    if input_format is not None and input_format not in reader_names():
+        raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
+    refs, problems = discover(run_paths, input_format)
     if mapping is not None and not refs:
         from ..readers.mapping import explain
 
@@ -95,9 +113,9 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
             with scoring_root(ref.root):  # screenshots beside a run's folder, inside the argument, are found
                 run, warns = get_reader(ref.reader).read(ref.path, ref.display)
         except RunFormatError as exc:
-            problems += exc.problems
+            problems += read_by(exc.problems, ref.reader)
             continue
-        problems += warns
+        problems += read_by(warns, ref.reader)
         if run.run_id in ids:
             problems.append(Problem(Slug.DUPLICATE_RUN_ID, f"run_id {run.run_id!r} is already used by the run at "
                                     f"{ids[run.run_id]}; score would not score this run at {ref.display}",
@@ -125,10 +143,10 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
                                Slug.FRAME_TOO_LARGE: "frame is larger than Pillow's decompression-bomb limit",
                                Slug.NOT_A_REGULAR_FILE: "frame is not a regular file (a FIFO or a device); "
                                                         "never opened",
-                               Slug.FRAME_UNREADABLE: "frame is not a readable PNG, JPEG or WebP image"}[slug]
+                               Slug.FRAME_UNREADABLE: "frame cannot be decoded as a PNG, JPEG or WebP image"}[slug]
                         problems.append(Problem(slug, f"{msg}: {rel}", run=run.run_id, file=step.source,
-                                                line=step.line, field=field, severity="warning",
-                                                hint="the step is scored without it (verdict null)"))
+                                                line=step.line, field=field, severity="warning", reader=ref.reader,
+                                                hint=_FRAME_HINT.get(slug, _SCORED_WITHOUT)))
             post = seen.get(step.frame_post or "", (None, None))[1]
             a = step.action
             if post and a.point is not None:
@@ -137,6 +155,6 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]],
                     problems.append(Problem(Slug.COORDS_OUTSIDE_FRAME,
                                             f"action point ({a.x:g}, {a.y:g}) is outside the {post[0]}x{post[1]} frame",
                                             run=run.run_id, file=step.source, line=step.line, field="action.x",
-                                            severity="warning",
+                                            severity="warning", reader=ref.reader,
                                             hint="check run.json screen {width, height} against the frame size"))
     return ValidationReport(len(refs), problems)

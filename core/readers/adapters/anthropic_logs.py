@@ -20,6 +20,7 @@ from ...base.jsonio import parse_json_text
 from ..kit.reading import (MAX_HISTORY_BYTES, MAX_STEP_FILES, SNIFF_BYTES, Problems, jsonl_values, load_json,
                            looks_like_base64, natural, read_text_file)
 from ..kit.stream import any_line, stream_items, stream_lines, streams
+from ..kit.shape import walk
 from ..kit.usage import anthropic_usage, elapsed, seconds_of
 
 #: Keys of an assistant message made from an event log: the usage its ``token_usage`` events record (a Usage),
@@ -230,8 +231,39 @@ def steps_to_messages(run_dir: Path, names: list[str], run: str,
     return msgs, {}
 
 
+def cumulative(value: Any) -> bool:
+    """:func:`is_cumulative` on a file's parsed data (:mod:`trajcheck.readers.kit.shape`)."""
+    return isinstance(value, dict) and all(k in value for k in ("messages", "response", "step"))
+
+
 def is_cumulative(head: bytes) -> bool:
     """A file a harness writes at every step holding the whole request so far and its response
     (``{step, messages, response}``): the folder's last such file holds the whole run."""
     return b'"messages"' in head and b'"response"' in head and b'"step"' in head
 
+
+#: The computer tool, and the members of the toolset that name its actions (a transcript of the toolset has no
+#: block named ``computer``).
+_COMPUTER = frozenset({"computer", "left_click", "type", "key", "screenshot", "scroll", "double_click", "mouse_move"})
+
+
+def shape(value: Any) -> str | None:
+    """A transcript (messages with a role), an event log (``events``, whose api_response events hold the
+    response's blocks) or a per-step log (``response`` and ``tool_output``), holding a ``tool_use`` block of the
+    computer tool or of a member of the computer toolset."""
+    uses = roles = False
+    for node in walk(value):
+        if isinstance(node, dict):
+            uses = uses or (node.get("type") == "tool_use" and node.get("name") in _COMPUTER)
+            roles = roles or (node.get("role") in ("user", "assistant") and "content" in node)
+        if uses and roles:
+            break
+    if not uses:
+        return None
+    if isinstance(value, dict) and "response" in value and "tool_output" in value:
+        return "a Claude harness's step log (response blocks with a computer tool_use, tool_output)"
+    if isinstance(value, dict) and isinstance(value.get("events"), list):
+        return "an event log whose responses hold a computer tool_use"
+    if roles:
+        return "a Claude transcript (messages whose content holds a computer tool_use)"
+    return None

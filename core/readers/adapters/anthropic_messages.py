@@ -26,7 +26,6 @@ capture) is scaled to it. The final assistant message without a tool call is the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -41,7 +40,7 @@ from ..kit import coords
 from ..kit.reading import (MAX_HISTORY_BYTES, Frames, Problems, Sniffer, frame_size, natural, read_text_file, run_id_of,
                            split_run)
 from .anthropic_actions import LOOKS_ACTIONS, map_action, tool_action
-from .anthropic_logs import (SECONDS, USAGE, head, is_cumulative, is_step_log, messages_of, step_files,
+from .anthropic_logs import (SECONDS, USAGE, cumulative, shape, head, is_step_log, messages_of, step_files,
                              steps_to_messages, transcript)
 from ..kit.sparse import Results, Timeline, last_frame, steps_of, trailing_usage, with_usage
 from ..kit.usage import anthropic_usage
@@ -51,18 +50,8 @@ __all__ = ["READER", "claims", "map_action", "read_anthropic_messages"]
 
 NAME = "anthropic-messages"
 
-_MEMBER_MARK = re.compile(rb'"name"\s*:\s*"(?:left_click|type|key|screenshot|scroll|double_click|mouse_move)"')
-
-
-def _sniff(head: bytes) -> bool:
-    """A transcript holds a tool_use of the computer tool, or of a member of the computer toolset; or an event
-    log whose api_response events hold such blocks."""
-    if b'"tool_use"' not in head or not (b'"role"' in head or b'"api_response"' in head or is_step_log(head)):
-        return False
-    return b'"computer"' in head or bool(_MEMBER_MARK.search(head))
-
-
-SNIFF = Sniffer(_sniff, "messages.json")
+SNIFF = Sniffer(shape, "messages.json", what="a Claude computer-use transcript (messages with computer tool_use "
+                "blocks)")
 claims = SNIFF.claims
 
 
@@ -104,8 +93,8 @@ def entries(path: Path) -> list[str]:
     saved at every step) gives none."""
     if step_files(path):
         return []
-    found = SNIFF.every(path)
-    if len(found) < 2 or all(is_cumulative(head) for _, head in found):
+    found = SNIFF.every(path, cumulative)
+    if len(found) < 2 or all(c for _, c in found):
         return []
     return sorted((p.name for p, _ in found), key=natural)
 
@@ -113,8 +102,8 @@ def entries(path: Path) -> list[str]:
 def _pick(run_dir: Path, problems: Problems) -> str:
     """The transcript of a folder that is one run: the last of the requests a harness saved at every step
     (the whole run), else the first by name (with a warning when there are several)."""
-    found = SNIFF.every(run_dir)
-    if len(found) > 1 and all(is_cumulative(head) for _, head in found):
+    found = SNIFF.every(run_dir, cumulative)
+    if len(found) > 1 and all(c for _, c in found):
         return sorted((p.name for p, _ in found), key=natural)[-1]
     return SNIFF.pick(run_dir, problems.run, problems)
 
@@ -264,10 +253,12 @@ DOC = FormatDoc(
             "save: the request's `messages` (a JSON object with `messages`, `tools` and `model`; a JSON list of "
             "messages; JSONL of messages, or of whole requests, the last of which is read), an event log "
             "(`events`: `user_input`, `api_response`, `tool_result`), or one JSON per step (`step_01.json`: "
-            "`{response, tool_output}`, with `step_01.png` and a `task_*.txt` beside them). Claimed by content: "
-            "one of the folder's first 8 `.json`/`.jsonl` files has, in its first 256 KiB, a `tool_use` block of "
-            "the `computer` tool or of a member of the computer toolset (`left_click`, `type`, `screenshot`...), "
-            "or is a step file. A folder holding several transcripts (a harness that keeps every session's log "
+            "`{response, tool_output}`, with `step_01.png` and a `task_*.txt` beside them). Claimed by the "
+            "shape of the parsed data of one of the folder's first 8 `.json`/`.jsonl` files (the whole file, or "
+            "as much as its first 256 KiB hold): messages with a role, an event log or a step file, holding a "
+            "`tool_use` block (an object, not words in a string) of the `computer` tool or of a member of the "
+            "computer toolset (`left_click`, `type`, `screenshot`...). A folder holding several transcripts (a "
+            "harness that keeps every session's log "
             "in one folder) is a run per file, named by the file; a folder of requests saved at every step "
             "(`{step, messages, response}`, each holding the whole conversation so far) is one run, read from its "
             "last file (natural order) with the response appended."),
@@ -396,6 +387,7 @@ DOC = FormatDoc(
 READER = Reader(
     name=NAME,
     claims=claims,
+    claim=SNIFF.claim,
     read=read_anthropic_messages,
     entries=entries,
     companions=("screenshots",),  # the CS715 harness keeps logs/ beside screenshots/ (Frames.from_path)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..kit.claiming import by_names
 from ..kit.reader import FormatDoc, Reader, Table
 from ...base.errors import Problem
 from ...base.problems import Slug
@@ -362,6 +363,7 @@ DOC = FormatDoc(
 READER = Reader(
     name=NAME,
     claims=lambda p: claims_plain_dir(p, *FILE_NAMES),
+    claim=by_names(*FILE_NAMES),
     read=read_browser_use,
     summary="browser-use AgentHistoryList.json (2024 and newer shapes); screenshots inline (base64) or by "
             "screenshot_path inside the run directory",

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..kit.reader import FormatDoc, Reader, Table
+from ..kit.claiming import by_names
+from ..kit.reader import Claim, FormatDoc, Reader, Table
 from ...base.errors import Problem
 from ...base.problems import Slug
 from ...schemas.records import Page, Run, Step
@@ -306,10 +307,10 @@ def read_browsergym(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     return run, problems.warnings()
 
 
-def _claims(p: Path) -> bool:
-    if (p / "run.json").exists():
-        return False
-    return (p / EXP_ARGS).is_file() or ((p / SUMMARY).is_file() and (p / "step_0.pkl.gz").is_file())
+def _claim(p: Path) -> Claim:
+    if (p / EXP_ARGS).is_file() or not (p / SUMMARY).is_file() or not (p / "step_0.pkl.gz").is_file():
+        return by_names(EXP_ARGS)(p)
+    return by_names(SUMMARY)(p) if not (p / "run.json").exists() else by_names()(p)
 
 
 DOC = FormatDoc(
@@ -404,7 +405,8 @@ DOC = FormatDoc(
 
 READER = Reader(
     name=NAME,
-    claims=_claims,
+    claims=lambda p: _claim(p).claimed,
+    claim=_claim,
     read=read_browsergym,
     summary="BrowserGym / AgentLab experiment dir: summary_info.json, exp_args.pkl, step_N.pkl.gz "
             "(read as plain data, never unpickled), screenshot_step_N.png",

@@ -30,6 +30,7 @@ from ...base.problems import Slug
 from ...base.jsonio import parse_json_text
 from ...schemas.records import Action, Page, Run, Step
 
+from ..kit.shape import walk
 from ..kit.reading import (MAX_HISTORY_BYTES, Frames, Problems, Sniffer, jsonl_values, read_text_file, run_id_of,
                            split_run)
 from .openai_actions import map_action
@@ -43,8 +44,14 @@ _LOOKS = frozenset({"screenshot"})
 #: transcript's own items never have this type).
 _RESPONSE = "trajcheck:response"
 
-#: A transcript holds a computer_call item.
-SNIFF = Sniffer(lambda head: b'"computer_call"' in head, "items.json")
+def _shape(value: Any) -> str | None:
+    """A transcript holds a computer_call item (a list of items, a response's output, a request's input)."""
+    if any(isinstance(n, dict) and n.get("type") == "computer_call" for n in walk(value)):
+        return "an OpenAI Responses transcript (computer_call items)"
+    return None
+
+
+SNIFF = Sniffer(_shape, "items.json", what="an OpenAI Responses transcript (computer_call items)")
 claims = SNIFF.claims
 
 
@@ -307,8 +314,10 @@ DOC = FormatDoc(
     claims=("A run is a directory holding one transcript of a loop driving the Responses API's "
             "`computer_use_preview` tool: a JSON list of items, an object with `items` (or the request's "
             "`input` and the response's `output`) and the `tools`, a list of responses (each with its "
-            "`output`), or JSONL with one item or one response per line. Claimed by content: a "
-            "`computer_call` item in the first 256 KiB of one of the folder's first 8 JSON files. A folder holding "
+            "`output`), or JSONL with one item or one response per line. Claimed by the "
+            "shape of its data: a `computer_call` item (an object, not words in a string) in the parsed data "
+            "(the whole file, or as much as its first 256 KiB hold) of one of the folder's first 8 JSON files. "
+            "A folder holding "
             "several transcripts is a run per file, named by the file."),
     example=("trajcheck score transcripts/ --out LEDGER          # one folder per transcript\n"
              "trajcheck formats openai-responses"),
@@ -388,6 +397,7 @@ DOC = FormatDoc(
 READER = Reader(
     name=NAME,
     claims=claims,
+    claim=SNIFF.claim,
     read=read_openai_responses,
     entries=entries,
     summary="OpenAI Responses transcript of a computer-use (CUA) loop: computer_call and computer_call_output "

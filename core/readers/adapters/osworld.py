@@ -32,6 +32,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..kit.claiming import by_names
 from ..kit.reader import FormatDoc, Reader, Table
 from ...base.errors import Problem, RunFormatError
 from ...base.problems import Slug
@@ -319,6 +320,7 @@ DOC = FormatDoc(
 READER = Reader(
     name=NAME,
     claims=lambda p: claims_plain_dir(p, TRAJ),
+    claim=by_names(TRAJ),
     read=read_osworld,
     summary="OSWorld result directory: traj.jsonl (pyautogui code actions, parsed with ast), "
             "step_{n}_{timestamp}.png screenshots, result.txt",

@@ -32,6 +32,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from ..kit.claiming import by_names
 from ..kit.reader import FormatDoc, Reader, Table
 from ...base.errors import Problem
 from ...base.problems import Slug
@@ -338,6 +339,7 @@ DOC = FormatDoc(
 READER = Reader(
     name=NAME,
     claims=lambda p: claims_plain_dir(p, TRACE_ZIP),
+    claim=by_names(TRACE_ZIP),
     read=read_trace,
     summary="Playwright trace.zip: trace.trace action events (before/input/after), screencast frames, "
             "frame snapshots' URLs; read in place, never extracted",

@@ -38,11 +38,10 @@ from ..kit import coords
 from ..kit.reading import (MAX_HISTORY_BYTES, Frames, Problems, Sniffer, frame_size, load_json_or_jsonl, read_json_file,
                            read_text_file, run_id_of)
 from ..kit.sparse import Timeline, last_frame, steps_of
-from .ui_tars_logs import REASONING, SHOT_KEYS, Builder, desktop, events, merge_reasoning, session_steps
+from . import ui_tars_shape
+from .ui_tars_logs import REASONING, Builder, desktop, events, merge_reasoning, session_steps
 
 NAME = "ui-tars"
-_MARKS = re.compile(rb"start_box|start_point|action_type|\"parsed_action\"|\"model_reply\"|ui_tars_web_dump|"
-                    rb"Action\s*(?::|\xef\xbc\x9a)\s*[a-z_]+\(|point='<point>|\"predictionParsed\"")
 #: The report's embedded session: the opening tag (bounded, so a page of unclosed tags costs linear time), then
 #: the text up to the next closing tag, found with str.find.
 _DUMP = re.compile(r"<script[^<>]{0,512}\bui_tars_web_dump\b[^<>]{0,512}>", re.I)
@@ -52,10 +51,11 @@ _DECLARED = {"relative-1000": "relative-1000", "relative": "relative-1000", "pix
              "absolute": "screen", "screenshot": "screenshot", "smart-resize": "smart-resize"}
 
 
-#: A UI-TARS mark, and none of the vendor transcripts' (those readers claim them).
-SNIFF = Sniffer(lambda head: bool(_MARKS.search(head)) and b'"computer_call"' not in head and b'"tool_use"' not in head,
-                "session.json", suffixes=(".json", ".jsonl", ".html"),
-                prefer=lambda head: any(k.encode() in head for k in SHOT_KEYS) or b"screenshotBase64" in head)
+#: A log of one of UI-TARS's shapes (:mod:`.ui_tars_shape`), by its parsed data.
+SNIFF = Sniffer(ui_tars_shape.shape, "session.json", suffixes=(".json", ".jsonl", ".html"),
+                prefer=ui_tars_shape.has_screenshots, what="a UI-TARS log (session steps with UI-TARS replies or "
+                "parsed actions, an Agent TARS event stream, a UI-TARS-desktop session or report)",
+                text_test=ui_tars_shape.report)
 claims = SNIFF.claims
 
 
@@ -272,10 +272,14 @@ DOC = FormatDoc(
     claims=("A run is a directory holding one UI-TARS log: a session log (JSON with `steps`, `trajectory` or "
             "`history`, or JSONL, one step per line), an Agent TARS event stream (`event-stream.jsonl`), a "
             "UI-TARS-desktop session (`conversations`) or the HTML report UI-TARS-desktop exports. Claimed by "
-            "content: one of its first 8 JSON, JSONL or HTML files holds a UI-TARS mark (`start_box`, "
-            "`start_point`, `action_type`, `parsed_action`, `model_reply`, `point='<point>`, an `Action: "
-            "click(`-style call, `ui_tars_web_dump`) in its first 256 KiB, and is no Anthropic or OpenAI "
-            "transcript. Of several, a log with screenshots is read first, with a `steps_ambiguous` warning; a "
+            "the shape of the parsed data of one of its first 8 JSON, JSONL or HTML files (the whole file, or "
+            "as much as its first 256 KiB hold), never by a word in a string: steps that are objects, one at "
+            "least with a reply in UI-TARS's grammar (`Action: click(start_box=...)`), UI-TARS's parsed action "
+            "(`action_type`, `action_inputs`) or the keys its harnesses log (`model_reply`; `parsed_action` "
+            "beside a reply); events whose tool calls carry a UI-TARS action; turns `from` human and gpt; an "
+            "HTML report with a `ui_tars_web_dump` script. A chat list of `{role, content}` messages is none of "
+            "these, and is not claimed. Of several, a log with screenshots is read first, with a "
+            "`steps_ambiguous` warning; a "
             "`reasoning.json` beside a session log is no rival but its companion, merged into it (below)."),
     example=("trajcheck score sessions/ --out LEDGER          # one folder per session log\n"
              "trajcheck formats ui-tars"),
@@ -384,6 +388,7 @@ DOC = FormatDoc(
 READER = Reader(
     name=NAME,
     claims=claims,
+    claim=SNIFF.claim,
     read=read_ui_tars,
     summary="UI-TARS logs: session logs (steps with screenshots, the reply in UI-TARS's grammar, a parsed "
             "action), Agent TARS event streams, UI-TARS-desktop sessions and reports; coordinates declared or "

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..kit.claiming import by_names
 from ..kit.reader import FormatDoc, Reader, Table
 from ...base.errors import Problem
 from ...base.problems import Slug
@@ -353,6 +354,7 @@ DOC = FormatDoc(
 READER = Reader(
     name=NAME,
     claims=lambda p: claims_plain_dir(p, MESSAGES),
+    claim=by_names(MESSAGES),
     read=read_webvoyager,
     companions=(METADATA_DIR,),
     summary="WebVoyager: interact_messages.json chat log + screenshot{K}.png Set-of-Mark frames "

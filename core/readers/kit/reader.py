@@ -54,13 +54,33 @@ def _plain(text: str) -> str:
     return text.replace("`", "")
 
 
+#: How well a folder fits a reader's format, from worst to best: not at all; by a file the format names
+#: (``interact_messages.json``, ``trace.zip``); by the shape of a log's parsed data (a list of messages whose
+#: content holds ``tool_use`` blocks). The better fit reads the folder; between equal fits, the reader asked first.
+NO_CLAIM, BY_NAME, BY_SHAPE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A reader's answer about one folder: how well it fits (:data:`NO_CLAIM`, :data:`BY_NAME`, :data:`BY_SHAPE`)
+    and why, in words for ``trajcheck formats --detect`` (the file it looked at, what it found)."""
+
+    fit: int
+    why: str
+    file: str = ""
+
+    @property
+    def claimed(self) -> bool:
+        return self.fit > NO_CLAIM
+
+
 @dataclass(frozen=True)
 class Reader:
     """A run format trajcheck reads: how it claims a directory, how it reads one, and (``doc``) how its fields
     map and what it loses."""
 
     name: str  # what --input-format takes, and the runs table's source_format
-    claims: Callable[[Path], bool]  # cheap test on a directory: is it a run of this format
+    claims: Callable[[Path], bool]  # cheap test on a directory: is it a run of this format (``judge(p).claimed``)
     read: Callable[[Path, str], tuple[Run, list[Problem]]]  # (dir, display) -> run, warnings; raises RunFormatError
     summary: str = ""
     doc: FormatDoc | None = None  # the field mapping and what is lost (None: a --mapping file's reader)
@@ -68,6 +88,20 @@ class Reader:
     #: a claimed folder's run files, when it holds several runs of one file each (a folder of transcripts);
     #: empty when the folder is one run
     entries: Callable[[Path], list[str]] | None = None
+    #: how well a folder fits and why (:class:`Claim`); None: from ``claims`` (a claim by the files it names)
+    claim: Callable[[Path], Claim] | None = None
+
+    def judge(self, path: Path) -> Claim:
+        """Does this reader claim ``path``, how well, and why. Never raises: a folder that cannot be looked at
+        is not claimed, and says so."""
+        try:
+            if self.claim is not None:
+                return self.claim(path)
+            if self.claims(path):
+                return Claim(BY_NAME, "a file of its format is there")
+            return Claim(NO_CLAIM, "none of the files its format names is there")
+        except OSError as exc:
+            return Claim(NO_CLAIM, f"the folder could not be read: {exc.strerror or exc}")
 
     @property
     def mapping(self) -> tuple[tuple[str, str], ...]:

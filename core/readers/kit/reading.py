@@ -10,7 +10,8 @@ imports the kit and not another reader:
   :func:`load_json` / :func:`read_json_file` (strict JSON, located problems), :func:`jsonl_values` and
   :func:`load_json_or_jsonl`, :func:`array_item_lines` (the line each element of a JSON array starts on,
   so a problem in element ``i`` names its line);
-* claiming: :func:`claims_plain_dir` (by file names), :class:`Sniffer` (by what a folder's JSON holds);
+* claiming (:mod:`~trajcheck.readers.kit.claiming`, re-exported): :func:`claims_plain_dir` (by file names),
+  :class:`Sniffer` (by the shape of a folder's parsed JSON);
 * frames and paths: :func:`safe_join` (a path a run names stays inside it), :func:`relocated` (an absolute
   path found again inside the run), :func:`first_file`, :func:`decode_image` and :class:`Frames` (inline
   base64 screenshots and screenshot paths), :func:`png_size`, :func:`image_size`;
@@ -23,14 +24,14 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ...base.errors import Problem
 from ...base.problems import Slug
-from ...base.inputs import exists_not_dir
 from ...base.jsonio import iter_jsonl, parse_json_text
 from ...base.runfiles import MAX_JSON_BYTES, MAX_PROBLEMS, raise_errors, read_text_file, safe_join
 
+from .claiming import SNIFF_BYTES, SNIFF_FILES, Sniffer, claims_plain_dir
 from .screenshots import (MAX_FRAME_BYTES, BadImage, Frames, decode_image, first_file, frame_size, image_size,
                           looks_like_base64, png_size, relocated)
 
@@ -42,11 +43,6 @@ __all__ = ["MAX_FRAME_BYTES", "MAX_HISTORY_BYTES", "MAX_JSON_BYTES", "MAX_PROBLE
 
 #: Logs that carry base64 screenshots (browser-use histories, vendor transcripts) may be this large.
 MAX_HISTORY_BYTES = 512 * 1024 * 1024
-#: How much of a JSON file is read to decide whether a reader claims it, and how many files of a folder.
-SNIFF_BYTES = 256 * 1024
-SNIFF_FILES = 8
-#: A folder of transcripts is read as at most this many runs (one a file).
-MAX_ENTRIES = 10_000
 
 
 
@@ -229,68 +225,3 @@ def str_or_none(v: Any) -> str | None:
 def num(v: Any) -> float | None:
     """A JSON number as a float; None for anything else (a bool is not a number here)."""
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
-# --- claiming ------------------------------------------------------------------------------------------------
-
-def claims_plain_dir(path: Path, *names: str) -> bool:
-    """Any of ``names`` is a file in ``path`` (a FIFO or a device too: the reader reports it as
-    not_a_regular_file and never opens it), and ``path`` is not a native run."""
-    if (path / "run.json").exists():
-        return False
-    return any(exists_not_dir(path / n) for n in names)
-
-
-class Sniffer:
-    """Claims a folder by what its files hold: ``test`` sees the first SNIFF_BYTES of each of the folder's
-    first SNIFF_FILES files with one of ``suffixes`` (JSON and JSONL by default); ``default`` is the file named
-    when there is none; among several, those that pass ``prefer`` are read first (a log with screenshots
-    before a side file of the same steps)."""
-
-    def __init__(self, test: Callable[[bytes], bool], default: str, suffixes: tuple[str, ...] = (".json", ".jsonl"),
-                 prefer: Callable[[bytes], bool] | None = None):
-        self.test, self.default, self.suffixes, self.prefer = test, default, suffixes, prefer
-
-    def _heads(self, path: Path, most: int = SNIFF_FILES) -> list[tuple[Path, bytes]]:
-        try:
-            names = sorted(p for p in path.iterdir() if p.suffix.lower() in self.suffixes and exists_not_dir(p))
-        except OSError:
-            return []
-        out = []
-        for p in names[:most]:
-            try:
-                if p.is_file():
-                    with p.open("rb") as f:
-                        head = f.read(SNIFF_BYTES)
-                    if self.test(head):
-                        out.append((p, head))
-            except OSError:
-                continue
-        return out
-
-    def files(self, path: Path) -> list[Path]:
-        """The folder's files that pass the test: those that pass ``prefer`` first, then by name."""
-        heads = self._heads(path)
-        if self.prefer is not None:
-            heads.sort(key=lambda ph: not self.prefer(ph[1]))  # type: ignore[misc]  # checked just above
-        return [p for p, _ in heads]
-
-    def every(self, path: Path) -> list[tuple[Path, bytes]]:
-        """Every file of the folder that passes the test (at most MAX_ENTRIES), with the head that was read."""
-        return self._heads(path, MAX_ENTRIES)
-
-    def claims(self, path: Path) -> bool:
-        """A reader's ``claims``: not a native run, and one of its files passes the test."""
-        return not (path / "run.json").exists() and bool(self._heads(path))
-
-    def pick(self, run_dir: Path, run: str, problems: list[Problem], side: tuple[str, ...] = ()) -> str:
-        """The transcript a run is read from (the first, see :meth:`files`; a warning when there are several).
-        Files named in ``side`` are a log's companions (read beside it, never instead of it): they are read
-        only when there is nothing else, and are no rivals."""
-        found = self.files(run_dir)
-        found = [p for p in found if p.name not in side] or found
-        if len(found) > 1:
-            problems.append(Problem(Slug.STEPS_AMBIGUOUS, f"{', '.join(p.name for p in found)} are all transcripts; "
-                                    f"{found[0].name} is read", run=run, file=found[1].name, severity="warning",
-                                    hint="keep one transcript per directory"))
-        return found[0].name if found else self.default

@@ -1,0 +1,83 @@
+"""``trajcheck formats --detect FOLDER``: which readers looked at each folder, and why each did or did not claim it.
+
+The folders are those discovery asks about (:func:`trajcheck.readers.discovery.discover`): the argument, then its
+subfolders (hidden ones, ``node_modules`` and what an ignore file names are passed over), not below a claimed one.
+A folder with no file in it (a folder of runs) is listed only when it is the argument.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .discovery import _SKIP_DIRS, IGNORE_FILE, NATIVE, _ignored, fit, readers
+from .kit.reader import NO_CLAIM, Claim, Reader
+
+#: How many folders are looked at, at most (the rest are counted in the last row).
+MAX_FOLDERS = 200
+
+
+@dataclass(frozen=True)
+class Looked:
+    """One reader's look at one folder."""
+
+    folder: str  # relative to the argument ("." for the argument itself)
+    reader: str
+    fit: int  # 0: not claimed
+    why: str
+    reads: bool  # the reader that reads the folder (the best fit)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"folder": self.folder, "reader": self.reader, "claims": self.fit > NO_CLAIM, "fit": self.fit,
+                "reads": self.reads, "why": self.why}
+
+
+def look(path: Path, rel: str, only: list[Reader] | None = None) -> list[Looked]:
+    """Every reader's claim on ``path`` (or those of ``only``), the one that reads it marked: the native reader's
+    claim stands alone, else the best fit (the first of equal fits)."""
+    asked = only if only is not None else readers()
+    claims: list[tuple[Reader, Claim]] = [(r, r.judge(path)) for r in asked]
+    native = next((c for r, c in claims if r is NATIVE and c.claimed), None)
+    best: Reader | None = NATIVE if native is not None and only is None else None
+    if best is None:
+        got = [(r, c) for r, c in claims if c.claimed]
+        best = max(got, key=lambda rc: fit(*rc))[0] if got else None
+    return [Looked(rel, r.name, c.fit, c.why, r is best) for r, c in claims]
+
+
+def detect(root: Path, only: list[Reader] | None = None) -> list[Looked]:
+    """The readers' looks at ``root`` and at the folders below it that discovery would ask about."""
+    out = look(root, ".", only)
+    if any(x.reads for x in out):
+        return out
+    folders = 0
+    for dirpath, dirnames, files in os.walk(root, followlinks=False):
+        dirnames.sort()
+        here = Path(dirpath)
+        skip = _ignored(here) if IGNORE_FILE in files else []
+        keep = []
+        for d in dirnames:
+            if d.startswith(".") or d in _SKIP_DIRS or any(fnmatch.fnmatchcase(d, pat) for pat in skip):
+                continue
+            sub = here / d
+            folders += 1
+            if folders > MAX_FOLDERS:
+                out.append(Looked(sub.relative_to(root).as_posix(), "", NO_CLAIM,
+                                  f"more folders not looked at (at most {MAX_FOLDERS})", False))
+                return out
+            rows = look(sub, sub.relative_to(root).as_posix(), only) if _has_files(sub) else []
+            out += rows
+            if not any(x.reads for x in rows):
+                keep.append(d)
+        dirnames[:] = keep
+    return out
+
+
+def _has_files(path: Path) -> bool:
+    try:
+        with os.scandir(path) as it:
+            return any(not e.is_dir(follow_symlinks=False) for e in it)
+    except OSError:
+        return True
