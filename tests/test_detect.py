@@ -144,7 +144,11 @@ def test_formats_detect_says_why_each_reader_did_or_did_not_claim(tmp_path):
 def test_validate_takes_input_format_and_every_problem_names_its_reader(tmp_path):
     d = tmp_path / "runs" / "ws"
     shutil.copytree(FIXTURES / "ui_tars" / "macos-session", d)
-    shutil.copytree(SAMPLES / "nc-inbox-read", tmp_path / "runs" / "native")
+    native = shutil.copytree(SAMPLES / "nc-inbox-read", tmp_path / "runs" / "native")
+    steps = (native / "steps.jsonl").read_text().splitlines()
+    first = json.loads(steps[0])
+    first["action"]["type"] = "FROBNICATE"  # an action type no format knows: a warning of the native reader
+    (native / "steps.jsonl").write_text("\n".join([json.dumps(first), *steps[1:]]) + "\n")
     res = CliRunner().invoke(app, ["validate", str(tmp_path / "runs"), "--format", "json"])
     report = json.loads(res.stdout)
     assert report["runs"] == 2 and report["problems"]
@@ -160,7 +164,11 @@ def test_validate_takes_input_format_and_every_problem_names_its_reader(tmp_path
 
 def test_the_score_summary_names_the_readers(tmp_path):
     shutil.copytree(FIXTURES / "ui_tars" / "workspace", tmp_path / "runs" / "ws")
-    shutil.copytree(SAMPLES / "nc-inbox-read", tmp_path / "runs" / "native")
+    native = shutil.copytree(SAMPLES / "nc-inbox-read", tmp_path / "runs" / "native")
+    steps = (native / "steps.jsonl").read_text().splitlines()
+    first = json.loads(steps[0])
+    first["action"]["type"] = "FROBNICATE"  # an action type no format knows: a warning of the native reader
+    (native / "steps.jsonl").write_text("\n".join([json.dumps(first), *steps[1:]]) + "\n")
     res = CliRunner().invoke(app, ["score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "--quiet"])
     assert res.exit_code == 0, res.output
     assert "read by: " in res.output and "ui-tars 1" in res.output and "trajcheck.run/1 1" in res.output

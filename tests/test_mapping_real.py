@@ -20,7 +20,7 @@ def test_screenagent_sessions_through_a_drafted_mapping_with_no_edit():
     assert (c["runs_found"], c["runs_read"], c["actions"], c["actions_understood"]) == (2, 2, 4, 4), d.text
     # 10 screenshots: 8 are the acting calls' (before) and the evaluating calls' (after); the 2 planning calls'
     # screens are used by no action
-    assert (c["screenshots"], c["screenshots_found"], c["frames_missing"]) == (10, 8, 0)
+    assert (c["screenshots"], c["screenshots_found"], c["frames_not_there"]) == (10, 8, 0)
     assert "step_files_not = '*-*-*_*-*-*-*_neg_eval.json'" in d.text and "[?status=='acting']" in d.text
 
 
@@ -45,7 +45,7 @@ def test_mobile_agent_results_through_a_drafted_mapping_with_no_edit():
     assert d.coverage is not None
     c = d.coverage
     assert (c["runs_found"], c["runs_read"], c["actions"], c["actions_understood"]) == (2, 2, 12, 12), d.text
-    assert (c["screenshots"], c["screenshots_found"], c["frames_missing"]) == (12, 12, 0)
+    assert (c["screenshots"], c["screenshots_found"], c["frames_not_there"]) == (12, 12, 0)
 
 
 def test_mobile_agent_results_through_the_phone_agent_mapping(tmp_path):

@@ -41,7 +41,7 @@ def test_each_shape_is_read_in_full_through_a_drafted_mapping_with_no_edit(tmp_p
     got = d.coverage
     assert (got["runs_found"], got["runs_read"], got["actions"], got["actions_understood"]) == (
         want["runs"], want["runs"], want["actions"], want["actions"]), d.text
-    assert (got["screenshots"], got["screenshots_found"], got["frames_missing"]) == (want["screenshots"],) * 2 + (0,)
+    assert (got["screenshots"], got["screenshots_found"], got["frames_not_there"]) == (want["screenshots"],) * 2 + (0,)
     assert d.scored == want["runs"] and d.invalid == 0
 
 

@@ -31,7 +31,7 @@ class Coverage:
     def to_json(self) -> dict[str, Any]:
         return {"runs_found": self.runs_found, "runs_read": self.runs_read, "actions": self.actions,
                 "actions_understood": self.understood, "screenshots": self.screenshots,
-                "screenshots_found": self.screenshots_used, "frames_missing": self.frames_missing,
+                "screenshots_found": self.screenshots_used, "frames_not_there": self.frames_missing,
                 "not_read": [{"run": r, "why": w} for r, w in self.not_read],
                 "unknown_actions": self.unknown_actions}
 
