@@ -70,4 +70,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                         "cost_source", "wall_seconds"),
                "steps": ("tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd",
                          "wall_seconds")}),
+    Migration(10, "Where runs fail (issue 41): the failure mode of each run that did not pass, its sub-kind, the "
+                  "step it rests on and its evidence.",
+              {"runs": ("failure_mode", "failure_detail", "failure_step", "failure_evidence")}),
 )

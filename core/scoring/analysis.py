@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..analyzers import (claims, contract as contract_mod, evidence as evidence_mod, followup, highrisk, loops,
-                         lookback, perceptual, predictions, progress, referee, screentext, spend as spend_mod,
+from ..analyzers import (claims, contract as contract_mod, evidence as evidence_mod, failures, followup, highrisk,
+                         loops, lookback, perceptual, predictions, progress, referee, screentext, spend as spend_mod,
                          states as states_mod)
 from ..analyzers.ambient import learn_per_page, page_of
 from ..analyzers.answers import answer_matches
@@ -41,6 +41,7 @@ from ..analyzers.reward import Reward
 from ..schemas.records import Run, Step
 
 from .contracts import LoadedContract
+from .failing import failure_of
 from .loading import LoadedRun, RefereeEvidence, RefereePlan
 from .options import ScoreOptions
 
@@ -83,6 +84,7 @@ class RunFindings:
     spend: spend_mod.RunSpend  # the run's tokens, cost (and where it comes from) and seconds
     final_screen: screentext.ScreenFinding | None = None  # what appeared on the final frame since the last
     ocr_engine: str | None = None  # high-risk action (OCR, a claiming run without DOM); the engine that read
+    failure: failures.Failure = failures.NONE  # the decisive cause of a run that did not pass (analyzers/failures)
 
 
 def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None
@@ -219,7 +221,8 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     for sf, f in zip(found, follows):
         sf.follow = f
     return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim, run_states,
-                       stalled, _reference_steps(run, contract, opts), run_spend, final_screen, loaded.ocr_engine)
+                       stalled, _reference_steps(run, contract, opts), run_spend, final_screen, loaded.ocr_engine,
+                       failure_of(run, verdict, ev_verdict, claim, contract_result, evaluator))
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

@@ -98,6 +98,7 @@ class RunFacts:
     totals: dict[str, Any] = field(default_factory=dict)
     final_screen: Any = None  # analyzers.screentext.ScreenFinding of the final frame
     ocr_engine: str | None = None
+    failure: Any = None  # analyzers.failures.Failure
 
 
 #: Conversions a source may name after ``|``.
@@ -287,7 +288,7 @@ def build_result(found: RunFindings, ref: RunRef, n_frames: int, problems: list[
     facts = RunFacts(found.run, ref, found.contract, found.contract_result, found.verdict, found.ev_verdict,
                      found.evaluator, found.claim, [sf.effect for sf in found.steps], rows, n_frames, problems,
                      found.states, found.no_net_progress, found.reference_steps, found.spend,
-                     final_screen=found.final_screen, ocr_engine=found.ocr_engine)
+                     final_screen=found.final_screen, ocr_engine=found.ocr_engine, failure=found.failure)
     facts.totals = _totals(facts)
     run_row = {name: get(facts) if get is not None else None for name, get in _RUN_GETTERS}
     return RunResult(run_row, rows, n_frames, problems, ref.display, unpriced=found.spend.unpriced)
