@@ -8,7 +8,7 @@ of :class:`~trajcheck.base.failuremodes.FailureMode`, and the first whose eviden
 |---|---|---|
 | blocked | evidence referee ``ends_blocked`` | captcha, auth_wall, blocking_page |
 | app_said_no | ``error_after_last_high_risk`` | the error text, normalised |
-| no_effect | ``last_high_risk_no_effect`` | the action type |
+| dead_action | ``last_high_risk_no_effect`` | the action type |
 | looped | ``ends_in_loop``, ``no_net_progress``, ``done_after_idle_waits`` (in this order) | drift_loop, no_net_progress, idle_waits |
 | no_answer | no DONE, no answer, no infeasible report | executor_error, cut_off |
 | gave_up | the agent's failure flag, FAIL, or a final message admitting failure | the admission's kind |
@@ -30,8 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
-from ..base.failuremodes import FailureMode as M
-from ..base.reasons import EvidenceCode as C
+from ..base.reasons import EvidenceCode as C, FailureMode as M
 
 #: How the evidence referee writes a reason (analyzers/evidence.py): ``code@step: evidence``.
 _REASON = re.compile(r"^(?P<code>[a-z_]+)@(?P<step>-?\d+): (?P<evidence>.*)$", re.S)
@@ -49,7 +48,7 @@ _LOOPS = ((C.ENDS_IN_LOOP, "drift_loop"), (C.NO_NET_PROGRESS, "no_net_progress")
 #: The blocker kinds, in their tie order.
 _BLOCKERS = ("captcha", "auth_wall", "blocking_page")
 
-EVIDENCE_LIMIT = 200
+EVIDENCE_LIMIT = 160
 
 
 @dataclass(frozen=True)
@@ -143,19 +142,17 @@ def error_texts(evidence: str) -> list[str]:
 
 
 def _blocked(step: int, evidence: str, urls: Mapping[int, str]) -> Failure:
-    if evidence.startswith("auth wall"):
-        url = evidence[len("auth wall"):].strip()
-        kind = "auth_wall"
-    else:
-        codes = {c.strip() for c in evidence.split(",")}
-        kind = next((k for k in _BLOCKERS if k in codes), "blocking_page")
-        url = urls.get(step)
-    page = page_of(url)
+    """The blocked mode: its kind, and the page it ended on (the step's URL; the referee's evidence names an
+    auth wall's, clipped)."""
+    codes = {c.strip() for c in evidence.split(",")}
+    kind = "auth_wall" if evidence.startswith("auth wall") else next((k for k in _BLOCKERS if k in codes),
+                                                                     "blocking_page")
+    page = page_of(urls.get(step) or (evidence[len("auth wall"):].strip(" …") if kind == "auth_wall" else None))
     return Failure(M.BLOCKED, kind, step, clip(f"{kind.replace('_', ' ')} at {page}" if page else evidence))
 
 
 def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str]) -> Failure | None:
-    """The modes the evidence referee's reasons show: blocked, app_said_no, no_effect, looped."""
+    """The modes the evidence referee's reasons show: blocked, app_said_no, dead_action, looped."""
     if C.ENDS_BLOCKED in found:
         return _blocked(*found[C.ENDS_BLOCKED], urls)
     if C.ERROR_AFTER_LAST_HIGH_RISK in found:
@@ -164,7 +161,7 @@ def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str]) -
         return Failure(M.APP_SAID_NO, texts[0] if texts else None, step, clip(ev))
     if C.LAST_HIGH_RISK_NO_EFFECT in found:
         step, ev = found[C.LAST_HIGH_RISK_NO_EFFECT]
-        return Failure(M.NO_EFFECT, ev.split(" ", 1)[0] or None, step, clip(ev))
+        return Failure(M.DEAD_ACTION, ev.split(" ", 1)[0] or None, step, clip(ev))
     for code, detail in _LOOPS:
         if code in found:
             step, ev = found[code]

@@ -11,14 +11,14 @@ from .api import NoRunsFound, ScoreResult, connect, runs, score, steps  # (light
 from .base.version import __version__
 
 if TYPE_CHECKING:
-    from .commands import (agree, best_of, check, columns, compact, compare, diff, export_table, formats, query, report,
-                           timeline, validate)
+    from .commands import (agree, best_of, check, columns, compact, compare, diff, export_table, failures, formats,
+                           query, report, timeline, validate)
     from .live import LiveState, StepCheck, verify_step
     from .writer import RunWriter
 
 #: The library call behind each command but score (docs/api.md).
-COMMANDS = ("validate", "query", "compare", "check", "agree", "export_table", "report", "best_of", "timeline", "diff",
-            "compact", "columns", "formats")
+COMMANDS = ("validate", "query", "compare", "failures", "check", "agree", "export_table", "report", "best_of",
+            "timeline", "diff", "compact", "columns", "formats")
 #: Names imported from their module on first use (PEP 562): `trajcheck score` uses none of these modules.
 _LIVE = ("verify_step", "LiveState", "StepCheck")
 
@@ -44,5 +44,5 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["__version__", "score", "connect", "runs", "steps", "ScoreResult", "NoRunsFound", "validate", "query",
-           "compare", "check", "agree", "export_table", "report", "best_of", "timeline", "diff", "compact", "columns",
-           "formats", "verify_step", "LiveState", "StepCheck", "RunWriter"]
+           "compare", "failures", "check", "agree", "export_table", "report", "best_of", "timeline", "diff", "compact",
+           "columns", "formats", "verify_step", "LiveState", "StepCheck", "RunWriter"]

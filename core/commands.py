@@ -26,6 +26,7 @@ from .store.lock import DEFAULT_WAIT, LockWait
 
 if TYPE_CHECKING:
     from .queries.comparison import Comparison
+    from .queries.failures import Failures
     from .queries.gate import CheckResult
     from .store.ledgerquery import QueryResult
     from .queries.pairdiff import PairDiff
@@ -64,6 +65,17 @@ def compare(ledgers: list[Pathish], by: str | None = None, success_score: float 
     from .queries.comparison import compare as run
 
     return run(list(ledgers), by, success_score, baseline=baseline, where=where, include_missing=include_missing)
+
+
+def failures(ledger: Pathish, by: str | None = None, *, where: str | None = None) -> "Failures":
+    """Where runs fail: the failure modes of the ledger's runs per arm of ``by`` (a runs column or
+    ``config.KEY``; all runs as one arm without it), each with its count, its share of the arm's failing runs
+    and its rate over all its runs (Wilson intervals), its run ids, an example run with its evidence; the most
+    frequent error texts and blocking pages. The same ledger gives the same result. UsageError for a bad ``by``
+    or ``where``."""
+    from .queries.failures import failures as run
+
+    return run(ledger, by, where)
 
 
 def check(ledger: Pathish, baseline: Pathish | None = None, *, max_false_claim_rate: float | None = None,

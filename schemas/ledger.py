@@ -132,7 +132,7 @@ RUNS: tuple[Column, ...] = (
     _c("claim_evidence", S, "claim.evidence", "The words or flag claim_reason rests on (e.g. 'unable to: unable to proceed'); null for a plain DONE."),
     _c("false_claim", B, "verdict.false_claim", "Claimed success while the final verdict is fail or uncertain."),
     _c("false_claim_basis", S, "verdict.false_claim_basis", "What a false claim rests on: evaluator (the benchmark's evaluator alone), evidence (the evidence referee), or referee (a contract or judge took part); null when not a false claim."),
-    _c("failure_mode", S, "failure.mode", "Why a run that did not pass failed (fail, uncertain, or unknown with a claim of success): blocked, app_said_no, no_effect, looped, no_answer, gave_up, wrong_result or not_determined, the first in this order its evidence shows (docs/failures.md); null for the others."),
+    _c("failure_mode", S, "failure.mode", "Why a run that did not pass failed (fail, uncertain, or unknown with a claim of success): blocked, app_said_no, dead_action, looped, no_answer, gave_up, wrong_result or not_determined, the first in this order its evidence shows (docs/failures.md); null for the others."),
     _c("failure_detail", S, "failure.detail", "The failure mode's sub-kind: the blocker (captcha, auth_wall, blocking_page), the error text normalised, the action type, the loop kind, the failed check's type... (docs/reasons.md, \"Failure modes\")."),
     _c("failure_step", I64, "failure.step", "The step the failure mode rests on; null when it rests on none (not_determined)."),
     _c("failure_evidence", S, "failure.evidence", "The evidence the failure mode rests on: the page that blocked, the error the page showed, the failed check..."),

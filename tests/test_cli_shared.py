@@ -34,15 +34,17 @@ FORMATS = {
     "agree": ["table", "json", "csv"], "columns": ["table", "json", "csv", "md"], "timeline": ["text", "json"],
     "export": ["md", "csv", "latex", "html", "json"], "report": ["table", "json", "csv"],
     "compact": ["table", "json", "csv"], "diff": ["table", "json", "csv"],
-    "check": ["table", "json", "csv", "md", "junit"],
+    "check": ["table", "json", "csv", "md", "junit"], "failures": ["table", "json", "csv", "md"],
 }
 #: Arguments that make each command valid apart from its --format (a missing ledger is only seen later).
 ARGS = {
     "score": ["nowhere"], "validate": ["nowhere"], "query": ["L", "select 1"], "formats": [], "best-of": ["L"],
     "compare": ["L"], "agree": ["L", "--labels", "x.json"], "columns": [], "timeline": ["L", "run"], "export": ["L"],
     "report": ["L"], "compact": ["L"], "diff": ["L", "a", "b"], "check": ["L", "--min-success", "0.5"],
+    "failures": ["L"],
 }
-LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff", "check"]
+LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff", "check",
+                   "failures"]
 
 
 def _param(command: str, name: str):
@@ -77,7 +79,8 @@ def test_every_format_is_accepted_by_the_ledger_commands(sample_ledger):
              "agree": [str(sample_ledger), "--labels", str(SAMPLES / "labels.json")],
              "timeline": [str(sample_ledger), "drift-loop-off"], "export": [str(sample_ledger)],
              "diff": [str(sample_ledger), "drift-loop-off", "drift-loop-on"],
-             "columns": ["--table", "runs"], "formats": []}
+             "columns": ["--table", "runs"], "formats": [],
+             "failures": [str(sample_ledger), "--by", "config.perceptual_verifier"]}
     for command, args in calls.items():
         for fmt in FORMATS[command]:
             res = runner.invoke(app, [command, *args, "-f", fmt])
@@ -127,6 +130,7 @@ EXIT_CODES = {
     "score": [0, 1, 2, 3, 4], "validate": [0, 1, 2, 3], "query": [0, 2, 3], "columns": [0, 2], "formats": [0, 2],
     "timeline": [0, 2, 3], "compare": [0, 2, 3], "agree": [0, 2, 3], "export": [0, 2, 3], "report": [0, 2, 3],
     "best-of": [0, 2, 3], "compact": [0, 2, 3, 4], "diff": [0, 2, 3], "check": [0, 1, 2, 3],
+    "failures": [0, 2, 3],
 }
 
 
@@ -189,7 +193,7 @@ def test_an_unreadable_ledger_is_exit_3_and_one_line_in_every_command(tmp_path):
     calls = {"query": ["select 1"], "timeline": ["run"], "best-of": [], "compare": ["--by", "task_id"],
              "agree": ["--labels", str(SAMPLES / "labels.json")], "export": [],
              "report": ["--out", str(tmp_path / "report")], "compact": [], "diff": ["a", "b"],
-             "check": ["--min-success", "0.5"]}
+             "check": ["--min-success", "0.5"], "failures": []}
     prefix = {"compact": "cannot compact the ledger: "}
     for command, args in calls.items():
         res = runner.invoke(app, [command, str(bad), *args])

@@ -15,7 +15,7 @@ class FailureMode(StrEnum):
 
     BLOCKED = "blocked"
     APP_SAID_NO = "app_said_no"
-    NO_EFFECT = "no_effect"
+    DEAD_ACTION = "dead_action"
     LOOPED = "looped"
     NO_ANSWER = "no_answer"
     GAVE_UP = "gave_up"
@@ -32,8 +32,9 @@ MEANINGS: dict[str, str] = {
                              "message that was not on the page before it (error_after_last_high_risk); detail the "
                              "error text, normalised (case, spacing, end punctuation, a framework's 'N errors "
                              "prohibited' header)",
-    FailureMode.NO_EFFECT: "the last high-risk action had no observed effect and nothing after it changed the screen "
-                           "or the URL (last_high_risk_no_effect); detail the action type",
+    FailureMode.DEAD_ACTION: "the decisive action had no effect: the last high-risk action had no observed effect and "
+                           "nothing after it changed the screen or the URL (last_high_risk_no_effect); detail the "
+                           "action type",
     FailureMode.LOOPED: "the run ends repeating an action on an unchanging screen, back on a screen it reached early "
                         "with nothing kept since, or declaring DONE after waits that changed nothing (ends_in_loop, "
                         "no_net_progress, done_after_idle_waits); detail `drift_loop`, `no_net_progress` or "

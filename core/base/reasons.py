@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .failuremodes import MEANINGS as FAILURE_MEANINGS, FailureMode
+from .failuremodes import MEANINGS as FAILURE_MEANINGS, FailureMode as FailureMode  # re-exported
 
 #: The command that rewrites the committed reference page from this catalogue.
 REGENERATE = "python -m devtools.reasonsdoc > docs/reasons.md"

@@ -17,6 +17,10 @@ from ..schemas.records import Run
 _GAVE_UP = frozenset({ClaimReason.AGENT_REPORTED_FAILURE, ClaimReason.MESSAGE_ADMITS_FAILURE})
 
 
+def _json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
 def failure_of(run: Run, verdict: Verdict, ev: EvidenceVerdict, claim: claims.Claim, contract: ContractResult,
                evaluator: str | None) -> failures.Failure:
     """The failure mode of ``run`` (none for a run that passed, or an unknown run that claimed nothing)."""
@@ -36,7 +40,7 @@ def failure_of(run: Run, verdict: Verdict, ev: EvidenceVerdict, claim: claims.Cl
         no_answer=claims.ended_without_answer(run, claim),
         executor_error=(last.executor_error or "failed") if last is not None and last.executor_ok is False else None,
         gave_up=gave_up, gave_up_evidence=claim.evidence, done_step=ender.index if ender else None,
-        failed_checks=tuple((c.name, c.type, json.dumps(c.evidence, sort_keys=True, ensure_ascii=False, default=str)) for c in contract.failed),
+        failed_checks=tuple((c.name, c.type, _json(c.evidence)) for c in contract.failed),
         evaluator=evaluator, outcome_score=run.outcome_score,
         judge=judge.verdict if judge else None, judge_model=judge.model if judge else None,
         answer_matches=answer_matches(run, ender) if ender is not None and ender.action.type == "DONE" else None))
