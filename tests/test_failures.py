@@ -1,0 +1,263 @@
+"""Failure modes (issue 41): the decisive cause of each run that did not pass, from its evidence.
+
+The analyzer is tested mode by mode on its inputs; the sample runs' modes against what their labelled steps
+show; ``trajcheck failures`` for its counts, run ids and byte-identical output on a second scoring."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from trajcheck.analyzers.failures import NONE, FailureFacts, blocking_page, classify, error_texts, normalise
+from trajcheck.base.reasons import FailureMode as M
+from trajcheck.cli.main import app
+
+from conftest import copy_run, read_steps, run_json, write_steps
+
+runner = CliRunner()
+
+
+def facts(verdict: str = "fail", reasons: tuple[str, ...] = (), **kw: object) -> FailureFacts:
+    base: dict[str, object] = {"verdict": verdict, "verdict_reason": "evidence_only", "claimed": True,
+                               "evidence_reasons": reasons, "last_step": 4}
+    base.update(kw)
+    return FailureFacts(**base)  # type: ignore[arg-type]
+
+
+# ---- the analyzer, mode by mode -------------------------------------------------------------------------
+
+
+def test_a_passing_run_and_an_unknown_run_that_claimed_nothing_get_no_mode():
+    assert classify(facts("pass", ("ends_blocked@2: captcha",))) == NONE
+    assert classify(facts("unknown", ("ends_blocked@2: captcha",), claimed=False)) == NONE
+    assert classify(facts("unknown", ("ends_blocked@2: captcha",), claimed=True)).mode == M.BLOCKED
+    assert classify(facts("uncertain", ("ends_blocked@2: captcha",), claimed=False)).mode == M.BLOCKED
+
+
+def test_blocked_names_the_blocker_and_its_page_and_wins_over_every_other_cause():
+    f = classify(facts(reasons=("last_high_risk_no_effect@2: CLICK changed nothing, nor did any later step",
+                                "ends_blocked@3: blocking_page, captcha", "ends_in_loop@3: CLICK repeated"),
+                       urls={3: "https://shop.example/verify?x=1#top"}, no_answer=True))
+    assert (f.mode, f.detail, f.step, f.evidence) == ("blocked", "captcha", 3, "captcha at shop.example/verify")
+    assert blocking_page(f.evidence) == "shop.example/verify"
+    auth = classify(facts(reasons=("ends_blocked@1: auth wall https://portal.example/login?next=%2Forders",)))
+    assert (auth.detail, auth.evidence) == ("auth_wall", "auth wall at portal.example/login")
+    page = classify(facts(reasons=("ends_blocked@5: blocking_page",), urls={5: "https://a.example/denied"}))
+    assert (page.detail, page.evidence) == ("blocking_page", "blocking page at a.example/denied")
+
+
+def test_the_app_said_no_with_its_error_normalised():
+    assert normalise("Password is too short") == normalise("  password is   too short. ") == "password is too short"
+    assert normalise("1 error prohibited this account from being saved: Name can't be blank!") == \
+        "name can't be blank"
+    f = classify(facts(reasons=("error_after_last_high_risk@7: invalid field: password; Password is too short.",
+                                "last_high_risk_no_effect@7: CLICK changed nothing, nor did any later step")))
+    assert (f.mode, f.detail, f.step) == ("app_said_no", "password is too short", 7)
+    # read from the screen: the same text, the same detail; a clipped text comes last
+    assert error_texts("screen text: password is too short.; email is requi…") == ["password is too short",
+                                                                                 "email is requi"]
+
+
+def test_a_dead_action_is_the_cause_of_the_loop_after_it():
+    f = classify(facts(reasons=("last_high_risk_no_effect@5: CLICK changed nothing, nor did any later step",
+                                "ends_in_loop@5: CLICK repeated on an unchanging screen"), no_answer=True))
+    assert (f.mode, f.detail, f.step) == ("dead_action", "CLICK", 5)
+
+
+@pytest.mark.parametrize("reasons, detail, step", [
+    (("ends_in_loop@6: CLICK repeated", "no_net_progress@3: ends on the screen after step 1",
+      "done_after_idle_waits@8: no frame change"), "drift_loop", 6),
+    (("done_after_idle_waits@8: no frame change", "no_net_progress@3: ends on the screen after step 1"),
+     "no_net_progress", 3),
+    (("effect_without_outcome@3: no message and no navigation", "done_after_idle_waits@6: no frame change"),
+     "idle_waits", 6),
+])
+def test_looped_in_its_fixed_tie_order(reasons, detail, step):
+    f = classify(facts(reasons=reasons, no_answer=True))
+    assert (f.mode, f.detail, f.step) == ("looped", detail, step)
+
+
+def test_no_answer_says_how_the_run_ended():
+    f = classify(facts(reasons=("effect_without_outcome@3: no DOM snapshot",), no_answer=True,
+                       executor_error="TimeoutError: locator.click", claimed=False))
+    assert (f.mode, f.detail, f.step, f.evidence) == ("no_answer", "executor_error", 4,
+                                                      "executor error: TimeoutError: locator.click")
+    cut = classify(facts(no_answer=True, claimed=False))
+    assert (cut.mode, cut.detail) == ("no_answer", "cut_off")
+
+
+def test_gave_up_only_when_no_evidence_names_a_cause():
+    f = classify(facts(claimed=False, gave_up="message_admits_failure", gave_up_evidence="refusal: I won't",
+                       done_step=3, failed_checks=(("url", "url_matches", "{}"),)))
+    assert (f.mode, f.detail, f.step, f.evidence) == ("gave_up", "refusal", 3, "refusal: I won't")
+    assert classify(facts(claimed=False, gave_up="agent_reported_failure", gave_up_evidence="infeasible",
+                          reasons=("ends_blocked@2: captcha",))).mode == "blocked"
+
+
+def test_wrong_result_takes_the_first_failed_check_by_name_then_evaluator_judge_answer():
+    f = classify(facts(failed_checks=(("z check", "text_present", '{"found": false}'),
+                                      ("a check", "url_matches", '{"url": "x"}')), done_step=5, evaluator="fail"))
+    assert (f.mode, f.detail, f.step, f.evidence) == ("wrong_result", "url_matches", 5,
+                                                      'contract check a check failed: {"url": "x"}')
+    assert classify(facts(evaluator="fail", outcome_score=0.0)).detail == "evaluator"
+    assert classify(facts(judge="fail", judge_model="m")).detail == "judge"
+    assert classify(facts(answer_matches=False)).detail == "answer"
+
+
+def test_missing_evidence_alone_is_not_determined():
+    # a contract whose check lacked its DOM (undecided: never among the failed checks), an effect with no outcome
+    f = classify(facts("uncertain", ("effect_without_outcome@2: no DOM snapshot to read a message from",),
+                       verdict_reason="contract_undecided"))
+    assert (f.mode, f.detail, f.step) == ("not_determined", "contract_undecided", None)
+    assert f.evidence == "effect_without_outcome@2: no DOM snapshot to read a message from"
+
+
+def test_the_same_facts_give_the_same_mode_whatever_the_order_of_their_parts():
+    a = facts(reasons=("error_after_last_high_risk@4: b is wrong; a is invalid",),
+              failed_checks=(("x", "t", "1"), ("y", "u", "2")))
+    b = facts(reasons=("error_after_last_high_risk@4: a is invalid; b is wrong",),
+              failed_checks=(("y", "u", "2"), ("x", "t", "1")))
+    assert classify(a).detail == classify(b).detail == "a is invalid"
+
+
+# ---- the sample runs -------------------------------------------------------------------------------------
+
+#: Each sample run that did not pass, its mode and detail, as its labelled steps show it (docs/failures.md).
+EXPECTED = {
+    "captcha-blocked": ("blocked", "captcha"),
+    "nc-signin-gave-up": ("blocked", "auth_wall"),
+    "nc-server-validation": ("app_said_no", "password is too short (minimum is 8 characters)"),
+    "consent-overlay-off": ("dead_action", "CLICK"),
+    "drift-loop-off": ("dead_action", "CLICK"),
+    "nc-pay-loop": ("dead_action", "CLICK"),
+    "nc-swallowed-send": ("dead_action", "CLICK"),
+    "offscreen-modal-off": ("dead_action", "CLICK"),
+    "terms-checkbox-off": ("dead_action", "CLICK"),
+    "validation-flash-off": ("dead_action", "CLICK"),
+    "menu-toggle-aimless": ("looped", "no_net_progress"),
+    "ticker-dead-send": ("looped", "idle_waits"),
+    "sequencer-near-miss": ("wrong_result", "grid"),
+    "nc-inbox-read": ("not_determined", "no_verdict"),
+}
+
+#: The labelled step kinds each mode's step may have (sample_runs/labels.json).
+STEP_KINDS = {
+    "blocked": {"wait", "auth_redirect"},  # the CAPTCHA run ends on its blocking page (step 3 waits on it)
+    "app_said_no": {"server_validation_error"},
+    "dead_action": {"click_absorbed_by_overlay", "drift_loop_dead_button", "click_absorbed_by_transparent_widget",
+                    "modal_mounted_offscreen", "click_on_disabled_button", "validation_flash"},
+    "looped": {"menu_toggle", "done"},
+    "wrong_result": {"done"},
+}
+
+
+def _runs(ledger: Path) -> dict[str, dict]:
+    rows = run_json("query", str(ledger), "select run_id, eval_final_verdict, failure_mode, failure_detail, "
+                    "failure_step, failure_evidence from runs")
+    return {r["run_id"]: r for r in rows}
+
+
+def test_each_sample_run_that_did_not_pass_has_the_mode_its_steps_show(sample_ledger, labels):
+    runs = _runs(sample_ledger)
+    got = {k: (r["failure_mode"], r["failure_detail"]) for k, r in runs.items() if r["failure_mode"]}
+    assert got == EXPECTED
+    for run_id, label in labels.items():
+        r = runs[run_id]
+        if label["outcome"] == "fail":  # every labelled failure is in a mode
+            assert r["failure_mode"] is not None, run_id
+        if r["failure_step"] is not None and r["failure_mode"] in STEP_KINDS:
+            step = label["steps"][str(r["failure_step"])]
+            assert step["kind"] in STEP_KINDS[r["failure_mode"]], (run_id, step)
+            if r["failure_mode"] == "dead_action":  # the step it rests on had no effect, by its label
+                assert step["effect"] is False, run_id
+    # the modes rest on their evidence, named in the evidence string
+    assert runs["captcha-blocked"]["failure_evidence"] == "captcha at sample.local/deals"
+    assert "password is too short" in runs["nc-server-validation"]["failure_evidence"]
+
+
+def _score(src: list[Path], out: Path) -> None:
+    res = runner.invoke(app, ["score", *map(str, src), "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+
+
+def test_no_answer_and_gave_up_on_scored_runs(tmp_path):
+    samples = Path(__file__).resolve().parent.parent / "sample_runs"
+    cut = copy_run(samples / "nc-inbox-read", tmp_path / "runs" / "cut-off")
+    steps = read_steps(cut)
+    steps[-1]["executor"] = {"ok": False, "error": "TimeoutError: page.click: Timeout 30000ms exceeded"}
+    steps[-1]["action"] = {"type": "CLICK", "x": 10, "y": 10}
+    write_steps(cut, steps)
+    quit_ = copy_run(samples / "nc-inbox-read", tmp_path / "runs" / "quit")
+    steps = read_steps(quit_)
+    steps[-1]["action"] = {"type": "DONE", "text": "I could not complete the task: the inbox is empty."}
+    steps[-1].pop("semantic", None)
+    steps[-1]["reasoning"] = "I could not complete the task."
+    write_steps(quit_, steps)
+    for d, rid in ((cut, "cut-off"), (quit_, "quit")):
+        meta = json.loads((d / "run.json").read_text())
+        meta["run_id"] = rid
+        meta.pop("outcome")  # no recorded status "done": what the steps say is all there is
+        if rid == "quit":
+            meta["outcome"] = {"score": 0.0}
+        (d / "run.json").write_text(json.dumps(meta))
+    _score([tmp_path / "runs"], tmp_path / "L")
+    runs = _runs(tmp_path / "L")
+    assert (runs["cut-off"]["failure_mode"], runs["cut-off"]["failure_detail"]) == ("no_answer", "executor_error")
+    assert "Timeout 30000ms" in runs["cut-off"]["failure_evidence"]
+    # the give-up failed by the benchmark's evaluator: the agent's admission names the mode, no evidence does
+    assert (runs["quit"]["eval_final_verdict"], runs["quit"]["failure_mode"]) == ("fail", "gave_up")
+    assert runs["quit"]["failure_detail"] == "agent_could_not"
+
+
+# ---- trajcheck failures ------------------------------------------------------------------------------------
+
+
+def test_failures_counts_modes_per_arm_with_their_runs(sample_ledger):
+    data = run_json("failures", str(sample_ledger), "--by", "config.perceptual_verifier")
+    arms = {a["arm"]: a for a in data["arms"]}
+    off = arms["false"]
+    assert (off["runs"], off["failed"]) == (5, 5)  # the five verifier-off runs all failed
+    dead = off["modes"][0]
+    assert dead["mode"] == "dead_action" and dead["count"] == 5 and dead["share"]["rate"] == 1.0
+    assert dead["runs"] == sorted(dead["runs"]) and "consent-overlay-off" in dead["runs"]
+    assert dead["example"]["run_id"] == dead["runs"][0] and dead["example"]["evidence"]
+    assert 0 <= dead["rate"]["low"] <= dead["rate"]["rate"] <= dead["rate"]["high"] <= 1
+    everyone = {r for a in data["arms"] for m in a["modes"] for r in m["runs"]}
+    assert everyone == set(EXPECTED)
+    assert arms["(null)"]["errors"] == [{"text": "password is too short (minimum is 8 characters)", "count": 1}]
+    assert arms["true"]["blocking_pages"] == [{"page": "sample.local/deals", "count": 1}]
+    assert data["modes"] == [str(m) for m in M]
+
+
+def test_failures_where_and_a_bad_by_or_where(sample_ledger):
+    data = run_json("failures", str(sample_ledger), "--where", "task_id = 'deals-search'")
+    assert [(m["mode"], m["runs"]) for m in data["arms"][0]["modes"]] == [("blocked", ["captcha-blocked"])]
+    for args in (["--by", "no_such_column"], ["--where", "no_such_column = 1"]):
+        res = runner.invoke(app, ["failures", str(sample_ledger), *args])
+        assert res.exit_code == 2 and res.stdout == "", res.output
+
+
+def test_a_second_scoring_gives_byte_identical_failures_output(tmp_path, samples):
+    outputs = []
+    for n in (1, 2):
+        _score([samples], tmp_path / f"L{n}")
+        outputs.append([runner.invoke(app, ["failures", str(tmp_path / f"L{n}"), "--by", "config.perceptual_verifier",
+                                            "-f", fmt]).stdout for fmt in ("json", "csv", "md", "table")])
+    assert outputs[0] == outputs[1]
+    assert all(outputs[0]) and '"runs": [' in outputs[0][0]
+    assert outputs[0][1].splitlines()[0].startswith("arm,mode,runs,share_of_failures")
+    assert outputs[0][2].startswith("## Failure modes by config.perceptual_verifier")
+
+
+def test_markdown_output_keeps_log_text_as_data(tmp_path, samples):
+    from trajcheck.cli.failures import to_markdown
+
+    data = {"by": None, "arms": [{"arm": "a|b", "modes": [{
+        "mode": "app_said_no", "count": 1, "share": {"rate": 1.0, "low": 0.2, "high": 1.0},
+        "rate": {"rate": 1.0, "low": 0.2, "high": 1.0}, "details": [{"detail": "x | y\n<script>", "count": 1}],
+        "example": {"run_id": "r", "step": 1, "evidence": "`code` | pipe"}}], "errors": [], "blocking_pages": []}]}
+    text = to_markdown(data)
+    assert "x \\| y &lt;script>" in text and "\\`code\\` \\| pipe" in text and "<script>" not in text
