@@ -125,3 +125,16 @@ def failures(
         sys.stdout.write(to_markdown(data))
     else:
         _tables(data)
+
+
+def mode_change_rows(changes: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+    """`compare`'s table of the failure modes whose rate moved between the baseline and an arm."""
+    def rate(r: dict[str, Any]) -> str:
+        return f"{100 * r['rate']:.1f}% ({r['k']}/{r['n']})" if r["n"] else "-"
+
+    cols = ["mode", "baseline", "arm", "baseline_rate", "arm_rate", "difference", "95% CI", "pairs", "mcnemar_p"]
+    rows = [[c["mode"], c["baseline"], c["arm"], rate(c["baseline_rate"]), rate(c["arm_rate"]),
+             f"{100 * c['difference']:+.1f} pp", "-" if c["low"] is None else
+             f"[{100 * c['low']:+.1f}, {100 * c['high']:+.1f}] pp", c["pairs"] or "unpaired",
+             "-" if c["mcnemar_p"] is None else f"{c['mcnemar_p']:.4f}"] for c in changes]
+    return cols, rows

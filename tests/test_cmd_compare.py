@@ -120,6 +120,12 @@ PAIR_FALSE_TRUE = {"baseline": "false", "arm": "true", "pairs": 5, "difference":
                    "low": round(1 - math.hypot(1 - wilson_bounds(5, 5)[0], wilson_bounds(0, 5)[1]), 6),
                    "high": 1.0, "ci_method": "newcombe", "baseline_only": 0, "arm_only": 5, "mcnemar_p": 0.0625,
                    "task_wins": 5, "task_losses": 0, "task_ties": 0}
+# Failure modes (trajcheck failures): the five verifier-off runs all ended on a dead click (dead_action), their
+# partners in none: the mirror of the success pairing above, in the mode instead of in success.
+MODES_FALSE_TRUE = [{"mode": "dead_action", "baseline": "false", "arm": "true", "baseline_rate": rate(5, 5),
+                     "arm_rate": rate(0, 14), "difference": -1.0, "low": -1.0, "high": -PAIR_FALSE_TRUE["low"],
+                     "method": "newcombe_paired", "pairs": 5, "only_baseline": 5, "only_arm": 0,
+                     "mcnemar_p": 0.0625}]
 COUNTERFACTUAL_FALSE = {"arm": "false", "runs_recorded_verifier_off": 5, "unwarned_no_effect_steps": 9,
                         "runs_with_unwarned_steps": 5, "their_verdicts": {"fail": 5}}
 
@@ -128,7 +134,7 @@ def test_compare_json_of_the_sample_runs_by_verifier(sample_ledger: Path) -> Non
     got = run_json("compare", str(sample_ledger), "--by", PV)
     assert got == {"by": PV, "success_score": 1.0, "where": None, "runs_without_value": 9,
                    "arms": [FALSE_ARM, TRUE_ARM], "paired": [PAIR_FALSE_TRUE],
-                   "counterfactual": [COUNTERFACTUAL_FALSE]}
+                   "counterfactual": [COUNTERFACTUAL_FALSE], "failure_modes": MODES_FALSE_TRUE}
 
 
 def test_compare_table_of_the_sample_runs_at_100_columns(sample_ledger: Path, width100: None) -> None:
@@ -182,6 +188,14 @@ EXPECTED_TABLE = [
     " " + "─" * 104,
     " false      true   5       +100.0 pp    [+38.6,          newcombe   0          5       0.0625     5/0/0",
     "                                        +100.0] pp",
+    "",
+    "failure modes whose rate changed (trajcheck failures)",
+    "",
+    "                                 baseline_                                                          mcnemar_",
+    " mode          baseline   arm    rate           arm_rate      difference   95% CI           pairs   p",
+    " " + "─" * 107,
+    " dead_action   false      true   100.0% (5/5)   0.0% (0/14)   -100.0 pp    [-100.0,         5       0.0625",
+    "                                                                           -38.6] pp",
     "",
     "counterfactual: what the verifier would have flagged",
     "",
@@ -239,9 +253,17 @@ def test_include_missing_makes_the_runs_without_a_value_the_first_arm(sample_led
                "low": round(0.5 - math.hypot(1 - wilson_bounds(2, 2)[0], wilson_bounds(1, 2)[1] - 0.5), 6),
                "high": round(1 - wilson_bounds(1, 2)[0], 6), "ci_method": "newcombe", "baseline_only": 0,
                "arm_only": 1, "mcnemar_p": 1.0, "task_wins": 1, "task_losses": 0, "task_ties": 1}
+    # failure modes, on the same pairs: consent-overlay-off's dead click against nc-consent-recovered's pass, and
+    # nc-signin-gave-up's sign-in wall (blocked) against auth-redirect-hidpi's pass: the success intervals mirrored
+    modes = [{"mode": "dead_action", "baseline": "(null)", "arm": "false", "baseline_rate": rate(2, 9),
+              "arm_rate": rate(5, 5), "difference": 1.0, "low": -vs_false["high"], "high": 1.0,
+              "method": "newcombe_paired", "pairs": 1, "only_baseline": 0, "only_arm": 1, "mcnemar_p": 1.0},
+             {"mode": "blocked", "baseline": "(null)", "arm": "true", "baseline_rate": rate(1, 9),
+              "arm_rate": rate(1, 14), "difference": -0.5, "low": -vs_true["high"], "high": -vs_true["low"],
+              "method": "newcombe_paired", "pairs": 2, "only_baseline": 1, "only_arm": 0, "mcnemar_p": 1.0}]
     assert got == {"by": PV, "success_score": 1.0, "where": None, "runs_without_value": 0,
                    "arms": [null_arm, FALSE_ARM, TRUE_ARM], "paired": [vs_false, vs_true],
-                   "counterfactual": [COUNTERFACTUAL_FALSE]}
+                   "counterfactual": [COUNTERFACTUAL_FALSE], "failure_modes": modes}
 
 
 def test_baseline_and_where(sample_ledger: Path) -> None:

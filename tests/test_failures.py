@@ -261,3 +261,42 @@ def test_markdown_output_keeps_log_text_as_data(tmp_path, samples):
         "example": {"run_id": "r", "step": 1, "evidence": "`code` | pipe"}}], "errors": [], "blocking_pages": []}]}
     text = to_markdown(data)
     assert "x \\| y &lt;script>" in text and "\\`code\\` \\| pipe" in text and "<script>" not in text
+
+
+# ---- check and compare ---------------------------------------------------------------------------------------
+
+
+def test_check_gates_a_failure_mode(sample_ledger):
+    res = runner.invoke(app, ["check", str(sample_ledger), "--max-mode-rate", "dead_action=0.1",
+                              "--max-mode-rate", "blocked=0.1", "-f", "json"])
+    assert res.exit_code == 1, res.output
+    data = json.loads(res.stdout)
+    rules = {r["mode"]: r for r in data["rules"]}
+    assert rules["dead_action"]["rule"] == "max-mode-rate" and not rules["dead_action"]["passed"]
+    assert rules["dead_action"]["overall"]["value"] == pytest.approx(7 / 28, abs=1e-6)  # 7 of the 28 runs
+    assert rules["blocked"]["passed"] and rules["blocked"]["overall"]["value"] == pytest.approx(2 / 28, abs=1e-6)
+    assert runner.invoke(app, ["check", str(sample_ledger), "--max-mode-rate", "blocked=0.1"]).exit_code == 0
+    for bad in ("nosuchmode=0.1", "blocked", "blocked=2"):
+        res = runner.invoke(app, ["check", str(sample_ledger), "--max-mode-rate", bad])
+        assert res.exit_code == 2 and "--max-mode-rate" in res.stderr, res.output
+
+
+def test_compare_shows_the_modes_whose_rate_changed_with_a_paired_test(sample_ledger):
+    data = run_json("compare", str(sample_ledger), "--by", "config.perceptual_verifier")
+    changes = {c["mode"]: c for c in data["failure_modes"]}
+    dead = changes["dead_action"]
+    # the five verifier-off runs all clicked a dead target; their verifier-on partners did not
+    assert (dead["baseline"], dead["arm"], dead["method"], dead["pairs"]) == ("false", "true", "newcombe_paired", 5)
+    assert (dead["only_baseline"], dead["only_arm"], dead["difference"]) == (5, 0, -1.0)
+    assert dead["mcnemar_p"] == 0.0625 and dead["high"] < 0
+    assert "app_said_no" not in changes  # no run of either arm is in it: no change
+
+
+def test_mode_changes_between_unpaired_arms():
+    from trajcheck.queries.failures import mode_changes
+
+    runs = [("a", ("t1", None), "blocked"), ("a", ("t2", None), None), ("b", ("t3", None), None),
+            ("b", ("t4", None), None)]
+    (only,) = mode_changes("a", "b", runs)
+    assert (only.mode, only.paired, only.difference, only.mcnemar_p) == ("blocked", False, -0.5, None)
+    assert only.low is not None and only.low < -0.5 < only.high

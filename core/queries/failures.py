@@ -142,3 +142,73 @@ def failures(ledger_dir: str | os.PathLike[str], by: str | None = None, where: s
         r["eval_final_verdict"] in ("fail", "uncertain") or (r["eval_final_verdict"] == "unknown"
                                                             and r["claimed_success"])))
     return Failures(by, where, tuple(arm_failures(a, arms[a]) for a in sorted(arms)), unscored)
+
+
+@dataclass(frozen=True)
+class ModeChange:
+    """A failure mode whose rate (runs in the mode over all runs) changed between the baseline arm and another:
+    the difference (arm minus baseline) with Newcombe's interval, over the runs that pair (same task and trial,
+    as ``compare`` pairs them) with the exact McNemar test, else over the two arms as independent samples. Where
+    runs pair, a mode changed when its discordant pairs differ; else when the two rates differ."""
+
+    mode: str
+    baseline: str
+    arm: str
+    base: stats.Rate
+    other: stats.Rate
+    difference: float
+    low: float | None
+    high: float | None
+    paired: bool
+    pairs: int
+    only_baseline: int  # pairs in the mode on the baseline's side only
+    only_arm: int
+    mcnemar_p: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        def r(v: float | None) -> float | None:
+            return None if v is None else round(v, 6)
+
+        return {"mode": self.mode, "baseline": self.baseline, "arm": self.arm, "baseline_rate": self.base.to_json(),
+                "arm_rate": self.other.to_json(), "difference": r(self.difference), "low": r(self.low),
+                "high": r(self.high), "method": "newcombe_paired" if self.paired else "newcombe_unpaired",
+                "pairs": self.pairs, "only_baseline": self.only_baseline, "only_arm": self.only_arm,
+                "mcnemar_p": r(self.mcnemar_p)}
+
+
+def mode_changes(base: str, other: str, runs: list[tuple[str, tuple[str, int | None], str | None]]
+                 ) -> list[ModeChange]:
+    """The modes whose rate differs between arm ``base`` and arm ``other``, in precedence order. ``runs``: each
+    scored run's arm, pairing key (task, trial) and failure mode, ordered by run id (the first run of a key in
+    an arm is its partner)."""
+    a = [(k, m) for arm, k, m in runs if arm == base]
+    b = [(k, m) for arm, k, m in runs if arm == other]
+    pa: dict[tuple[str, int | None], str | None] = {}
+    pb: dict[tuple[str, int | None], str | None] = {}
+    for k, m in a:
+        pa.setdefault(k, m)
+    for k, m in b:
+        pb.setdefault(k, m)
+    keys = sorted(set(pa) & set(pb), key=lambda k: (k[0], -1 if k[1] is None else k[1]))
+    out = []
+    for mode in FailureMode:
+        ka, kb = sum(1 for _, m in a if m == mode), sum(1 for _, m in b if m == mode)
+        ra, rb = stats.wilson(ka, len(a)), stats.wilson(kb, len(b))
+        if not a or not b:
+            continue
+        only_a = sum(1 for k in keys if pa[k] == mode and pb[k] != mode)
+        only_b = sum(1 for k in keys if pb[k] == mode and pa[k] != mode)
+        if keys:  # over the pairs, as compare's paired difference of success
+            both = sum(1 for k in keys if pa[k] == mode and pb[k] == mode)
+            diff, low, high = stats.newcombe_table(both, only_a, only_b, len(keys) - both - only_a - only_b)
+            p = stats.mcnemar_exact(only_a, only_b)
+            if only_a == only_b:
+                continue  # as many pairs moved into the mode as out of it: no change where the runs pair
+        else:
+            diff, low, high = stats.newcombe_unpaired(ka, len(a), kb, len(b))
+            p = None
+            if ka * len(b) == kb * len(a):
+                continue  # the same rate in both arms
+        out.append(ModeChange(str(mode), base, other, ra, rb, diff, low, high, bool(keys), len(keys), only_a, only_b,
+                              p))
+    return out
