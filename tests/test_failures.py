@@ -300,3 +300,36 @@ def test_mode_changes_between_unpaired_arms():
     (only,) = mode_changes("a", "b", runs)
     assert (only.mode, only.paired, only.difference, only.mcnemar_p) == ("blocked", False, -0.5, None)
     assert only.low is not None and only.low < -0.5 < only.high
+
+
+# ---- the report ------------------------------------------------------------------------------------------------
+
+
+def test_the_report_shows_failure_modes_per_arm_linking_to_their_runs_in_chromium(sample_ledger, tmp_path):
+    from test_report_export import ARGS, CHROMIUM, _browser
+
+    res = runner.invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "rep"), "--max-runs", "2"])
+    assert res.exit_code == 0, res.output
+    want = run_json("failures", str(sample_ledger), "--by", "config.perceptual_verifier")
+    with _browser() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto((tmp_path / "rep" / "index.html").as_uri())
+        page.wait_for_load_state("load")
+        assert page.locator("h2#failure-modes").is_visible()
+        arms = page.locator("h3.failure-arm").evaluate_all("hs => hs.map(h => h.dataset.arm)")
+        assert arms == [a["arm"] for a in want["arms"]]
+        tables = page.locator("table.failures")
+        for t, arm in enumerate(want["arms"]):
+            shown = tables.nth(t).locator("tbody tr").evaluate_all(
+                "rs => rs.map(r => [r.dataset.mode, [...r.querySelectorAll('td.runs a')].map(a => a.textContent)])")
+            assert shown == [[m["mode"], m["runs"]] for m in arm["modes"]]
+        # each mode links to its runs' pages: follow the dead_action link of the verifier-off arm
+        link = page.locator('table.failures tr[data-mode="dead_action"] td.runs a', has_text="consent-overlay-off")
+        link.first.click()
+        page.wait_for_load_state("load")
+        assert "consent-overlay-off" in page.title()
+        assert errors == []
+        browser.close()

@@ -176,6 +176,7 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     from ..store import ledger  # DuckDB, scipy.stats: imported when a report is written, not at CLI start-up
     from ..queries.comparison import compare
     from ..queries.tables import build, to_html
+    from .failurepage import failure_section
 
     out = Path(out_dir)
     con = ledger.connect(ledger_dir)
@@ -203,6 +204,7 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
         body = [f"<h1>trajcheck report</h1><p class=muted>{len(runs)} runs from {_e(Path(ledger_dir).name)}; "
                 f"trajcheck {_e(__version__)}</p><p><b>{_e(coverage(runs).text())}</b></p>"]
         body.append("<h2>Summary</h2>" + to_html(build(ledger_dir, "summary", by, success_score)))
+        body.append(failure_section(ledger_dir, by, {r["run_id"]: i for i, r in enumerate(runs)}))
         if by:
             c = compare([ledger_dir], by, success_score).to_json()
             body.append("<h2>Comparison</h2>" + _chart(c["arms"], by)
