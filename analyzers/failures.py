@@ -6,7 +6,7 @@ of :class:`~trajcheck.base.failuremodes.FailureMode`, and the first whose eviden
 
 | mode | evidence | detail |
 |---|---|---|
-| blocked | evidence referee ``ends_blocked`` | captcha, auth_wall, blocking_page |
+| blocked | evidence referee ``ends_blocked``; or a dead action (below) under a modal overlay (analyzers/overlays.py) | captcha, auth_wall, blocking_page; overlay |
 | app_said_no | ``error_after_last_high_risk`` | the error text, normalised |
 | dead_action | ``last_high_risk_no_effect`` | the action type |
 | looped | ``ends_in_loop``, ``no_net_progress``, ``done_after_idle_waits`` (in this order) | drift_loop, no_net_progress, idle_waits |
@@ -46,7 +46,7 @@ _LOOPS = ((C.ENDS_IN_LOOP, "drift_loop"), (C.NO_NET_PROGRESS, "no_net_progress")
           (C.DONE_AFTER_IDLE_WAITS, "idle_waits"))
 
 #: The blocker kinds, in their tie order.
-_BLOCKERS = ("captcha", "auth_wall", "blocking_page")
+_BLOCKERS = ("captcha", "auth_wall", "blocking_page")  # then overlay, read only on a dead action
 
 EVIDENCE_LIMIT = 160
 
@@ -74,6 +74,7 @@ class FailureFacts:
     evidence_reasons: Sequence[str] = ()  # the evidence referee's ``code@step: evidence``
     last_step: int | None = None
     urls: Mapping[int, str] = field(default_factory=dict)  # the page each step ended on, by step index
+    overlays: Mapping[int, str] = field(default_factory=dict)  # a modal overlay open before the step (overlays.py)
     no_answer: bool = False
     executor_error: str | None = None  # the last step's executor error, if it failed
     gave_up: str | None = None  # the claim's reason when the agent reported failure (or FAIL)
@@ -151,7 +152,8 @@ def _blocked(step: int, evidence: str, urls: Mapping[int, str]) -> Failure:
     return Failure(M.BLOCKED, kind, step, clip(f"{kind.replace('_', ' ')} at {page}" if page else evidence))
 
 
-def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str]) -> Failure | None:
+def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str], overlays: Mapping[int, str]
+                   ) -> Failure | None:
     """The modes the evidence referee's reasons show: blocked, app_said_no, dead_action, looped."""
     if C.ENDS_BLOCKED in found:
         return _blocked(*found[C.ENDS_BLOCKED], urls)
@@ -161,6 +163,8 @@ def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str]) -
         return Failure(M.APP_SAID_NO, texts[0] if texts else None, step, clip(ev))
     if C.LAST_HIGH_RISK_NO_EFFECT in found:
         step, ev = found[C.LAST_HIGH_RISK_NO_EFFECT]
+        if step in overlays:  # the action went to the page beneath a modal overlay: the overlay blocked it
+            return Failure(M.BLOCKED, "overlay", step, clip(f"overlay '{overlays[step]}' open: {ev}"))
         return Failure(M.DEAD_ACTION, ev.split(" ", 1)[0] or None, step, clip(ev))
     for code, detail in _LOOPS:
         if code in found:
@@ -190,7 +194,7 @@ def classify(f: FailureFacts) -> Failure:
     if not applies(f.verdict, f.claimed):
         return NONE
     found = _reasons(f.evidence_reasons)
-    by_evidence = _from_evidence(found, f.urls)
+    by_evidence = _from_evidence(found, f.urls, f.overlays)
     if by_evidence is not None:
         return by_evidence
     if f.no_answer:

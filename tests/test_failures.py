@@ -130,7 +130,7 @@ EXPECTED = {
     "captcha-blocked": ("blocked", "captcha"),
     "nc-signin-gave-up": ("blocked", "auth_wall"),
     "nc-server-validation": ("app_said_no", "password is too short (minimum is 8 characters)"),
-    "consent-overlay-off": ("dead_action", "CLICK"),
+    "consent-overlay-off": ("blocked", "overlay"),  # the cookie banner's modal disables the page
     "drift-loop-off": ("dead_action", "CLICK"),
     "nc-pay-loop": ("dead_action", "CLICK"),
     "nc-swallowed-send": ("dead_action", "CLICK"),
@@ -145,7 +145,8 @@ EXPECTED = {
 
 #: The labelled step kinds each mode's step may have (sample_runs/labels.json).
 STEP_KINDS = {
-    "blocked": {"wait", "auth_redirect"},  # the CAPTCHA run ends on its blocking page (step 3 waits on it)
+    # the CAPTCHA run ends on its blocking page (step 3 waits on it); the cookie banner absorbs the click
+    "blocked": {"wait", "auth_redirect", "click_absorbed_by_overlay"},
     "app_said_no": {"server_validation_error"},
     "dead_action": {"click_absorbed_by_overlay", "drift_loop_dead_button", "click_absorbed_by_transparent_widget",
                     "modal_mounted_offscreen", "click_on_disabled_button", "validation_flash"},
@@ -220,9 +221,11 @@ def test_failures_counts_modes_per_arm_with_their_runs(sample_ledger):
     arms = {a["arm"]: a for a in data["arms"]}
     off = arms["false"]
     assert (off["runs"], off["failed"]) == (5, 5)  # the five verifier-off runs all failed
-    dead = off["modes"][0]
-    assert dead["mode"] == "dead_action" and dead["count"] == 5 and dead["share"]["rate"] == 1.0
-    assert dead["runs"] == sorted(dead["runs"]) and "consent-overlay-off" in dead["runs"]
+    assert [(m["mode"], m["runs"]) for m in off["modes"]] == [
+        ("blocked", ["consent-overlay-off"]),
+        ("dead_action", ["drift-loop-off", "offscreen-modal-off", "terms-checkbox-off", "validation-flash-off"])]
+    dead = off["modes"][1]
+    assert dead["share"]["rate"] == 0.8 and dead["details"] == [{"detail": "CLICK", "count": 4}]
     assert dead["example"]["run_id"] == dead["runs"][0] and dead["example"]["evidence"]
     assert 0 <= dead["rate"]["low"] <= dead["rate"]["rate"] <= dead["rate"]["high"] <= 1
     everyone = {r for a in data["arms"] for m in a["modes"] for r in m["runs"]}
@@ -268,14 +271,14 @@ def test_markdown_output_keeps_log_text_as_data(tmp_path, samples):
 
 def test_check_gates_a_failure_mode(sample_ledger):
     res = runner.invoke(app, ["check", str(sample_ledger), "--max-mode-rate", "dead_action=0.1",
-                              "--max-mode-rate", "blocked=0.1", "-f", "json"])
+                              "--max-mode-rate", "blocked=0.2", "-f", "json"])
     assert res.exit_code == 1, res.output
     data = json.loads(res.stdout)
     rules = {r["mode"]: r for r in data["rules"]}
     assert rules["dead_action"]["rule"] == "max-mode-rate" and not rules["dead_action"]["passed"]
-    assert rules["dead_action"]["overall"]["value"] == pytest.approx(7 / 28, abs=1e-6)  # 7 of the 28 runs
-    assert rules["blocked"]["passed"] and rules["blocked"]["overall"]["value"] == pytest.approx(2 / 28, abs=1e-6)
-    assert runner.invoke(app, ["check", str(sample_ledger), "--max-mode-rate", "blocked=0.1"]).exit_code == 0
+    assert rules["dead_action"]["overall"]["value"] == pytest.approx(6 / 28, abs=1e-6)  # 6 of the 28 runs
+    assert rules["blocked"]["passed"] and rules["blocked"]["overall"]["value"] == pytest.approx(3 / 28, abs=1e-6)
+    assert runner.invoke(app, ["check", str(sample_ledger), "--max-mode-rate", "blocked=0.2"]).exit_code == 0
     for bad in ("nosuchmode=0.1", "blocked", "blocked=2"):
         res = runner.invoke(app, ["check", str(sample_ledger), "--max-mode-rate", bad])
         assert res.exit_code == 2 and "--max-mode-rate" in res.stderr, res.output
@@ -285,10 +288,10 @@ def test_compare_shows_the_modes_whose_rate_changed_with_a_paired_test(sample_le
     data = run_json("compare", str(sample_ledger), "--by", "config.perceptual_verifier")
     changes = {c["mode"]: c for c in data["failure_modes"]}
     dead = changes["dead_action"]
-    # the five verifier-off runs all clicked a dead target; their verifier-on partners did not
+    # four verifier-off runs clicked a dead target; their verifier-on partners did not
     assert (dead["baseline"], dead["arm"], dead["method"], dead["pairs"]) == ("false", "true", "newcombe_paired", 5)
-    assert (dead["only_baseline"], dead["only_arm"], dead["difference"]) == (5, 0, -1.0)
-    assert dead["mcnemar_p"] == 0.0625 and dead["high"] < 0
+    assert (dead["only_baseline"], dead["only_arm"], dead["difference"]) == (4, 0, -0.8)
+    assert dead["mcnemar_p"] == 0.125 and dead["high"] < 0
     assert "app_said_no" not in changes  # no run of either arm is in it: no change
 
 
@@ -326,10 +329,36 @@ def test_the_report_shows_failure_modes_per_arm_linking_to_their_runs_in_chromiu
             shown = tables.nth(t).locator("tbody tr").evaluate_all(
                 "rs => rs.map(r => [r.dataset.mode, [...r.querySelectorAll('td.runs a')].map(a => a.textContent)])")
             assert shown == [[m["mode"], m["runs"]] for m in arm["modes"]]
-        # each mode links to its runs' pages: follow the dead_action link of the verifier-off arm
-        link = page.locator('table.failures tr[data-mode="dead_action"] td.runs a', has_text="consent-overlay-off")
+        # each mode links to its runs' pages: follow the blocked link of the verifier-off arm
+        link = page.locator('table.failures tr[data-mode="blocked"] td.runs a', has_text="consent-overlay-off")
         link.first.click()
         page.wait_for_load_state("load")
         assert "consent-overlay-off" in page.title()
         assert errors == []
         browser.close()
+
+
+def test_a_dead_action_under_a_modal_overlay_is_blocked_by_it():
+    from selectolax.lexbor import LexborHTMLParser
+
+    from trajcheck.analyzers.overlays import modal_overlay
+
+    page = ('<html><body><button id=go data-bbox="10 10 100 30">Go</button>{}</body></html>')
+    banner = ('<div role="dialog" aria-modal="true" aria-labelledby="t" data-bbox="800 500 300 200">'
+              '<h2 id="t">We use cookies</h2><button data-bbox="820 600 100 30">Accept</button></div>')
+    assert modal_overlay(LexborHTMLParser(page.format(banner)), (50, 20)) == "We use cookies"
+    assert modal_overlay(LexborHTMLParser(page.format(banner)), (850, 610)) is None  # a click on the overlay
+    hidden = banner.replace('aria-modal="true"', 'aria-modal="true" aria-hidden="true"')
+    assert modal_overlay(LexborHTMLParser(page.format(hidden)), (50, 20)) is None
+    undrawn = banner.replace(' data-bbox="800 500 300 200"', "")  # mounted, never drawn (boxes recorded)
+    assert modal_overlay(LexborHTMLParser(page.format(undrawn)), (50, 20)) is None
+    no_boxes = '<html><body><button>Go</button><dialog open aria-label="Sign up now">x</dialog></body></html>'
+    assert modal_overlay(LexborHTMLParser(no_boxes), None) == "Sign up now"
+    assert modal_overlay(None, (1, 1)) is None
+    f = classify(facts(reasons=("last_high_risk_no_effect@1: CLICK changed nothing, nor did any later step",),
+                       overlays={1: "We use cookies"}))
+    assert (f.mode, f.detail, f.step) == ("blocked", "overlay", 1)
+    assert f.evidence == "overlay 'We use cookies' open: CLICK changed nothing, nor did any later step"
+    # an overlay before another step than the dead action's blocks nothing
+    assert classify(facts(reasons=("last_high_risk_no_effect@2: CLICK changed nothing",),
+                          overlays={1: "We use cookies"})).mode == "dead_action"

@@ -26,8 +26,8 @@ class FailureMode(StrEnum):
 #: What each mode means and what its ``failure_detail`` holds.
 MEANINGS: dict[str, str] = {
     FailureMode.BLOCKED: "the run ends on a blocking page: a CAPTCHA, an access-denied page, or the sign-in wall an "
-                         "auth redirect led to (evidence referee ends_blocked); detail `captcha`, `auth_wall` or "
-                         "`blocking_page`",
+                         "auth redirect led to (evidence referee ends_blocked), or a dead action (below) under a modal "
+                         "overlay; detail `captcha`, `auth_wall`, `blocking_page` or `overlay`",
     FailureMode.APP_SAID_NO: "the application answered the last high-risk action with an error or validation "
                              "message that was not on the page before it (error_after_last_high_risk); detail the "
                              "error text, normalised (case, spacing, end punctuation, a framework's 'N errors "

@@ -222,7 +222,8 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
         sf.follow = f
     return RunFindings(run, found, contract, contract_result, verdict, ev_verdict, evaluator, claim, run_states,
                        stalled, _reference_steps(run, contract, opts), run_spend, final_screen, loaded.ocr_engine,
-                       failure_of(run, verdict, ev_verdict, claim, contract_result, evaluator))
+                       failure_of(run, verdict, ev_verdict, claim, contract_result, evaluator,
+                                  {sf.step.index: sf.page.overlay_before for sf in found}))
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

@@ -4,6 +4,7 @@ the other analyzers found (kept apart from :mod:`trajcheck.scoring.analysis`, wh
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from ..analyzers import claims, failures
 from ..analyzers.answers import answer_matches
@@ -22,8 +23,9 @@ def _json(value: object) -> str:
 
 
 def failure_of(run: Run, verdict: Verdict, ev: EvidenceVerdict, claim: claims.Claim, contract: ContractResult,
-               evaluator: str | None) -> failures.Failure:
-    """The failure mode of ``run`` (none for a run that passed, or an unknown run that claimed nothing)."""
+               evaluator: str | None, overlays: Mapping[int, str | None]) -> failures.Failure:
+    """The failure mode of ``run`` (none for a run that passed, or an unknown run that claimed nothing);
+    ``overlays``: the modal overlay open before each step, if any."""
     if not failures.applies(verdict.final, verdict.claimed_success):
         return failures.NONE
     steps = run.steps
@@ -37,6 +39,7 @@ def failure_of(run: Run, verdict: Verdict, ev: EvidenceVerdict, claim: claims.Cl
     return failures.classify(failures.FailureFacts(
         verdict=verdict.final, verdict_reason=str(verdict.reason), claimed=verdict.claimed_success,
         evidence_reasons=ev.reasons, last_step=last.index if last else None, urls=urls,
+        overlays={i: o for i, o in overlays.items() if o},
         no_answer=claims.ended_without_answer(run, claim),
         executor_error=(last.executor_error or "failed") if last is not None and last.executor_ok is False else None,
         gave_up=gave_up, gave_up_evidence=claim.evidence, done_step=ender.index if ender else None,
