@@ -362,3 +362,24 @@ def test_a_dead_action_under_a_modal_overlay_is_blocked_by_it():
     # an overlay before another step than the dead action's blocks nothing
     assert classify(facts(reasons=("last_high_risk_no_effect@2: CLICK changed nothing",),
                           overlays={1: "We use cookies"})).mode == "dead_action"
+
+
+def test_scored_without_contracts_evaluator_or_judge_the_evidence_gives_the_same_modes(tmp_path, samples, labels):
+    """The held-out check's setting: no contract, no benchmark score, no judge; the modes come from the evidence
+    alone. Every labelled failure the evidence can see keeps its mode (sequencer-near-miss's wrong grid shows only
+    to its contract: on evidence it passes)."""
+    import shutil
+
+    runs = tmp_path / "runs"
+    shutil.copytree(samples, runs, ignore=shutil.ignore_patterns("contract.json", "recorder"))
+    for meta_path in runs.glob("*/run.json"):
+        meta = json.loads(meta_path.read_text())
+        meta["outcome"] = {k: v for k, v in (meta.get("outcome") or {}).items() if k not in ("score", "judge")}
+        meta_path.write_text(json.dumps(meta))
+    _score([runs], tmp_path / "L")
+    got = {k: (r["failure_mode"], r["failure_detail"]) for k, r in _runs(tmp_path / "L").items() if r["failure_mode"]}
+    for run_id, label in labels.items():
+        if label["outcome"] == "fail" and run_id != "sequencer-near-miss":
+            assert got[run_id] == EXPECTED[run_id], run_id
+    # a run that passed by its contract but claims success with no decisive evidence left: not determined
+    assert got["drift-loop-on"] == ("not_determined", "no_verdict")
