@@ -96,12 +96,18 @@ def applies(verdict: str, claimed: bool) -> bool:
 def normalise(text: str) -> str:
     """An error text as one sub-kind: lower case, one space between words, no surrounding punctuation, no
     framework header ("Password is too short" and "password is too short." are one)."""
-    t = " ".join(text.split()).lower()
+    t = " ".join(_CONTROL.sub(" ", text).split()).lower()
     t = _HEADER.sub("", t)
     return t.strip(" .!;:,…")
 
 
+#: Control characters (C0, DEL, C1): text from a log is data, and never reaches a terminal as a control code.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+
+
 def clip(text: str, limit: int = EVIDENCE_LIMIT) -> str:
+    """An evidence string: control characters made spaces, at most ``limit`` characters."""
+    text = _CONTROL.sub(" ", text)
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
@@ -160,12 +166,12 @@ def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str], o
     if C.ERROR_AFTER_LAST_HIGH_RISK in found:
         step, ev = found[C.ERROR_AFTER_LAST_HIGH_RISK]
         texts = error_texts(ev)
-        return Failure(M.APP_SAID_NO, texts[0] if texts else None, step, clip(ev))
+        return Failure(M.APP_SAID_NO, clip(texts[0]) if texts else None, step, clip(ev))
     if C.LAST_HIGH_RISK_NO_EFFECT in found:
         step, ev = found[C.LAST_HIGH_RISK_NO_EFFECT]
         if step in overlays:  # the action went to the page beneath a modal overlay: the overlay blocked it
             return Failure(M.BLOCKED, "overlay", step, clip(f"overlay '{overlays[step]}' open: {ev}"))
-        return Failure(M.DEAD_ACTION, ev.split(" ", 1)[0] or None, step, clip(ev))
+        return Failure(M.DEAD_ACTION, clip(ev.split(" ", 1)[0]) or None, step, clip(ev))
     for code, detail in _LOOPS:
         if code in found:
             step, ev = found[code]
@@ -179,7 +185,7 @@ def _wrong_result(f: FailureFacts) -> Failure | None:
     step = f.done_step if f.done_step is not None else f.last_step
     if f.failed_checks:
         name, kind, ev = sorted(f.failed_checks)[0]
-        return Failure(M.WRONG_RESULT, kind, step, clip(f"contract check {name} failed: {ev}"))
+        return Failure(M.WRONG_RESULT, clip(kind, 60), step, clip(f"contract check {name} failed: {ev}"))
     if f.evaluator == "fail":
         return Failure(M.WRONG_RESULT, "evaluator", step, f"the benchmark's evaluator scored {f.outcome_score}")
     if f.judge == "fail":
@@ -205,10 +211,10 @@ def classify(f: FailureFacts) -> Failure:
     if f.gave_up is not None:
         ev = f.gave_up_evidence or f.gave_up
         kind = ev.split(":", 1)[0].strip().replace(" ", "_") if f.gave_up == "message_admits_failure" else f.gave_up
-        return Failure(M.GAVE_UP, kind, f.done_step, clip(ev))
+        return Failure(M.GAVE_UP, clip(kind, 60), f.done_step, clip(ev))
     wrong = _wrong_result(f)
     if wrong is not None:
         return wrong
     rest = sorted(f"{code}@{s}: {ev}" for code, (s, ev) in found.items())
-    return Failure(M.NOT_DETERMINED, f.verdict_reason or None, None,
+    return Failure(M.NOT_DETERMINED, clip(f.verdict_reason) or None, None,
                    clip("; ".join(rest)) if rest else "no evidence of a cause")

@@ -383,3 +383,9 @@ def test_scored_without_contracts_evaluator_or_judge_the_evidence_gives_the_same
             assert got[run_id] == EXPECTED[run_id], run_id
     # a run that passed by its contract but claims success with no decisive evidence left: not determined
     assert got["drift-loop-on"] == ("not_determined", "no_verdict")
+
+
+def test_log_text_reaches_no_terminal_as_a_control_code():
+    f = classify(facts(reasons=("error_after_last_high_risk@2: \x1b[31mPassword\x07 is too short\x1b[0m",)))
+    assert "\x1b" not in f.detail and "\x1b" not in f.evidence and "\x07" not in f.evidence
+    assert f.detail == "[31mpassword is too short [0m"
