@@ -334,6 +334,9 @@ def test_the_report_shows_failure_modes_per_arm_linking_to_their_runs_in_chromiu
         link.first.click()
         page.wait_for_load_state("load")
         assert "consent-overlay-off" in page.title()
+        # the run's page says its mode, the step it rests on and its evidence
+        assert page.locator("p.failure-mode").text_content().startswith(
+            "Failure mode: blocked (overlay) at step 1: overlay 'We use cookies' open")
         assert errors == []
         browser.close()
 

@@ -8,8 +8,6 @@ import html
 import os
 from typing import Any
 
-from ..queries.failures import failures
-
 #: The section's own style (the report's CSS styles the rest).
 _CSS = ("table.failures td,table.failures th{vertical-align:top;text-align:left}"
         "table.failures .runs a{margin-right:6px;white-space:nowrap}")
@@ -49,6 +47,8 @@ def _top(title: str, items: list[dict[str, Any]], key: str) -> str:
 
 def failure_section(ledger_dir: str | os.PathLike[str], by: str | None, pages: dict[str, int]) -> str:
     """The index's failure-modes section (``pages``: each run's page number, runs/<n>.html)."""
+    from ..queries.failures import failures  # DuckDB: loaded when a report is written
+
     data = failures(ledger_dir, by).to_json()
     parts = [f"<style>{_CSS}</style><h2 id=failure-modes>Failure modes</h2><p class=muted>Each run that did not "
              "pass has one failure mode: the decisive cause its evidence shows, the first of blocked, app_said_no, "
@@ -63,3 +63,13 @@ def failure_section(ledger_dir: str | os.PathLike[str], by: str | None, pages: d
         parts.append(_top("Most frequent error texts", arm["errors"], "text"))
         parts.append(_top("Pages that blocked", arm["blocking_pages"], "page"))
     return "".join(parts)
+
+
+def failure_line(r: dict[str, Any]) -> str:
+    """A run page's line on its failure mode (runs.failure_mode), or nothing for a run without one."""
+    if not r.get("failure_mode"):
+        return ""
+    at = f" at step {r['failure_step']}" if r.get("failure_step") is not None else ""
+    detail = f" ({_e(r['failure_detail'])})" if r.get("failure_detail") else ""
+    return (f'<p class=failure-mode>Failure mode: <b>{_e(r["failure_mode"])}</b>{detail}{at}: '
+            f'<code>{_e(r.get("failure_evidence"))}</code></p>')

@@ -24,6 +24,7 @@ from ..base.atomic import atomic_path
 from ..base.box import Box
 from ..media.frames import FrameError, decode
 from ..scoring.digest import outside_names
+from .failurepage import failure_line, failure_section
 from .reportgeometry import frame_point, motion
 from ..base.runfiles import safe_join
 from ..base.verdicts import coverage
@@ -176,7 +177,6 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     from ..store import ledger  # DuckDB, scipy.stats: imported when a report is written, not at CLI start-up
     from ..queries.comparison import compare
     from ..queries.tables import build, to_html
-    from .failurepage import failure_section
 
     out = Path(out_dir)
     con = ledger.connect(ledger_dir)
@@ -279,7 +279,7 @@ def _story(r: dict[str, Any]) -> str:
         says += f" The sources disagree: {_e(r['disagreement_reason'])}."
     if r.get("claim_reason") and not r.get("claimed_success") and r.get("claim_evidence"):
         says += f" Its last words admit it: <code>{_e(r['claim_evidence'])}</code>."
-    return f"<p>{says}</p>"
+    return f"<p>{says}</p>" + failure_line(r)
 
 
 def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets: Path, thumbs: bool = True) -> str:
