@@ -26,7 +26,7 @@ def _limit(name: str, metavar: str, text: str, top: int | None = 1) -> typer.mod
 
 @exit_on_error(Outcome(Exit.OK, "every rule holds"), Outcome(Exit.FINDINGS, "a rule fails"),
                Outcome(Exit.USAGE, "no rule given, a limit out of range, a baseline rule without --baseline, a "
-                       "baseline sharing no task, or no cost data"),
+                       "baseline sharing no task, no cost data, or runs scored before failure modes"),
                Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out_file']}: {exc}",
                     means="the --out file cannot be written"), raises=(LedgerError,))
 def check(

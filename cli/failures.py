@@ -82,6 +82,8 @@ def _tables(data: dict[str, Any]) -> None:
              ", ".join(f"{d['detail']} {d['count']}" for d in m["details"][:3]),
              f"{m['example']['run_id']}@{m['example']['step']}" if m["example"]["step"] is not None
              else m["example"]["run_id"], m["example"]["evidence"]] for a in data["arms"] for m in a["modes"]]
+    rows += [[a["arm"], f"{a['failed']}/{a['runs']}", "-", "-", "-", "", "", ""] for a in data["arms"]
+             if not a["modes"]]  # an arm where every run passed: said, not left out
     emit(["arm", "failed", "mode", "share_of_failures", "rate_of_runs", "details", "example", "evidence"], rows,
          Format.table, title=f"failure modes by {data['by'] or 'all runs'}")
     errs = [[a["arm"], e["text"], e["count"]] for a in data["arms"] for e in a["errors"]]

@@ -392,3 +392,12 @@ def test_log_text_reaches_no_terminal_as_a_control_code():
     f = classify(facts(reasons=("error_after_last_high_risk@2: \x1b[31mPassword\x07 is too short\x1b[0m",)))
     assert "\x1b" not in f.detail and "\x1b" not in f.evidence and "\x07" not in f.evidence
     assert f.detail == "[31mpassword is too short [0m"
+
+
+def test_a_ledger_scored_before_failure_modes_is_said_not_miscounted():
+    v2 = Path(__file__).resolve().parent / "fixtures" / "ledger_v2"
+    res = runner.invoke(app, ["failures", str(v2), "-f", "json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["runs_scored_before_failure_modes"] == 1
+    assert "scored before failure modes existed" in res.stderr
+    res = runner.invoke(app, ["check", str(v2), "--max-mode-rate", "blocked=0.1"])
+    assert res.exit_code == 2 and "trajcheck score" in res.stderr, res.output

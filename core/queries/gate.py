@@ -152,6 +152,8 @@ def check(ledger_dir: str | os.PathLike[str], baseline: str | os.PathLike[str] |
     _validate(given, baseline, bool(modes))
     cost = Rule.MAX_COST_INCREASE in given
     runs, invalid = load(ledger_dir, by, success_score, where, cost)
+    if modes:
+        _modes_scored(ledger_dir, where)
     results = []
     groups = by_group(runs)
     if Rule.MAX_FALSE_CLAIM_RATE in given:
@@ -200,6 +202,17 @@ def _modes(limits: dict[str, float] | None) -> list[tuple[str, float]]:
             raise UsageError(f"--max-mode-rate {mode}={v:g}: give a fraction from 0 to 1 (0.1 is 10%)")
         out.append((mode, float(v)))
     return out
+
+
+def _modes_scored(ledger_dir: str | os.PathLike[str], where: str | None) -> None:
+    """UsageError when runs that did not pass have no failure mode because they were scored before failure modes
+    existed: a mode's rate over them would be too low."""
+    from .failures import failures
+
+    unscored = failures(ledger_dir, None, where).unscored
+    if unscored:
+        raise UsageError(f"{ledger_dir}: {unscored} runs that did not pass were scored before failure modes "
+                         "existed (runs.failure_mode is null): `trajcheck score` them again to judge --max-mode-rate")
 
 
 def _validate(given: dict[Rule, float], baseline: object, modes: bool = False) -> None:
