@@ -17,8 +17,8 @@ from typing import Any
 from .messages import is_hidden
 
 #: Elements that take the page's input while they are open.
-MODAL_SELECTOR = ('[role="dialog"][aria-modal="true"], [role="alertdialog"][aria-modal="true"], dialog[open], '
-                  '[role="dialog" i][aria-modal="true" i]')
+MODAL_SELECTOR = ('[role="dialog" i][aria-modal="true" i], [role="alertdialog" i][aria-modal="true" i], '
+                  'dialog[open]')
 
 #: The longest overlay name kept.
 NAME_LIMIT = 60
@@ -51,8 +51,11 @@ def modal_overlay(tree: Any, point: tuple[float, float] | None) -> str | None:
     or when the action's ``point`` lies inside it."""
     if tree is None:
         return None
+    modals = tree.css(MODAL_SELECTOR)
+    if not modals:  # most pages: no modal at all
+        return None
     boxes = tree.css_first("[data-bbox]") is not None
-    for node in tree.css(MODAL_SELECTOR):
+    for node in modals:
         if is_hidden(node):
             continue
         box = _box(node)
