@@ -39,8 +39,9 @@ def _name(node: Any, tree: Any) -> str:
     label = attrs.get("aria-label")
     ref = attrs.get("aria-labelledby")
     if not label and ref:
-        titled = tree.css_first(f"#{ref.split()[0]}") if ref.split()[0].replace("-", "").replace("_", "").isalnum() \
-            else None
+        first = ref.split()[0] if ref.split() else ""
+        # an id as an attribute selector (an id may start with a digit); only plain ids are looked up
+        titled = tree.css_first(f'[id="{first}"]') if first.replace("-", "").replace("_", "").isalnum() else None
         label = titled.text(separator=" ") if titled is not None else None
     text = " ".join((label or node.text(separator=" ") or "dialog").split())
     return text if len(text) <= NAME_LIMIT else text[:NAME_LIMIT - 1] + "…"

@@ -358,6 +358,10 @@ def test_a_dead_action_under_a_modal_overlay_is_blocked_by_it():
     no_boxes = '<html><body><button>Go</button><dialog open aria-label="Sign up now">x</dialog></body></html>'
     assert modal_overlay(LexborHTMLParser(no_boxes), None) == "Sign up now"
     assert modal_overlay(None, (1, 1)) is None
+    odd = banner.replace('aria-labelledby="t"', 'aria-labelledby="1t \'x"').replace('id="t"', 'id="1t"')
+    assert modal_overlay(LexborHTMLParser(page.format(odd)), (50, 20)) == "We use cookies"
+    blank = banner.replace('aria-labelledby="t"', 'aria-labelledby=" "')
+    assert modal_overlay(LexborHTMLParser(page.format(blank)), (50, 20)) == "We use cookies Accept"
     f = classify(facts(reasons=("last_high_risk_no_effect@1: CLICK changed nothing, nor did any later step",),
                        overlays={1: "We use cookies"}))
     assert (f.mode, f.detail, f.step) == ("blocked", "overlay", 1)
