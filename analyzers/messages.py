@@ -199,3 +199,7 @@ def login_form(tree: LexborHTMLParser) -> bool:
     for the password twice, a change-password form three times)."""
     fields = tree.css('input[type="password" i]')
     return len(fields) == 1 and not _hidden(fields[0])
+
+
+#: Whether an element is hidden (by an attribute, a framework class or a zero-size box), for the other analyzers.
+is_hidden = _hidden

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from ..schemas.records import Step
 
-from . import messages, observation, predictions
+from . import messages, observation, overlays, predictions
 from .messages import PageMessages
 from .skeleton import skeleton_key
 from .observation import ObservationFinding, ObservationOptions, PageEvidence
@@ -42,6 +42,7 @@ class PageFacts:
     login_form_after: bool | None = None  # exactly one password field after (None: no DOM snapshot)
     skeleton_before: str | None = None  # digests of the skeletons (analyzers/skeleton.py skeleton_key): what the
     skeleton_after: str | None = None  # run's states are told apart by besides the screen (None: no snapshot)
+    overlay_before: str | None = None  # a modal overlay open before the action, not where it acts (overlays.py)
 
 
 def page_evidence(s: Step, before: SnapshotLike | None, after: SnapshotLike | None) -> PageEvidence:
@@ -75,7 +76,8 @@ def page_facts(s: Step, before: SnapshotLike | None, after: SnapshotLike | None,
                       messages_after=after.messages if after else None,
                       login_form_after=messages.login_form(after.tree) if after else None,
                       skeleton_before=skeleton_key(before.skeleton) if before else None,
-                      skeleton_after=skeleton_key(after.skeleton) if after else None)
+                      skeleton_after=skeleton_key(after.skeleton) if after else None,
+                      overlay_before=overlays.modal_overlay(before.tree, at) if before else None)
     if s.expected:
         ran, failed, url_ok = predictions.check_expected(
             s.expected, before.tree if before else None, after.tree if after else None,

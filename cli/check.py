@@ -26,7 +26,7 @@ def _limit(name: str, metavar: str, text: str, top: int | None = 1) -> typer.mod
 
 @exit_on_error(Outcome(Exit.OK, "every rule holds"), Outcome(Exit.FINDINGS, "a rule fails"),
                Outcome(Exit.USAGE, "no rule given, a limit out of range, a baseline rule without --baseline, a "
-                       "baseline sharing no task, or no cost data"),
+                       "baseline sharing no task, no cost data, or runs scored before failure modes"),
                Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out_file']}: {exc}",
                     means="the --out file cannot be written"), raises=(LedgerError,))
 def check(
@@ -46,6 +46,10 @@ def check(
     max_cost_increase: Annotated[Optional[float], _limit(
         "--max-cost-increase", "C", "With --baseline: fail when the cost per run (runs.cost_usd) rose by more than "
         "this share (0.2 = +20%) beyond doubt.", None)] = None,
+    max_mode_rate: Annotated[Optional[list[str]], typer.Option(
+        "--max-mode-rate", metavar="MODE=R", show_default=False,
+        help="Fail when more than this share of the scored runs failed in this failure mode (runs.failure_mode, "
+             "`trajcheck failures`), e.g. blocked=0.1; repeat for several modes.")] = None,
     by: Annotated[str, typer.Option("--by", help="One row (and JUnit test case) per value of this runs column "
                                     "or config.KEY.")] = "task_id",
     success_score: SuccessScoreOpt = 1.0,
@@ -71,13 +75,29 @@ def check(
         raise UsageError("--out writes --format json, csv, md or junit; the table is for the terminal")
     result = run_check(ledger_dir, baseline, max_false_claim_rate=max_false_claim_rate, min_success=min_success,
                        max_success_drop=max_success_drop, max_cost_increase=max_cost_increase, by=by,
-                       success_score=success_score, where=where)
+                       success_score=success_score, where=where, max_mode_rate=_mode_limits(max_mode_rate))
     if fmt is CheckFormat.table:
         _table(result, by)
     else:
         _write(_text(result, fmt), out_file)
     err.print(f"check: {gatereport.summary(result)}", highlight=False, markup=False)
     raise typer.Exit(int(Exit.OK if result.passed else Exit.FINDINGS))
+
+
+def _mode_limits(given: list[str] | None) -> dict[str, float] | None:
+    """``--max-mode-rate MODE=R`` options as limits by mode; UsageError for one that is not MODE=R."""
+    if not given:
+        return None
+    limits: dict[str, float] = {}
+    for item in given:
+        mode, sep, value = item.partition("=")
+        try:
+            limits[mode.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise UsageError(f"--max-mode-rate {item}: give MODE=R, e.g. blocked=0.1")
+    return limits
 
 
 def _table(result: "CheckResult", by: str) -> None:
@@ -87,7 +107,7 @@ def _table(result: "CheckResult", by: str) -> None:
     shown, hidden = gatereport.rows(result, everything=False)
     emit(gatereport.TABLE_COLUMNS, shown, Format.table, title=gatereport.scope_line(result))
     for r in result.rules:
-        say(f"{r.rule}: {gatereport.verdict(r.overall)}: {r.overall.why}")
+        say(f"{r.name}: {gatereport.verdict(r.overall)}: {r.overall.why}")
     if any(row[2] == gatereport.ALONE for row in shown):
         say(gatereport.ALONE_NOTE)
     if hidden:

@@ -187,6 +187,11 @@ def compare(
     if data["paired"]:
         pc, pr = pair_rows(data)
         emit(pc, pr, fmt, title="paired by task_id and trial")
+    if data["failure_modes"]:
+        from .failures import mode_change_rows
+
+        emit(*mode_change_rows(data["failure_modes"]), fmt,
+             title="failure modes whose rate changed (trajcheck failures)")
     if data["counterfactual"]:
         emit(["arm", "runs recorded verifier-off", "unwarned no-effect steps", "runs with them", "their verdicts"],
              [[c["arm"], c["runs_recorded_verifier_off"], c["unwarned_no_effect_steps"],

@@ -20,7 +20,8 @@ from ..base.version import __version__
 #: the module's name. In the order ``trajcheck --help`` lists them.
 COMMANDS: dict[str, str] = {
     "score": "score", "validate": "validate", "query": "query", "columns": "columns", "formats": "formats",
-    "timeline": "timeline", "diff": "diff", "compare": "compare", "check": "check", "agree": "agree",
+    "timeline": "timeline", "diff": "diff", "compare": "compare", "failures": "failures", "check": "check",
+    "agree": "agree",
     "export": "export", "report": "report", "best-of": "best_of", "compact": "compact",
     "draft-contract": "draft_contract",
     "draft-mapping": "draft_mapping",

@@ -63,6 +63,15 @@ class CheckFormat(str, enum.Enum):
     junit = "junit"
 
 
+class FailuresFormat(str, enum.Enum):
+    """`failures` also prints Markdown tables, for a pull request or a notebook."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+    md = "md"
+
+
 def format_help(choices: type[enum.Enum]) -> str:
     """The help text of a ``--format`` option: 'Output: table, json or csv.'"""
     names = [str(c.value) for c in choices]
@@ -79,6 +88,7 @@ ColumnsFormatOpt = Annotated[ColumnsFormat, _format_option(ColumnsFormat)]
 TimelineFormatOpt = Annotated[TimelineFormat, _format_option(TimelineFormat)]
 ExportFormatOpt = Annotated[ExportFormat, _format_option(ExportFormat)]
 CheckFormatOpt = Annotated[CheckFormat, _format_option(CheckFormat)]
+FailuresFormatOpt = Annotated[FailuresFormat, _format_option(FailuresFormat)]
 
 #: The ledger a command reads (or compacts): the directory `score --out` wrote.
 LedgerArg = Annotated[Path, typer.Argument(metavar="LEDGER", help="Ledger directory written by `score`.",

@@ -27,6 +27,7 @@ from .store.lock import DEFAULT_WAIT, LockWait
 if TYPE_CHECKING:
     from .analyzers.draft import Draft
     from .queries.comparison import Comparison
+    from .queries.failures import Failures
     from .queries.gate import CheckResult
     from .store.ledgerquery import QueryResult
     from .queries.pairdiff import PairDiff
@@ -80,21 +81,33 @@ def compare(ledgers: list[Pathish], by: str | None = None, success_score: float 
     return run(list(ledgers), by, success_score, baseline=baseline, where=where, include_missing=include_missing)
 
 
+def failures(ledger: Pathish, by: str | None = None, *, where: str | None = None) -> "Failures":
+    """Where runs fail: the failure modes of the ledger's runs per arm of ``by`` (a runs column or
+    ``config.KEY``; all runs as one arm without it), each with its count, its share of the arm's failing runs
+    and its rate over all its runs (Wilson intervals), its run ids, an example run with its evidence; the most
+    frequent error texts and blocking pages. The same ledger gives the same result. UsageError for a bad ``by``
+    or ``where``."""
+    from .queries.failures import failures as run
+
+    return run(ledger, by, where)
+
+
 def check(ledger: Pathish, baseline: Pathish | None = None, *, max_false_claim_rate: float | None = None,
           min_success: float | None = None, max_success_drop: float | None = None,
           max_cost_increase: float | None = None, by: str = "task_id", success_score: float = 1.0,
-          where: str | None = None) -> "CheckResult":
+          where: str | None = None, max_mode_rate: dict[str, float] | None = None) -> "CheckResult":
     """A gate for CI: each rule given, judged over all runs and shown per task (``by``). The false-claim rate at
     most ``max_false_claim_rate`` and success at least ``min_success`` (the observed rates, Wilson intervals
     beside them); against ``baseline``, on the tasks both ledgers ran, a drop in success that its interval
     confirms above ``max_success_drop`` and a confirmed relative increase of ``runs.cost_usd`` per run above
-    ``max_cost_increase`` fail. ``.passed`` when every rule holds. UsageError without a rule, for a limit out of
+    ``max_cost_increase`` fail; ``max_mode_rate`` ({failure mode: R}) fails when more than R of the runs failed in
+    that mode. ``.passed`` when every rule holds. UsageError without a rule, for a limit out of
     range, a baseline rule without a baseline, a baseline sharing no task, or no cost data (docs/ci.md)."""
     from .queries.gate import check as run
 
     return run(ledger, baseline, max_false_claim_rate=max_false_claim_rate, min_success=min_success,
                max_success_drop=max_success_drop, max_cost_increase=max_cost_increase, by=by,
-               success_score=success_score, where=where)
+               success_score=success_score, where=where, max_mode_rate=max_mode_rate)
 
 
 def agree(ledger: Pathish, labels: Pathish) -> dict[str, Any]:

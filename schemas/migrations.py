@@ -74,4 +74,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                   "its tree of all/any nodes with each node's result; the judgments of `score --judgments` for "
                   "each run.",
               {"runs": ("contract_score", "contract_tree", "judgments")}),
+    Migration(11, "Where runs fail (issue 41): the failure mode of each run that did not pass, its sub-kind, the "
+                  "step it rests on and its evidence.",
+              {"runs": ("failure_mode", "failure_detail", "failure_step", "failure_evidence")}),
 )

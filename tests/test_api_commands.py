@@ -40,6 +40,8 @@ def _cases(ledger: Path, tmp: Path) -> dict[str, tuple[list[str], Callable[[], A
                  lambda: trajcheck.diff(ledger, task="newsletter-subscribe", by="config.perceptual_verifier")),
         "compare": ([str(ledger), "--by", "config.perceptual_verifier"],
                     lambda: trajcheck.compare([ledger], by="config.perceptual_verifier")),
+        "failures": ([str(ledger), "--by", "config.perceptual_verifier"],
+                     lambda: trajcheck.failures(ledger, by="config.perceptual_verifier")),
         "check": ([str(ledger), "--max-false-claim-rate", "0.5", "--min-success", "0.4"],
                   lambda: trajcheck.check(ledger, max_false_claim_rate=0.5, min_success=0.4)),
         "agree": ([str(ledger), "--labels", str(labels)], lambda: trajcheck.agree(ledger, labels)),

@@ -35,7 +35,7 @@ FORMATS = {
     "export": ["md", "csv", "latex", "html", "json"], "report": ["table", "json", "csv"],
     "compact": ["table", "json", "csv"], "diff": ["table", "json", "csv"],
     "check": ["table", "json", "csv", "md", "junit"], "draft-contract": ["table", "json", "csv"],
-    "draft-mapping": ["toml", "json"],
+    "draft-mapping": ["toml", "json"], "failures": ["table", "json", "csv", "md"],
 }
 #: Arguments that make each command valid apart from its --format (a missing ledger is only seen later).
 ARGS = {
@@ -44,9 +44,10 @@ ARGS = {
     "report": ["L"], "compact": ["L"], "diff": ["L", "a", "b"], "check": ["L", "--min-success", "0.5"],
     "draft-contract": ["L", "run"],
     "draft-mapping": ["nowhere"],
+    "failures": ["L"],
 }
 LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff", "check",
-                   "draft-contract"]
+                   "draft-contract", "failures"]
 
 
 def _param(command: str, name: str):
@@ -81,7 +82,8 @@ def test_every_format_is_accepted_by_the_ledger_commands(sample_ledger):
              "agree": [str(sample_ledger), "--labels", str(SAMPLES / "labels.json")],
              "timeline": [str(sample_ledger), "drift-loop-off"], "export": [str(sample_ledger)],
              "diff": [str(sample_ledger), "drift-loop-off", "drift-loop-on"],
-             "columns": ["--table", "runs"], "formats": []}
+             "columns": ["--table", "runs"], "formats": [],
+             "failures": [str(sample_ledger), "--by", "config.perceptual_verifier"]}
     for command, args in calls.items():
         for fmt in FORMATS[command]:
             res = runner.invoke(app, [command, *args, "-f", fmt])
@@ -134,6 +136,7 @@ EXIT_CODES = {
     "best-of": [0, 2, 3], "compact": [0, 2, 3, 4], "diff": [0, 2, 3], "check": [0, 1, 2, 3],
     "draft-contract": [0, 2, 3],
     "draft-mapping": [0, 1, 2, 3],
+    "failures": [0, 2, 3],
 }
 
 
@@ -196,7 +199,7 @@ def test_an_unreadable_ledger_is_exit_3_and_one_line_in_every_command(tmp_path):
     calls = {"query": ["select 1"], "timeline": ["run"], "best-of": [], "compare": ["--by", "task_id"],
              "agree": ["--labels", str(SAMPLES / "labels.json")], "export": [],
              "report": ["--out", str(tmp_path / "report")], "compact": [], "diff": ["a", "b"],
-             "check": ["--min-success", "0.5"]}
+             "check": ["--min-success", "0.5"], "failures": []}
     prefix = {"compact": "cannot compact the ledger: "}
     for command, args in calls.items():
         res = runner.invoke(app, [command, str(bad), *args])

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from trajcheck.store import ledger
 from trajcheck.cli.main import app
+from trajcheck.base.stats import newcombe_table
 
 from conftest import run_json
 
@@ -121,6 +122,20 @@ PAIR_FALSE_TRUE = {"baseline": "false", "arm": "true", "pairs": 5, "difference":
                    "low": round(1 - math.hypot(1 - wilson_bounds(5, 5)[0], wilson_bounds(0, 5)[1]), 6),
                    "high": 1.0, "ci_method": "newcombe", "baseline_only": 0, "arm_only": 5, "mcnemar_p": 0.0625,
                    "task_wins": 5, "task_losses": 0, "task_ties": 0}
+# Failure modes (trajcheck failures): four verifier-off runs ended on a dead click (dead_action) and one on a
+# click the cookie banner took (blocked: overlay); their five partners passed. The intervals are Newcombe's
+# paired ones over the 5 pairs' table (both, only false, only true, neither); McNemar 2 * 0.5^4 and 1.
+def _newcombe(both: int, only_a: int, only_b: int, neither: int) -> tuple[float, float]:
+    _, low, high = newcombe_table(both, only_a, only_b, neither)
+    return round(low, 6), round(high, 6)
+
+
+MODES_FALSE_TRUE = [{"mode": m, "baseline": "false", "arm": "true", "baseline_rate": rate(k, 5),
+                     "arm_rate": rate(k_true, 14), "difference": -k / 5, "low": _newcombe(0, k, 0, 5 - k)[0],
+                     "high": _newcombe(0, k, 0, 5 - k)[1], "method": "newcombe_paired", "pairs": 5,
+                     "only_baseline": k, "only_arm": 0, "mcnemar_p": p}
+                    # the verifier-on arm's one blocked run is captcha-blocked, whose task has no verifier-off run
+                    for m, k, k_true, p in (("blocked", 1, 1, 1.0), ("dead_action", 4, 0, 0.125))]
 COUNTERFACTUAL_FALSE = {"arm": "false", "runs_recorded_verifier_off": 5, "unwarned_no_effect_steps": 9,
                         "runs_with_unwarned_steps": 5, "their_verdicts": {"fail": 5}}
 
@@ -129,7 +144,7 @@ def test_compare_json_of_the_sample_runs_by_verifier(sample_ledger: Path) -> Non
     got = run_json("compare", str(sample_ledger), "--by", PV)
     assert got == {"by": PV, "success_score": 1.0, "where": None, "runs_without_value": 9,
                    "arms": [FALSE_ARM, TRUE_ARM], "paired": [PAIR_FALSE_TRUE],
-                   "counterfactual": [COUNTERFACTUAL_FALSE]}
+                   "counterfactual": [COUNTERFACTUAL_FALSE], "failure_modes": MODES_FALSE_TRUE}
 
 
 def test_compare_table_of_the_sample_runs_at_100_columns(sample_ledger: Path, width100: None) -> None:
@@ -243,9 +258,18 @@ def test_include_missing_makes_the_runs_without_a_value_the_first_arm(sample_led
                "low": round(0.5 - math.hypot(1 - wilson_bounds(2, 2)[0], wilson_bounds(1, 2)[1] - 0.5), 6),
                "high": round(1 - wilson_bounds(1, 2)[0], 6), "ci_method": "newcombe", "baseline_only": 0,
                "arm_only": 1, "mcnemar_p": 1.0, "task_wins": 1, "task_losses": 0, "task_ties": 1}
+    # failure modes, on the same pairs: consent-overlay-off's click under the cookie banner (blocked) against
+    # nc-consent-recovered's pass, and nc-signin-gave-up's sign-in wall (blocked) against auth-redirect-hidpi's
+    # pass: the success intervals mirrored
+    modes = [{"mode": "blocked", "baseline": "(null)", "arm": "false", "baseline_rate": rate(1, 9),
+              "arm_rate": rate(1, 5), "difference": 1.0, "low": -vs_false["high"], "high": 1.0,
+              "method": "newcombe_paired", "pairs": 1, "only_baseline": 0, "only_arm": 1, "mcnemar_p": 1.0},
+             {"mode": "blocked", "baseline": "(null)", "arm": "true", "baseline_rate": rate(1, 9),
+              "arm_rate": rate(1, 14), "difference": -0.5, "low": -vs_true["high"], "high": -vs_true["low"],
+              "method": "newcombe_paired", "pairs": 2, "only_baseline": 1, "only_arm": 0, "mcnemar_p": 1.0}]
     assert got == {"by": PV, "success_score": 1.0, "where": None, "runs_without_value": 0,
                    "arms": [null_arm, FALSE_ARM, TRUE_ARM], "paired": [vs_false, vs_true],
-                   "counterfactual": [COUNTERFACTUAL_FALSE]}
+                   "counterfactual": [COUNTERFACTUAL_FALSE], "failure_modes": modes}
 
 
 def test_baseline_and_where(sample_ledger: Path) -> None:

@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from .failuremodes import MEANINGS as FAILURE_MEANINGS, FailureMode as FailureMode  # re-exported
+
 #: The command that rewrites the committed reference page from this catalogue.
 REGENERATE = "python -m devtools.reasonsdoc > docs/reasons.md"
 
@@ -179,8 +181,7 @@ class WarningShownSource(StrEnum):
 
 
 class EffectInFactBasis(StrEnum):
-    """What shows that a step the verifier warned on did have an effect (``effect_in_fact_basis``): a false
-    warning."""
+    """What shows that a warned step did have an effect, a false warning (``effect_in_fact_basis``)."""
 
     URL_CHANGED = "url_changed"
     DOM_CHANGED = "dom_changed"
@@ -402,6 +403,8 @@ SECTIONS: tuple[Section, ...] = (
                               "after it",
         PairMatch.RUN_ENDED: "a step one run took after the other had ended",
     }, output="`trajcheck diff` (`pairs[].match`, `first_divergence.reason`; the report's pair pages)"),
+    Section("Failure modes", ("runs.failure_mode",), FailureMode, "the value itself; the first that holds, in this "
+            "order (docs/failures.md); runs.failure_detail holds the sub-kind", FAILURE_MEANINGS),
     Section("Cost sources", ("runs.cost_source",), CostSource,
             "the value itself; null when the run has no cost (the log records none, and no price list gave one)", {
                 CostSource.LOG: "the log recorded the cost (of the steps, or of the whole run): it is the log's "

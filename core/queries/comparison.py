@@ -25,12 +25,13 @@ from ..base import stats
 from ..base.reasons import WarningFollowup
 from ..base.verdicts import Coverage, coverage
 from ..base.errors import UsageError
+from .failures import ModeChange, mode_changes
 from .views import group_expr
 
 RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "verdict_source", "outcome_score",
                "claimed_success",
                "false_claim", "n_steps", "effect_no_effect", "loops", "reward_total", "config_perceptual_verifier",
-               "states_returning", "stalled_from_step", "no_net_progress", "cost_usd", "wall_seconds")
+               "states_returning", "stalled_from_step", "no_net_progress", "cost_usd", "wall_seconds", "failure_mode")
 
 
 @dataclass(frozen=True)
@@ -273,12 +274,14 @@ class Comparison:
     counterfactuals: list[Counterfactual]
     missing: int = 0  # runs without a value of --by, left out of the arms (include_missing=False)
     where: str | None = None
+    mode_changes: list[ModeChange] = field(default_factory=list)  # failure modes whose rate moved from the baseline
 
     def to_json(self) -> dict[str, Any]:
         return {"by": self.by, "success_score": self.success_score, "where": self.where,
                 "runs_without_value": self.missing, "arms": [a.to_json() for a in self.arms],
                 "paired": [p.to_json() for p in self.pairings],
-                "counterfactual": [c.to_json() for c in self.counterfactuals]}
+                "counterfactual": [c.to_json() for c in self.counterfactuals],
+                "failure_modes": [m.to_json() for m in self.mode_changes]}
 
 
 #: The arm of runs that have no value of --by (a config key they do not set).
@@ -326,7 +329,10 @@ def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, succes
                                                                      r["status"] != "ok"), has) for name in arm_names]
     pairings = [_pair(arm_names[0], other, outcomes) for other in arm_names[1:]]
     cfs = [_counterfactual(name, [o for o in outcomes if o.arm == name]) for name in arm_names]
-    return Comparison(by, success_score, arms, pairings, [c for c in cfs if c.runs_recorded_off], missing, where)
+    keyed = [(o.arm, _key(o), o.row["failure_mode"]) for o in sorted(outcomes, key=lambda o: o.run_id)]
+    shifts = [m for other in arm_names[1:] for m in mode_changes(arm_names[0], other, keyed)]
+    return Comparison(by, success_score, arms, pairings, [c for c in cfs if c.runs_recorded_off], missing, where,
+                      shifts)
 
 
 def _arm(name: str, runs: list[RunOutcome], invalid: int, has: tuple[bool, bool] = (False, False)) -> Arm:

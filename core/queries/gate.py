@@ -43,6 +43,7 @@ class Rule(StrEnum):
     MIN_SUCCESS = "min-success"
     MAX_SUCCESS_DROP = "max-success-drop"
     MAX_COST_INCREASE = "max-cost-increase"
+    MAX_MODE_RATE = "max-mode-rate"  # one result per failure mode given (RuleResult.mode)
 
 
 class Finding(StrEnum):
@@ -94,14 +95,21 @@ class RuleResult:
     judged_by: str  # "observed" (the figure itself) | "interval" (its lower bound)
     overall: Row
     groups: list[Row]
+    mode: str | None = None  # the failure mode of a max-mode-rate rule
 
     @property
     def passed(self) -> bool:
         return self.overall.passed
 
+    @property
+    def name(self) -> str:
+        """The rule as its option gives it: ``max-mode-rate blocked`` for a mode's."""
+        return f"{self.rule} {self.mode}" if self.mode else str(self.rule)
+
     def to_json(self) -> dict[str, Any]:
         return {"rule": str(self.rule), "limit": self.limit, "judged_by": self.judged_by, "passed": self.passed,
-                "overall": self.overall.to_json(), "groups": [g.to_json() for g in self.groups]}
+                "overall": self.overall.to_json(), "groups": [g.to_json() for g in self.groups],
+                **({"mode": self.mode} if self.mode else {})}
 
 
 @dataclass(frozen=True)
@@ -126,7 +134,7 @@ class CheckResult:
     @property
     def failed(self) -> list[str]:
         """The names of the rules that fail."""
-        return [str(r.rule) for r in self.rules if not r.passed]
+        return [r.name for r in self.rules if not r.passed]
 
     def to_json(self) -> dict[str, Any]:
         return {"passed": self.passed, "ledger": self.ledger, "baseline": self.baseline, "by": self.by,
@@ -138,16 +146,20 @@ class CheckResult:
 def check(ledger_dir: str | os.PathLike[str], baseline: str | os.PathLike[str] | None = None, *,
           max_false_claim_rate: float | None = None, min_success: float | None = None,
           max_success_drop: float | None = None, max_cost_increase: float | None = None, by: str = "task_id",
-          success_score: float = 1.0, where: str | None = None) -> CheckResult:
+          success_score: float = 1.0, where: str | None = None,
+          max_mode_rate: dict[str, float] | None = None) -> CheckResult:
     """Judge the rules given (see the module docstring); UsageError without a rule, for a limit out of range,
     for a baseline rule without a baseline (or a baseline without one), for a baseline that shares no task,
     and for no cost data."""
     limits = {Rule.MAX_FALSE_CLAIM_RATE: max_false_claim_rate, Rule.MIN_SUCCESS: min_success,
               Rule.MAX_SUCCESS_DROP: max_success_drop, Rule.MAX_COST_INCREASE: max_cost_increase}
     given = {rule: float(v) for rule, v in limits.items() if v is not None}
-    _validate(given, baseline)
+    modes = _modes(max_mode_rate)
+    _validate(given, baseline, bool(modes))
     cost = Rule.MAX_COST_INCREASE in given
     runs, invalid = load(ledger_dir, by, success_score, where, cost)
+    if modes:
+        _modes_scored(ledger_dir, where)
     results = []
     groups = by_group(runs)
     if Rule.MAX_FALSE_CLAIM_RATE in given:
@@ -155,6 +167,8 @@ def check(ledger_dir: str | os.PathLike[str], baseline: str | os.PathLike[str] |
                                   lambda r: r.false_claim))
     if Rule.MIN_SUCCESS in given:
         results.append(_rate_rule(Rule.MIN_SUCCESS, given[Rule.MIN_SUCCESS], runs, groups, lambda r: r.success))
+    for mode, lim in modes:
+        results.append(_rate_rule(Rule.MAX_MODE_RATE, lim, runs, groups, _in_mode(mode), mode))
     base_runs = n_shared = None
     if baseline is not None:
         base, _ = load(baseline, by, success_score, where, cost)
@@ -177,10 +191,40 @@ def check(ledger_dir: str | os.PathLike[str], baseline: str | os.PathLike[str] |
                        len(runs), invalid, base_runs, n_shared, results)
 
 
-def _validate(given: dict[Rule, float], baseline: object) -> None:
-    if not given:
-        raise UsageError("give at least one rule: --max-false-claim-rate R, --min-success S, or with --baseline "
-                         "LEDGER --max-success-drop D or --max-cost-increase C")
+def _in_mode(mode: str) -> Callable[[Run], bool]:
+    return lambda r: r.mode == mode
+
+
+def _modes(limits: dict[str, float] | None) -> list[tuple[str, float]]:
+    """The ``max-mode-rate`` limits, by mode name; UsageError for a mode that does not exist or a limit out of
+    range."""
+    from ..base.reasons import FailureMode
+
+    out = []
+    for mode, v in sorted((limits or {}).items()):
+        if mode not in set(FailureMode):
+            raise UsageError(f"--max-mode-rate {mode}: no such failure mode; one of " + ", ".join(FailureMode))
+        if not 0.0 <= float(v) <= 1.0:
+            raise UsageError(f"--max-mode-rate {mode}={v:g}: give a fraction from 0 to 1 (0.1 is 10%)")
+        out.append((mode, float(v)))
+    return out
+
+
+def _modes_scored(ledger_dir: str | os.PathLike[str], where: str | None) -> None:
+    """UsageError when runs that did not pass have no failure mode because they were scored before failure modes
+    existed: a mode's rate over them would be too low."""
+    from .failures import failures
+
+    unscored = failures(ledger_dir, None, where).unscored
+    if unscored:
+        raise UsageError(f"{ledger_dir}: {unscored} runs that did not pass were scored before failure modes "
+                         "existed (runs.failure_mode is null): `trajcheck score` them again to judge --max-mode-rate")
+
+
+def _validate(given: dict[Rule, float], baseline: object, modes: bool = False) -> None:
+    if not given and not modes:
+        raise UsageError("give at least one rule: --max-false-claim-rate R, --min-success S, --max-mode-rate "
+                         "MODE=R, or with --baseline LEDGER --max-success-drop D or --max-cost-increase C")
     for rule, v in given.items():
         top = float("inf") if rule is Rule.MAX_COST_INCREASE else 1.0
         if not 0.0 <= v <= top:  # also refuses nan
@@ -195,10 +239,11 @@ def _validate(given: dict[Rule, float], baseline: object) -> None:
 
 
 def _rate_rule(rule: Rule, limit: float, runs: list[Run], groups: dict[str, list[Run]],
-               pick: Callable[[Run], bool]) -> RuleResult:
-    """An absolute rule on a rate: the false-claim rate at most ``limit``, or success at least ``limit``."""
-    upper = rule is Rule.MAX_FALSE_CLAIM_RATE
-    what = "false-claim rate" if upper else "success"
+               pick: Callable[[Run], bool], mode: str | None = None) -> RuleResult:
+    """An absolute rule on a rate: the false-claim rate (or a failure mode's rate) at most ``limit``, or success
+    at least ``limit``."""
+    upper = rule is not Rule.MIN_SUCCESS
+    what = f"{mode} rate" if mode else "false-claim rate" if upper else "success"
 
     def row(scope: str, rs: list[Run], rule_fails: bool | None) -> Row:
         k, n = sum(1 for r in rs if pick(r)), len(rs)
@@ -223,7 +268,7 @@ def _rate_rule(rule: Rule, limit: float, runs: list[Run], groups: dict[str, list
 
     overall = row(OVERALL, runs, None)
     return RuleResult(rule, limit, "observed", overall,
-                      [row(g, rs, not overall.passed) for g, rs in groups.items()])
+                      [row(g, rs, not overall.passed) for g, rs in groups.items()], mode)
 
 
 class _Both(NamedTuple):

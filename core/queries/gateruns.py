@@ -35,6 +35,7 @@ class Run(NamedTuple):  # a tuple, not a dataclass: a check makes 20,000 of thes
     success: bool
     false_claim: bool
     cost: float | None
+    mode: str | None = None  # runs.failure_mode (--max-mode-rate)
 
 
 def load(path: str | os.PathLike[str], by: str, success_score: float, where: str | None,
@@ -52,7 +53,8 @@ def load(path: str | os.PathLike[str], by: str, success_score: float, where: str
             except Exception as exc:  # noqa: BLE001  (parser or binder error)
                 raise UsageError(f"--where: {str(exc).splitlines()[0]}") from None
         sql = (f"select coalesce(task_id, run_id), trial, status, eval_final_verdict, verdict_source, "
-               f"outcome_score, false_claim, CAST({expr} AS VARCHAR), {'cost_usd' if cost else 'NULL'} from runs"
+               f"outcome_score, false_claim, CAST({expr} AS VARCHAR), {'cost_usd' if cost else 'NULL'}, failure_mode "
+               "from runs"
                + (f" where {where}" if where else ""))
         try:
             rows = con.execute(sql).fetchall()
@@ -62,7 +64,7 @@ def load(path: str | os.PathLike[str], by: str, success_score: float, where: str
         con.close()
     runs = []
     success: dict[tuple[Any, Any, Any], bool] = {}  # compare's outcome_of, once per distinct verdict and score
-    for task, trial, status, verdict, source, score, false_claim, group, usd in rows:
+    for task, trial, status, verdict, source, score, false_claim, group, usd, mode in rows:
         if status != "ok":
             continue
         ok = success.get((verdict, source, score))
@@ -70,7 +72,7 @@ def load(path: str | os.PathLike[str], by: str, success_score: float, where: str
             ok = success[verdict, source, score] = outcome_of(
                 {"eval_final_verdict": verdict, "verdict_source": source, "outcome_score": score}, success_score)[0]
         runs.append(Run(task, trial, MISSING if group is None else group, ok, bool(false_claim),
-                         None if usd is None else float(usd)))
+                         None if usd is None else float(usd), mode))
     return runs, len(rows) - len(runs)
 
 

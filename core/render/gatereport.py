@@ -85,7 +85,7 @@ def rows(result: CheckResult, everything: bool = True) -> tuple[list[list[Any]],
         tasks = r.groups if everything else beyond(r)[:MAX_TASK_ROWS]
         total += 1 + len(r.groups)
         for row in [r.overall, *tasks]:
-            out.append([str(r.rule), row.scope, verdict(row), observed(r.rule, row), interval(r.rule, row),
+            out.append([r.name, row.scope, verdict(row), observed(r.rule, row), interval(r.rule, row),
                         limit(r), row.n])
     return out, total - len(out)
 
@@ -94,7 +94,7 @@ def csv_rows(result: CheckResult) -> list[list[Any]]:
     """Every row with its raw figures (:data:`CSV_COLUMNS`): fractions, not percentages."""
     out = []
     for r in result.rules:
-        rule = str(r.rule)
+        rule = str(r.name)
         for row in [r.overall, *r.groups]:  # the figures as the JSON rounds them, without building its rows
             out.append([rule, row.scope, row.passed, row.reason.value, *row.figures(), r.limit, row.n, row.method,
                         row.why])
@@ -132,7 +132,7 @@ def markdown(result: CheckResult) -> str:
     lines = [head, "", _md(scope_line(result)), "",
              f"| rule | limit | observed | {ci} | verdict | why |", "|---|---|---|---|---|---|"]
     for r in result.rules:
-        lines.append(f"| `{r.rule}` | {limit(r)} | {observed(r.rule, r.overall)} | {interval(r.rule, r.overall)} | "
+        lines.append(f"| `{r.name}` | {limit(r)} | {observed(r.rule, r.overall)} | {interval(r.rule, r.overall)} | "
                      f"{_md_verdict(r.overall)} | {_md(r.overall.why)} |")
     over = [(r, g) for r in result.rules for g in beyond(r)]
     if over:
@@ -142,7 +142,7 @@ def markdown(result: CheckResult) -> str:
                   f"| rule | {_md(result.by)} | observed | {ci} | verdict | why |", "|---|---|---|---|---|---|"]
         for r in result.rules:
             for g in beyond(r)[:MAX_TASK_ROWS]:
-                lines.append(f"| `{r.rule}` | {_md(g.scope)} | {observed(r.rule, g)} | {interval(r.rule, g)} | "
+                lines.append(f"| `{r.name}` | {_md(g.scope)} | {observed(r.rule, g)} | {interval(r.rule, g)} | "
                              f"{_md_verdict(g)} | {_md(g.why)} |")
         left = sum(max(0, len(beyond(r)) - MAX_TASK_ROWS) for r in result.rules)
         if left:
@@ -195,11 +195,11 @@ def junit(result: CheckResult) -> str:
            f"<testsuites{_attrs(name='trajcheck check', **counts, time=0)}>",
            f"  <testsuite{_attrs(name='trajcheck check', **counts, skipped=0, time=0)}>", "    <properties>"]
     for name, value in [("ledger", result.ledger), ("baseline", result.baseline or ""), ("by", result.by),
-                        *((str(r.rule), f"{r.limit:g}") for r in result.rules)]:
+                        *((r.name, f"{r.limit:g}") for r in result.rules)]:
         out.append(f"      <property{_attrs(name=name, value=value)} />")
     out.append("    </properties>")
     for r in result.rules:
-        case = f'    <testcase classname="{_attr(r.rule)}" name="'
+        case = f'    <testcase classname="{_attr(r.name)}" name="'
         for row in [r.overall, *r.groups]:
             if row.passed:
                 out.append(f'{case}{_attr(row.scope)}" time="0">\n      <system-out>{_text(row.why)}</system-out>\n'

@@ -24,6 +24,7 @@ from ..base.atomic import atomic_path
 from ..base.box import Box
 from ..media.frames import FrameError, decode
 from ..scoring.digest import outside_names
+from .failurepage import failure_line, failure_section
 from .reportgeometry import frame_point, motion
 from .rubrichtml import rubric_and_judges
 from ..base.runfiles import safe_join
@@ -204,6 +205,7 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
         body = [f"<h1>trajcheck report</h1><p class=muted>{len(runs)} runs from {_e(Path(ledger_dir).name)}; "
                 f"trajcheck {_e(__version__)}</p><p><b>{_e(coverage(runs).text())}</b></p>"]
         body.append("<h2>Summary</h2>" + to_html(build(ledger_dir, "summary", by, success_score)))
+        body.append(failure_section(ledger_dir, by, {r["run_id"]: i for i, r in enumerate(runs)}))
         if by:
             c = compare([ledger_dir], by, success_score).to_json()
             body.append("<h2>Comparison</h2>" + _chart(c["arms"], by)
@@ -278,7 +280,7 @@ def _story(r: dict[str, Any]) -> str:
         says += f" The sources disagree: {_e(r['disagreement_reason'])}."
     if r.get("claim_reason") and not r.get("claimed_success") and r.get("claim_evidence"):
         says += f" Its last words admit it: <code>{_e(r['claim_evidence'])}</code>."
-    return f"<p>{says}</p>"
+    return f"<p>{says}</p>" + failure_line(r)
 
 
 def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets: Path, thumbs: bool = True) -> str:

@@ -25,8 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..analyzers import (claims, evidence as evidence_mod, followup, highrisk, loops, lookback, perceptual,
-                         predictions, progress, referee, rubric as rubric_mod, screentext, spend as spend_mod,
+from ..analyzers import (claims, evidence as evidence_mod, failures, followup, highrisk, loops, lookback,
+                         perceptual, predictions, progress, referee, rubric as rubric_mod, screentext,
+                         spend as spend_mod,
                          states as states_mod)
 from ..analyzers.ambient import learn_per_page, page_of
 from ..analyzers.answers import answer_matches
@@ -42,6 +43,7 @@ from ..schemas.records import Run, Step
 
 from .coverage import not_read
 from .contracts import LoadedContract
+from .failing import failure_of
 from .judgments import Judgment
 from .loading import LoadedRun, RefereeEvidence, RefereePlan
 from .options import ScoreOptions
@@ -90,6 +92,7 @@ class RunFindings:
     ocr_engine: str | None = None  # the OCR engine that read the screen, if any
     rubric: rubric_mod.RubricResult = rubric_mod.NO_RUBRIC  # the contract's tree and partial credit
     judgments: tuple[Judgment, ...] = ()  # the judges of score --judgments that judged this run
+    failure: failures.Failure = failures.NONE  # the decisive cause of a run that did not pass (analyzers/failures)
 
 
 def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None, given: list[Judgment]
@@ -236,7 +239,9 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
                        ev_verdict=ev_verdict, evaluator=evaluator, claim=claim, states=run_states,
                        no_net_progress=stalled, reference_steps=_reference_steps(run, contract, opts),
                        spend=run_spend, final_screen=final_screen, ocr_engine=loaded.ocr_engine, rubric=rubric,
-                       judgments=tuple(given))
+                       judgments=tuple(given),
+                       failure=failure_of(run, verdict, ev_verdict, claim, contract_result, evaluator,
+                                          {sf.step.index: sf.page.overlay_before for sf in found}))
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

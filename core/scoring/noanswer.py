@@ -40,6 +40,8 @@ def unanswerable(res: RunResult) -> RunResult:
     if _no_answer_fail(res):
         res.run.update(eval_final_verdict="unknown", verdict_source="none", final_confidence=0.0,
                        verdict_reason=VerdictReason.NO_ANSWER_ACTION.value, lesson_promotable=False)
+        if not res.run.get("claimed_success"):  # an unknown run that claimed nothing has no failure mode
+            res.run.update(failure_mode=None, failure_detail=None, failure_step=None, failure_evidence=None)
     return res
 
 

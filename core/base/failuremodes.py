@@ -1,0 +1,51 @@
+"""The failure modes: why a run that did not pass failed, one decisive cause per run (``runs.failure_mode``).
+
+Declared here, apart from :mod:`trajcheck.base.reasons` (whose ``SECTIONS`` lists this catalogue as the
+"Failure modes" section of docs/reasons.md), in the order of their precedence: the first mode whose
+evidence a run shows is its mode (:mod:`trajcheck.analyzers.failures` applies it; docs/failures.md).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class FailureMode(StrEnum):
+    """The decisive cause of a run that did not pass (``failure_mode``), in precedence order."""
+
+    BLOCKED = "blocked"
+    APP_SAID_NO = "app_said_no"
+    DEAD_ACTION = "dead_action"
+    LOOPED = "looped"
+    NO_ANSWER = "no_answer"
+    GAVE_UP = "gave_up"
+    WRONG_RESULT = "wrong_result"
+    NOT_DETERMINED = "not_determined"
+
+
+#: What each mode means and what its ``failure_detail`` holds.
+MEANINGS: dict[str, str] = {
+    FailureMode.BLOCKED: "the run ends on a blocking page: a CAPTCHA, an access-denied page, or the sign-in wall an "
+                         "auth redirect led to (evidence referee ends_blocked), or a dead action (below) under a modal "
+                         "overlay; detail `captcha`, `auth_wall`, `blocking_page` or `overlay`",
+    FailureMode.APP_SAID_NO: "the application answered the last high-risk action with an error or validation "
+                             "message that was not on the page before it (error_after_last_high_risk); detail the "
+                             "error text, normalised (case, spacing, end punctuation, a framework's 'N errors "
+                             "prohibited' header)",
+    FailureMode.DEAD_ACTION: "the decisive action had no effect: the last high-risk action had no observed effect and "
+                           "nothing after it changed the screen or the URL (last_high_risk_no_effect); detail the "
+                           "action type",
+    FailureMode.LOOPED: "the run ends repeating an action on an unchanging screen, back on a screen it reached early "
+                        "with nothing kept since, or declaring DONE after waits that changed nothing (ends_in_loop, "
+                        "no_net_progress, done_after_idle_waits); detail `drift_loop`, `no_net_progress` or "
+                        "`idle_waits`",
+    FailureMode.NO_ANSWER: "the run ended without an answer: no DONE, no answer, no infeasible report (an executor "
+                           "error, the step budget, a crash, a cut-off log); detail `executor_error` or `cut_off`",
+    FailureMode.GAVE_UP: "the agent ended the run saying it failed (a failure flag, FAIL, or a final message that "
+                         "admits it), and no evidence above shows why; detail the admission's kind",
+    FailureMode.WRONG_RESULT: "the run finished, and a check of its result failed: a contract check, the benchmark's "
+                              "evaluator, the judge, or the answer against the reference; detail the failed check's "
+                              "type, `evaluator`, `judge` or `answer` (an undecided check is not a failure)",
+    FailureMode.NOT_DETERMINED: "the run did not pass and no evidence above shows why (missing evidence is not a "
+                                "cause); detail the final verdict's reason",
+}
