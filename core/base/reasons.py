@@ -8,10 +8,7 @@ refuses a misspelt one; a member is its text, so the ledger stores what it store
 
 How to add a value: add the member to its enum and its meaning to the enum's ``Section`` in ``SECTIONS``
 (``tests/test_reasons.py`` fails while one lacks the other), use the member in the analyzer, then
-regenerate the reference page (:mod:`devtools.reasonsdoc` writes it)::
-
-    python -m devtools.reasonsdoc > docs/reasons.md
-
+regenerate the reference page: ``python -m devtools.reasonsdoc > docs/reasons.md``.
 ``trajcheck columns`` (docs/columns.md) links each reason column to its section of that page. Problems
 (what is wrong with a run's files) are another catalogue: :mod:`trajcheck.base.problems`.
 """
@@ -376,9 +373,8 @@ SECTIONS: tuple[Section, ...] = (
                 _V.NO_VERDICT: "no source could decide (unknown)",
                 _V.NO_ANSWER_ACTION: "no run of the batch has any answer: the no-answer rule does not apply (unknown)",
                 _V.NOT_READ: "most actions not understood or most screenshots missing: not read (unknown)",
-                _V.CONTRACT_UNDECIDED: "the contract has a check whose evidence is absent (no DOM snapshot, no frame) "
-                                       "and no failed check, and no other source decided: uncertain, never a fail "
-                                       "and never a false claim",
+                _V.CONTRACT_UNDECIDED: "a contract check lacks its evidence (no DOM, no frame), none failed and "
+                "nothing else decided: uncertain, never a fail nor a false claim",
             }),
     Section("What the agent claimed", ("runs.claim_reason",), ClaimReason, "the value itself", {
         ClaimReason.NO_DONE: "the run has no DONE step and no outcome status done",
