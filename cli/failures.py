@@ -106,9 +106,10 @@ def failures(
     """Show where runs fail: the failure mode of each run that did not pass, counted per arm.
 
     A mode is the decisive cause a run's evidence shows (blocked, app_said_no, dead_action, looped, no_answer,
-    gave_up, wrong_result, not_determined: the first that holds, docs/failures.md). Per arm: each mode's runs, its share of the failing runs and its rate over all
-    runs (95% Wilson intervals), an example run with its evidence, the most frequent error texts and the pages
-    that blocked. The same ledger always prints the same bytes.
+    gave_up, wrong_result, not_determined: the first that holds, docs/failures.md). Per arm: each mode's
+    runs, its share of the failing runs and its rate over all runs (95% Wilson intervals), an example run with
+    its evidence, the most frequent error texts and the pages that blocked. The same ledger always prints the
+    same bytes.
 
     Example: trajcheck failures ledger/ --by config.perceptual_verifier
     """

@@ -4,8 +4,8 @@
 text search: ``assets/index.js``, trajcheck's own script, no library and no network);
 ``runs/<n>.html`` tells one run's story. Everything that comes from a recorded run (reasoning, URLs, DOM
 text, run ids) is escaped with ``html.escape`` before it is written, and no script reads it. Texts longer
-than a few hundred characters are cut, with the whole text in its own file one click away. The thumbnails mark where the action aimed (a magenta ring), the
-region the verifier hashed (blue) and the changed box (red).
+than a few hundred characters are cut, with the whole text in its own file one click away. The thumbnails
+mark where the action aimed (a magenta ring), the region the verifier hashed (blue) and the changed box (red).
 """
 
 from __future__ import annotations
