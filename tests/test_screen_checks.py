@@ -93,7 +93,8 @@ def test_no_legible_text_and_no_read_are_undecided():
         st = ContractState(screen={1: ev} if ev else {}, screen_missing="screen text not read (--ocr off)")
         for chk in ({"type": "text_present", "text": "x"}, {"type": "text_absent", "text": "x"}):
             verdict, c = one(chk, st)
-            assert c.passed is None and c.evidence["undecided"].startswith("missing evidence: ") and verdict == "uncertain"
+            assert c.passed is None and verdict == "uncertain"
+            assert c.evidence["undecided"].startswith("missing evidence: ")
     _, c = one({"type": "text_present", "text": "x"}, ContractState(screen_missing="screen text not read (--ocr off)"))
     assert "--ocr off" in c.evidence["undecided"]
 
@@ -144,7 +145,8 @@ def test_which_checks_read_the_screen_and_where():
 
 
 def test_a_check_on_any_frame_holds_if_one_frame_shows_the_text():
-    ev = ScreenEvidence((ScreenView("before step 1", "a.png", Box(0, 0, 9, 9), (TextLine("Sign in", 0.9, Box(0, 0, 9, 9)),)),
+    ev = ScreenEvidence((ScreenView("before step 1", "a.png", Box(0, 0, 9, 9),
+                                    (TextLine("Sign in", 0.9, Box(0, 0, 9, 9)),)),
                          ScreenView("after step 3", "b.png", Box(0, 0, 9, 9),
                                     (TextLine("Code sent to your phone", 0.92, Box(0, 0, 9, 9)),))))
     _, c = one({"type": "text_present", "text": "code sent", "frame": "any"}, ContractState(screen={1: ev}))

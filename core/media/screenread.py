@@ -249,8 +249,9 @@ class ScreenPlan:
         scale = self.scale(run, final)
         if done and isinstance(post, Frame) and post.px.shape == final.px.shape:
             change = diff_frames(post.px, final.px, tolerance)
+            kept = _carried(done, change)
             fresh = read_change(reader, post, final, (digests[1], digests[2]), change, scale) if change.changed else []
-            return _carried(done, change) + fresh
+            return kept + _without(fresh, {x.text for r in kept for x in r.after})
         if not isinstance(before, Frame):
             return []
         if before is final or digests[0] == digests[2]:  # nothing changed since: every line was there before
@@ -266,6 +267,18 @@ def _carried(done: list[ScreenRead], change: ChangeMap) -> list[ScreenRead]:
     out = []
     for r in done:
         keep = [k for k, x in enumerate(r.after) if not _changed_under(change, x)]
+        if keep:
+            out.append(ScreenRead(r.box, tuple(r.after[k] for k in keep),
+                                  tuple(r.new[k] for k in keep) if r.new else (), r.whole))
+    return out
+
+
+def _without(reads: list[ScreenRead], carried: set[str]) -> list[ScreenRead]:
+    """``reads`` without their lines that did not change and are among the lines carried over (a line read in a
+    region grouped with a change near it, already read as it was after the last high-risk action)."""
+    out = []
+    for r in reads:
+        keep = [k for k, x in enumerate(r.after) if not (r.new and not r.new[k] and x.text in carried)]
         if keep:
             out.append(ScreenRead(r.box, tuple(r.after[k] for k in keep),
                                   tuple(r.new[k] for k in keep) if r.new else (), r.whole))
