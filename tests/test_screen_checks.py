@@ -221,3 +221,39 @@ def test_a_contract_of_screen_checks_is_decided_alike_with_and_without_the_dom(t
         r = trajcheck.query(tmp_path / f"l-{dom}", "select * from runs").to_json()[0]
         out[dom] = (r["det_verdict"], [c["passed"] for c in json.loads(r["contract_checks"])])
     assert out[True] == out[False] == ("pass", [True] * len(checks))
+
+
+@needs_ocr
+def test_the_final_read_reuses_what_the_last_high_risk_step_read(tmp_path, monkeypatch):
+    from trajcheck.media import screenread
+
+    monkeypatch.setenv("TRAJCHECK_CACHE_DIR", str(tmp_path / "cache"))
+    calls = {"n": 0}
+    real_read = screenread.Reader.read
+
+    def counted(self, *a, **kw):
+        calls["n"] += 1
+        return real_read(self, *a, **kw)
+
+    seen: dict[str, tuple[int, int, bool]] = {}
+    real_final = screenread.ScreenPlan.read_final
+
+    def final(self, run, screen, *a, **kw):
+        before = calls["n"]
+        got = real_final(self, run, screen, *a, **kw)
+        last = self.last_high_risk()
+        seen[run.run_id] = (calls["n"] - before, len(got), last is not None and bool(screen[last]))
+        return got
+
+    monkeypatch.setattr(screenread.Reader, "read", counted)
+    monkeypatch.setattr(screenread.ScreenPlan, "read_final", final)
+    runs = tmp_path / "runs"
+    for name in ("nc-profile-toast", "menu-toggle-aimless", "shop-checkout-1080p-jpeg"):
+        _copy(runs, dom=False, only=name)
+    trajcheck.score([runs], tmp_path / "l", jobs=1, ocr="auto")
+    # the final frame is the last high-risk step's post frame: its read is the final read, nothing read again
+    assert seen["nc-profile-toast"][0] == 0 and seen["nc-profile-toast"][1] > 0 and seen["nc-profile-toast"][2]
+    # no high-risk step: what changed since the first frame is read
+    assert seen["menu-toggle-aimless"][0] >= 1 and seen["menu-toggle-aimless"][1] > 0
+    got = {r["run_id"]: r for r in trajcheck.query(tmp_path / "l", "select * from runs").to_json()}
+    assert all(r["screen_text_final"] for r in got.values())
