@@ -72,6 +72,7 @@ class ContractReads:
         if key not in self.memo:
             reader = self.sp.reader() if self.sp.mode != "off" else None
             if reader is None:
+                self.sp.wanted += self.sp.mode != "off"  # said as ocr_not_installed, with the other regions
                 return box, None
             self.memo[key] = reader.read(frame, digest, box, at)
         return box, self.memo[key]
