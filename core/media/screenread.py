@@ -37,6 +37,12 @@ MAX_REGIONS = 6
 MAX_CHANGES_PER_RUN = 40
 
 
+#: The final read of a frame on which nothing changed since the frame it is compared with (the same bytes, or
+#: only carets and noise): nothing new appeared, so nothing is read, and ``screen_text_final`` is an empty list
+#: (read, nothing new) rather than null (not read).
+NOTHING_NEW = ScreenRead(Box(0, 0, 0, 0), ())
+
+
 @dataclass(frozen=True)
 class Reader:
     """OCR as one scoring process uses it: the engine and the frames' device scale."""
@@ -251,14 +257,10 @@ class ScreenPlan:
             change = diff_frames(post.px, final.px, tolerance)
             kept = _carried(done, change)
             fresh = read_change(reader, post, final, (digests[1], digests[2]), change, scale) if change.changed else []
-            return kept + _without(fresh, {x.text for r in kept for x in r.after})
+            return (kept + _without(fresh, {x.text for r in kept for x in r.after})) or [NOTHING_NEW]
         if not isinstance(before, Frame):
             return []
-        if before is final or digests[0] == digests[2]:  # nothing changed since: every line was there before
-            box = Box(0, 0, final.width, final.height)
-            lines = reader.read(final, digests[2], box, max(scale, ocr.TEXT_SCALE))
-            return [ScreenRead(box, lines, tuple(False for _ in lines), True)]
-        return read_since(reader, before, final, (digests[0], digests[2]), tolerance, scale)
+        return read_since(reader, before, final, (digests[0], digests[2]), tolerance, scale) or [NOTHING_NEW]
 
 
 def _carried(done: list[ScreenRead], change: ChangeMap) -> list[ScreenRead]:
