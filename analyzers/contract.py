@@ -25,6 +25,8 @@ import numpy as np
 
 from ..base.box import Box
 from ..base.hashing import Hash64
+from . import screencheck
+from .screencheck import ScreenEvidence
 
 #: A grid cell is active when its colour is at least this far (RGB distance) from the grid's baseline.
 GRID_ACTIVE_MIN = 40.0
@@ -75,6 +77,11 @@ class ContractState:
     frame: Picture | None = None
     frames_after: dict[int, Picture] = field(default_factory=dict)  # state after step k (0: before the first step)
     references: dict[str, Picture | None] = field(default_factory=dict)  # decoded reference images by path
+    #: What OCR read for each check decided from the screen (:func:`trajcheck.analyzers.screencheck.reads_screen`),
+    #: by the check's position (1-based); a check absent here was not read (OCR off or not installed).
+    screen: dict[int, ScreenEvidence] = field(default_factory=dict)
+    answer: str | None = None  # the agent's final answer (its last DONE step's text)
+    screen_missing: str = "OCR did not read the screen"  # why a check decided from the screen has no reads
 
 
 @dataclass(frozen=True)
@@ -219,7 +226,16 @@ def evaluate(contract: dict[str, Any], st: ContractState) -> ContractResult:
     for i, chk in enumerate(contract["checks"], start=1):
         kind = chk["type"]
         name = chk.get("name") or f"{kind}#{i}"
-        results.append(_check(kind, name, chk, st))
+        try:
+            if kind == "answer_matches":
+                results.append(CheckResult(kind, name, *screencheck.answer_check(chk, st.answer)))
+            elif screencheck.reads_screen(chk, st.text is not None):
+                ev = st.screen.get(i) or ScreenEvidence(missing=st.screen_missing)
+                results.append(CheckResult(kind, name, *screencheck.evaluate(kind, chk, ev)))
+            else:
+                results.append(_check(kind, name, chk, st))
+        except re.error as exc:
+            results.append(_unusable(kind, name, f"bad pattern {chk.get('pattern')!r}: {exc}"))
     return ContractResult(contract_verdict(results), contract.get("name"), tuple(results))
 
 
@@ -250,6 +266,12 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
         found = chk["text"].lower() in st.text.lower()
         return CheckResult(kind, name, found if kind == "text_present" else not found,
                            {"text": chk["text"], "found": found})
+    if kind == "text_matches":
+        if st.text is None:
+            return _missing(kind, name, "no DOM snapshot of the final state")
+        m = re.search(chk["pattern"], " ".join(st.text.split()))
+        return CheckResult(kind, name, m is not None,
+                           {"pattern": chk["pattern"], "match": m.group(0)[:120] if m else None})
     if kind == "region_matches":
         ref = st.references.get(chk["reference"])
         if st.frame is None or ref is None:

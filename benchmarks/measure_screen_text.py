@@ -15,8 +15,8 @@ and what it costs.
 3. **Cost.** A corpus of N runs (``benchmarks/corpus.py``) is scored cold (``--force``, a fresh ledger and
    cache folder each time), with ``--ocr auto`` and ``--ocr off``, interleaved, best of R:
    * as recorded (every sample run has DOM snapshots: OCR reads nothing): the ratio the issue bounds (>= 0.85);
-   * with the DOM snapshots removed (OCR reads every high-risk change and claiming run's final frame): what
-     OCR costs where it works.
+   * with the DOM snapshots removed (OCR reads every high-risk change, what changed on every claiming run's
+     final frame, and the areas the contracts' text checks name): what OCR costs where it works.
 """
 
 from __future__ import annotations

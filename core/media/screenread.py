@@ -37,6 +37,12 @@ MAX_REGIONS = 6
 MAX_CHANGES_PER_RUN = 40
 
 
+#: The final read of a frame on which nothing changed since the frame it is compared with (the same bytes, or
+#: only carets and noise): nothing new appeared, so nothing is read, and ``screen_text_final`` is an empty list
+#: (read, nothing new) rather than null (not read).
+NOTHING_NEW = ScreenRead(Box(0, 0, 0, 0), ())
+
+
 @dataclass(frozen=True)
 class Reader:
     """OCR as one scoring process uses it: the engine and the frames' device scale."""
@@ -145,7 +151,8 @@ class ScreenPlan:
 
     mode: str  # auto | always | off
     high_risk: list[bool]  # per step; empty when OCR is off
-    since_rel: str | None = None  # the pre frame of the last high-risk step, for the final frame's read
+    since_rel: str | None = None  # the pre frame of the last high-risk step (else the first), for the final read
+    post_rel: str | None = None  # the post frame of the last high-risk step, when not the final frame itself
     wanted: int = 0  # regions asked for (read or not)
     last_post: bytes | None = None  # the content digest of the last high-risk step's post frame, once read
     used: Reader | None = None  # the reader, once a region asked for it
@@ -161,18 +168,25 @@ class ScreenPlan:
         return False
 
     @classmethod
-    def of(cls, run: Run, mode: str, final_rel: str | None, final_has_dom: bool) -> "ScreenPlan":
+    def of(cls, run: Run, mode: str, final_rel: str | None, final_has_dom: bool,
+           contract_reads_final: bool = False) -> "ScreenPlan":
         """The plan of ``run``: ``final_rel`` is the frame the referee judges, ``final_has_dom`` whether a DOM
-        snapshot of that state exists."""
+        snapshot of that state exists, ``contract_reads_final`` whether its contract asks what the final screen
+        shows. The final frame is read for a run that claims success or whose contract asks, wherever no DOM
+        says what it shows: what appeared since the frame before the last high-risk action, or since the first
+        frame when no action was high-risk (issue 39)."""
         if mode == "off":
             return cls(mode, [])
         risks = [highrisk.classify(s.action.type, s.action.keys, s.reasoning, s.action.text,
                                    s.action.extra).high_risk for s in run.steps]
         sp = cls(mode, risks)
         last = sp.last_high_risk()
-        if last is not None and final_rel and (mode == "always" or not final_has_dom) \
-                and claims.claim_of(run).claimed:
-            sp.since_rel = run.steps[last].frame_pre
+        if run.steps and final_rel and (mode == "always" or not final_has_dom) \
+                and (contract_reads_final or claims.claim_of(run).claimed):
+            first = run.steps[0]
+            sp.since_rel = run.steps[last].frame_pre if last is not None else (first.frame_pre or first.frame_post)
+            if last is not None and run.steps[last].frame_post != final_rel:
+                sp.post_rel = run.steps[last].frame_post
         return sp
 
     def last_high_risk(self) -> int | None:
@@ -218,20 +232,56 @@ class ScreenPlan:
             self.last_post = digests[1]
         return read_change(reader, pre, post, digests, change, self.scale(run, post))
 
-    def read_final(self, run: Run, screen: list[list[ScreenRead]], before: Any, final: Any,
-                   digests: tuple[bytes | None, bytes | None], tolerance: int,
+    def read_final(self, run: Run, screen: list[list[ScreenRead]], frames: tuple[Any, Any, Any],
+                   digests: tuple[bytes | None, bytes | None, bytes | None], tolerance: int,
                    last_post_looks: tuple[Any, Any] = (None, None)) -> list[ScreenRead]:
-        """What appeared on the ``final`` frame since ``before`` (the frame ``since_rel``), unless the final frame
-        is the last high-risk step's post frame (its file, or the same bytes) and that was read already."""
+        """What appeared on the final frame since ``before`` (``frames``: the frame ``since_rel``, the last
+        high-risk step's post frame ``post_rel`` or None, the final frame; ``digests`` theirs). What the last
+        high-risk step's read saw is reused, not read again: when the final frame is that post frame (its file,
+        the same bytes, or the same screen to the pHash and thumbnail) its read is the final read; otherwise only
+        the regions changed since that post frame are read, and its lines outside them are carried over."""
+        before, post, final = frames
         last = self.last_high_risk()
-        if self.since_rel is None or last is None or not isinstance(before, Frame) or not isinstance(final, Frame):
+        if self.since_rel is None or not isinstance(final, Frame):
             return []
-        if screen[last] and self.last_post is not None and digests[1] == self.last_post:
-            return []  # the same bytes as the last high-risk step's post frame (often the same file), read
-        if screen[last] and last_post_looks[0] is not None and (final.phash, final.thumb) == last_post_looks:
-            return []  # the same screen to the pHash and its 32x32 thumbnail: a caret or a clock apart
+        done = screen[last] if last is not None else []
+        if done and (self.post_rel is None or (self.last_post is not None and digests[2] == self.last_post)
+                     or (last_post_looks[0] is not None and (final.phash, final.thumb) == last_post_looks)):
+            return list(done)  # the same screen as the last high-risk step's post frame, read already
         self.wanted += 1
         reader = self.reader()
         if reader is None:
             return []
-        return read_since(reader, before, final, digests, tolerance, self.scale(run, final))
+        scale = self.scale(run, final)
+        if done and isinstance(post, Frame) and post.px.shape == final.px.shape:
+            change = diff_frames(post.px, final.px, tolerance)
+            kept = _carried(done, change)
+            fresh = read_change(reader, post, final, (digests[1], digests[2]), change, scale) if change.changed else []
+            return (kept + _without(fresh, {x.text for r in kept for x in r.after})) or [NOTHING_NEW]
+        if not isinstance(before, Frame):
+            return []
+        return read_since(reader, before, final, (digests[0], digests[2]), tolerance, scale) or [NOTHING_NEW]
+
+
+def _carried(done: list[ScreenRead], change: ChangeMap) -> list[ScreenRead]:
+    """The reads of the last high-risk step's post frame without the lines whose pixels changed since (those
+    regions are read again on the final frame)."""
+    out = []
+    for r in done:
+        keep = [k for k, x in enumerate(r.after) if not _changed_under(change, x)]
+        if keep:
+            out.append(ScreenRead(r.box, tuple(r.after[k] for k in keep),
+                                  tuple(r.new[k] for k in keep) if r.new else (), r.whole))
+    return out
+
+
+def _without(reads: list[ScreenRead], carried: set[str]) -> list[ScreenRead]:
+    """``reads`` without their lines that did not change and are among the lines carried over (a line read in a
+    region grouped with a change near it, already read as it was after the last high-risk action)."""
+    out = []
+    for r in reads:
+        keep = [k for k, x in enumerate(r.after) if not (r.new and not r.new[k] and x.text in carried)]
+        if keep:
+            out.append(ScreenRead(r.box, tuple(r.after[k] for k in keep),
+                                  tuple(r.new[k] for k in keep) if r.new else (), r.whole))
+    return out

@@ -127,7 +127,7 @@ def _evidence_steps(findings: list[StepFindings], final: screentext.ScreenFindin
     """What the evidence referee reads of each step, from the findings already computed. What appeared on the
     final frame (``final``) is added to the last step's messages after."""
     msgs = [_messages(sf) for sf in findings]
-    if final is not None and findings:
+    if final is not None and findings and any(r.width for r in final.regions):  # not NOTHING_NEW: a region read
         b, a = msgs[-1]
         if a is None or a.source == "screen_text":
             msgs[-1] = (b, final.after if a is None else screentext.merge([a, final.after]))

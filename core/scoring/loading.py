@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analyzers.ambient import Transition, transition_of
+from ..analyzers import screencheck
 from ..analyzers.contract import ContractState, Picture, hashed_regions
 from ..analyzers.page import PageFacts, page_facts
 from ..analyzers.image_evidence import ImageEvidence
@@ -37,6 +38,7 @@ from ..media.frames import Frame, FrameError, decode, read_frame_file, region_bo
 from .options import ScoreOptions
 from ..media.refcache import RefCountedCache
 from ..base.runfiles import safe_join
+from ..media.contractread import ContractReads
 from ..media.screenread import MAX_CHANGES_PER_RUN, ScreenPlan
 
 _FRAME_HINTS = {Slug.FRAMES_MISSING: "re-export the run with its screenshots, or drop the reference",
@@ -327,9 +329,14 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
     steps = run.steps
     frame_uses, dom_uses = uses(steps)
     frame_uses.update(r for r in [plan.frame_rel, *plan.since.values()] if r)  # kept for the referee
-    sp = ScreenPlan.of(run, opts.ocr, plan.frame_rel, plan.dom_rel is not None)
-    if sp.since_rel:
-        frame_uses[sp.since_rel] += 1  # kept for the final frame's read
+    checks = plan.contract.data.get("checks", []) if plan.contract is not None else []
+    has_dom = plan.dom_rel is not None
+    sp = ScreenPlan.of(run, opts.ocr, plan.frame_rel, has_dom, any(
+        screencheck.reads_screen(c, has_dom) and screencheck.frame_of(c) == "final" for c in checks))
+    cr = ContractReads.of(plan.contract.data if plan.contract is not None else None, has_dom, sp)
+    for rel in (sp.since_rel, sp.post_rel):
+        if rel:
+            frame_uses[rel] += 1  # kept for the final frame's read
     if plan.dom_rel:
         dom_uses[plan.dom_rel] += 1
     frames = FrameCache(run, run_dir, frame_uses)
@@ -344,8 +351,9 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
         post = frames.get(s.frame_post, s, "frames.post")
         ev = step_evidence(run, s, pre, post, opts.pixel_tolerance, step_problems)
         evidence.append(ev)
-        screen.append(sp.read_step(run, i, pre, post, ev.change, (frames.digest_of(s.frame_pre),
-                                                                   frames.digest_of(s.frame_post))))
+        digests = (frames.digest_of(s.frame_pre), frames.digest_of(s.frame_post))
+        screen.append(sp.read_step(run, i, pre, post, ev.change, digests))
+        cr.read_step(run, i, (pre, post), digests)
         t = transition_of(s, ev)
         frames.release(s.frame_pre)
         gap = _gap(s, steps[i + 1] if i + 1 < len(steps) else None, post, frames, opts.pixel_tolerance)
@@ -357,20 +365,36 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
         if s.page:
             doms.release(s.page.dom_before)
             doms.release(s.page.dom_after)
-    final_screen = sp.read_final(run, screen, frames.cache.get(sp.since_rel) if sp.since_rel else None,
-                                 frames.cache.get(plan.frame_rel) if plan.frame_rel else None,
-                                 (frames.digest_of(sp.since_rel), frames.digest_of(plan.frame_rel)),
-                                 opts.pixel_tolerance, _last_post_looks(sp, evidence))
-    if sp.since_rel:
-        frames.release(sp.since_rel)
+    got = [frames.cache.get(r) if r else None for r in (sp.since_rel, sp.post_rel, plan.frame_rel)]
+    final_screen = sp.read_final(run, screen, (got[0], got[1], got[2]),
+                                 (frames.digest_of(sp.since_rel), frames.digest_of(sp.post_rel),
+                                  frames.digest_of(plan.frame_rel)), opts.pixel_tolerance,
+                                 _last_post_looks(sp, evidence))
+    cr.read_final(run, got[2], plan.frame_rel, frames.digest_of(plan.frame_rel), final_screen)
+    for rel in (sp.since_rel, sp.post_rel):
+        if rel:
+            frames.release(rel)
     referee = load_referee(run, run_dir, plan, frames, doms)
+    if referee.contract_state is not None:
+        referee.contract_state.screen = cr.evidence()
+        referee.contract_state.screen_missing = cr.missing()
+        referee.contract_state.answer = final_answer(run)
     if sp.capped:
         step_problems.append(Problem(Slug.SCREEN_TEXT_CAPPED, f"{sp.capped} high-risk changes past the first "
                                      f"{MAX_CHANGES_PER_RUN} were not read on screen", run=run.run_id,
                                      severity="warning", hint="their screen_text is null"))
     problems = frames.problems + doms.problems + step_problems + referee.problems
     return LoadedRun(evidence, pages, transitions, referee, frames.decoded, problems, screen, final_screen,
-                     sp.unread, sp.engine_version(any(screen) or bool(final_screen)))
+                     sp.unread, sp.engine_version(any(screen) or bool(final_screen) or bool(cr.memo)))
+
+
+def final_answer(run: Run) -> str | None:
+    """The agent's final answer: its last DONE step's text (or the content it extracted); None without one."""
+    done = next((s for s in reversed(run.steps) if s.action.type == "DONE"), None)
+    if done is None:
+        return None
+    got = " ".join(str(v) for v in (done.action.text, done.extra.get("extracted_content")) if v)
+    return got or None
 
 
 def _last_post_looks(sp: ScreenPlan, evidence: list[ImageEvidence]) -> tuple[Any, Any]:

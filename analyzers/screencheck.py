@@ -1,0 +1,200 @@
+"""Contract checks on what the screen shows (issue 39, part 3), pure: ``text_present``, ``text_absent``,
+``text_matches`` and ``element_text`` evaluated on the lines OCR read of a frame where no DOM snapshot says what
+the page holds, and ``answer_matches`` on the agent's final answer.
+
+A screen check reads an *area* of a *frame*. The area is the whole frame (the default), a ``region``
+``[x, y, width, height]`` in frame pixels, or ``"area": "title"``, the top :data:`TITLE_BAND` CSS pixels where
+a desktop's menu bar and window titles are. The frame is ``"frame": "final"`` (the default: the judged state),
+an integer ``k`` (the frame after step ``k``; 0: before the first step), or ``"any"`` (any frame of the run).
+
+The evidence of a decided check is the frame, the line's box and its OCR confidence. A line read with less
+confidence than :data:`~trajcheck.analyzers.screentext.MIN_LINE_CONFIDENCE` decides nothing: a text found only
+in such lines, or a line that reads like the text without being it (:data:`NEAR`, a misread), leaves the check
+undecided, never failed; so does an area where nothing legible was read. ``element_text`` without a DOM cannot
+check its selector: its pattern found on the screen passes it at :data:`SCREEN_FALLBACK_WEIGHT`; not found,
+it is undecided (the element may be scrolled out of view).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Any
+
+from ..base.box import Box
+from .screentext import MIN_LINE_CONFIDENCE, TextLine
+
+#: The top band of a frame where window titles and a desktop's menu bar are, in CSS pixels (macOS: a 24 px menu
+#: bar and a 28 px title bar; Windows and GNOME title bars are 30-40 px).
+TITLE_BAND = 64
+#: How much a check decided from the screen in place of its DOM selector weighs (``element_text``): the
+#: pattern is on the screen, but not necessarily in the element the selector names.
+SCREEN_FALLBACK_WEIGHT = 0.5
+#: A line this similar (difflib ratio over a window of the text's length) to the text looked for, without
+#: holding it, may be a misread of it: the check is undecided rather than failed or passed.
+NEAR = 0.8
+#: The checks that may be decided from the screen.
+SCREEN_CHECKS = ("text_present", "text_absent", "text_matches", "element_text")
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class ScreenView:
+    """What OCR read of one frame's area: the frame (``final``, ``after step k``), its file, the area."""
+
+    frame: str
+    file: str | None
+    box: Box
+    lines: tuple[TextLine, ...]
+
+
+@dataclass(frozen=True)
+class ScreenEvidence:
+    """The screen a check reads: its views, and why some frame it names was not read (None: all were)."""
+
+    views: tuple[ScreenView, ...] = ()
+    missing: str | None = None
+
+
+def frame_of(chk: Mapping[str, Any]) -> str | int:
+    """The frame a check names: ``final``, ``any`` or a step index (the frame after that step)."""
+    f = chk.get("frame", "final")
+    return f if isinstance(f, int) and not isinstance(f, bool) else str(f)
+
+
+def reads_screen(chk: Mapping[str, Any], has_dom: bool) -> bool:
+    """Is ``chk`` decided from the screen? Where the judged state has a DOM snapshot, only a check about an area
+    of pixels (a region, the title band) or about another frame than the final one is."""
+    if chk.get("type") not in SCREEN_CHECKS:
+        return False
+    pixels = "region" in chk or chk.get("area", "frame") != "frame" or frame_of(chk) != "final"
+    return pixels or not has_dom
+
+
+def area(chk: Mapping[str, Any], width: int, height: int, scale: float) -> Box | None:
+    """The box a check reads in a ``width`` x ``height`` frame (``scale``: its pixels per CSS pixel); None when
+    its region lies outside the frame."""
+    if "region" in chk:
+        x, y, w, h = chk["region"]
+        if w <= 0 or h <= 0 or x + w > width or y + h > height:
+            return None
+        return Box.from_xywh(x, y, w, h)
+    if chk.get("area") == "title":
+        return Box(0, 0, width, min(height, round(TITLE_BAND * scale)))
+    return Box(0, 0, width, height)
+
+
+def norm(text: str) -> str:
+    return _WS.sub(" ", text).strip().lower()
+
+
+def _flat(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def _near(needle: str, line: str) -> bool:
+    """Does ``line`` hold a stretch that reads almost like ``needle`` (a misread of it)?"""
+    n, h = len(needle), len(line)
+    if n == 0 or h == 0:
+        return False
+    if h <= n:
+        return SequenceMatcher(None, needle, line).ratio() >= NEAR
+    return any(SequenceMatcher(None, needle, line[i:i + n]).ratio() >= NEAR for i in range(0, h - n + 1))
+
+
+def _where(view: ScreenView, lines: list[TextLine]) -> dict[str, Any]:
+    b = lines[0].box if lines else view.box
+    return {"frame": view.frame, "file": view.file, "box": [b.left, b.top, b.width, b.height],
+            "confidence": min(x.confidence for x in lines) if lines else None}
+
+
+def _find(views: tuple[ScreenView, ...], hit: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """Where ``hit`` (text -> bool) holds on confident lines, and where only with low-confidence lines in."""
+    low = None
+    for v in views:
+        sure = [x for x in v.lines if x.confidence >= MIN_LINE_CONFIDENCE]
+        for x in sure:
+            if hit(_flat(x.text)):
+                return _where(v, [x]), None
+        if sure and hit(_flat(" ".join(x.text for x in sure))):  # across a wrapped line
+            return _where(v, sure), None
+        if low is None:
+            shaky = [x for x in v.lines if hit(_flat(x.text))] or \
+                    (list(v.lines) if v.lines and hit(_flat(" ".join(x.text for x in v.lines))) else [])
+            if shaky:
+                low = _where(v, list(shaky))
+    return None, low
+
+
+def _read(views: tuple[ScreenView, ...]) -> dict[str, Any]:
+    """The evidence of a check that found nothing: what was read, where, how confidently."""
+    lines = [x for v in views for x in v.lines]
+    return {"frames": [v.frame for v in views][:8], "boxes": [[v.box.left, v.box.top, v.box.width, v.box.height]
+                                                             for v in views][:8],
+            "lines_read": len(lines), "min_confidence": min((x.confidence for x in lines), default=None)}
+
+
+def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[bool | None, dict[str, Any]]:
+    """The result of a screen check (``passed`` None: undecided, ``evidence["undecided"]`` says why)."""
+    views = ev.views
+    base: dict[str, Any] = {"source": "screen_text"}
+    if kind == "element_text":
+        base |= {"selector": chk["selector"], "pattern": chk["pattern"], "weight": SCREEN_FALLBACK_WEIGHT}
+    elif kind == "text_matches":
+        base["pattern"] = chk["pattern"]
+    else:
+        base["text"] = chk["text"]
+    if not views:
+        return None, base | {"undecided": f"missing evidence: {ev.missing or 'no screen text'}"}
+    if not any(v.lines for v in views) and kind != "element_text":
+        return None, base | {"undecided": "missing evidence: no legible text on screen"} | _read(views)
+    if kind in ("text_matches", "element_text"):
+        rx = re.compile(chk["pattern"])
+
+        def hit(t: str) -> bool:
+            return rx.search(t) is not None
+    else:
+        needle = norm(chk["text"])
+
+        def hit(t: str) -> bool:
+            return needle in t.lower()
+    sure, low = _find(views, hit)
+    if sure is not None:
+        return kind != "text_absent", base | sure
+    if low is not None:
+        return None, base | low | {"undecided": "missing evidence: read below the OCR confidence threshold"}
+    if kind == "element_text":
+        return None, base | _read(views) | {
+            "undecided": "missing evidence: no DOM snapshot to check the selector, and the pattern is not on screen"}
+    if kind != "text_matches" and any(_near(needle, norm(x.text)) for v in views for x in v.lines):
+        return None, base | _read(views) | {"undecided": "missing evidence: a line reads almost like the text"}
+    if kind == "text_matches" and any(x.confidence < MIN_LINE_CONFIDENCE for v in views for x in v.lines):
+        return None, base | _read(views) | {"undecided": "missing evidence: some lines read below the OCR "
+                                                         "confidence threshold"}
+    if ev.missing:  # not every frame named was read: absence is not shown
+        return None, base | _read(views) | {"undecided": f"missing evidence: {ev.missing}"}
+    return kind == "text_absent", base | _read(views)
+
+
+def answer_check(chk: Mapping[str, Any], answer: str | None) -> tuple[bool | None, dict[str, Any]]:
+    """``answer_matches``: the agent's final answer against a ``pattern`` (regex) or a ``value`` (equal, case,
+    spacing and a number's formatting aside)."""
+    base: dict[str, Any] = {k: chk[k] for k in ("pattern", "value") if k in chk}
+    if answer is None:
+        return None, base | {"undecided": "missing evidence: no final answer recorded"}
+    base["answer"] = answer[:200]
+    if "pattern" in chk:
+        return re.search(chk["pattern"], answer) is not None, base
+    return _same_value(str(chk["value"]), answer), base
+
+
+def _same_value(want: str, got: str) -> bool:
+    a, b = norm(want).strip(" .\"'"), norm(got).strip(" .\"'")
+    if a == b:
+        return True
+    try:
+        return float(a.replace(",", "")) == float(b.replace(",", ""))
+    except ValueError:
+        return False

@@ -1,0 +1,140 @@
+"""What a contract's screen checks read (issue 39, part 3): the area each check names, on the frame it names
+(the final one, the one after step k, or any frame of the run), read with OCR while the frame is in memory,
+into :class:`~trajcheck.analyzers.screencheck.ScreenView` for :mod:`trajcheck.analyzers.screencheck`.
+
+Reads are shared: a frame's area read for one check serves every other check on it (and the on-disk cache of
+:func:`trajcheck.media.ocr.cached_lines` serves a second scoring); on the final frame, what the final read of a
+claiming run already saw (:meth:`trajcheck.media.screenread.ScreenPlan.read_final`) decides a check that finds
+its text there, and the check's whole area is read only when it does not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..analyzers import screencheck
+from ..analyzers.screencheck import ScreenEvidence, ScreenView
+from ..analyzers.screentext import ScreenRead, TextLine
+from ..base.box import Box
+from ..schemas.records import Run
+from . import ocr
+from .frames import Frame
+from .screenread import MAX_CHANGES_PER_RUN, ScreenPlan
+
+
+def _inside(b: Box, area: Box) -> bool:
+    return b.left >= area.left and b.top >= area.top and b.right <= area.right and b.bottom <= area.bottom
+
+
+def _decisive(kind: str, chk: dict[str, Any], view: ScreenView) -> bool:
+    """Does ``view`` (a part of the check's area) decide the check as the whole area would: its text found?"""
+    passed, _ = screencheck.evaluate(kind, chk, ScreenEvidence((view,)))
+    return passed is (kind != "text_absent") and (passed is not None)
+
+
+@dataclass
+class ContractReads:
+    """The contract checks of one run decided from the screen, and what was read for each."""
+
+    checks: list[tuple[int, dict[str, Any]]]  # (position, 1-based; check)
+    sp: ScreenPlan
+    views: dict[int, list[ScreenView]] = field(default_factory=dict)
+    seen: dict[int, set[Any]] = field(default_factory=dict)  # frames read per check ("any": each once)
+    capped: dict[int, int] = field(default_factory=dict)  # frames of an "any" check left unread
+    memo: dict[tuple[Any, Box, float], tuple[TextLine, ...]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, contract: dict[str, Any] | None, has_dom: bool, sp: ScreenPlan) -> "ContractReads":
+        checks = [(i, c) for i, c in enumerate((contract or {}).get("checks", []), start=1)
+                  if screencheck.reads_screen(c, has_dom)]
+        return cls(checks, sp)
+
+    @property
+    def wants_final(self) -> bool:
+        return any(screencheck.frame_of(c) == "final" for _, c in self.checks)
+
+    def missing(self) -> str:
+        """Why a check has no reads at all."""
+        if self.sp.mode == "off":
+            return "screen text not read (--ocr off)"
+        _eng, why = ocr.engine() if self.checks else (None, None)
+        return f"screen text not read ({why})" if why else "no frame of the state the check names"
+
+    def _read(self, run: Run, frame: Frame, digest: bytes | None, chk: dict[str, Any]) -> tuple[Box, Any] | None:
+        scale = self.sp.scale(run, frame)
+        box = screencheck.area(chk, frame.width, frame.height, scale)
+        if box is None:
+            return None
+        whole = box == Box(0, 0, frame.width, frame.height)
+        at = max(scale, ocr.TEXT_SCALE) if whole else scale  # a whole screen at its own resolution
+        key = (digest if digest is not None else id(frame), box, at)
+        if key not in self.memo:
+            reader = self.sp.reader() if self.sp.mode != "off" else None
+            if reader is None:
+                self.sp.wanted += self.sp.mode != "off"  # said as ocr_not_installed, with the other regions
+                return box, None
+            self.memo[key] = reader.read(frame, digest, box, at)
+        return box, self.memo[key]
+
+    def _add(self, run: Run, pos: int, chk: dict[str, Any], frame: Any, digest: bytes | None, label: str,
+             rel: str | None) -> None:
+        if not isinstance(frame, Frame):
+            return
+        seen = self.seen.setdefault(pos, set())
+        key = digest if digest is not None else id(frame)
+        if key in seen:
+            return
+        if len(seen) >= MAX_CHANGES_PER_RUN:
+            self.capped[pos] = self.capped.get(pos, 0) + 1
+            return
+        seen.add(key)
+        got = self._read(run, frame, digest, chk)
+        if got is None:
+            self.views.setdefault(pos, []).append(ScreenView(label, rel, Box(0, 0, 0, 0), ()))
+            return
+        if got[1] is not None:
+            self.views.setdefault(pos, []).append(ScreenView(label, rel, got[0], got[1]))
+
+    def read_step(self, run: Run, i: int, frames: tuple[Any, Any], digests: tuple[bytes | None, bytes | None]) -> None:
+        """Read what the checks about the frame after step ``i`` (or before the first, or any frame) need."""
+        s = run.steps[i]
+        for pos, chk in self.checks:
+            f = screencheck.frame_of(chk)
+            if i == 0 and f in (0, "any"):
+                self._add(run, pos, chk, frames[0], digests[0], "before step 1" if f == "any" else "after step 0",
+                          s.frame_pre)
+            if f == s.index or f == "any":
+                self._add(run, pos, chk, frames[1], digests[1], f"after step {s.index}", s.frame_post)
+
+    def read_final(self, run: Run, final: Any, rel: str | None, digest: bytes | None,
+                   prior: list[ScreenRead]) -> None:
+        """Read the final frame's area of each check about it, unless what was read of it already decides."""
+        if not isinstance(final, Frame):
+            return
+        scale = self.sp.scale(run, final)
+        for pos, chk in self.checks:
+            if screencheck.frame_of(chk) != "final":
+                continue
+            box = screencheck.area(chk, final.width, final.height, scale)
+            if box is not None and prior:
+                lines = tuple(x for r in prior for x in r.after if _inside(x.box, box))
+                view = ScreenView("final", rel, box, lines)
+                if lines and _decisive(str(chk["type"]), chk, view):
+                    self.views[pos] = [view]
+                    continue
+            self._add(run, pos, chk, final, digest, "final", rel)
+
+    def evidence(self) -> dict[int, ScreenEvidence]:
+        out = {}
+        for pos, chk in self.checks:
+            views = [v for v in self.views.get(pos, []) if v.box.width > 0]
+            return_missing: str | None
+            if len(views) < len(self.views.get(pos, [])):
+                return_missing = f"region {chk.get('region')} is outside the frame"
+            elif self.capped.get(pos):
+                return_missing = f"{self.capped[pos]} frames past the first {MAX_CHANGES_PER_RUN} were not read"
+            else:
+                return_missing = None if views else self.missing()
+            out[pos] = ScreenEvidence(tuple(views), return_missing)
+        return out
