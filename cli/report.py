@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -11,7 +11,10 @@ from ..base.errors import LedgerError
 
 from .common import Exit, emit, err, print_json
 from .exits import Rule, exit_on_error
-from .options import ByOpt, Format, FormatOpt, LedgerArg
+from .options import ByOpt, Format, FormatOpt, LedgerArg, QuietOpt
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 @exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the report: {error}", means="the report cannot be written"),
@@ -21,24 +24,49 @@ def report(
     out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (index.html, runs/, assets/).")]
     = Path("report"),
     by: ByOpt = None,
-    max_runs: Annotated[int, typer.Option(min=0, help="Runs whose pages get thumbnails (false claims, uncertain "
-                                          "and failed runs first); every run gets a page.")] = 60,
+    max_runs: Annotated[Optional[int], typer.Option(min=0, help="Only this many runs get thumbnails (false "
+                                                    "claims, uncertain and failed runs first). Default: every "
+                                                    "run; every run gets a page.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: one per "
+                                                "core).")] = None,
+    quiet: QuietOpt = False,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Write a static HTML report: index.html with summary and comparison tables, a success chart
-    and a sortable, filterable table of every run; runs/<n>.html with each run's story, its
+    and a sortable, filterable table of every run; runs/<run id>.html with each run's story, its
     pre/post thumbnails and 200x200 region crops marked with the click point, the region and
-    the changed box.
+    the changed box. Thumbnails are cached by frame content; a second report into the same
+    folder writes only the pages that changed.
 
     Example: trajcheck report ledger/ --out report/
     """
     from ..commands import report as write  # Pillow and the frame decoder: when the command runs
 
-    written = write(ledger_dir, out, by=by, max_runs=max_runs)
+    bar: "Progress | None" = None
+    task = None
+    if not quiet:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        bar = Progress(TextColumn("run pages"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                       console=err, transient=True)
+
+    def tick(done: int, total: int) -> None:
+        if bar is not None and task is not None:
+            bar.update(task, completed=done, total=total)
+
+    if bar is not None:
+        with bar:
+            task = bar.add_task("runs", total=None)
+            written = write(ledger_dir, out, by=by, max_runs=max_runs, jobs=jobs, on_progress=tick)
+    else:
+        written = write(ledger_dir, out, by=by, max_runs=max_runs, jobs=jobs)
     if fmt is Format.table:
         err.print(f"report written: {written.index} ({written.runs} runs, {written.with_thumbnails} with "
-                  "thumbnails)", highlight=False)
+                  f"thumbnails; {written.written} files written, {written.kept} unchanged, {written.removed} "
+                  "removed)", highlight=False, markup=False)
     elif fmt is Format.json:
         print_json(written.to_json())
     else:
-        emit(["index", "runs", "with_thumbnails"], [[str(written.index), written.runs, written.with_thumbnails]], fmt)
+        emit(["index", "runs", "with_thumbnails", "written", "kept", "removed"],
+             [[str(written.index), written.runs, written.with_thumbnails, written.written, written.kept,
+               written.removed]], fmt)
