@@ -41,7 +41,7 @@ def page_name(key: str) -> str:
     if len(key) <= MAX_NAME and _PLAIN.match(key) and stem not in _RESERVED and not key.endswith("."):
         return key
     ascii_ = unicodedata.normalize("NFKD", key).encode("ascii", "ignore").decode("ascii").lower()
-    readable = re.sub(r"[^a-z0-9._-]+", "-", ascii_).strip("-._")[:40].rstrip("-._")
+    readable = re.sub(r"[^a-z0-9_-]+", "-", ascii_).strip("-_")[:40].rstrip("-_")  # no dot: "con.txt" is a device
     digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
     return f"{readable or 'run'}~{digest}"
 
@@ -125,8 +125,14 @@ class Output:
                     removed.append(rel)
             except OSError:
                 continue
-        with atomic_write(self.root / MANIFEST, "w", hidden=True) as f:
-            json.dump({"files": dict(sorted(self.files.items()))}, f, separators=(",", ":"))
+        record = json.dumps({"files": dict(sorted(self.files.items()))}, separators=(",", ":")).encode()
+        try:
+            same = (self.root / MANIFEST).read_bytes() == record
+        except OSError:
+            same = False
+        if not same:  # an unchanged report leaves even its record as it was
+            with atomic_write(self.root / MANIFEST, "wb", hidden=True) as f:
+                f.write(record)
         return removed
 
 
