@@ -279,7 +279,8 @@ def test_a_long_reasoning_is_cut_with_the_whole_text_in_a_file(tmp_path):
     assert html.startswith("&lt;b&gt;") and "…(9,403 more characters)" in html
     assert 'href="../assets/text/r-s1-reasoning.txt"' in html
     assert (tmp_path / "assets" / "text" / "r-s1-reasoning.txt").read_text() == "<b>" + "x" * 10_000
-    assert _cut(out, "assets/text/short.txt", "short") == "short" and not (tmp_path / "assets" / "text" / "short.txt").exists()
+    assert _cut(out, "assets/text/short.txt", "short") == "short"
+    assert not (tmp_path / "assets" / "text" / "short.txt").exists()
 
 
 def test_a_zero_rate_label_is_not_drawn_under_its_interval_line():

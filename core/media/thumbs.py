@@ -147,7 +147,7 @@ def make(raw: bytes, digest: str | None = None, thumb: bool = True, crops: tuple
         whole = _full(img, raw) if crops else None
         for box in crops:
             buf = io.BytesIO()
-            part = whole.crop(tuple(box)) if whole is not None else None
+            part = whole.crop((box[0], box[1], box[2], box[3])) if whole is not None else None
             if part is not None:
                 (part if part.mode == "RGB" else part.convert("RGB")).save(buf, "PNG", compress_level=6)
                 made.crops[crop_name(made.digest, box)] = buf.getvalue()

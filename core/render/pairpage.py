@@ -1,6 +1,7 @@
 """The report's pair pages: for each task with runs in two arms of the comparison's ``--by`` key, the two
-runs side by side (``pairs/<task>.html``, the task id's safe form), their steps aligned as ``trajcheck diff`` aligns them, each step with
-its thumbnails, and the first divergence marked; the index lists them under the comparison table.
+runs side by side (``pairs/<task>.html``, the task id's safe form), their steps aligned as ``trajcheck diff``
+aligns them, each step with its thumbnails, and the first divergence marked; the index lists them under the
+comparison table.
 
 The pairs are the ones ``trajcheck diff --task T --by KEY`` shows (:func:`trajcheck.queries.pairdiff.report_pairs`).
 A pair page shows the thumbnails its runs' pages have (the same files: nothing is decoded again).
@@ -56,8 +57,9 @@ def write_pairs(ledger_dir: str | os.PathLike[str], out: Output, runs: list[dict
 
 
 def _side(label: str, p: Picked, r: dict[str, Any], by: str) -> str:
-    return (f'<p><b>{label}</b> <a href="../runs/{_e(page_name(p.run_id))}.html">{_e(p.run_id)}</a> ({_e(by)} = {_e(p.arm)}) '
-            f"{_badges(r)} <span class=muted>{_e(r.get('n_steps'))} steps; picked: {_e(p.why)}</span></p>")
+    return (f'<p><b>{label}</b> <a href="../runs/{_e(page_name(p.run_id))}.html">{_e(p.run_id)}</a> '
+            f"({_e(by)} = {_e(p.arm)}) {_badges(r)} <span class=muted>{_e(r.get('n_steps'))} steps; picked: "
+            f"{_e(p.why)}</span></p>")
 
 
 def _pair_page(task: str, by: str, picked: tuple[Picked, Picked], both: tuple[dict[str, Any], dict[str, Any]],

@@ -16,6 +16,7 @@ import os
 import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -51,12 +52,18 @@ class Images:
         self.made += other.made
 
 
+@lru_cache(maxsize=16)
+def _where(run_path: str, inputs: str | None) -> tuple[Path, frozenset[str]]:
+    """A run's folder and the ``../`` names of its frames beside it (once per run, not per step)."""
+    run_dir = Path(run_path)
+    run_dir = run_dir.parent if run_dir.is_file() else run_dir  # a run that is one file of a folder of transcripts
+    return run_dir, outside_names(inputs)  # frames beside its folder, inside the folder scored
+
+
 def frame_paths(r: dict[str, Any], s: dict[str, Any]) -> tuple[Path | None, Path | None]:
     """A step's pre and post frame files, resolved inside its run's folder (or where scoring took them from,
     beside it); None where there is none or the path leads out."""
-    run_dir = Path(r["run_path"])
-    run_dir = run_dir.parent if run_dir.is_file() else run_dir  # a run that is one file of a folder of transcripts
-    outside = outside_names(r.get("inputs"))  # frames beside its folder, inside the folder scored
+    run_dir, outside = _where(r["run_path"], r.get("inputs"))
     return tuple(  # type: ignore[return-value]
         None if not rel else Path(os.path.realpath(run_dir / rel)) if rel in outside else safe_join(run_dir, rel)
         for rel in (s["frame_pre"], s["frame_post"]))
@@ -137,8 +144,8 @@ class Thumbnailer:
                 if path is not None:
                     want.setdefault(str(path), (path, rel, set()))[2].update(crops)
         recorded = _recorded(r)
-        for key, (path, rel, crops) in want.items():
-            self.frame(key, path, _known_hash(path, rel, recorded), sorted(crops), images)
+        for key, (path, rel, boxes) in want.items():
+            self.frame(key, path, _known_hash(path, rel, recorded), sorted(boxes), images)
 
     def _have(self, rel: str) -> bool:
         """``rel`` is in the report folder: kept from the previous report, or copied from the cache."""
