@@ -180,6 +180,7 @@ class Cache:
         base = cache_dir()
         self.root = None if base is None else base / f"thumbs-{RECIPE}"
         self._listed: dict[str, dict[str, str]] = {}
+        self._made: set[Path] = set()
 
     def _folder(self, digest: str) -> Path | None:
         return None if self.root is None else self.root / digest[:2]
@@ -229,7 +230,9 @@ class Cache:
         if folder is None:
             return
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            if folder not in self._made:
+                folder.mkdir(parents=True, exist_ok=True)
+                self._made.add(folder)
             with atomic_write(folder / name, "wb", hidden=True, private=True) as f:
                 f.write(data)
         except OSError:

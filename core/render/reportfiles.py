@@ -75,6 +75,7 @@ class Output:
         self.root, self.old = root, old
         self.files: dict[str, list[Any]] = {}
         self.written: list[str] = []
+        self._folders: set[Path] = set()
 
     def _same(self, rel: str, entry: list[Any] | None) -> bool:
         if entry is None or self.old.get(rel) != entry:
@@ -102,7 +103,9 @@ class Output:
         if self._same(rel, entry):
             return False
         path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in self._folders:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(path.parent)
         with atomic_write(path, "wb", hidden=True) as f:
             f.write(raw)
         self.written.append(rel)

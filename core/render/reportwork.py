@@ -124,16 +124,22 @@ def _known_hash(path: Path, rel: str, recorded: dict[str, list[Any]]) -> str | N
     return entry[2] if (st.st_size, st.st_mtime_ns) == (entry[0], entry[1]) else None
 
 
+def thumbs_in(old: dict[str, list[Any]]) -> dict[str, str]:
+    """The thumbnails a previous report's record lists: content hash -> path."""
+    found = {}
+    for rel in old:
+        got = parse_thumb_name(rel[9:]) if rel.startswith("assets/t/") else None
+        if got is not None:
+            found[got[0]] = rel
+    return found
+
+
 class Thumbnailer:
     """Finds or makes the images of one run's frames, into the report folder."""
 
-    def __init__(self, out: Output, cache: Cache):
+    def __init__(self, out: Output, cache: Cache, in_report: dict[str, str]):
         self.out, self.cache = out, cache
-        self.in_report: dict[str, str] = {}  # hash -> thumbnail path the previous report wrote
-        for rel in out.old:
-            got = parse_thumb_name(rel.rsplit("/", 1)[-1]) if rel.startswith("assets/t/") else None
-            if got is not None:
-                self.in_report[got[0]] = rel
+        self.in_report = in_report  # hash -> thumbnail path the previous report wrote (:func:`thumbs_in`)
 
     def run(self, r: dict[str, Any], steps: list[dict[str, Any]], images: Images) -> None:
         """Every frame ``steps`` show, with the crops they show of it."""
@@ -201,7 +207,7 @@ _worker_state: dict[str, Any] = {}
 
 
 def _init(root: Path, old: dict[str, list[Any]], render: RenderRun) -> None:
-    _worker_state.update(root=root, old=old, render=render)
+    _worker_state.update(root=root, old=old, render=render, in_report=thumbs_in(old), cache=Cache())
 
 
 @dataclass
@@ -220,7 +226,7 @@ def _one(job: tuple[dict[str, Any], list[dict[str, Any]], bool]) -> RunDone:
     out = Output(_worker_state["root"], _worker_state["old"])
     images = Images()
     if thumbs and r.get("status") == "ok":
-        Thumbnailer(out, Cache()).run(r, steps, images)
+        Thumbnailer(out, _worker_state["cache"], _worker_state["in_report"]).run(r, steps, images)
     _worker_state["render"](r, steps, images, out, thumbs)
     drawn = any(v is not None for v in images.thumbs.values())
     return RunDone(r["run_id"], out.files, out.written, images, drawn)
