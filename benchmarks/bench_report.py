@@ -92,7 +92,8 @@ def bench(n: int, jobs: int | None, tmp: Path) -> dict[str, float]:
     print(f"  grown by 1 run: {grown:.1f} s, {third['written']} files written, {third['kept']} kept")
     print(f"  index.html {index / 1e6:.2f} MB; folder {total / 1e6:.1f} MB")
     frames = distinct_frames(load_runs(tmp / "corpus"))
-    print(f"  {_stages(frames[::max(1, len(frames) // 200)])}; score {1000 * score / max(1, len(frames)):.1f} ms per frame (wall, all cores)")
+    per_frame = 1000 * score / max(1, len(frames))
+    print(f"  {_stages(frames[::max(1, len(frames) // 200)])}; score {per_frame:.1f} ms per frame (wall, all cores)")
     return {"runs": n, "score": score, "report": report, "ratio": report / score, "again": again, "grown": grown}
 
 

@@ -184,8 +184,8 @@ class Thumbnailer:
             if raw is None:
                 raw = read_frame_file(path)
             made = make(raw, digest, thumb is None, tuple(missing))
-        except (FrameError, OSError):
-            images.thumbs[key] = None
+        except (FrameError, OSError):  # gone or damaged since: what the report already has is still shown
+            self._done(key, digest, thumb, [b for b in crops if b not in missing], images)
             return
         images.made += 1
         for name, data in ([made.thumb] if made.thumb else []) + list(made.crops.items()):
