@@ -1,6 +1,6 @@
 """`trajcheck report` against `trajcheck score` of the same runs, measured in the same run (issue 40).
 
-    python benchmarks/bench_report.py [--runs 28] [--runs 1000] [--jobs N]
+    python benchmarks/bench_report.py [--runs 28] [--runs 1000] [--jobs N] [--write-results]
 
 For each N: builds N distinct runs from sample_runs/ (benchmarks/corpus.py: no two copies share a frame, so
 no cache serves one copy from another), then with an empty cache folder (TRAJCHECK_CACHE_DIR) times, each as
@@ -32,6 +32,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import build_corpus, distinct_frames, load_runs  # noqa: E402
+
+LINES: list[str] = []
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+    LINES.append(line)
 
 TRAJCHECK = shutil.which("trajcheck") or str(Path(sys.executable).with_name("trajcheck"))
 
@@ -84,16 +91,16 @@ def bench(n: int, jobs: int | None, tmp: Path) -> dict[str, float]:
     grown, out = _timed(["report", str(tmp / "L"), "--out", str(tmp / "rep"), "-q", "--format", "json", *j], env)
     third = json.loads(out)
     index, total = _size(tmp / "rep" / "index.html"), _size(tmp / "rep")
-    print(f"{n} runs: score {score:.1f} s (cold); report {report:.1f} s ({first['with_thumbnails']} of "
+    say(f"{n} runs: score {score:.1f} s (cold); report {report:.1f} s ({first['with_thumbnails']} of "
           f"{first['runs']} run pages with thumbnails, {first['written']} files); report/score "
           f"{report / score:.2f} (target <= 2: {'met' if report <= 2 * score else 'NOT met'})")
-    print(f"  again, unchanged: {again:.1f} s, {second['written']} files written, {second['kept']} kept "
+    say(f"  again, unchanged: {again:.1f} s, {second['written']} files written, {second['kept']} kept "
           f"(again/score {again / score:.2f})")
-    print(f"  grown by 1 run: {grown:.1f} s, {third['written']} files written, {third['kept']} kept")
-    print(f"  index.html {index / 1e6:.2f} MB; folder {total / 1e6:.1f} MB")
+    say(f"  grown by 1 run: {grown:.1f} s, {third['written']} files written, {third['kept']} kept")
+    say(f"  index.html {index / 1e6:.2f} MB; folder {total / 1e6:.1f} MB")
     frames = distinct_frames(load_runs(tmp / "corpus"))
     per_frame = 1000 * score / max(1, len(frames))
-    print(f"  {_stages(frames[::max(1, len(frames) // 200)])}; score {per_frame:.1f} ms per frame (wall, all cores)")
+    say(f"  {_stages(frames[::max(1, len(frames) // 200)])}; score {per_frame:.1f} ms per frame (wall, all cores)")
     return {"runs": n, "score": score, "report": report, "ratio": report / score, "again": again, "grown": grown}
 
 
@@ -101,11 +108,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, action="append", help="corpus sizes (default: 28 and 1000)")
     ap.add_argument("--jobs", type=int, default=None, help="worker processes for both (default: all cores)")
+    ap.add_argument("--write-results", action="store_true", help="add the output to benchmarks/RESULTS.md")
     args = ap.parse_args()
-    print(f"cores: {os.cpu_count()}; load average {os.getloadavg()[0]:.2f}")
+    say(f"cores: {os.cpu_count()}; load average {os.getloadavg()[0]:.2f}")
     for n in args.runs or [28, 1000]:
         with tempfile.TemporaryDirectory(prefix="trajcheck-report-") as tmp:
             bench(n, args.jobs, Path(tmp))
+    if args.write_results:
+        from results import record
+
+        record("bench_report.py", sys.argv[1:], LINES)
     return 0
 
 
