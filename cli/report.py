@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -35,31 +35,18 @@ def report(
     """Write a static HTML report: index.html with summary and comparison tables, a success chart
     and a sortable, filterable table of every run; runs/<run id>.html with each run's story, its
     pre/post thumbnails and 200x200 region crops marked with the click point, the region and
-    the changed box. Thumbnails are cached by frame content; a second report into the same
-    folder writes only the pages that changed.
+    the changed box. Thumbnails are cached by frame content, and files unchanged since the
+    last report in the folder are not written again.
 
     Example: trajcheck report ledger/ --out report/
     """
     from ..commands import report as write  # Pillow and the frame decoder: when the command runs
 
-    bar: "Progress | None" = None
-    task = None
-    if not quiet:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        bar = Progress(TextColumn("run pages"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                       console=err, transient=True)
-
-    def tick(done: int, total: int) -> None:
-        if bar is not None and task is not None:
-            bar.update(task, completed=done, total=total)
-
-    if bar is not None:
-        with bar:
-            task = bar.add_task("runs", total=None)
-            written = write(ledger_dir, out, by=by, max_runs=max_runs, jobs=jobs, on_progress=tick)
-    else:
-        written = write(ledger_dir, out, by=by, max_runs=max_runs, jobs=jobs)
+    bar = _Bar(quiet)
+    try:
+        written = write(ledger_dir, out, by=by, max_runs=max_runs, jobs=jobs, on_progress=bar.tick)
+    finally:
+        bar.stop()
     if fmt is Format.table:
         err.print(f"report written: {written.index} ({written.runs} runs, {written.with_thumbnails} with "
                   f"thumbnails; {written.written} files written, {written.kept} unchanged, {written.removed} "
@@ -70,3 +57,29 @@ def report(
         emit(["index", "runs", "with_thumbnails", "written", "kept", "removed"],
              [[str(written.index), written.runs, written.with_thumbnails, written.written, written.kept,
                written.removed]], fmt)
+
+
+class _Bar:
+    """The progress bar on stderr (none with --quiet), started at the first run page written: an error before
+    (an unreadable ledger) is then the one line printed."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.progress: "Progress | None" = None
+        self.task: Any = None
+
+    def tick(self, done: int, total: int) -> None:
+        if self.quiet:
+            return
+        if self.progress is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(TextColumn("run pages"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                     console=err, transient=True)
+            self.progress.start()
+            self.task = self.progress.add_task("runs", total=total)
+        self.progress.update(self.task, completed=done, total=total)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()

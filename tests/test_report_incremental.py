@@ -168,3 +168,22 @@ def test_hostile_run_ids_get_pages_inside_the_report_whose_links_work(tmp_path: 
     assert "&lt;script&gt;" in index and "<script>" not in index.split("</head>", 1)[1]
     assert all(os.path.dirname(os.path.relpath(tmp_path / "rep" / link, tmp_path / "rep")) == "runs"
                for link in links)
+
+
+def test_the_report_tells_its_progress_run_by_run(sample_ledger: Path, tmp_path: Path) -> None:
+    told: list[tuple[int, int]] = []
+    written = trajcheck.report(sample_ledger, tmp_path / "rep", jobs=2, max_runs=0,
+                               on_progress=lambda done, total: told.append((done, total)))
+    assert told == [(k, written.runs) for k in range(1, written.runs + 1)]
+
+
+def test_the_command_draws_a_progress_bar_on_stderr_only(sample_ledger: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-c", "from trajcheck.cli.main import main; main()", "report",
+                          str(sample_ledger), "--out", str(tmp_path / "rep"), "--max-runs", "0", "--format", "json"],
+                         capture_output=True, text=True, check=True, env={**os.environ, "FORCE_COLOR": "1",
+                                                                         "TTY_COMPATIBLE": "1", "COLUMNS": "100"})
+    assert json.loads(res.stdout)["runs"] == 28  # stdout is the data alone
+    assert "run pages" in res.stderr and "28/28" in res.stderr

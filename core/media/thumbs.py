@@ -4,9 +4,14 @@ A thumbnail is the frame reduced by a whole factor (about :data:`TARGET_WIDTH` p
 route Pillow has: a JPEG is decoded at 1/2, 1/4 or 1/8 of its size (``Image.draft``, the DCT scaled), a PNG
 by Wuffs or libspng where installed (:func:`trajcheck.media.frames._fast_png`), then ``Image.reduce`` (a box
 filter: each thumbnail pixel the mean of a whole block of frame pixels) and a WebP at quality
-:data:`WEBP_QUALITY`, encoder method 0 (a 320x200 screenshot in 2-4 KB, encoded in about a millisecond). On
-the sample frames (benchmarks/bench_report.py prints the stages) a 1280x800 PNG costs about 2 ms to decode,
-1 ms to reduce and 1 ms to encode, where the report used to spend 20 ms in a full-frame LANCZOS resize.
+:data:`WEBP_QUALITY`, encoder method 0 (a 320x200 screenshot in 2-4 KB). benchmarks/bench_report.py prints the
+stages on frames across its corpus: decode 4.5-6.1 ms, reduce 2.2-2.4 ms, WebP 1.9-2.0 ms per frame (the report
+used to spend about 20 ms per frame in a full-size LANCZOS resize, and decoded each frame again for the pHash).
+
+The score stage does not keep thumbnails of the frames it decodes: that would spare the report only the
+decode (about half a thumbnail's cost), and add the reduce, the encode and a cache file (4-5 ms a frame) to
+every score, most of which are never reported; the report alone already takes about the time of a cold score
+(report/score 1.02 at 28 runs, 0.88 at 1,000).
 
 Nothing is drawn on them: the report draws the action point and the boxes as SVG over the image
 (:mod:`trajcheck.render.marks`), so one thumbnail serves every step, run page, pair page and report that
