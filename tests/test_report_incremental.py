@@ -187,3 +187,33 @@ def test_the_command_draws_a_progress_bar_on_stderr_only(sample_ledger: Path, tm
                                                                          "TTY_COMPATIBLE": "1", "COLUMNS": "100"})
     assert json.loads(res.stdout)["runs"] == 28  # stdout is the data alone
     assert "run pages" in res.stderr and "28/28" in res.stderr
+
+
+@pytest.mark.parametrize("frame", ["consent-overlay-on/frames/001.png", "auth-redirect-hidpi/frames/001.png",
+                                   "shop-checkout-1080p-jpeg/frames/001.jpg"])
+def test_a_thumbnail_is_the_frame_reduced_to_the_size_the_page_draws_over(frame: str) -> None:
+    """The thumbnail's size is the one the page's SVG assumes (the frame divided by a whole factor, rounded up),
+    by every route (Wuffs for a PNG, a JPEG decoded at reduced size), and its pixels are the frame's box-filtered
+    ones (a JPEG's reduced decode and WebP's loss stay within a few levels)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from trajcheck.base.box import Box
+    from trajcheck.media import thumbs
+
+    raw = (SAMPLES / frame).read_bytes()
+    made = thumbs.make(raw, crops=(Box(10, 20, 210, 220),))
+    assert made.thumb is not None
+    name, data = made.thumb
+    with Image.open(io.BytesIO(raw)) as full:
+        w, h = full.size
+        want = np.asarray(full.convert("RGB").reduce(thumbs.factor(w))).astype(int)
+        region = np.asarray(full.convert("RGB").crop((10, 20, 210, 220)))
+    assert thumbs.parse_thumb_name(name) == (thumbs.content_hash(raw), w, h)
+    got = np.asarray(Image.open(io.BytesIO(data)).convert("RGB")).astype(int)
+    assert got.shape[:2] == want.shape[:2] == thumbs.thumb_size(w, h)[::-1]
+    assert np.abs(got - want).mean() < 4
+    [crop] = made.crops.values()
+    assert np.array_equal(np.asarray(Image.open(io.BytesIO(crop)).convert("RGB")), region)  # every pixel
