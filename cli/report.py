@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -11,7 +11,10 @@ from ..base.errors import LedgerError
 
 from .common import Exit, emit, err, print_json
 from .exits import Rule, exit_on_error
-from .options import ByOpt, Format, FormatOpt, LedgerArg
+from .options import ByOpt, Format, FormatOpt, LedgerArg, QuietOpt
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 @exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the report: {error}", means="the report cannot be written"),
@@ -21,26 +24,63 @@ def report(
     out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (index.html, runs/, assets/).")]
     = Path("report"),
     by: ByOpt = None,
-    max_runs: Annotated[int, typer.Option(min=0, help="Runs whose pages get thumbnails (false claims, uncertain "
-                                          "and failed runs first); every run gets a page.")] = 60,
+    max_runs: Annotated[Optional[int], typer.Option(min=0, help="Only this many runs get thumbnails (false "
+                                                    "claims, uncertain and failed runs first). Default: every "
+                                                    "run; every run gets a page.")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: one per "
+                                                "core).")] = None,
+    quiet: QuietOpt = False,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Write a static HTML report of a ledger, a page per run.
 
-    index.html has summary and comparison tables, a success chart
-    and a sortable, filterable table of every run; runs/<n>.html with each run's story, its
-    pre/post thumbnails and 200x200 region crops marked with the click point, the region and
-    the changed box.
+    index.html has summary and comparison tables, a success chart and a sortable, filterable
+    table of every run; runs/<run id>.html each run's story, its pre/post thumbnails and 200x200 region crops marked with the click point, the region and
+    the changed box. Thumbnails are cached by frame content, and files unchanged since the
+    last report in the folder are not written again.
 
     Example: trajcheck report ledger/ --out report/
     """
     from ..commands import report as write  # Pillow and the frame decoder: when the command runs
 
-    written = write(ledger_dir, out, by=by, max_runs=max_runs)
+    bar = _Bar(quiet)
+    try:
+        written = write(ledger_dir, out, by=by, max_runs=max_runs, jobs=jobs, on_progress=bar.tick)
+    finally:
+        bar.stop()
     if fmt is Format.table:
         err.print(f"report written: {written.index} ({written.runs} runs, {written.with_thumbnails} with "
-                  "thumbnails)", highlight=False, markup=False)
+                  f"thumbnails; {written.written} files written, {written.kept} unchanged, {written.removed} "
+                  "removed)", highlight=False, markup=False)
     elif fmt is Format.json:
         print_json(written.to_json())
     else:
-        emit(["index", "runs", "with_thumbnails"], [[str(written.index), written.runs, written.with_thumbnails]], fmt)
+        emit(["index", "runs", "with_thumbnails", "written", "kept", "removed"],
+             [[str(written.index), written.runs, written.with_thumbnails, written.written, written.kept,
+               written.removed]], fmt)
+
+
+class _Bar:
+    """The progress bar on stderr (none with --quiet), started at the first run page written: an error before
+    (an unreadable ledger) is then the one line printed."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.progress: "Progress | None" = None
+        self.task: Any = None
+
+    def tick(self, done: int, total: int) -> None:
+        if self.quiet:
+            return
+        if self.progress is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(TextColumn("run pages"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                     console=err, transient=True)
+            self.progress.start()
+            self.task = self.progress.add_task("runs", total=total)
+        self.progress.update(self.task, completed=done, total=total)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()

@@ -143,32 +143,37 @@ def export_table(ledger: Pathish, table: str = "summary", fmt: str = "md", *, by
 
 @dataclass(frozen=True)
 class ReportWritten:
-    """What :func:`report` wrote: the index page, and how many run pages (and how many with thumbnails)."""
+    """What :func:`report` wrote: the index page, how many run pages (and how many with thumbnails), and how
+    many files it wrote, kept unchanged from the last report in that folder, and removed."""
 
     index: Path
     runs: int
     with_thumbnails: int
+    written: int = 0
+    kept: int = 0
+    removed: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": str(self.index), "runs": self.runs, "with_thumbnails": self.with_thumbnails}
+        return {"index": str(self.index), "runs": self.runs, "with_thumbnails": self.with_thumbnails,
+                "written": self.written, "kept": self.kept, "removed": self.removed}
 
 
-def report(ledger: Pathish, out: Pathish = "report", *, by: str | None = None, max_runs: int = 60,
-           success_score: float = 1.0) -> ReportWritten:
-    """A static HTML report in the folder ``out`` (replaced whole, never half-written): index.html with
-    summary and comparison tables and every run; one page per run, the ``max_runs`` most telling with
-    thumbnails; one page per task with runs in two arms of ``by``, the pair side by side (the first
-    ``max_runs`` with thumbnails). OSError when it cannot be written."""
+def report(ledger: Pathish, out: Pathish = "report", *, by: str | None = None, max_runs: int | None = None,
+           success_score: float = 1.0, jobs: int | None = None,
+           on_progress: Callable[[int, int], None] | None = None) -> ReportWritten:
+    """A static HTML report in the folder ``out``: index.html with summary and comparison tables and every run;
+    one page per run (``runs/<name>.html``, named by its run id), with thumbnails (the ``max_runs`` most telling
+    only, when given); one page per task with runs in two arms of ``by``, the pair side by side. Thumbnails are
+    made once per frame content and cached; the work runs on ``jobs`` processes (None: one per core);
+    ``on_progress(done, total)`` is told as run pages are written. Only files whose bytes changed since the last
+    report in ``out`` are written (each atomically, the index last). OSError when it cannot be written."""
     from functools import partial
 
-    from .render.htmlreport import write_report
     from .render.pairpage import write_pairs
+    from .render.reportbuild import write_report
 
-    index, runs = write_report(ledger, out, by, max_runs, success_score, partial(write_pairs, ledger))
-    # the run pages whose frames were found and drawn (r<i>-s<step>-pre.jpg...), not those that were meant to be:
-    # a run whose frames are not where its run_path says (a relative path, another working folder) has none
-    drawn = {p.name.split("-", 1)[0] for p in (index.parent / "assets").glob("r*-s*.jpg")}
-    return ReportWritten(index, runs, len(drawn))
+    w = write_report(ledger, out, by, max_runs, success_score, partial(write_pairs, ledger), jobs, on_progress)
+    return ReportWritten(w.index, w.runs, w.with_thumbnails, w.written, w.kept, w.removed)
 
 
 def best_of(ledger: Pathish, by: str = "task_id") -> list[dict[str, Any]]:

@@ -47,8 +47,9 @@ def _cases(ledger: Path, tmp: Path) -> dict[str, tuple[list[str], Callable[[], A
         "agree": ([str(ledger), "--labels", str(labels)], lambda: trajcheck.agree(ledger, labels)),
         "export": ([str(ledger), "--table", "per-task"],
                    lambda: trajcheck.export_table(ledger, "per-task", "json")),
+        # a report into a folder writes only what changed since the last: each call gets an empty folder
         "report": ([str(ledger), "--out", str(tmp / "rep"), "--max-runs", "3"],
-                   lambda: trajcheck.report(ledger, tmp / "rep", max_runs=3)),
+                   lambda: (shutil.rmtree(tmp / "rep"), trajcheck.report(ledger, tmp / "rep", max_runs=3))[1]),
         "best-of": ([str(ledger)], lambda: trajcheck.best_of(ledger)),
         "draft-contract": ([str(ledger), "terms-checkbox-on"], lambda: trajcheck.draft_contract(ledger,
                                                                                               "terms-checkbox-on")),

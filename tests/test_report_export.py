@@ -234,40 +234,53 @@ def test_latex_export_compiles_in_a_document(sample_ledger, tmp_path, table):
 
 
 def test_thumbnails_mark_the_click_and_long_texts_are_cut(sample_ledger, tmp_path):
-    """Issue 15: the pre and post thumbnails of a click mark where it aimed (checked on the pixels of the
-    written thumbnail, at the point scaled as the verifier scales it), and a long reasoning is cut with the
-    whole text one click away."""
-    import re
+    """Issue 15: the pre thumbnail of a click marks where it aimed (checked on the pixels Chromium draws of the
+    thumbnail and the SVG over it, at the point scaled as the verifier scales it), and nowhere else."""
+    import io
 
     import numpy as np
     from PIL import Image
 
-    from trajcheck.render.htmlreport import MARK, THUMB_WIDTH
+    from trajcheck.render.marks import MARK
+    from trajcheck.render.reportfiles import page_name
 
     res = runner.invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
-    pages = {p.stem: p.read_text() for p in (tmp_path / "rep" / "runs").glob("*.html")}
-    [i] = [k for k, text in pages.items() if re.search(r'<h3>consent-overlay-off ', text)]
+    page = tmp_path / "rep" / "runs" / f"{page_name('consent-overlay-off')}.html"
     [step] = ledger.query(sample_ledger, "select * from steps where run_id = 'consent-overlay-off' "
                                          "and step_index = 1").records()
-    img = np.asarray(Image.open(tmp_path / "rep" / "assets" / f"r{i}-s1-pre.jpg").convert("RGB")).astype(int)
-    k = THUMB_WIDTH / step["frame_width"]
+    with _browser() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        view = browser.new_page(viewport={"width": 1400, "height": 900})
+        view.goto(page.as_uri())
+        shot = view.locator(".step").first.locator(".shot").first  # step 1's pre frame
+        shot.scroll_into_view_if_needed()
+        view.wait_for_function("[...document.images].slice(0, 1).every(i => i.complete && i.naturalWidth > 0)")
+        img = shot.locator("img")
+        w, h = int(img.get_attribute("width")), int(img.get_attribute("height"))
+        box = img.bounding_box()
+        pixels = np.asarray(Image.open(io.BytesIO(view.screenshot(clip=box))).convert("RGB")).astype(int)
+        browser.close()
+    assert pixels.shape[:2] == (h, w)
+    k = w / step["frame_width"]
     x, y = round(step["action_x"] * k), round(step["action_y"] * k)  # a 1280x800 run: screen = frame
-    patch = img[y - 3:y + 4, x - 3:x + 4]
-    assert (np.abs(patch - np.array(MARK)).sum(axis=2) < 120).any(), "no mark at the click point"
-    elsewhere = img[5:15, 5:15]
+    near = pixels[y - 4:y + 5, x - 4:x + 5]
+    assert (np.abs(near - np.array(MARK)).sum(axis=2) < 120).any(), "no mark at the click point"
+    elsewhere = pixels[5:15, 5:15]
     assert not (np.abs(elsewhere - np.array(MARK)).sum(axis=2) < 120).any()
 
 
 def test_a_long_reasoning_is_cut_with_the_whole_text_in_a_file(tmp_path):
     from trajcheck.render.htmlreport import _cut
+    from trajcheck.render.reportfiles import Output
 
-    assets = tmp_path / "assets"
-    assets.mkdir()
-    html = _cut(assets, "r0-s1-reasoning.txt", "<b>" + "x" * 10_000, limit=600)
+    out = Output(tmp_path, {})
+    html = _cut(out, "assets/text/r-s1-reasoning.txt", "<b>" + "x" * 10_000, limit=600)
     assert html.startswith("&lt;b&gt;") and "…(9,403 more characters)" in html
-    assert (assets / "r0-s1-reasoning.txt").read_text() == "<b>" + "x" * 10_000
-    assert _cut(assets, "short.txt", "short") == "short" and not (assets / "short.txt").exists()
+    assert 'href="../assets/text/r-s1-reasoning.txt"' in html
+    assert (tmp_path / "assets" / "text" / "r-s1-reasoning.txt").read_text() == "<b>" + "x" * 10_000
+    assert _cut(out, "assets/text/short.txt", "short") == "short"
+    assert not (tmp_path / "assets" / "text" / "short.txt").exists()
 
 
 def test_a_zero_rate_label_is_not_drawn_under_its_interval_line():
@@ -284,10 +297,9 @@ def test_a_zero_rate_label_is_not_drawn_under_its_interval_line():
 
 
 def test_drag_paths_and_scroll_directions_are_drawn(tmp_path):
-    import numpy as np
-    from PIL import Image
+    import xml.etree.ElementTree as ET
 
-    from trajcheck.render.htmlreport import MARK, _thumb
+    from trajcheck.render.marks import MARK, Marks, svg
     from trajcheck.render.reportgeometry import motion as _motion
 
     step = {"action_type": "DRAG", "action_x": 300, "action_y": 200, "frame_width": 1280, "frame_height": 800,
@@ -297,13 +309,18 @@ def test_drag_paths_and_scroll_directions_are_drawn(tmp_path):
     scroll = {**step, "action_type": "SCROLL", "action_extra": '{"dy": 2030}'}
     assert _motion(scroll, (1280, 800)) == (None, (0, 1))
     assert _motion({**scroll, "action_extra": '{"direction": "left"}'}, (1280, 800)) == (None, (-1, 0))
-    from conftest import SAMPLES
+    colour = f"rgb({MARK[0]},{MARK[1]},{MARK[2]})"
 
-    src = SAMPLES / "consent-overlay-on" / "frames" / "001.png"
-    _thumb(src, tmp_path / "drag.png", crop=[0, 100, 400, 300], point=(300, 200), path=start)
-    img = np.asarray(Image.open(tmp_path / "drag.png").convert("RGB")).astype(int)
-    midway = img[100 - 2:100 + 3, 150 - 2:150 + 3]  # (200, 200) in the frame: half way along the drag
-    assert (np.abs(midway - np.array(MARK)).sum(axis=2) < 60).any()
+    def lines(m: Marks) -> list[tuple[float, ...]]:
+        root = ET.fromstring(svg(m, (0, 100, 400, 300), 1.0))
+        assert root.get("viewBox") == "0 100 400 200"  # the crop's box, in frame pixels
+        return [tuple(float(e.get(a)) for a in ("x1", "y1", "x2", "y2")) for e in root.iter("line")
+                if e.get("stroke") == colour]
+
+    assert (100.0, 200.0, 300.0, 200.0) in lines(Marks(point=(300, 200), path=start))  # the drag, start to end
+    down = lines(Marks(point=(300, 200), arrow=(0, 1)))
+    assert (300.0, 200.0, 300.0, 240.0) in down  # the scroll's arrow points down from the point
+    assert (300.0, 200.0, 300.0, 240.0) not in lines(Marks(point=(300, 200)))  # a click: no arrow
 
 
 def test_the_report_counts_only_the_thumbnails_it_drew(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -173,9 +173,10 @@ def test_timeline_and_report_show_the_tree(scored, tmp_path):
     out = tmp_path / "report"
     res = CliRunner().invoke(app, ["report", str(ledger), "--out", str(out)])
     assert res.exit_code == 0, res.output
-    pages = [p.read_text() for p in out.rglob("*.html")]
-    page = next(p for p in pages if "rubric-tree" in p and "either" in p)
-    assert "contract score 1.00" in page
+    from trajcheck.render.reportfiles import page_name
+
+    page = (out / "runs" / f"{page_name(rid)}.html").read_text()
+    assert "rubric-tree" in page and "either" in page and "contract score 1.00" in page
 
 
 def test_the_documented_example_is_a_valid_rubric():

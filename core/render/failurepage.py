@@ -23,7 +23,7 @@ def _pct(r: dict[str, Any]) -> str:
     return f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}] ({r['k']}/{r['n']})"
 
 
-def _arm_table(arm: dict[str, Any], pages: dict[str, int]) -> str:
+def _arm_table(arm: dict[str, Any], pages: dict[str, str]) -> str:
     rows = []
     for m in arm["modes"]:
         links = " ".join(f'<a href="runs/{pages[r]}.html">{_e(r)}</a>' if r in pages else _e(r) for r in m["runs"])
@@ -45,8 +45,8 @@ def _top(title: str, items: list[dict[str, Any]], key: str) -> str:
     return f"<p class=muted>{title}: " + "; ".join(f"{_e(i[key])} ({i['count']})" for i in items) + "</p>"
 
 
-def failure_section(ledger_dir: str | os.PathLike[str], by: str | None, pages: dict[str, int]) -> str:
-    """The index's failure-modes section (``pages``: each run's page number, runs/<n>.html)."""
+def failure_section(ledger_dir: str | os.PathLike[str], by: str | None, pages: dict[str, str]) -> str:
+    """The index's failure-modes section (``pages``: each run's page name, runs/<name>.html)."""
     from ..queries.failures import failures  # DuckDB: loaded when a report is written
 
     data = failures(ledger_dir, by).to_json()

@@ -2,36 +2,32 @@
 
 ``index.html`` lists every run (sortable, filtered by verdict and false claim, with a
 text search: ``assets/index.js``, trajcheck's own script, no library and no network);
-``runs/<n>.html`` tells one run's story. Everything that comes from a recorded run (reasoning, URLs, DOM
-text, run ids) is escaped with ``html.escape`` before it is written, and no script reads it. Texts longer
-than a few hundred characters are cut, with the whole text in its own file one click away. The thumbnails
-mark where the action aimed (a magenta ring), the region the verifier hashed (blue) and the changed box (red).
+``runs/<name>.html`` tells one run's story (the name is the run id's safe form,
+:func:`trajcheck.render.reportfiles.page_name`). Everything that comes from a recorded run
+(reasoning, URLs, DOM text, run ids) is escaped with ``html.escape`` before it is
+written, and no script reads it. Texts
+longer than a few hundred characters are cut, with the whole text in its own file
+one click away. Over the thumbnails (:mod:`trajcheck.media.thumbs`), an SVG marks where the
+action aimed (a magenta ring), the region the verifier hashed (blue) and the changed box (red)
+(:mod:`trajcheck.render.marks`). The pages are written by :mod:`trajcheck.render.reportbuild`.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from PIL import Image, ImageDraw
-
-from ..base.atomic import atomic_path
 from ..base.box import Box
-from ..media.frames import FrameError, decode
-from ..scoring.digest import outside_names
-from .failurepage import failure_line, failure_section
+from ..media.thumbs import factor, thumb_size
+from .failurepage import failure_line
+from .marks import Marks, shot
+from .reportfiles import Output, page_name
 from .reportgeometry import frame_point, motion
+from .reportwork import Images, frame_paths, screen_boxes, screen_crop
 from .rubrichtml import rubric_and_judges
-from ..base.runfiles import safe_join
-from ..base.verdicts import coverage
-from ..base.version import __version__
 
-THUMB_WIDTH = 360
-#: Runs whose pages get thumbnails, most telling first (false claims, uncertain, failed).
-DEFAULT_MAX_RUNS = 60
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d1d1f;max-width:1400px}
@@ -43,7 +39,9 @@ caption{caption-side:bottom;color:#666;font-size:12px;text-align:left}
 .badge{display:inline-block;border-radius:4px;padding:1px 6px;margin-right:4px;font-size:12px;color:#fff}
 .pass{background:#1a7f37}.fail{background:#cf222e}.uncertain{background:#bf8700}.unknown{background:#6e7781}
 .claim{background:#8250df}.step{display:grid;grid-template-columns:220px 1fr;gap:8px;border-top:1px solid #eee;
-padding:8px 0}.frames img{margin-right:6px;border:1px solid #ccc;vertical-align:top}.muted{color:#666}
+padding:8px 0}.shot{position:relative;display:inline-block;margin:0 6px 6px 0;border:1px solid #ccc;
+vertical-align:top;max-width:100%}.shot img{display:block;max-width:100%;height:auto}.shot svg{position:absolute;
+left:0;top:0;width:100%;height:100%;pointer-events:none}.muted{color:#666}
 .warn{color:#9a6700}.neg{color:#cf222e}.pos{color:#1a7f37}code{font-size:12px}
 #runs td,#runs th{text-align:left}#runs th{cursor:pointer;user-select:none}
 #runs th[data-dir=asc]::after{content:" \\25B2"}#runs th[data-dir=desc]::after{content:" \\25BC"}
@@ -51,7 +49,7 @@ padding:8px 0}.frames img{margin-right:6px;border:1px solid #ccc;vertical-align:
 border-radius:3px;font-size:11px;padding:1px 3px;border:1px solid #ccc}.states .new{background:#dafbe1}
 .states .return{background:#ffebe9;border-color:#cf222e;font-weight:bold}.states .same{background:#f6f8fa}
 table.pairs td,table.pairs th{vertical-align:top;text-align:left}table.pairs .side{width:48%}
-.pairs .step{grid-template-columns:1fr}.pairs .frames img{max-width:calc(50% - 8px)}tr.diverge td{background:#ffebe9}
+.pairs .step{grid-template-columns:1fr}.pairs .frames .shot{max-width:calc(50% - 8px)}tr.diverge td{background:#ffebe9}
 """
 
 
@@ -80,49 +78,6 @@ def _chart(arms: list[dict[str, Any]], label: str) -> str:
                          f'{100 * s["rate"]:.0f}% ({s["k"]}/{s["n"]})</text>')
     parts.append("</svg>")
     return "".join(parts)
-
-
-#: The action point's mark (a ring with a crosshair), the region box and the changed box on the frames.
-MARK, REGION, CHANGED = (230, 0, 200), (0, 110, 255), (255, 0, 0)
-
-
-def _thumb(src: Path, dst: Path, box: list[int] | None = None, highlight: list[int] | None = None,
-           crop: list[int] | None = None, point: tuple[float, float] | None = None,
-           path: tuple[float, float] | None = None, arrow: tuple[float, float] | None = None) -> bool:
-    """Write a thumbnail (or a region crop) of ``src``; draw ``highlight`` (the changed box) in red, ``box`` (the
-    region the verifier hashed) in blue and ``point`` (where the action aimed, frame pixels) as a magenta ring
-    sized to stay visible after the thumbnail is scaled down."""
-    try:
-        frame = decode(src)
-    except FrameError:
-        return False
-    img = Image.fromarray(frame.rgb)
-    if crop:
-        img = img.crop(Box(*crop))
-    draw = ImageDraw.Draw(img)
-    scale = 1.0 if crop else max(1.0, img.width / THUMB_WIDTH)  # frame pixels per thumbnail pixel
-    ox, oy = (crop[0], crop[1]) if crop else (0, 0)
-    for b, colour in ((box, REGION), (highlight, CHANGED)):
-        if b:
-            x0, y0, x1, y1 = b[0] - ox, b[1] - oy, b[2] - ox, b[3] - oy
-            draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=colour, width=max(2, round(2 * scale)))
-    if point is not None and path is not None:  # a drag: a line from where it started to the point
-        draw.line((path[0] - ox, path[1] - oy, point[0] - ox, point[1] - oy), fill=MARK, width=max(2, round(3 * scale)))
-    if point is not None and arrow is not None:  # a scroll: an arrow from the point in its direction
-        ex, ey = point[0] - ox + arrow[0] * 40 * scale, point[1] - oy + arrow[1] * 40 * scale
-        draw.line((point[0] - ox, point[1] - oy, ex, ey), fill=MARK, width=max(2, round(3 * scale)))
-        hx, hy = -arrow[1] * 8 * scale, arrow[0] * 8 * scale  # the head: a bar across the arrow's end
-        draw.line((ex - hx, ey - hy, ex + hx, ey + hy), fill=MARK, width=max(2, round(3 * scale)))
-    if point is not None:
-        px, py = point[0] - ox, point[1] - oy
-        r, lw = 7 * scale, max(2, round(2 * scale))
-        draw.ellipse((px - r, py - r, px + r, py + r), outline=MARK, width=lw)
-        draw.line((px - 2 * r, py, px + 2 * r, py), fill=MARK, width=lw)
-        draw.line((px, py - 2 * r, px, py + 2 * r), fill=MARK, width=lw)
-    if not crop and img.width > THUMB_WIDTH:
-        img = img.resize((THUMB_WIDTH, max(1, round(img.height * THUMB_WIDTH / img.width))), Image.Resampling.LANCZOS)
-    img.save(dst, "PNG" if crop else "JPEG", **({} if crop else {"quality": 82}))
-    return True
 
 
 #: The index page's script (sorting, filtering, search), written to assets/: trajcheck's own, no library.
@@ -161,64 +116,6 @@ INDEX_JS = """
 _RANK = {"uncertain": 0, "fail": 1, "unknown": 2, "pass": 3}
 
 
-#: More pages (the pair pages, trajcheck.render.pairpage): (folder, runs by page, steps, --by, --max-runs) -> index
-#: section.
-Pages = Callable[[Path, list[dict[str, Any]], dict[str, list[dict[str, Any]]], str, int], str]
-
-
-def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], by: str | None = None,
-                 max_runs: int = DEFAULT_MAX_RUNS, success_score: float = 1.0, pages: Pages | None = None
-                 ) -> tuple[Path, int]:
-    """Write ``out_dir/index.html`` (summary, comparison and a sortable, filterable table of every run),
-    ``out_dir/runs/<n>.html`` (one page per run: its story step by step) and ``out_dir/assets/``; return the
-    index path and the number of run pages. The ``max_runs`` most telling runs (false claims, uncertain,
-    failed first) get thumbnails. With a ``by``, ``pages`` adds its pages and section."""
-    from ..store import ledger  # DuckDB, scipy.stats: imported when a report is written, not at CLI start-up
-    from ..queries.comparison import compare
-    from ..queries.tables import build, to_html
-
-    out = Path(out_dir)
-    con = ledger.connect(ledger_dir)
-    try:
-        runs = [dict(zip([d[0] for d in cur.description], r)) for cur in [con.execute(
-            "select * from runs order by (false_claim is true) desc, "
-            "case eval_final_verdict when 'uncertain' then 0 when 'fail' then 1 when 'unknown' then 2 else 3 end, "
-            "run_id")] for r in cur.fetchall()]
-        arm_count = con.execute("select count(distinct config_perceptual_verifier) from runs").fetchone()
-        has_arms = arm_count is not None and arm_count[0] > 1
-        steps_by_run: dict[str, list[dict[str, Any]]] = {}
-        cur = con.execute("select * from steps order by run_id, step_index")
-        cols = [d[0] for d in cur.description]
-        for row in cur.fetchall():
-            d = dict(zip(cols, row))
-            steps_by_run.setdefault(d["run_id"], []).append(d)
-    finally:
-        con.close()
-    by = by or ("config.perceptual_verifier" if has_arms else None)
-    # written beside the old report and swapped in whole (the old one removed after): never half a report
-    with atomic_path(out, hidden=True) as tmp:
-        assets = tmp / "assets"
-        assets.mkdir(parents=True)
-        (tmp / "runs").mkdir()
-        body = [f"<h1>trajcheck report</h1><p class=muted>{len(runs)} runs from {_e(Path(ledger_dir).name)}; "
-                f"trajcheck {_e(__version__)}</p><p><b>{_e(coverage(runs).text())}</b></p>"]
-        body.append("<h2>Summary</h2>" + to_html(build(ledger_dir, "summary", by, success_score)))
-        body.append(failure_section(ledger_dir, by, {r["run_id"]: i for i, r in enumerate(runs)}))
-        if by:
-            c = compare([ledger_dir], by, success_score).to_json()
-            body.append("<h2>Comparison</h2>" + _chart(c["arms"], by)
-                        + to_html(build(ledger_dir, "compare", by, success_score))
-                        + (pages(tmp, runs, steps_by_run, by, max_runs) if pages else ""))
-        body.append("<h2>Per action type</h2>" + to_html(build(ledger_dir, "per-action-type", by, success_score)))
-        body.append(_runs_table(runs, steps_by_run, by))
-        for i, r in enumerate(runs):
-            page = _run_section(i, r, steps_by_run.get(r["run_id"], []), assets, thumbs=i < max_runs)
-            (tmp / "runs" / f"{i}.html").write_text(_page(f"{r['run_id']} - trajcheck", page, "../"), "utf-8")
-        (assets / "index.js").write_text(INDEX_JS, "utf-8")
-        (tmp / "index.html").write_text(_page("trajcheck report", "".join(body), "", script=True), "utf-8")
-    return out / "index.html", len(runs)
-
-
 def _page(title: str, body: str, root: str, script: bool = False) -> str:
     js = f'<script src="{root}assets/index.js" defer></script>' if script else ""
     return (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
@@ -231,12 +128,12 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
     head = ["run", "verdict", "false claim", "format", "arm", "task", "steps", "no-effect", "loops", "reward",
             "first blocking step"]
     rows = []
-    for i, r in enumerate(runs):
+    for r in runs:
         v = r.get("eval_final_verdict") or ("invalid" if r["status"] != "ok" else "unknown")
         if r["status"] != "ok":
             v = "invalid"
         arm = r.get("config_perceptual_verifier")
-        cells = [f'<td><a href="runs/{i}.html">{_e(r["run_id"])}</a></td>',
+        cells = [f'<td><a href="runs/{_e(page_name(r["run_id"]))}.html">{_e(r["run_id"])}</a></td>',
                  f'<td data-sort="{_RANK.get(v, 4)}">{_badges(r)}</td>',
                  f'<td>{"yes (" + _e(r.get("false_claim_basis") or "referee") + ")" if r.get("false_claim") else ""}'
                  '</td>',
@@ -281,8 +178,16 @@ def _story(r: dict[str, Any]) -> str:
     return f"<p>{says}</p>" + failure_line(r)
 
 
-def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets: Path, thumbs: bool = True) -> str:
-    parts = [f'<p><a href="../index.html">all runs</a></p><div class=run id="run-{i}"><h3>{_e(r["run_id"])} '
+def render_run(r: dict[str, Any], steps: list[dict[str, Any]], images: Images, out: Output, thumbs: bool) -> None:
+    """Put one run's page (``runs/<name>.html``) and its long texts into ``out``."""
+    body = _run_section(r, steps, images, out, thumbs)
+    out.put(f"runs/{page_name(r['run_id'])}.html", _page(f"{r['run_id']} - trajcheck", body, "../"))
+
+
+def _run_section(r: dict[str, Any], steps: list[dict[str, Any]], images: Images, out: Output,
+                 thumbs: bool = True) -> str:
+    name = page_name(r["run_id"])
+    parts = [f'<p><a href="../index.html">all runs</a></p><div class=run id="run-{_e(name)}"><h3>{_e(r["run_id"])} '
              f'{_badges(r)}</h3>']
     if r["status"] != "ok":
         return "".join(parts) + f"<p class=neg>invalid: {_e(r['error'])}</p></div>"
@@ -303,15 +208,11 @@ def _run_section(i: int, r: dict[str, Any], steps: list[dict[str, Any]], assets:
     if r.get("lesson_candidate"):
         parts.append(f"<p class=muted>{_e(r['lesson_candidate'])}</p>")
     parts.append(_states_strip(r, steps))
-    run_dir = Path(r["run_path"])
-    run_dir = run_dir.parent if run_dir.is_file() else run_dir  # a run that is one file of a folder of transcripts
-    outside = outside_names(r.get("inputs"))  # frames beside its folder, inside the folder scored
     if not thumbs:
         parts.append("<p class=muted>No thumbnails for this run: only the most telling runs get them "
                      "(raise --max-runs).</p>")
     for s in steps:
-        parts.append(_step_html(i, s, run_dir, assets, (r.get("screen_width"), r.get("screen_height")), thumbs,
-                                outside))
+        parts.append(_step_html(name, r, s, images, out, thumbs))
     parts.append("</div>")
     return "".join(parts)
 
@@ -341,37 +242,46 @@ def _states_strip(r: dict[str, Any], steps: list[dict[str, Any]]) -> str:
     return f"<div><p>{head}</p><div class=states>{''.join(boxes)}</div></div>"
 
 
-def _img(assets: Path, name: str, src: Path | None, **kw: Any) -> str:
-    # made once: a pair page shows the thumbnails its runs' pages have
-    if src is None or not ((assets / name).exists() or _thumb(src, assets / name, **kw)):
+def _img(images: Images, src: Path | None, alt: str, marks: Marks) -> str:
+    """A frame's thumbnail (shared by every step and page that shows the frame) with the step's marks over it."""
+    t = images.thumb(src)
+    if t is None:
         return "<span class=muted>(no frame)</span>"
-    return f'<img src="../assets/{_e(name)}" alt="{_e(name)}" loading="lazy">'
+    rel, fw, fh = t
+    k, size = factor(fw), thumb_size(fw, fh)
+    return shot("../" + rel, size, alt, marks, (0, 0, size[0] * k, size[1] * k), k)
 
 
-def _cut(assets: Path, name: str, text: Any, limit: int = 600) -> str:
-    """A long text cut at ``limit`` characters, with the whole text one click away in its own file."""
+def _crop(images: Images, src: Path | None, box: Box | list[int], alt: str, marks: Marks) -> str:
+    """A crop of a frame at its full size (frame pixels), with the step's marks over it."""
+    rel = images.crop(src, box)
+    if rel is None:
+        return "<span class=muted>(no frame)</span>"
+    return shot("../" + rel, (box[2] - box[0], box[3] - box[1]), alt, marks, box, 1.0)
+
+
+def _cut(out: Output, rel: str, text: Any, limit: int = 600) -> str:
+    """A long text cut at ``limit`` characters, with the whole text one click away in its own file ``rel``."""
     t = "" if text is None else str(text)
     if len(t) <= limit:
         return _e(t)
-    (assets / name).write_text(t, "utf-8")
-    return (f'{_e(t[:limit])}<a class=muted href="../assets/{_e(name)}">…({len(t) - limit:,} more characters)</a>')
+    out.put(rel, t)
+    return (f'{_e(t[:limit])}<a class=muted href="../{_e(rel)}">…({len(t) - limit:,} more characters)</a>')
 
 
-def _screen_html(assets: Path, key: str, post: Path | None, s: dict[str, Any]) -> str:
+def _screen_html(images: Images, post: Path | None, s: dict[str, Any]) -> str:
     """What OCR read of a step's change: a crop of the post frame around the new lines, each line's box drawn,
     and the lines with their boxes and the messages among them beside it."""
     boxes = dict(zip(s["screen_text"] or [], s.get("screen_text_boxes") or []))
     new = [(t, boxes.get(t)) for t in (s.get("screen_text_new") or [])]
-    placed = [b for _, b in new if b]
+    placed = screen_boxes(s)
+    crop = screen_crop(s)
     out = "<br><span class=muted>read on screen (OCR), post frame</span><br>"
-    if placed:
-        pad = 12
-        crop = [max(0, min(b[0] for b in placed) - pad), max(0, min(b[1] for b in placed) - pad),
-                max(b[2] for b in placed) + pad, max(b[3] for b in placed) + pad]
+    if placed and crop is not None:
         ring = 5  # the drawn box stands off the letters
-        out += _img(assets, f"{key}-screen-text.png", post, crop=crop, highlight=[
+        out += _crop(images, post, crop, "screen text", Marks(highlight=[
             min(b[0] for b in placed) - ring, min(b[1] for b in placed) - ring, max(b[2] for b in placed) + ring,
-            max(b[3] for b in placed) + ring])
+            max(b[3] for b in placed) + ring]))
     lines = "".join(f"<br><code>{_e(t)}</code>" + (f" <span class=muted>at [{', '.join(map(str, b))}]</span>"
                                                   if b else "") for t, b in new[:8]) or \
         "<br><span class=muted>nothing new</span>"
@@ -380,41 +290,40 @@ def _screen_html(assets: Path, key: str, post: Path | None, s: dict[str, Any]) -
     return f"<div class=screen-text>{out}{lines}{said}</div>"
 
 
-def _step_html(i: int, s: dict[str, Any], run_dir: Path, assets: Path,
-               screen: tuple[Any, Any] = (None, None), thumbs: bool = True,
-               outside: frozenset[str] = frozenset()) -> str:
-    pre, post = (None if not rel else Path(os.path.realpath(run_dir / rel)) if rel in outside  # scored from there
-                 else safe_join(run_dir, rel) for rel in (s["frame_pre"], s["frame_post"]))
-    key = f"r{i}-s{s['step_index']}"
+def _step_html(name: str, r: dict[str, Any], s: dict[str, Any], images: Images, out: Output,
+               thumbs: bool = True) -> str:
+    """One step of run ``r`` (its page named ``name``): what it did and why, and its frames with the marks."""
+    pre, post = frame_paths(r, s)
+    key = f"assets/text/{name}-s{s['step_index']}"
     bbox = s["effect_change_bbox"]
     region = s["effect_region_box"]
+    screen = (r.get("screen_width"), r.get("screen_height"))
     point = frame_point(s, screen)
     path, arrow = motion(s, screen)
-    if not thumbs:
-        pre = post = None
-    frames = (_img(assets, f"{key}-pre.jpg", pre, box=region, point=point, path=path, arrow=arrow)
-              + _img(assets, f"{key}-post.jpg", post, box=region, highlight=bbox, point=point, path=path,
-                     arrow=arrow)) if thumbs else ""
-    if region and s["effect_high_risk"] and thumbs:
-        frames += ("<br><span class=muted>200x200 region, pre / post</span><br>"
-                   + _img(assets, f"{key}-crop-pre.png", pre, crop=region, point=point)
-                   + _img(assets, f"{key}-crop-post.png", post, crop=region, highlight=bbox, point=point))
-    if s.get("screen_text") is not None and thumbs:
-        frames += _screen_html(assets, key, post, s)
+    frames = ""
+    if thumbs:
+        frames = (_img(images, pre, "pre", Marks(box=region, point=point, path=path, arrow=arrow))
+                  + _img(images, post, "post", Marks(box=region, highlight=bbox, point=point, path=path,
+                                                     arrow=arrow)))
+        if region and s["effect_high_risk"]:
+            frames += ("<br><span class=muted>200x200 region, pre / post</span><br>"
+                       + _crop(images, pre, region, "region pre", Marks(point=point))
+                       + _crop(images, post, region, "region post", Marks(highlight=bbox, point=point)))
+        if s.get("screen_text") is not None:
+            frames += _screen_html(images, post, s)
     verdict = {True: "<span class=pos>effect seen</span>", False: "<span class=neg>no effect</span>",
                None: "<span class=muted>not checked</span>"}[s["action_effect_observed"]]
     action = _e(s["action_type"]) + (f" ({s['action_x']:g}, {s['action_y']:g})" if s["action_x"] is not None
                                      and s["action_y"] is not None else "")
     for k in ("action_keys", "action_text", "action_url"):
         if s[k]:
-            action += f" <code>{_cut(assets, f'{key}-{k}.txt', s[k], 300)}</code>"
+            action += f" <code>{_cut(out, f'{key}-{k}.txt', s[k], 300)}</code>"
     rw = "pos" if (s["reward_score"] or 0) > 0 else "neg" if (s["reward_score"] or 0) < 0 else "muted"
     info = (f"<b>step {s['step_index']}</b><br>{action}<br><span class=muted>"
-            f"{_cut(assets, f'{key}-reasoning.txt', s['reasoning'])}</span><br>"
+            f"{_cut(out, f'{key}-reasoning.txt', s['reasoning'])}</span><br>"
             f"{verdict} <code>{_e(s['effect_reason'])}</code>"
             + (f"<br><span class=warn>{_e(s['effect_feedback'])}</span>" if s["effect_feedback"] else "")
             + "".join(f"<br><span class=muted>{_e(o)}</span>" for o in (s["obs_observations"] or [])[:4])
             + f"<br><span class={rw}>reward {s['reward_score']:+.2f} {_e(s['reward_class'])}</span> "
             f"<code>{_e(', '.join(s['reward_reasons'] or []))}</code>")
     return f"<div class=step><div>{info}</div><div class=frames>{frames}</div></div>"
-

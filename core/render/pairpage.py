@@ -1,20 +1,21 @@
 """The report's pair pages: for each task with runs in two arms of the comparison's ``--by`` key, the two
-runs side by side (``pairs/<n>.html``), their steps aligned as ``trajcheck diff`` aligns them, each step with
-its thumbnails, and the first divergence marked; the index lists them under the comparison table.
+runs side by side (``pairs/<task>.html``, the task id's safe form), their steps aligned as ``trajcheck diff``
+aligns them, each step with its thumbnails, and the first divergence marked; the index lists them under the
+comparison table.
 
 The pairs are the ones ``trajcheck diff --task T --by KEY`` shows (:func:`trajcheck.queries.pairdiff.report_pairs`).
-The first ``max_runs`` pair pages get thumbnails, as the first ``max_runs`` run pages do; a thumbnail a run
-page already has is not made again.
+A pair page shows the thumbnails its runs' pages have (the same files: nothing is decoded again).
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from ..analyzers.alignment import Pair, explain
 from .htmlreport import _badges, _e, _page, _step_html
+from .reportfiles import Output, page_name
+from .reportwork import Images
 from ..queries.pairdiff import Picked, align_runs, report_pairs
 from ..base.reasons import PairMatch
 
@@ -24,29 +25,30 @@ MARKS = {PairMatch.SAME: "=", PairMatch.DIFFERENT_SCREEN: "&ne; screen", PairMat
          PairMatch.EXTRA_STEP: "+ step", PairMatch.RUN_ENDED: "ended"}
 
 
-def write_pairs(ledger_dir: str | os.PathLike[str], folder: Path, runs: list[dict[str, Any]],
-                steps_by_run: dict[str, list[dict[str, Any]]], by: str, max_runs: int) -> str:
-    """Write ``folder/pairs/<n>.html`` for every pair of ``by``'s arms; return the index's section that links
-    them ("" when no task has runs in two arms). ``runs`` are the report's runs, in the order of their pages
-    (``runs/<i>.html``)."""
+def write_pairs(ledger_dir: str | os.PathLike[str], out: Output, runs: list[dict[str, Any]],
+                steps_by_run: dict[str, list[dict[str, Any]]], by: str, thumbs: bool, images: Images) -> str:
+    """Put ``pairs/<task>.html`` for every pair of ``by``'s arms into ``out``; return the index's section that
+    links them ("" when no task has runs in two arms). ``images``: the thumbnails the run pages have."""
     pairs = report_pairs(ledger_dir, by)
     if not pairs:
         return ""
-    (folder / "pairs").mkdir()
-    page_of = {r["run_id"]: i for i, r in enumerate(runs)}
+    index_of = {r["run_id"]: i for i, r in enumerate(runs)}
     rows = []
-    for n, (task, pa, pb) in enumerate(pairs):
-        ia, ib = page_of[pa.run_id], page_of[pb.run_id]
+    for task, pa, pb in pairs:
+        ia, ib = index_of[pa.run_id], index_of[pb.run_id]
         aligned, first = align_runs(runs[ia], steps_by_run.get(pa.run_id, []), runs[ib],
                                     steps_by_run.get(pb.run_id, []))
-        body = _pair_page(task, by, (pa, pb), (ia, ib), runs, steps_by_run, aligned, first, folder, n < max_runs)
-        (folder / "pairs" / f"{n}.html").write_text(_page(f"{task}: {pa.run_id} / {pb.run_id} - trajcheck", body,
-                                                          "../"), "utf-8")
+        body = _pair_page(task, by, (pa, pb), (runs[ia], runs[ib]), steps_by_run, aligned, first, out, images,
+                          thumbs)
+        name = page_name(task)
+        out.put(f"pairs/{name}.html", _page(f"{task}: {pa.run_id} / {pb.run_id} - trajcheck", body, "../"))
         where = "agree throughout" if first is None else (
             f"pair {first + 1}: {_e(aligned[first].match)}")
-        rows.append(f'<tr><td><a href="pairs/{n}.html">{_e(task)}</a></td>'
-                    f'<td><a href="runs/{ia}.html">{_e(pa.run_id)}</a> ({_e(pa.arm)}) {_badges(runs[ia])}</td>'
-                    f'<td><a href="runs/{ib}.html">{_e(pb.run_id)}</a> ({_e(pb.arm)}) {_badges(runs[ib])}</td>'
+        rows.append(f'<tr><td><a href="pairs/{_e(name)}.html">{_e(task)}</a></td>'
+                    f'<td><a href="runs/{_e(page_name(pa.run_id))}.html">{_e(pa.run_id)}</a> ({_e(pa.arm)}) '
+                    f'{_badges(runs[ia])}</td>'
+                    f'<td><a href="runs/{_e(page_name(pb.run_id))}.html">{_e(pb.run_id)}</a> ({_e(pb.arm)}) '
+                    f'{_badges(runs[ib])}</td>'
                     f"<td>{where}</td></tr>")
     return (f"<h3>Paired runs side by side</h3><p class=muted>One run of each task from each arm of {_e(by)} "
             "(as <code>trajcheck diff --task T --by KEY</code> picks them), aligned step by step; the task opens "
@@ -54,20 +56,21 @@ def write_pairs(ledger_dir: str | os.PathLike[str], folder: Path, runs: list[dic
             "<th>first divergence</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
-def _side(label: str, p: Picked, i: int, r: dict[str, Any], by: str) -> str:
-    return (f'<p><b>{label}</b> <a href="../runs/{i}.html">{_e(p.run_id)}</a> ({_e(by)} = {_e(p.arm)}) '
-            f"{_badges(r)} <span class=muted>{_e(r.get('n_steps'))} steps; picked: {_e(p.why)}</span></p>")
+def _side(label: str, p: Picked, r: dict[str, Any], by: str) -> str:
+    return (f'<p><b>{label}</b> <a href="../runs/{_e(page_name(p.run_id))}.html">{_e(p.run_id)}</a> '
+            f"({_e(by)} = {_e(p.arm)}) {_badges(r)} <span class=muted>{_e(r.get('n_steps'))} steps; picked: "
+            f"{_e(p.why)}</span></p>")
 
 
-def _pair_page(task: str, by: str, picked: tuple[Picked, Picked], pages: tuple[int, int], runs: list[dict[str, Any]],
-               steps_by_run: dict[str, list[dict[str, Any]]], aligned: list[Pair], first: int | None, folder: Path,
-               thumbs: bool) -> str:
+def _pair_page(task: str, by: str, picked: tuple[Picked, Picked], both: tuple[dict[str, Any], dict[str, Any]],
+               steps_by_run: dict[str, list[dict[str, Any]]], aligned: list[Pair], first: int | None, out: Output,
+               images: Images, thumbs: bool) -> str:
     """One pair's page: both runs, the first divergence in a sentence, then a row per aligned pair."""
     pa, pb = picked
-    ra, rb = runs[pages[0]], runs[pages[1]]
+    ra, rb = both
     by_index = [{s["step_index"]: s for s in steps_by_run.get(p.run_id, [])} for p in picked]
     parts = [f'<p><a href="../index.html">all runs</a></p><div class=pair><h3>{_e(task)}: two runs side by side</h3>',
-             _side("A", pa, pages[0], ra, by), _side("B", pb, pages[1], rb, by)]
+             _side("A", pa, ra, by), _side("B", pb, rb, by)]
     if first is None:
         parts.append("<p class=pos>No divergence: the runs took the same actions on the same screens.</p>")
     else:
@@ -85,10 +88,9 @@ def _pair_page(task: str, by: str, picked: tuple[Picked, Picked], pages: tuple[i
                 gone = "(ended)" if p.match is PairMatch.RUN_ENDED else "(no such step)"
                 cells.append(f'<td class="side muted">{gone}</td>')
                 continue
-            run = runs[pages[side]]
-            cells.append("<td class=side>" + _step_html(pages[side], by_index[side][sig.index], Path(run["run_path"]),
-                                             folder / "assets", (run.get("screen_width"), run.get("screen_height")),
-                                             thumbs) + "</td>")
+            run = both[side]
+            cells.append("<td class=side>" + _step_html(page_name(run["run_id"]), run, by_index[side][sig.index],
+                                                        images, out, thumbs) + "</td>")
         here = k == first
         mark = MARKS[p.match] + ("<br><b>first divergence</b>" if here else "")
         parts.append(f'<tr id="pair-{k + 1}" class="{"diverge" if here else _e(p.match)}"><td>{k + 1}</td>{cells[0]}'
