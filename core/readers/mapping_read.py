@@ -14,8 +14,8 @@ from .kit.screenshots import frame_size
 from .kit.usage import amount, count, elapsed, seconds_of
 from .mapping_actions import parse
 from .mapping_config import MAX_LOG_BYTES, Mapping, _load
-from .mapping_steps import Rec, chat_records, context, from_lines, glob_images, image_file, members, \
-    template_frames
+from .mapping_steps import Rec, chat_records, context, from_lines, glob_images, image_file, members, next_numbered, \
+    plain_twin, template_frames
 from ..base.errors import Problem, RunFormatError
 from ..base.inputs import exists_not_dir
 from ..base.problems import Slug
@@ -137,7 +137,9 @@ def _frames(m: Mapping, run_dir: Path, recs: list[Rec], frames: Frames,
             return seen[img] if img else None
         return [one(r.pre, "chat.image", r) or shots[i] for i, r in enumerate(recs)], \
             [one(r.post, "chat.image", r) for r in recs]
-    pres, posts = _paired(shots, m.pre, None)
+    shots = [plain_twin(run_dir, s) if s and s not in frames.inline else s for s in shots]
+    last = shots[-1] if shots and m.pre else None
+    pres, posts = _paired(shots, m.pre, next_numbered(run_dir, last) if last and last not in frames.inline else None)
     for i, r in enumerate(recs):
         if r.post is not None and m.step_files is not None:
             posts[i] = frames.from_any(r.post, f"steps[{i}].screenshot") or posts[i]
@@ -169,6 +171,9 @@ def _action(m: Mapping, r: Rec) -> tuple[Action, str | None, str]:
     elif parsed is not None:
         t = parsed.type
         kind = str(parsed.extra.get("tool_action") or parsed.extra.get("call") or parsed.type)
+        named = m.types.get(kind) or m.types.get(kind.lower())
+        if t == "UNKNOWN" and named in UNDERSTOOD:  # a call the grammar does not know, named by [step.types]
+            t, parsed = named, _retyped(parsed, named)
     else:
         t, kind = "UNKNOWN", ""
     base = parsed or Action(t)
@@ -183,6 +188,14 @@ def _action(m: Mapping, r: Rec) -> tuple[Action, str | None, str]:
     act = Action(t, x=x, y=y, keys=_str(get("keys")) or base.keys, text=_str(get("text")) or base.text,
                  url=_str(get("url")) or base.url, element=base.element, extra={**base.extra, "log_type": kind})
     return act, thought, kind
+
+
+def _retyped(a: Action, t: str) -> Action:
+    """A parsed call of a name its grammar does not know, as the type ``[step.types]`` gives it: its text (a typed
+    or opened name) from its first text argument."""
+    inputs = a.extra.get("input") if isinstance(a.extra.get("input"), dict) else {}
+    text = a.text or (str(inputs["content"]) if t in ("TYPE", "NAVIGATE", "DONE") and inputs.get("content") else None)
+    return Action(t, a.x, a.y, a.keys, text, a.url, a.element, a.extra)
 
 
 def _number(v: Any) -> Any:
