@@ -193,8 +193,9 @@ def _action(m: Mapping, r: Rec) -> tuple[Action, str | None, str]:
 def _retyped(a: Action, t: str) -> Action:
     """A parsed call of a name its grammar does not know, as the type ``[step.types]`` gives it: its text (a typed
     or opened name) from its first text argument."""
-    inputs = a.extra.get("input") if isinstance(a.extra.get("input"), dict) else {}
-    text = a.text or (str(inputs["content"]) if t in ("TYPE", "NAVIGATE", "DONE") and inputs.get("content") else None)
+    got = a.extra.get("input")
+    content = got.get("content") if isinstance(got, dict) else None
+    text = a.text or (str(content) if t in ("TYPE", "NAVIGATE", "DONE") and content else None)
     return Action(t, a.x, a.y, a.keys, text, a.url, a.element, a.extra)
 
 
