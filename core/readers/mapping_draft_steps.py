@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .kit.screenshots import looks_like_base64
-from .mapping_actions import parse
+from .mapping_actions import parse_all
 from .mapping_fields import parse_embedded
 from .mapping_steps import IMAGE_SUFFIXES, message_text
 from .mapping_vocab import (ACTION_KEYS, KEYS_KEYS, POINT_KEYS, SHOT_KEYS, TEXT_KEYS, THOUGHT_KEYS, URL_KEYS, X_KEYS,
@@ -104,9 +104,9 @@ def _unknown_calls(d: StepDraft, samples: list[str], unsure: list[str]) -> None:
     ``[step.types]`` by the vocabulary of action names."""
     names: Counter[str] = Counter()
     for s in samples[:500]:
-        act, _thought = parse(d.grammar or "", s)
-        if act is not None and act.type == "UNKNOWN" and act.extra.get("tool_action"):
-            names[str(act.extra["tool_action"])] += 1
+        for act in parse_all(d.grammar or "", s)[0]:
+            if act.type == "UNKNOWN" and act.extra.get("tool_action"):
+                names[str(act.extra["tool_action"])] += 1
     _types(d, sorted(names), unsure)
 
 
