@@ -92,3 +92,13 @@ def test_appagent_steps_read_through_the_drafted_mapping(tmp_path):
     # no outcome is recorded and the agent never said FINISH: the referee's verdict is the project's for a run
     # that stops without an answer, never a false claim
     assert set(runs["verdict_reason"]) == {"no_answer"} and not runs["false_claim"].fillna(False).any()
+
+
+def test_appagent_task_logs_through_the_hand_mapping(tmp_path):
+    cov = measure([APPAGENT], MAPS / "appagent.toml")
+    assert (cov.runs_read, cov.actions, cov.understood, cov.screenshots, cov.screenshots_used, cov.frames_missing) \
+        == (2, 5, 5, 7, 7, 0)
+    res = trajcheck.score([APPAGENT], out=tmp_path / "L", mapping=MAPS / "appagent.toml")
+    assert res.scored == 2 and not res.invalid
+    goals = trajcheck.runs(tmp_path / "L").set_index("run_id")["goal"]
+    assert goals["tasks/task_system_2024-05-14_22-02-59"] == "open gmail"  # from the prompt text
