@@ -57,3 +57,48 @@ def test_mobile_agent_results_through_the_phone_agent_mapping(tmp_path):
     assert [s["action_type"] for s in gmail] == ["NAVIGATE", "CLICK", "TYPE", "CLICK", "DONE"]
     assert gmail[2]["action_text"] == "junyangwang@bjtu.edu.cn" and gmail[0]["action_text"] == "Gmail"
     assert (gmail[0]["frame_pre"], gmail[0]["frame_post"], gmail[-1]["frame_pre"]) == ("1.jpg", "2.jpg", "5.jpg")
+
+
+APPAGENT = REAL / "appagent"
+
+
+def test_appagent_task_logs_through_a_drafted_mapping_with_no_edit():
+    # JSON Lines under a .txt name; replies "Observation/Thought/Action: tap(6)/Summary"; the log names the
+    # labelled copy of each screen, the screen as captured is beside it, and the screen after the last step is
+    # the next-numbered file
+    d = draft_mapping(APPAGENT, check=True)
+    assert d.coverage is not None
+    c = d.coverage
+    assert (c["runs_found"], c["runs_read"], c["actions"], c["actions_understood"]) == (2, 2, 5, 5), d.text
+    assert not c["not_read"] and not c["unknown_actions"]
+    # 14 files, 7 screens (each with its labelled copy): every one is a step's frame
+    assert (c["screenshots"], c["screenshots_found"], c["frames_missing"]) == (7, 7, 0)
+    assert c["actions_understood"] >= 0.9 * c["actions"] and c["screenshots_found"] >= 0.9 * c["screenshots"]
+    assert "grammar = 'ui-tars'" in d.text and "'tap' = 'CLICK'" in d.text
+
+
+def test_appagent_steps_read_through_the_drafted_mapping(tmp_path):
+    (tmp_path / "m.toml").write_text(draft_mapping(APPAGENT).text)
+    res = trajcheck.score([APPAGENT], out=tmp_path / "L", mapping=tmp_path / "m.toml")
+    assert res.scored == 2 and not res.invalid
+    st = trajcheck.steps(tmp_path / "L").sort_values(["run_id", "step_index"]).to_dict("records")
+    gmail = [s for s in st if s["run_id"].endswith("22-02-59")]
+    assert [s["action_type"] for s in gmail] == ["CLICK", "DRAG"]  # tap(6), swipe(16, "up", "short")
+    assert gmail[0]["action_x"] is None or gmail[0]["action_x"] != gmail[0]["action_x"]  # a label number, no point
+    t = "task_system_2024-05-14_22-02-59"
+    assert [(s["frame_pre"], s["frame_post"]) for s in gmail] == [(f"{t}_1.png", f"{t}_2.png"),
+                                                                  (f"{t}_2.png", f"{t}_3.png")]
+    runs = trajcheck.runs(tmp_path / "L")
+    # no outcome is recorded and the agent never said FINISH: the referee's verdict is the project's for a run
+    # that stops without an answer, never a false claim
+    assert set(runs["verdict_reason"]) == {"no_answer"} and not runs["false_claim"].fillna(False).any()
+
+
+def test_appagent_task_logs_through_the_hand_mapping(tmp_path):
+    cov = measure([APPAGENT], MAPS / "appagent.toml")
+    assert (cov.runs_read, cov.actions, cov.understood, cov.screenshots, cov.screenshots_used, cov.frames_missing) \
+        == (2, 5, 5, 7, 7, 0)
+    res = trajcheck.score([APPAGENT], out=tmp_path / "L", mapping=MAPS / "appagent.toml")
+    assert res.scored == 2 and not res.invalid
+    goals = trajcheck.runs(tmp_path / "L").set_index("run_id")["goal"]
+    assert goals["tasks/task_system_2024-05-14_22-02-59"] == "open gmail"  # from the prompt text

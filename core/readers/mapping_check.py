@@ -1,6 +1,7 @@
 """How much of a folder a mapping reads (``trajcheck draft-mapping --check``): runs read, actions understood
 (a trajcheck type, not UNKNOWN) and screenshots found (the image files in the runs' folders, and the images
-carried inside their logs, that the steps use as frames)."""
+carried inside their logs, that the steps use as frames; a harness's annotated copy of a screenshot beside it,
+``3_labeled.png`` beside ``3.png``, is the same screen)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from .discovery import discover, get_reader
 from .mapping import register
 from .mapping_draft_files import images
+from .mapping_steps import screen_of
 from ..base.errors import RunFormatError
 from ..base.runfiles import safe_join, scoring_root
 
@@ -70,8 +72,10 @@ def measure(paths: list[str | os.PathLike[str]], mapping: str | os.PathLike[str]
             used = {f for s in run.steps for f in (s.frame_pre, s.frame_post) if f}
             there = {f for f in used if _there(run.inline_frames, run.outside_files, ref.run_dir, f)}
             files = set(images(ref.run_dir))
-            c.screenshots += len(files) + len(run.inline_frames)
-            c.screenshots_used += len(there & files) + len(there & set(run.inline_frames))
+            screens = {screen_of(f, files) for f in files}  # an annotated copy is the screen it marks up
+            c.screenshots += len(screens) + len(run.inline_frames)
+            c.screenshots_used += len({screen_of(f, files) for f in there & files}) + \
+                len(there & set(run.inline_frames))
             c.frames_missing += len(used - there)
         return c
     finally:

@@ -52,7 +52,7 @@ warning naming the field; `[run] steps` that gives nothing makes the run invalid
 
 | key | meaning |
 |---|---|
-| `files` | the log's file name in a run folder (a glob; the first match is read; default `*.json`, `*.log` with `lines`) |
+| `files` | the log's file name in a run folder (a glob; the first match is read; default `*.json`, `*.log` with `lines`); a `.jsonl` file, or one under any name whose first two lines are each a JSON object or array (AppAgent's `log_*.txt`), is JSON Lines: the list of its lines |
 | `steps` | JMESPath to the steps: a list, or an object whose members are the steps in natural key order (`{"1": ..., "2": ...}`; the member's key is the step's `{key}`) |
 | `members` | with an object: a regular expression the member keys must match (others are not steps) |
 | `lines` | the log is text: each line this regular expression matches is a step, its named groups the step's fields (`line` is the whole line) |
@@ -80,9 +80,9 @@ image suffix count too.
 | key | meaning |
 |---|---|
 | `type` | the log's name for the action; `[step.types]` maps names to trajcheck's types (a name not there is kept when it upper-cases to one trajcheck knows, else the step is `UNKNOWN` with an `action_unparsed` warning naming it) |
-| `grammar` | `ui-tars`, `anthropic`, `openai` or `pyautogui`: the value of `action` (default: the step, or a chat turn's `content_text`) is parsed as trajcheck's readers parse it: a UI-TARS reply (`Thought: ... Action: click(start_box='(1,2)')`) or its parsed structure; a `computer` tool call, its input or a list of calls (the first that acts); an OpenAI `computer_call` or its action; pyautogui code (with `ast`, never run) or `DONE`/`FAIL`/`WAIT`. Fields given beside it (`type`, `x`, `text`...) override what the grammar found; the reply's thought is the reasoning unless `reasoning` is given |
+| `grammar` | `ui-tars`, `anthropic`, `openai` or `pyautogui`: the value of `action` (default: the step, or a chat turn's `content_text`) is parsed as trajcheck's readers parse it: a UI-TARS reply (`Thought: ... Action: click(start_box='(1,2)')`) or its parsed structure; a `computer` tool call, its input or a list of calls; an OpenAI `computer_call` or its action; pyautogui code (with `ast`, never run) or `DONE`/`FAIL`/`WAIT`. A reply may have a section after its action (`Summary: ...`), and a bare name (`FINISH`) is a call without arguments. A value holding several actions (a list of calls, a reply with several) gives one step per action that acts (look-only calls beside them, a screenshot, give none), in order: the first has the log step's screen before, its reasoning and cost, the last its screen after; each has `extra.log_step` and `extra.action_of` = [k, n]. A call the grammar does not know (`tap(6)`) is typed by `[step.types]`. Fields given beside it (`type`, `x`, `text`...) override what the grammar found for the first action (with `type`, the step has that one action); the reply's thought is the reasoning unless `reasoning` is given |
 | `x`, `y`, `keys`, `text`, `url`, `url_after`, `reasoning`, `error` | fields |
-| `screenshot` | a path inside the run folder (relative to a step file's folder), base64 or a data: URL |
+| `screenshot` | a path inside the run folder (relative to a step file's folder), base64 or a data: URL; a harness's annotated copy (`3_labeled.png`, `_som`, `_annotated`, `_marked`...) is read as the screenshot it was made from (`3.png`) when that file is beside it: the screen as it was; with `pre`, the screen after the last step is the file named like the last one with its last number one higher, when it exists |
 | `screenshot_file` | a template of the screenshot's file name; with `screenshot_after_file`, the pre and post frames from two templates (`step_{step:02}.png`, `step_{step:02}_action.png`) |
 | `screenshots` | a glob of screenshots paired with the steps by position (natural order; `screenshots_offset` skips some) |
 | `screenshot_is` | `pre` (the screen the step acted on, default) or `post`; with one screenshot a step, a step's other frame is its neighbour's, and the screen after the last step (before the first) is used when its file exists |
@@ -128,9 +128,8 @@ claim that is checked.
 
 ### What the expressions cannot do
 
-- One action per step: a step holding several actions (a list of tool calls, batched computer actions) is
-  read as its first that acts (the grammar) or the one the fields name; the others are counted in
-  `extra.calls` at most.
+- A step holding several actions is several steps only through a grammar; a list of action objects read
+  with fields (`type = "actions[0].type"`) gives its first action, the one the fields name.
 - No arithmetic and no joins across steps or files, except the screenshot pairing above, the one results
   file of `[outcome]` and a template's offset. A point computed from two fields, a step assembled from two
   lines, a screenshot named by a time stamp the log does not record: these need a reader.

@@ -57,7 +57,7 @@ def _read(path: Path) -> tuple[str, Any]:
     except OSError:
         return "", None
     value = load_json_or_jsonl(text, run="", rel=path.name, problems=[]) if path.suffix.lower() in (
-        ".json", ".jsonl") or text.lstrip()[:1] in "[{" else None
+        ".json", ".jsonl") or text.lstrip("\ufeff \t\r\n")[:1] in "[{" else None
     return text, value
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .kit.screenshots import looks_like_base64
+from .mapping_actions import parse_all
 from .mapping_fields import parse_embedded
 from .mapping_steps import IMAGE_SUFFIXES, message_text
 from .mapping_vocab import (ACTION_KEYS, KEYS_KEYS, POINT_KEYS, SHOT_KEYS, TEXT_KEYS, THOUGHT_KEYS, URL_KEYS, X_KEYS,
@@ -75,6 +76,7 @@ def _strings(d: StepDraft, samples: list[str], path: str, unsure: list[str]) -> 
     if _most(samples, lambda s: _UITARS.search(s) is not None):
         d.grammar = "ui-tars"
         d.lines += ["grammar = 'ui-tars'", f"action = {toml_str(path)}"]
+        _unknown_calls(d, samples, unsure)
         return
     tags = Counter(m.group(1) for s in samples for m in [_TAG.search(s)] if m and
                    isinstance(parse_embedded(m.group(2), "auto"), (list, dict)))
@@ -95,6 +97,17 @@ def _strings(d: StepDraft, samples: list[str], path: str, unsure: list[str]) -> 
         d.lines += [f"grammar = '{d.grammar}'", "action = " + _field(path, parse="auto")]
         return
     _vocabulary(d, samples, path, unsure)
+
+
+def _unknown_calls(d: StepDraft, samples: list[str], unsure: list[str]) -> None:
+    """The calls in the sampled replies that the grammar does not know (``tap(6)``, ``FINISH``), named in
+    ``[step.types]`` by the vocabulary of action names."""
+    names: Counter[str] = Counter()
+    for s in samples[:500]:
+        for act in parse_all(d.grammar or "", s)[0]:
+            if act.type == "UNKNOWN" and act.extra.get("tool_action"):
+                names[str(act.extra["tool_action"])] += 1
+    _types(d, sorted(names), unsure)
 
 
 def _vocabulary(d: StepDraft, samples: list[str], path: str, unsure: list[str]) -> None:

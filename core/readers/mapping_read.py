@@ -12,10 +12,10 @@ from .kit import coords
 from .kit.reading import Frames, num, raise_errors, read_text_file, safe_join
 from .kit.screenshots import frame_size
 from .kit.usage import amount, count, elapsed, seconds_of
-from .mapping_actions import parse
+from .mapping_actions import parse_all
 from .mapping_config import MAX_LOG_BYTES, Mapping, _load
-from .mapping_steps import Rec, chat_records, context, from_lines, glob_images, image_file, members, \
-    template_frames
+from .mapping_steps import Rec, chat_records, context, from_lines, glob_images, image_file, members, next_numbered, \
+    plain_twin, template_frames
 from ..base.errors import Problem, RunFormatError
 from ..base.inputs import exists_not_dir
 from ..base.problems import Slug
@@ -137,7 +137,9 @@ def _frames(m: Mapping, run_dir: Path, recs: list[Rec], frames: Frames,
             return seen[img] if img else None
         return [one(r.pre, "chat.image", r) or shots[i] for i, r in enumerate(recs)], \
             [one(r.post, "chat.image", r) for r in recs]
-    pres, posts = _paired(shots, m.pre, None)
+    shots = [plain_twin(run_dir, s) if s and s not in frames.inline else s for s in shots]
+    last = shots[-1] if shots and m.pre else None
+    pres, posts = _paired(shots, m.pre, next_numbered(run_dir, last) if last and last not in frames.inline else None)
     for i, r in enumerate(recs):
         if r.post is not None and m.step_files is not None:
             posts[i] = frames.from_any(r.post, f"steps[{i}].screenshot") or posts[i]
@@ -153,22 +155,26 @@ def _paired(shots: list[str | None], pre: bool, last_post: str | None) -> tuple[
     return [shots[i - 1] if i else None for i in range(n)], shots
 
 
-def _action(m: Mapping, r: Rec) -> tuple[Action, str | None, str]:
-    """A step's action (its points in the log's space), the thought the grammar found, and the log's name for it."""
+def _action(m: Mapping, r: Rec) -> tuple[list[Action], str | None, str]:
+    """A step's actions (one, or each call of a grammar's list; points in the log's space), the thought the grammar
+    found, and the log's name for the first."""
     s, c = r.value, r.ctx
-    parsed, thought = None, None
+    calls: list[Action] = []
+    thought = None
     if m.grammar is not None:
         src = m.get("step.action", s, c) if "step.action" in m.fields else \
             (s.get("content_text") if m.chat and isinstance(s, dict) else s)
-        parsed, thought = parse(m.grammar, src)
+        calls, thought = parse_all(m.grammar, src)
+    parsed = calls[0] if calls else None
     kind = _str(m.get("step.type", s, c))
     if kind is not None:
         kind = kind.strip()
         t = m.types.get(kind) or m.types.get(kind.lower()) or kind.upper().replace(" ", "_")
         t = t if t in UNDERSTOOD else "UNKNOWN"
+        calls = calls[:1]  # the type field names one action: the step's
     elif parsed is not None:
+        parsed, kind = _named(m, parsed)
         t = parsed.type
-        kind = str(parsed.extra.get("tool_action") or parsed.extra.get("call") or parsed.type)
     else:
         t, kind = "UNKNOWN", ""
     base = parsed or Action(t)
@@ -182,7 +188,27 @@ def _action(m: Mapping, r: Rec) -> tuple[Action, str | None, str]:
         x, y = base.x, base.y
     act = Action(t, x=x, y=y, keys=_str(get("keys")) or base.keys, text=_str(get("text")) or base.text,
                  url=_str(get("url")) or base.url, element=base.element, extra={**base.extra, "log_type": kind})
-    return act, thought, kind
+    more = []
+    for a in calls[1:]:
+        a, k = _named(m, a)
+        more.append(Action(a.type, a.x, a.y, a.keys, a.text, a.url, a.element, {**a.extra, "log_type": k}))
+    return [act, *more], thought, kind
+
+
+def _named(m: Mapping, a: Action) -> tuple[Action, str]:
+    """A parsed call and the log's name for it; a call its grammar does not know, typed by ``[step.types]``."""
+    kind = str(a.extra.get("tool_action") or a.extra.get("call") or a.type)
+    named = m.types.get(kind) or m.types.get(kind.lower())
+    return (_retyped(a, named) if a.type == "UNKNOWN" and named in UNDERSTOOD else a), kind
+
+
+def _retyped(a: Action, t: str) -> Action:
+    """A parsed call of a name its grammar does not know, as the type ``[step.types]`` gives it: its text (a typed
+    or opened name) from its first text argument."""
+    got = a.extra.get("input")
+    content = got.get("content") if isinstance(got, dict) else None
+    text = a.text or (str(content) if t in ("TYPE", "NAVIGATE", "DONE") and content else None)
+    return Action(t, a.x, a.y, a.keys, text, a.url, a.element, a.extra)
 
 
 def _number(v: Any) -> Any:
@@ -258,6 +284,31 @@ def _goal(m: Mapping, run_dir: Path, value: Any, run_name: str, problems: list[P
     return text.strip() or None if text is not None else None
 
 
+def _steps(m: Mapping, recs: list[Rec], acts: list[tuple[list[Action], str | None, str]], pres: list[str | None],
+           posts: list[str | None], space: coords.Space, spent: list[tuple[Usage | None, float | None]],
+           rel: str) -> list[Step]:
+    """One trajcheck step per action: a log step holding several actions gives several, in order, the first
+    with the log step's screen before, the last with its screen after, its reasoning and cost on the first."""
+    steps: list[Step] = []
+    for i, (r, (calls, thought, _kind)) in enumerate(zip(recs, acts)):
+        s, c = r.value, r.ctx
+        err = _str(m.get("step.error", s, c))
+        url, url_after = _str(m.get("step.url", s, c)), _str(m.get("step.url_after", s, c))
+        n = len(calls)
+        for j, a in enumerate(calls):
+            x, y = space.convert(a.x, a.y)
+            extra = {**a.extra, **r.extra, **({"log_step": i, "action_of": [j + 1, n]} if n > 1 else {})}
+            steps.append(Step(index=len(steps), action=Action(a.type, x, y, a.keys, a.text, a.url, a.element, extra),
+                              reasoning=(_str(m.get("step.reasoning", s, c)) or thought) if j == 0 else None,
+                              frame_pre=pres[i] if j == 0 else None, frame_post=posts[i] if j == n - 1 else None,
+                              executor_ok=None if err is None else False, executor_error=err,
+                              page=Page(url_before=url if j == 0 else None, url_after=url_after if j == n - 1
+                                        else None) if url or url_after else None,
+                              usage=spent[i][0] if j == 0 else None, wall_seconds=spent[i][1] if j == 0 else None,
+                              source=rel, line=r.line))
+    return steps
+
+
 def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     """Read one run directory through mapping ``m`` (a reader's ``read``). Its run_id is the log's, else its
     path under the folder being scored (``Gmail/2``), so runs in nested folders never share one."""
@@ -273,29 +324,18 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
     pres, posts = _frames(m, run_dir, recs, frames, problems)
     model = _str(m.get("run.model", value))
     acts = [_action(m, r) for r in recs]
+    flat = [a for calls, _, _ in acts for a in calls]
     shot = next((sz for f in (*pres, *posts) if f and (sz := frame_size(frames, f))), None)
-    space, notes = _space(m, [a for a, _, _ in acts], value, model, shot, run_name, rel)
-    problems += notes + _unmatched(m, recs, [a.type for a, _, _ in acts], run_name, rel)
-    unknown = sorted({k or "(none)" for a, _, k in acts if a.type == "UNKNOWN"})
+    space, notes = _space(m, flat, value, model, shot, run_name, rel)
+    problems += notes + _unmatched(m, recs, [calls[0].type for calls, _, _ in acts], run_name, rel)
+    unknown = sorted({str(a.extra.get("log_type") or "(none)") for a in flat if a.type == "UNKNOWN"})
     if unknown:
-        n = sum(a.type == "UNKNOWN" for a, _, _ in acts)
-        problems.append(Problem(Slug.ACTION_UNPARSED, f"{n} of {len(acts)} steps have an action the mapping does not "
-                                f"map to a trajcheck type: {', '.join(repr(u) for u in unknown[:8])}", run=run_name,
-                                file=rel, field="step.type", severity="warning",
+        n = sum(a.type == "UNKNOWN" for a in flat)
+        problems.append(Problem(Slug.ACTION_UNPARSED, f"{n} of {len(flat)} steps have an action the mapping does "
+                                f"not map to a trajcheck type: {', '.join(repr(u) for u in unknown[:8])}",
+                                run=run_name, file=rel, field="step.type", severity="warning",
                                 hint=f"add them to [step.types] of {m.path.name}; they are scored as UNKNOWN"))
-    spent = _spent(m, recs, model)
-    steps: list[Step] = []
-    for i, (r, (a, thought, _kind)) in enumerate(zip(recs, acts)):
-        x, y = space.convert(a.x, a.y)
-        s, c = r.value, r.ctx
-        err = _str(m.get("step.error", s, c))
-        url, url_after = _str(m.get("step.url", s, c)), _str(m.get("step.url_after", s, c))
-        steps.append(Step(index=i, action=Action(a.type, x, y, a.keys, a.text, a.url, a.element,
-                                                 {**a.extra, **r.extra}),
-                          reasoning=_str(m.get("step.reasoning", s, c)) or thought, frame_pre=pres[i],
-                          frame_post=posts[i], executor_ok=None if err is None else False, executor_error=err,
-                          page=Page(url_before=url, url_after=url_after) if url or url_after else None,
-                          usage=spent[i][0], wall_seconds=spent[i][1], source=rel, line=r.line))
+    steps = _steps(m, recs, acts, pres, posts, space, _spent(m, recs, model), rel)
     raise_errors(problems, run_name)
     names = {"folder": run_dir.name, "path": display, "run_id": _str(m.get("run.run_id", value)),
              "task_id": _str(m.get("run.task_id", value)), "goal": _str(m.get("run.goal", value))}

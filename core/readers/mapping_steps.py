@@ -201,3 +201,36 @@ def template_frames(run_dir: Path, recs: list[Rec], pre_t: str | None, post_t: s
                 missing.append(s)
                 lst[i] = None
     return pres, posts, sorted(set(missing), key=natural)
+
+
+#: The name of a harness's marked-up copy of a screenshot (set-of-marks labels, boxes) beside the screenshot.
+_ANNOTATED = re.compile(r"^(?P<stem>.+?)[_-](?:labell?ed|annotated|marked|som|tagged|boxe[sd]|highlighted|drawn)"
+                        r"(?P<ext>\.[A-Za-z]+)$", re.I)
+_LAST_NUM = re.compile(r"(\d+)(?=\D*$)")
+
+
+def plain_twin(run_dir: Path, rel: str) -> str:
+    """The screenshot an annotated copy was made from, when it is beside it (``3_labeled.png`` -> ``3.png``): the
+    screen as it was, without the harness's marks; else ``rel``."""
+    m = _ANNOTATED.match(rel)
+    if m is None:
+        return rel
+    plain = m.group("stem") + m.group("ext")
+    return plain if exists(run_dir, plain) else rel
+
+
+def next_numbered(run_dir: Path, rel: str) -> str | None:
+    """The file named like ``rel`` with its last number one higher (``x_2.png`` -> ``x_3.png``), when it exists:
+    the screen after the last step of a log that names only the screens before each step."""
+    m = _LAST_NUM.search(rel)
+    if m is None:
+        return None
+    digits = m.group(1)
+    nxt = rel[:m.start()] + str(int(digits) + 1).zfill(len(digits)) + rel[m.end():]
+    return nxt if exists(run_dir, nxt) else None
+
+
+def screen_of(name: str, names: set[str]) -> str:
+    """The screenshot a file shows: itself, or for an annotated copy the screenshot beside it in ``names``."""
+    m = _ANNOTATED.match(name)
+    return name if m is None or m.group("stem") + m.group("ext") not in names else m.group("stem") + m.group("ext")

@@ -33,6 +33,9 @@ _ACTION = re.compile(r"\bAction[ \t]*[:：][ \t]*")
 _HEADS = re.compile(r"^[ \t]*(?:Thought|Reflection|Action_Summary)[ \t]*[:：][ \t]*", re.M)
 _NUMS = re.compile(r"-?\d+(?:\.\d+)?")
 _CALL_START = re.compile(r"^\s*[A-Za-z_]\w*\s*\(")
+#: A section heading on its own line after the action part (AppAgent's ``Summary:``), and a bare action name.
+_NEXT_HEAD = re.compile(r"\n[ \t]*[A-Z][A-Za-z_]{1,30}[ \t]*[:：]")
+_WORD = re.compile(r"[A-Za-z_]\w{0,40}")
 
 #: UI-TARS action names (desktop, browser and mobile prompts, and the names executors accept) -> types.
 KINDS = {"click": "CLICK", "left_click": "CLICK", "left_single": "CLICK", "left_double": "DOUBLE_CLICK",
@@ -94,6 +97,11 @@ def parse_reply(reply: str) -> tuple[str | None, list[tuple[str, dict[str, str]]
     part = reply[marks[-1].end():]
     # one call, whatever newlines its text holds (a typed text with raw newlines, as some harnesses log it)
     whole = parse_call(part) or (parse_call(part.replace("\n", "\\n")) if "\n" in part.strip() else None)
+    if whole is None and (m := _NEXT_HEAD.search(part)):  # a section after the action (``Summary: ...``)
+        part = part[:m.start()]
+        whole = parse_call(part) or (parse_call(part.replace("\n", "\\n")) if "\n" in part.strip() else None)
+    if whole is None and _WORD.fullmatch(part.strip()):  # a bare name: ``FINISH``
+        whole = (part.strip(), {})
     if whole is not None:
         return thought, [whole], []
     calls, bad = [], []

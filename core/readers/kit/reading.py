@@ -144,7 +144,8 @@ def jsonl_values(text: str, *, run: str, rel: str, problems: list[Problem]) -> I
 
 
 def load_json_or_jsonl(text: str, *, run: str, rel: str, problems: list[Problem]) -> Any:
-    """A log that is JSON, or JSONL when its name ends with ``.jsonl`` (then: the list of its lines' values; a
+    """A log that is JSON, or JSONL when its name ends with ``.jsonl`` or it does not parse whole and its first
+    two lines are each a JSON object or array (then: the list of its lines' values; a
     pretty-printed JSON array saved under a ``.jsonl`` name, as Agent TARS writes its event stream, is read whole).
     None, with the problem appended, when JSON does not parse."""
     if rel.endswith(".jsonl"):
@@ -154,9 +155,27 @@ def load_json_or_jsonl(text: str, *, run: str, rel: str, problems: list[Problem]
                 return value
         return list(jsonl_values(text, run=run, rel=rel, problems=problems))
     value, p = parse_json_text(text, run=run, file=rel)
+    if p and _lines_of_json(text):  # JSON Lines under another name (AppAgent writes log_*.txt)
+        return list(jsonl_values(text, run=run, rel=rel, problems=problems))
     if p:
         problems.append(p)
     return value
+
+
+def _lines_of_json(text: str) -> bool:
+    """Whether a text's first two non-empty lines are each a JSON object or array: JSON Lines, whatever its name."""
+    lines: list[str] = []
+    for ln in text.splitlines():
+        if ln.strip():
+            lines.append(ln.strip())
+        if len(lines) == 2:
+            break
+    if len(lines) < 2 or not all(ln[:1] in "[{" for ln in lines):
+        return False
+    try:
+        return all(isinstance(json.loads(ln), (dict, list)) for ln in lines)
+    except (ValueError, RecursionError):
+        return False
 
 
 _WS = re.compile(r"[ \t\n\r]*")
