@@ -35,9 +35,10 @@ def report(
     """Write a static HTML report of a ledger, a page per run.
 
     index.html has summary and comparison tables, a success chart and a sortable, filterable
-    table of every run; runs/<run id>.html each run's story, its pre/post thumbnails and 200x200 region crops marked with the click point, the region and
-    the changed box. Thumbnails are cached by frame content, and files unchanged since the
-    last report in the folder are not written again.
+    table of every run; runs/<run id>.html each run's story, its pre/post thumbnails and 200x200
+    region crops marked with the click point, the region and the changed box. Thumbnails are
+    cached by frame content, and files unchanged since the last report in the folder are not
+    written again.
 
     Example: trajcheck report ledger/ --out report/
     """
