@@ -65,7 +65,7 @@ def test_a_folder_of_such_runs_is_drafted_and_read_in_full(tmp_path):
     c = d.coverage
     assert c is not None
     assert (c["runs_read"], c["actions"], c["actions_understood"]) == (2, 4, 4), d.text
-    assert (c["screenshots"], c["screenshots_found"], c["frames_missing"]) == (6, 6, 0), d.text
+    assert (c["screenshots"], c["screenshots_found"], c["frames_not_there"]) == (6, 6, 0), d.text
     assert "'text' = 'TYPE'" in d.text and "'FINISH' = 'DONE'" in d.text and "'tap' = 'CLICK'" in d.text
 
 

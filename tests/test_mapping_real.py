@@ -72,7 +72,7 @@ def test_appagent_task_logs_through_a_drafted_mapping_with_no_edit():
     assert (c["runs_found"], c["runs_read"], c["actions"], c["actions_understood"]) == (2, 2, 5, 5), d.text
     assert not c["not_read"] and not c["unknown_actions"]
     # 14 files, 7 screens (each with its labelled copy): every one is a step's frame
-    assert (c["screenshots"], c["screenshots_found"], c["frames_missing"]) == (7, 7, 0)
+    assert (c["screenshots"], c["screenshots_found"], c["frames_not_there"]) == (7, 7, 0)
     assert c["actions_understood"] >= 0.9 * c["actions"] and c["screenshots_found"] >= 0.9 * c["screenshots"]
     assert "grammar = 'ui-tars'" in d.text and "'tap' = 'CLICK'" in d.text
 
@@ -89,9 +89,10 @@ def test_appagent_steps_read_through_the_drafted_mapping(tmp_path):
     assert [(s["frame_pre"], s["frame_post"]) for s in gmail] == [(f"{t}_1.png", f"{t}_2.png"),
                                                                   (f"{t}_2.png", f"{t}_3.png")]
     runs = trajcheck.runs(tmp_path / "L")
-    # no outcome is recorded and the agent never said FINISH: the referee's verdict is the project's for a run
-    # that stops without an answer, never a false claim
-    assert set(runs["verdict_reason"]) == {"no_answer"} and not runs["false_claim"].fillna(False).any()
+    # no outcome is recorded and neither run said FINISH: in a batch where no run answered, the no-answer rule does
+    # not apply (the harness may have no way to answer), so the runs are unknown, and never a false claim
+    assert set(runs["verdict_reason"]) == {"no_answer_action"} and not runs["false_claim"].fillna(False).any()
+    assert set(runs["eval_final_verdict"]) == {"unknown"}
 
 
 def test_appagent_task_logs_through_the_hand_mapping(tmp_path):
