@@ -138,6 +138,11 @@ def render(data: dict[str, Any]) -> Group:
         ft.append(f"  FALSE CLAIM: the agent declared success ({r.get('false_claim_basis') or 'referee'})",
                   style="bold red")
     rows.append(("final", ft))
+    if r.get("failure_mode"):  # the decisive cause of a run that did not pass (docs/failures.md)
+        at = f" at step {r['failure_step']}" if r.get("failure_step") is not None else ""
+        detail = f" ({r['failure_detail']})" if r.get("failure_detail") else ""
+        rows.append(("failure", Text(f"{r['failure_mode']}{detail}{at}: {r.get('failure_evidence') or ''}".rstrip(": "),
+                                     style="red")))
     if r["lesson_candidate"]:
         rows.append(("lesson", Text(r["lesson_candidate"], style="dim")))
     parts += [Text(""), Text("referee", style="bold"), _lanes(rows)]

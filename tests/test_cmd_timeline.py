@@ -71,7 +71,8 @@ CONSENT_ON = {
         "message_source": "dom", "message_text": "subscribed! check your inbox to confirm.",
         "screen_text_final": None, "screen_messages_final": None,
         # a flat contract: its one check holds; no rubric tree, no judge of score --judgments
-        "contract_score": 1.0, "contract_tree": None, "judgments": None,
+        "contract_score": 1.0, "contract_tree": None, "judgments": None, "failure_mode": None, "failure_detail": None,
+        "failure_step": None, "failure_evidence": None,
     },
     "steps": [
         {**COMMON, "step_index": 1, "action_type": "CLICK", "action_x": 640.0, "action_y": 316.0,
@@ -193,6 +194,10 @@ def test_referee_of_a_disputed_run(sample_ledger: Path, width100: None) -> None:
         "evidence  pass  confidence 0.7  success_after_last_high_risk@5: saved",
         "final     UNCERTAIN  judge_disagreement  (from contract+evaluator+judge)  FALSE CLAIM: the agent",
         "          declared success (referee)",
+        # the failure mode (docs/failures.md): the contract's grid check, with its evidence cut to its length
+        'failure   wrong_result (grid) at step 6: contract check kick row failed: {"active_steps": [1, 5, 10,',
+        '          13], "distances": [217.6, 0.0, 0.0, 0.0, 217.6, 0.0, 0.0, 0.0, 18.0, 217.6, 0.0, 0.0,',
+        "          217.6, 0.0, 0…",
         "lesson    referee disagreement: contract kick on the quarter notes said fail (kick row:",
         "          missing_required=[9], forbidden_active=[10], active_steps=[1, 5, 10, 13]); the benchmark's",
         "          evaluator said fail; judge screenshot-judge (recorded) said pass (kick row shows four",

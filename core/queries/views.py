@@ -34,7 +34,8 @@ TIMELINE_RUN_COLUMNS = (
     "evidence_confidence", "claimed_success", "false_claim", "false_claim_basis", "lesson_promotable",
     "lesson_candidate", "reward_total", "longest_loop", "states_distinct", "states_returning", "oscillations",
     "stalled_from_step", "no_net_progress", "message_source", "message_text", "screen_text_final",
-    "screen_messages_final", "contract_score", "contract_tree", "judgments",
+    "screen_messages_final", "contract_score", "contract_tree", "judgments", "failure_mode", "failure_detail",
+    "failure_step", "failure_evidence",
 )
 
 
