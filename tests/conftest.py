@@ -55,16 +55,22 @@ def sample_ledger(tmp_path_factory, samples) -> Path:
     return out
 
 
-def copy_samples(dst: Path, dom: bool = True, evaluator: bool = True) -> Path:
-    """The sample runs copied to ``dst``, without their DOM snapshots (files and references) when ``dom`` is
-    False, and without their recorded evaluator result (``outcome.score``) when ``evaluator`` is False."""
+def copy_samples(dst: Path, dom: bool = True, evaluator: bool = True, contract: dict[str, Any] | None = None,
+                 only: str | None = None) -> Path:
+    """The sample runs (or the one named ``only``) copied to ``dst``, without their DOM snapshots (files and
+    references) when ``dom`` is False, without their recorded evaluator result (``outcome.score``) when
+    ``evaluator`` is False, and with ``contract`` as each run's contract.json when one is given."""
     for run in sample_run_dirs():
+        if only and run.name != only:
+            continue
         out = dst / run.name
         shutil.copytree(run, out, ignore=None if dom else shutil.ignore_patterns("dom"))
         if not evaluator:
             meta = json.loads((out / "run.json").read_text())
             (meta.get("outcome") or {}).pop("score", None)
             (out / "run.json").write_text(json.dumps(meta))
+        if contract is not None:
+            (out / "contract.json").write_text(json.dumps(contract))
         if not dom:
             steps = [json.loads(x) for x in (out / "steps.jsonl").read_text().splitlines()]
             for s in steps:

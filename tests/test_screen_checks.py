@@ -10,7 +10,6 @@ without its DOM."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from trajcheck.analyzers.screentext import TextLine
 from trajcheck.base.box import Box
 from trajcheck.media import ocr
 
-from conftest import SAMPLES, sample_run_dirs
+from conftest import SAMPLES, copy_samples
 
 ENGINE, MISSING = ocr.engine()
 needs_ocr = pytest.mark.skipif(ENGINE is None, reason=f"OCR is not installed here: {MISSING}")
@@ -161,23 +160,8 @@ def test_a_check_on_any_frame_holds_if_one_frame_shows_the_text():
 # -- end to end -------------------------------------------------------------------------------------------------
 
 def _copy(dst: Path, dom: bool, contract: dict | None = None, only: str | None = None) -> Path:
-    for run in sample_run_dirs():
-        if only and run.name != only:
-            continue
-        out = dst / run.name
-        shutil.copytree(run, out, ignore=None if dom else shutil.ignore_patterns("dom"))
-        meta = json.loads((out / "run.json").read_text())
-        (meta.get("outcome") or {}).pop("score", None)
-        (out / "run.json").write_text(json.dumps(meta))
-        if contract is not None:
-            (out / "contract.json").write_text(json.dumps(contract))
-        if not dom:
-            steps = [json.loads(x) for x in (out / "steps.jsonl").read_text().splitlines()]
-            for s in steps:
-                for k in ("dom_before", "dom_after"):
-                    (s.get("page") or {}).pop(k, None)
-            (out / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
-    return dst
+    """The sample runs without their evaluator (so that the contracts decide), and without their DOM if asked."""
+    return copy_samples(dst, dom=dom, evaluator=False, contract=contract, only=only)
 
 
 @needs_ocr

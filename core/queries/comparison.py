@@ -26,7 +26,7 @@ from ..base.reasons import WarningFollowup
 from ..base.verdicts import Coverage, coverage
 from ..base.errors import UsageError
 from .failures import ModeChange, mode_changes
-from .views import group_expr
+from .views import arm_rows, group_expr
 
 RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "verdict_source", "outcome_score",
                "claimed_success",
@@ -59,20 +59,7 @@ def _load(ledger_dir: str | os.PathLike[str], arm_expr: str | None, label: str |
           where: str | None = None) -> list[dict[str, Any]]:
     con = ledger.connect(ledger_dir)
     try:
-        arm = arm_expr or "NULL"
-        if where:
-            try:
-                con.execute(f"select count(*) from runs where {where}").fetchall()
-            except Exception as exc:  # noqa: BLE001  (parser or binder error)
-                raise UsageError(f"--where: {str(exc).splitlines()[0]}") from None
-        filt = f"where {where}" if where else ""
-        try:
-            cur = con.execute(f"select {', '.join(RUN_COLUMNS)}, CAST({arm} AS VARCHAR) AS arm from runs {filt} "
-                              "order by run_id")
-        except Exception as exc:  # noqa: BLE001  (binder error: unknown column)
-            raise UsageError(f"--by: {str(exc).splitlines()[0]}") from None
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+        rows = arm_rows(con, RUN_COLUMNS, arm_expr, where)
         unwarned = {rid: (n, cost) for rid, n, cost in con.execute(
             "select run_id, count(*), sum(cost_usd) from steps where action_effect_observed = false "
             "group by run_id").fetchall()}

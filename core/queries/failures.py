@@ -17,11 +17,10 @@ from typing import Any
 
 from ..analyzers.failures import blocking_page
 from ..base import stats
-from ..base.errors import UsageError
 from ..base.failuremodes import FailureMode
 from ..store import ledger
 
-from .views import group_expr
+from .views import arm_rows, group_expr
 
 #: The arm of the runs without a value of ``by``.
 MISSING = "(null)"
@@ -86,19 +85,7 @@ def load(ledger_dir: str | os.PathLike[str], by: str | None = None, where: str |
     arm = group_expr(by) if by else "NULL"
     con = ledger.connect(ledger_dir)
     try:
-        filt = "where status = 'ok'" + (f" and ({where})" if where else "")
-        if where:
-            try:
-                con.execute(f"select count(*) from runs where {where}").fetchall()
-            except Exception as exc:  # noqa: BLE001  (parser or binder error)
-                raise UsageError(f"--where: {str(exc).splitlines()[0]}") from None
-        try:
-            cur = con.execute(f"select {', '.join(_COLUMNS)}, CAST({arm} AS VARCHAR) AS arm from runs {filt} "
-                              "order by run_id")
-        except Exception as exc:  # noqa: BLE001  (binder error: unknown column)
-            raise UsageError(f"--by: {str(exc).splitlines()[0]}") from None
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+        rows = arm_rows(con, _COLUMNS, arm, where, scored_only=True)
     finally:
         con.close()
     for r in rows:

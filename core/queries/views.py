@@ -6,7 +6,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from ..store import ledger
 from ..base.errors import LedgerError, UsageError
@@ -153,3 +153,25 @@ def _why(best: tuple[Any, ...], rest: list[tuple[Any, ...]]) -> str:
 
 
 __all__ = ["timeline", "best_of", "BestOf", "LedgerError", "VERDICT_RANK", "rank_key"]
+
+
+def arm_rows(con: Any, columns: Sequence[str], arm_expr: str | None, where: str | None,
+             scored_only: bool = False) -> list[dict[str, Any]]:
+    """The runs' ``columns`` and their arm (``arm``: ``arm_expr`` as text), ordered by run id; only the scored
+    runs when ``scored_only``, and those ``where`` holds. UsageError naming --where or --by when DuckDB
+    refuses one of them."""
+    arm = arm_expr or "NULL"
+    if where:
+        try:
+            con.execute(f"select count(*) from runs where {where}").fetchall()
+        except Exception as exc:  # noqa: BLE001  (parser or binder error)
+            raise UsageError(f"--where: {str(exc).splitlines()[0]}") from None
+    conditions = (["status = 'ok'"] if scored_only else []) + ([f"({where})"] if where else [])
+    filt = f"where {' and '.join(conditions)}" if conditions else ""
+    try:
+        cur = con.execute(f"select {', '.join(columns)}, CAST({arm} AS VARCHAR) AS arm from runs {filt} "
+                          "order by run_id")
+    except Exception as exc:  # noqa: BLE001  (binder error: unknown column)
+        raise UsageError(f"--by: {str(exc).splitlines()[0]}") from None
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
