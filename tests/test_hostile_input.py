@@ -556,3 +556,26 @@ def test_the_report_escapes_text_from_a_run(tmp_path):
     text = "\n".join(pages)
     assert "alert(&#x27;why&#x27;)" in text or "alert(&#39;why&#39;)" in text  # the reasoning is on a page
     assert "<script>alert(" not in text and "<img src=x" not in text
+
+
+def test_a_deeply_nested_log_is_sniffed_in_bounded_memory(tmp_path):
+    """Readers claim a log by the shape of its head (trajcheck.readers.kit.shape): a JSON file nested 30,000 deep
+    once took gigabytes there, each event's dotted prefix growing with the depth (quadratic: 28,000 deep took over
+    20 GB). Its head is read, and discovery of its folder ends, in a few hundred MB (the process is also held to
+    4 GB of address space, so that the check cannot take the machine down)."""
+    deep = tmp_path / "runs" / "deep"
+    deep.mkdir(parents=True)
+    (deep / "reasoning.json").write_text('{"task": "t", "steps": [{"raw_reply": ' + "[" * 30000 + "]" * 30000 + "}]}")
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+            "from pathlib import Path\n"
+            "from trajcheck.readers.kit import shape\n"
+            "from trajcheck.readers import discovery\n"
+            "v = shape.head_value(Path(sys.argv[1]) / 'deep' / 'reasoning.json')\n"
+            "refs, problems = discovery.discover([sys.argv[1]])\n"
+            "print(type(v).__name__, sorted(v), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n")
+    res = subprocess.run([sys.executable, "-c", code, str(tmp_path / "runs")], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    kind, first, second, peak_mb = res.stdout.split()
+    assert (kind, first, second) == ("dict", "['steps',", "'task']")
+    assert int(peak_mb) < 400, f"peak {peak_mb} MB"

@@ -22,6 +22,8 @@ from ...base.inputs import open_regular
 
 #: How much of a file is parsed to tell its shape (the same budget as the readers' sniffing had).
 HEAD_BYTES = 256 * 1024
+#: The deepest a head is parsed (a log nests a few levels; the JSON reader refuses past 64).
+MAX_DEPTH = 128
 #: How many containers :func:`walk` visits.
 MAX_NODES = 20_000
 #: How many parsed heads are kept: the files of the folder being claimed (each reader asks about the same few
@@ -111,8 +113,13 @@ def _partial(data: bytes) -> Any:
             stack[-1][keys[-1]] = v
 
     try:
-        for _, event, value in ijson.parse(io.BytesIO(data), use_float=True):
+        # basic_parse, not parse: parse builds each event's dotted prefix, whose length grows with the depth, so a
+        # head of 200 KB nested 30,000 deep took gigabytes (the fuzzer's deep nesting); and no deeper than
+        # MAX_DEPTH, past which no log of any harness nests (what was read so far is the value)
+        for event, value in ijson.basic_parse(io.BytesIO(data), use_float=True):
             if event in ("start_map", "start_array"):
+                if len(stack) >= MAX_DEPTH:
+                    break
                 c: Any = {} if event == "start_map" else []
                 add(c)
                 stack.append(c)
