@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
@@ -276,3 +278,25 @@ def test_a_truncated_streamed_history_is_invalid_with_its_line(monkeypatch, tmp_
         browser_use.read_browser_use(d, "cut")
     bad = [p for p in exc.value.problems if p.slug == "json_invalid"]
     assert bad and bad[0].line is not None and bad[0].file == "AgentHistoryList.json"
+
+
+def test_a_streamed_file_nested_too_deep_stops_at_the_depth_limit(tmp_path: Path) -> None:
+    """ijson builds each event's dotted prefix, as long as the nesting is deep: a streamed transcript nested
+    30,000 deep stops at the depth limit (the caller then reads it whole, where the JSON reader names the depth),
+    in a process held to 4 GB of address space, with a peak of a few hundred MB."""
+    path = tmp_path / "messages.json"
+    path.write_text('{"messages": [{"role": "user", "content": ' + "[" * 30000 + "]" * 30000 + "}]}")
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+            "from pathlib import Path\n"
+            "from trajcheck.readers.kit import stream\n"
+            "try:\n"
+            "    list(stream.stream_items(Path(sys.argv[1]), 'messages', {}))\n"
+            "    print('read')\n"
+            "except stream.StreamError as e:\n"
+            "    print('stopped:', e)\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n")
+    res = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    said, peak = res.stdout.splitlines()
+    assert said == f"stopped: nested deeper than {stream.MAX_DEPTH} levels"
+    assert int(peak) < 400, f"peak {peak} MB"

@@ -37,8 +37,18 @@ def streams(run_dir: Path, rel: str, limit: int, suffixes: tuple[str, ...] = (".
     return stat.S_ISREG(st.st_mode) and STREAM_BYTES <= st.st_size <= limit
 
 
+#: The deepest a streamed file is read: no transcript nests this deep (the JSON reader refuses past 64 levels).
+MAX_DEPTH = 256
+
+
 class StreamError(ValueError):
     """The file is not JSON (or not readable) past some point; read it whole to locate the problem."""
+
+
+def _joined(names: list[str | None]) -> str | None:
+    """The dotted path of ``names`` as ijson.parse spells a prefix; None past two levels, where no prefix this
+    module compares with can be."""
+    return ".".join(n or "" for n in names) if len(names) <= 2 else None
 
 
 def stream_items(path: Path, key: str, meta: dict[str, Any]) -> Iterator[Any]:
@@ -52,9 +62,27 @@ def stream_items(path: Path, key: str, meta: dict[str, Any]) -> Iterator[Any]:
     builder: ObjectBuilder | None = None
     into: str | None = None  # None: the item being built is one of the array's, else the meta key it fills
     top_key = ""
+    names: list[str | None] = []  # the path to the current event: a map's key, "item" in an array
     try:
         with open(open_regular(path), "rb", closefd=True) as f:
-            for prefix, event, value in ijson.parse(f, use_float=True):
+            # basic_parse, with the path kept here and joined only near the top: ijson.parse builds every event's
+            # dotted prefix, a string as long as the nesting is deep, a chunk's worth at a time (a file nested
+            # 30,000 deep took gigabytes); no deeper than MAX_DEPTH, past which the file is read whole and the
+            # JSON reader names the depth
+            for event, value in ijson.basic_parse(f, use_float=True):
+                if event in ("start_map", "start_array"):
+                    prefix = _joined(names)
+                    if len(names) >= MAX_DEPTH:
+                        raise StreamError(f"nested deeper than {MAX_DEPTH} levels")
+                    names.append(None if event == "start_map" else "item")
+                elif event in ("end_map", "end_array"):
+                    names.pop()
+                    prefix = _joined(names)
+                elif event == "map_key":
+                    prefix = _joined(names[:-1])
+                    names[-1] = value
+                else:
+                    prefix = _joined(names)
                 if builder is None:
                     if prefix == "" and event == "start_array":
                         items = {"item"}  # a top-level array: its items are the ones wanted
