@@ -137,5 +137,8 @@ def test_timeline_referee_block(four):
         "          step",
         "final     FAIL  agreement  (from contract+evaluator)  FALSE CLAIM: the agent declared success",
         "          (referee)",
+        # the failure mode (docs/failures.md): the consent overlay that ate the click
+        "failure   blocked (overlay) at step 1: overlay 'We use cookies' open: CLICK changed nothing, nor did",
+        "          any later step",
     ]
     assert "NO EFFECT (no_pixel_change; pHash global 0, region 0)" in text
