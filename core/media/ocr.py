@@ -14,6 +14,7 @@ and text at twice its CSS size (a 1x screen's x-height of 7 px is well below wha
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 from dataclasses import dataclass
@@ -36,10 +37,14 @@ MAX_READ_PIXELS = 3840 * 2160
 
 def prepare(pixels: np.ndarray, scale: float = 1.0) -> Image.Image:
     """A crop as Tesseract reads it best: grey, dark on light, text at :data:`TEXT_SCALE` image pixels per CSS
-    pixel (``scale``: the frame's device scale, 2 for a HiDPI capture). ``pixels``: (H, W) gray or (H, W, 3+)
-    RGB(A) uint8."""
-    img = Image.fromarray(pixels[..., :3] if pixels.ndim == 3 else pixels)
-    gray = img.convert("L") if img.mode != "L" else img
+    pixel (``scale``: the frame's device scale, 2 for a HiDPI capture). ``pixels``: (H, W) gray (Pillow's
+    L conversion, as :attr:`trajcheck.media.frames.Frame.luma` holds it) or (H, W, 3+) RGB(A) uint8."""
+    if pixels.ndim == 2:
+        gray = Image.fromarray(np.ascontiguousarray(pixels))
+    elif pixels.shape[2] == 4:  # RGBA to Pillow without a copy to RGB first (L ignores alpha)
+        gray = Image.fromarray(np.ascontiguousarray(pixels)).convert("L")
+    else:
+        gray = Image.fromarray(np.ascontiguousarray(pixels[..., :3])).convert("L")
     if np.asarray(gray).mean() < 128:  # a dark theme: light text on a dark ground
         gray = Image.eval(gray, lambda v: 255 - v)
     # a huge crop is read smaller, in bounded time and memory (MAX_READ_PIXELS)
@@ -91,18 +96,21 @@ def engine() -> tuple[Engine | None, str | None]:
 CACHE_PER_FRAME = 64
 
 
-def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
-    """The lines of text in ``box`` of a frame's ``pixels``, each with Tesseract's confidence (0-1) and its box
-    in frame pixels, in reading order; blank lines left out."""
+#: Crop reads kept in a process's memory, by the prepared crop's pixels (the disk keeps them across processes).
+READS_IN_MEMORY = 4096
+
+_reads: dict[tuple[str, bytes], list[tuple[str, float, int, int, int, int]]] = {}
+
+
+def _recognise(eng: Engine, img: Image.Image) -> list[tuple[str, float, int, int, int, int]]:
+    """Tesseract's lines of ``img``: text, confidence (0-1) and box in ``img``'s pixels; lines with no letter
+    or digit left out."""
     from tesserocr import RIL, iterate_level
 
-    crop = pixels[box.top:box.bottom, box.left:box.right]
-    img = prepare(crop, scale)
-    f = img.width / max(1, crop.shape[1])
     api = eng.api
     api.SetImage(img)
     api.Recognize()
-    out: list[TextLine] = []
+    out: list[tuple[str, float, int, int, int, int]] = []
     it = api.GetIterator()
     if it is None:
         return out
@@ -111,14 +119,61 @@ def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[
             text = (r.GetUTF8Text(RIL.TEXTLINE) or "").strip()
         except RuntimeError:  # tesserocr's "No text returned" for a line it found no text in
             continue
-        if not text or not any(c.isalnum() for c in text):
-            continue
-        x0, y0, x1, y1 = r.BoundingBox(RIL.TEXTLINE)
-        out.append(TextLine(text, round(r.Confidence(RIL.TEXTLINE) / 100.0, 3),
-                            Box(box.left + int(x0 / f), box.top + int(y0 / f),
-                                box.left + min(crop.shape[1], math.ceil(x1 / f)),
-                                box.top + min(crop.shape[0], math.ceil(y1 / f)))))
+        if text and any(c.isalnum() for c in text):
+            out.append((text, round(r.Confidence(RIL.TEXTLINE) / 100.0, 3), *r.BoundingBox(RIL.TEXTLINE)))
     return out
+
+
+def _kept(value: Any) -> list[tuple[str, float, int, int, int, int]] | None:
+    """A crop's read as the disk cache holds it (lists of text, confidence and four box edges), or None when it is
+    not one (a damaged or foreign entry: the crop is read again)."""
+    if not isinstance(value, list):
+        return None
+    try:
+        return [(str(t), float(c), int(x0), int(y0), int(x1), int(y1)) for t, c, x0, y0, x1, y1 in value]
+    except (TypeError, ValueError):
+        return None
+
+
+def _content_lines(eng: Engine, gray: np.ndarray) -> list[tuple[str, float, int, int, int, int]]:
+    """:func:`_recognise` of a prepared crop, served by its pixels: the same crop (a message, a button, a dialog
+    that recurs across the steps and runs of a batch) is read once per process, and once per cache folder across
+    processes and batches. Tesseract's LSTM models learn nothing between reads, so a read kept is the read made
+    again."""
+    from ..base import diskcache
+
+    version = f"{eng.version} {eng.model} {READ_VERSION}"
+    key = hashlib.blake2b(gray.tobytes() + repr(gray.shape).encode(), digest_size=20).digest()
+    got = _reads.get((version, key))
+    if got is not None:
+        return got
+    name = f"ocrcrop/{key.hex()}"
+    value = diskcache.entry_value(diskcache.read_private(name).get(version))
+    got = _kept(value)
+    if got is None:
+        got = _recognise(eng, Image.fromarray(gray))
+        diskcache.write(name, {version: diskcache.checked_entry([list(x) for x in got])})
+    if len(_reads) >= READS_IN_MEMORY:
+        _reads.clear()
+    _reads[(version, key)] = got
+    return got
+
+
+def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+    """The lines of text in ``box`` of a frame's ``pixels``, each with Tesseract's confidence (0-1) and its box
+    in frame pixels, in reading order; blank lines left out. A crop whose prepared pixels were read before is
+    not read again (:func:`_content_lines`).
+
+    The crop is read whole, as one page: read in bands cut at blank rows, a band can be laid out differently
+    than in its page (on real screenshots a table read by columns instead of rows, the cards of a row merged
+    into one line: 4.5% of the page's lines lost or merged), so bands are not read apart to save time."""
+    crop = pixels[box.top:box.bottom, box.left:box.right]
+    img = prepare(crop, scale)
+    f = img.width / max(1, crop.shape[1])
+    h, w = crop.shape[:2]
+    return [TextLine(t, c, Box(box.left + max(0, int(x0 / f)), box.top + max(0, int(y0 / f)),
+                               box.left + min(w, math.ceil(x1 / f)), box.top + min(h, math.ceil(y1 / f))))
+            for t, c, x0, y0, x1, y1 in _content_lines(eng, np.asarray(img))]
 
 
 def _key(eng: Engine, box: Box, scale: float) -> str:

@@ -50,7 +50,8 @@ class Reader:
     engine: ocr.Engine
 
     def read(self, frame: Frame, digest: bytes | None, box: Box, scale: float) -> tuple[TextLine, ...]:
-        return tuple(ocr.cached_lines(self.engine, digest, frame.px, box, scale))
+        # the frame's grey pixels (Pillow's L conversion, made for its pHash): what a read prepares anyway
+        return tuple(ocr.cached_lines(self.engine, digest, frame.luma, box, scale))
 
 
 def _grow(b: Box, by: int, w: int, h: int) -> Box:

@@ -1,0 +1,106 @@
+"""Issue 39 (what reading the screen costs): a crop is read once. Its read is kept by the crop's prepared pixels,
+in the process and on disk, so the message, button or dialog that recurs across the steps and runs of a batch
+is not read again, wherever it sits on the screen, and what is served is what Tesseract reads. The read starts
+from the frame's grey pixels, which decoding made already for the pHash, and reads what the colour pixels read."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from trajcheck.base import diskcache
+from trajcheck.base.box import Box
+from trajcheck.media import frames, ocr
+
+from conftest import SAMPLES
+
+ENGINE, MISSING = ocr.engine()
+needs_ocr = pytest.mark.skipif(ENGINE is None, reason=f"OCR is not installed here: {MISSING}")
+
+#: A sample frame with a message box: the dark-theme profile page and its "Profile saved" toast.
+FRAME = SAMPLES / "dark-faint-and-toast" / "frames" / "005.png"
+
+
+@pytest.fixture
+def calls(monkeypatch, tmp_path) -> list[tuple[int, int]]:
+    """A fresh cache (disk and memory), and the size of every image Tesseract is given."""
+    monkeypatch.setenv("TRAJCHECK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TRAJCHECK_NO_CACHE", raising=False)
+    monkeypatch.setattr(ocr, "_reads", {})
+    seen: list[tuple[int, int]] = []
+    real = ocr._recognise
+
+    def counting(eng, img):
+        seen.append(img.size)
+        return real(eng, img)
+
+    monkeypatch.setattr(ocr, "_recognise", counting)
+    return seen
+
+
+def _read(px: np.ndarray, box: Box, scale: float = 1.0) -> list:
+    assert ENGINE is not None
+    return ocr.read_lines(ENGINE, px, box, scale)
+
+
+@needs_ocr
+def test_the_grey_pixels_read_as_the_colour_pixels_do(calls):
+    frame = frames.decode(FRAME)
+    whole = Box(0, 0, frame.width, frame.height)
+    by_luma = _read(frame.luma, whole, ocr.TEXT_SCALE)
+    from_colour = ocr.prepare(frame.px, ocr.TEXT_SCALE)
+    assert np.array_equal(np.asarray(from_colour), np.asarray(ocr.prepare(frame.luma, ocr.TEXT_SCALE)))
+    ocr._reads.clear()
+    assert _read(frame.px, whole, ocr.TEXT_SCALE) == by_luma and len(by_luma) >= 3
+
+
+@needs_ocr
+def test_a_crop_read_before_is_not_read_again_wherever_it_sits(calls):
+    px = np.asarray(Image.open(FRAME).convert("L"))
+    lines = _read(px, Box(0, 0, px.shape[1], px.shape[0]), ocr.TEXT_SCALE)
+    toast = next(x for x in lines if "saved" in x.text.lower())
+    b = toast.box
+    box = Box(b.left - 8, b.top - 8, b.right + 8, b.bottom + 8)
+    first = _read(px, box)
+    n = len(calls)
+    assert _read(px, box) == first and len(calls) == n  # the same crop: served
+    moved = np.full((px.shape[0] + 100, px.shape[1] + 60), 255, np.uint8)
+    moved[100:, 60:] = px  # the same screen, 60 px right and 100 px down (another window position)
+    shifted = _read(moved, Box(box.left + 60, box.top + 100, box.right + 60, box.bottom + 100))
+    assert len(calls) == n  # the same pixels: not read again
+    assert [(x.text, x.confidence) for x in shifted] == [(x.text, x.confidence) for x in first]
+    assert [x.box for x in shifted] == [Box(x.box.left + 60, x.box.top + 100, x.box.right + 60,
+                                            x.box.bottom + 100) for x in first]
+    other = px.copy()
+    other[box.top + 2:box.top + 4, box.left + 2:box.left + 30] = 0  # one pixel row drawn over: read again
+    _read(other, box)
+    assert len(calls) == n + 1
+
+
+@needs_ocr
+def test_reads_are_kept_on_disk_and_a_damaged_entry_is_read_again(calls, monkeypatch, tmp_path):
+    px = np.asarray(Image.open(FRAME).convert("L"))
+    boxes = [Box(0, 0, px.shape[1], px.shape[0] // 2), Box(0, px.shape[0] // 2, px.shape[1], px.shape[0])]
+    first = [_read(px, b) for b in boxes]
+    assert len(calls) == 2
+    monkeypatch.setattr(ocr, "_reads", {})  # another process: only the disk is shared
+    assert [_read(px, b) for b in boxes] == first and len(calls) == 2
+    files = sorted((tmp_path / "cache" / "ocrcrop").glob("*.json"))
+    assert len(files) == 2
+    for k, f in enumerate(files):  # a box cut short under a right checksum; a wrong checksum
+        data = json.loads(f.read_text())
+        for version, entry in data.items():
+            bad = [[str(v[0]), 0.5, 1, 2] for v in entry["value"]] or [["x", 1, 2]]
+            data[version] = diskcache.checked_entry(bad) if k == 0 else dict(entry, checksum="0" * 32)
+        f.write_text(json.dumps(data))
+    monkeypatch.setattr(ocr, "_reads", {})
+    assert [_read(px, b) for b in boxes] == first and len(calls) == 4  # both read again, the same
+
+
+def test_a_kept_read_of_the_wrong_shape_is_not_used():
+    assert ocr._kept([["Saved", 0.9, 1, 2, 3, 4]]) == [("Saved", 0.9, 1, 2, 3, 4)]
+    for bad in (None, {"a": 1}, [["Saved", 0.9, 1, 2, 3]], [["Saved", "high", 1, 2, 3, 4]], [3]):
+        assert ocr._kept(bad) is None
