@@ -104,3 +104,68 @@ def test_a_kept_read_of_the_wrong_shape_is_not_used():
     assert ocr._kept([["Saved", 0.9, 1, 2, 3, 4]]) == [("Saved", 0.9, 1, 2, 3, 4)]
     for bad in (None, {"a": 1}, [["Saved", 0.9, 1, 2, 3]], [["Saved", "high", 1, 2, 3, 4]], [3]):
         assert ocr._kept(bad) is None
+
+
+# Issue 39, part 3: a screen check that has not found its text reads what a page read misses before it fails.
+
+
+def _page(fill: int, text: int, ground: int = 255) -> np.ndarray:
+    """A 400x240 page of ``ground`` grey with a 120x40 solid element of ``fill`` at (100, 60), three strokes of
+    ``text`` in it, and a line of thin dark text elsewhere."""
+    px = np.full((240, 400), ground, np.uint8)
+    px[60:100, 100:220] = fill
+    for x in (120, 140, 160):
+        px[72:88, x:x + 2] = text
+    for x in range(40, 360, 6):  # text: thin strokes, no cell of it dark on average
+        px[180:192, x] = 0
+    return px
+
+
+def test_islands_are_the_solid_elements_set_off_from_the_page():
+    whole = Box(0, 0, 400, 240)
+    assert ocr.islands(_page(83, 255), whole, 1.0) == [Box(100, 60, 220, 100)]  # white on blue
+    assert ocr.islands(_page(154, 255), whole, 1.0) == [Box(100, 60, 220, 100)]  # white on light blue
+    assert ocr.islands(_page(110, 255, ground=35), whole, 1.0) == [Box(100, 60, 220, 100)]  # grey on a dark page
+    assert ocr.islands(_page(245, 0), whole, 1.0) == []  # a light input box: no contrast with the page
+    assert ocr.islands(_page(83, 255), Box(0, 150, 400, 240), 1.0) == []  # only in the area asked
+    assert ocr.islands(_page(83, 255), whole, 2.0) == [Box(96, 56, 224, 104)]  # HiDPI: 8-px cells
+    chip = np.full((240, 400), 255, np.uint8)
+    chip[60:68, 100:220] = 83  # 8 px high: two cells, too thin to hold a line of text
+    assert ocr.islands(chip, whole, 1.0) == []
+    big = np.full((240, 400), 255, np.uint8)
+    big[:130] = 40  # over a quarter of the area: the page itself, not an element on it
+    assert ocr.islands(big, whole, 1.0) == []
+
+
+def test_the_text_of_a_solid_element_is_lighter_or_darker_than_its_fill():
+    assert ocr.light_text(_page(83, 255)[60:100, 100:220])
+    assert not ocr.light_text(_page(230, 0, ground=255)[60:100, 100:220])
+
+
+@needs_ocr
+def test_white_text_on_a_blue_button_is_read_alone():
+    px = np.asarray(Image.open(SAMPLES / "nc-pay-loop" / "frames" / "006.png").convert("L"))
+    found = ocr.islands(px, Box(0, 0, px.shape[1], px.shape[0]), 1.0)
+    button = [b for b in found if b.left <= 340 <= b.right and b.top <= 274 <= b.bottom]
+    assert len(button) == 1
+    lines = ocr.read_island(ENGINE, px, button[0], 1.0)
+    assert [x.text for x in lines] == ["Pay now"]
+    assert button[0].left <= lines[0].box.left < lines[0].box.right <= button[0].right
+
+
+def test_the_cache_of_reads_is_kept_bounded(monkeypatch, tmp_path):
+    import os
+
+    monkeypatch.setenv("TRAJCHECK_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TRAJCHECK_NO_CACHE", raising=False)
+    assert diskcache.prune("ocrcrop", keep=20) == 0  # no folder yet
+    folder = tmp_path / "ocrcrop"
+    folder.mkdir()
+    for k in range(30):
+        f = folder / f"{k:02d}.json"
+        f.write_text("{}")
+        os.utime(f, (1_000_000 + k, 1_000_000 + k))
+    (folder / "sub").mkdir()
+    assert diskcache.prune("ocrcrop", keep=40) == 0
+    assert diskcache.prune("ocrcrop", keep=20) == 12  # down to nine tenths of 20, the oldest first
+    assert sorted(p.name for p in folder.iterdir()) == [f"{k:02d}.json" for k in range(12, 30)] + ["sub"]

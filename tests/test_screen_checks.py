@@ -241,3 +241,24 @@ def test_the_final_read_reuses_what_the_last_high_risk_step_read(tmp_path, monke
     assert seen["menu-toggle-aimless"][0] >= 1 and seen["menu-toggle-aimless"][1] > 0
     got = {r["run_id"]: r for r in trajcheck.query(tmp_path / "l", "select * from runs").to_json()}
     assert all(r["screen_text_final"] for r in got.values())
+
+
+@needs_ocr
+@pytest.mark.parametrize("run, chk, passed", [
+    ("nc-pay-loop", {"type": "text_present", "text": "Pay now"}, True),  # white on a blue button
+    ("nc-pay-loop", {"type": "text_absent", "text": "Pay now"}, False),
+    ("terms-checkbox-off", {"type": "text_present", "text": "Submit"}, True),  # white on light blue
+    ("menu-toggle-aimless", {"type": "text_present", "text": "Help"}, True),  # a menu bar: read at twice its size
+    ("nc-pay-loop", {"type": "text_present", "text": "Payment received"}, False),  # not there, however read
+])
+def test_a_check_that_has_not_found_its_text_reads_what_the_page_read_misses(tmp_path, run, chk, passed):
+    """Read whole at its own resolution, a frame's page read misses the light text of solid elements and small
+    text; a check that has not found its text reads the elements alone and the frame at twice its size before
+    it fails, so a text on the screen does not fail a true success's check."""
+    runs = copy_samples(tmp_path / "runs", dom=False, evaluator=False, only=run,
+                        contract={"format": "trajcheck.contract/1", "checks": [chk]})
+    trajcheck.score([runs], tmp_path / "ledger", jobs=1, ocr="auto")
+    row = trajcheck.query(tmp_path / "ledger", "select contract_checks from runs").to_json()[0]
+    got = json.loads(row["contract_checks"])[0]
+    assert got["passed"] is passed, got
+    assert got["evidence"]["source"] == "screen_text"

@@ -76,6 +76,36 @@ def write(name: str, data: dict[str, Any]) -> bool:
     return True
 
 
+#: Files kept in one folder of the cache (the OCR's reads, ``ocr/`` and ``ocrcrop/``): past it, :func:`prune`
+#: removes the least recently written down to nine tenths of it. A read is 1-2 KB: 20,000 are about 40 MB.
+MAX_FILES = 20_000
+
+
+def prune(folder_name: str, keep: int = MAX_FILES) -> int:
+    """Bound the cache folder ``folder_name`` to ``keep`` files: past it, the least recently written go, down to
+    nine tenths of ``keep`` (so that a prune is rare). Returns how many files were removed; a file that cannot
+    be removed is left (another process may hold it), and nothing is raised."""
+    folder = cache_dir()
+    if folder is None:
+        return 0
+    try:
+        with os.scandir(folder / folder_name) as it:
+            files = [(e.stat(follow_symlinks=False).st_mtime, e.path) for e in it if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return 0
+    if len(files) <= keep:
+        return 0
+    files.sort()
+    removed = 0
+    for _mtime, path in files[:len(files) - keep * 9 // 10]:
+        try:
+            os.unlink(path)
+            removed += 1
+        except OSError:
+            pass
+    return removed
+
+
 def _code_key(key: str) -> str:
     """``key`` and what bytecode depends on: the interpreter and its bytecode and marshal formats."""
     import importlib.util

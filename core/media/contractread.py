@@ -42,7 +42,7 @@ class ContractReads:
     views: dict[int, list[ScreenView]] = field(default_factory=dict)
     seen: dict[int, set[Any]] = field(default_factory=dict)  # frames read per check ("any": each once)
     capped: dict[int, int] = field(default_factory=dict)  # frames of an "any" check left unread
-    memo: dict[tuple[Any, Box, float], tuple[TextLine, ...]] = field(default_factory=dict)
+    memo: dict[tuple[Any, Box, float | str], tuple[TextLine, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, contract: dict[str, Any] | None, has_dom: bool, sp: ScreenPlan) -> "ContractReads":
@@ -75,7 +75,34 @@ class ContractReads:
                 self.sp.wanted += self.sp.mode != "off"  # said as ocr_not_installed, with the other regions
                 return box, None
             self.memo[key] = reader.read(frame, digest, box, at)
-        return box, self.memo[key]
+        lines = self.memo[key]
+        kind = str(chk["type"])
+        for more in ("islands", "twice") if at != scale else ("islands",):
+            if _decisive(kind, chk, ScreenView("", None, box, lines)):
+                break
+            lines = lines + self._more(run, frame, digest, box, more, lines)
+        return box, lines
+
+    def _more(self, run: Run, frame: Frame, digest: bytes | None, box: Box, how: str,
+              known: tuple[TextLine, ...]) -> tuple[TextLine, ...]:
+        """Lines of the area that its page read missed, read only for a check that has not found its text:
+        ``islands``, the solid elements read alone (:func:`trajcheck.media.ocr.islands`: a coloured button,
+        toast or chat bubble); ``twice``, a whole frame read again at twice its CSS size (it is first read at
+        its own resolution, where small or faint text may not be read). Without them a text on the screen but
+        not read would fail a true success's check. Lines already read are left out."""
+        key = (digest if digest is not None else id(frame), box, how)
+        if key not in self.memo:
+            reader = self.sp.reader()
+            assert reader is not None  # the area's page read used it
+            scale = self.sp.scale(run, frame)
+            if how == "islands":
+                got = [x for b in ocr.islands(frame.luma, box, scale)
+                       for x in ocr.read_island(reader.engine, frame.luma, b, scale)]
+            else:
+                got = list(reader.read(frame, digest, box, scale))
+            seen = {screencheck.norm(x.text) for x in known}
+            self.memo[key] = tuple(x for x in got if screencheck.norm(x.text) not in seen)
+        return self.memo[key]
 
     def _add(self, run: Run, pos: int, chk: dict[str, Any], frame: Any, digest: bytes | None, label: str,
              rel: str | None) -> None:

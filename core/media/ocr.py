@@ -35,17 +35,20 @@ TEXT_SCALE = 2.0
 MAX_READ_PIXELS = 3840 * 2160
 
 
-def prepare(pixels: np.ndarray, scale: float = 1.0) -> Image.Image:
+def prepare(pixels: np.ndarray, scale: float = 1.0, invert: bool | None = None) -> Image.Image:
     """A crop as Tesseract reads it best: grey, dark on light, text at :data:`TEXT_SCALE` image pixels per CSS
     pixel (``scale``: the frame's device scale, 2 for a HiDPI capture). ``pixels``: (H, W) gray (Pillow's
-    L conversion, as :attr:`trajcheck.media.frames.Frame.luma` holds it) or (H, W, 3+) RGB(A) uint8."""
+    L conversion, as :attr:`trajcheck.media.frames.Frame.luma` holds it) or (H, W, 3+) RGB(A) uint8.
+    ``invert``: whether to invert the grey levels (None: when the crop is dark on average)."""
     if pixels.ndim == 2:
         gray = Image.fromarray(np.ascontiguousarray(pixels))
     elif pixels.shape[2] == 4:  # RGBA to Pillow without a copy to RGB first (L ignores alpha)
         gray = Image.fromarray(np.ascontiguousarray(pixels)).convert("L")
     else:
         gray = Image.fromarray(np.ascontiguousarray(pixels[..., :3])).convert("L")
-    if np.asarray(gray).mean() < 128:  # a dark theme: light text on a dark ground
+    if invert is None:
+        invert = bool(np.asarray(gray).mean() < 128)  # a dark theme: light text on a dark ground
+    if invert:
         gray = Image.eval(gray, lambda v: 255 - v)
     # a huge crop is read smaller, in bounded time and memory (MAX_READ_PIXELS)
     f = min(TEXT_SCALE / scale, (MAX_READ_PIXELS / max(1, gray.width * gray.height)) ** 0.5)
@@ -169,6 +172,71 @@ def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[
     into one line: 4.5% of the page's lines lost or merged), so bands are not read apart to save time."""
     crop = pixels[box.top:box.bottom, box.left:box.right]
     img = prepare(crop, scale)
+    f = img.width / max(1, crop.shape[1])
+    h, w = crop.shape[:2]
+    return [TextLine(t, c, Box(box.left + max(0, int(x0 / f)), box.top + max(0, int(y0 / f)),
+                               box.left + min(w, math.ceil(x1 / f)), box.top + min(h, math.ceil(y1 / f))))
+            for t, c, x0, y0, x1, y1 in _content_lines(eng, np.asarray(img))]
+
+
+#: Cells of this many CSS pixels a side tell a solid element (a button, a toast, a chat bubble, a dark header)
+#: from the page around it (:func:`islands`).
+ISLAND_CELL = 4
+#: How far (grey levels) a cell's mean lies from the page's ground for the cell to belong to an element.
+ISLAND_CONTRAST = 40
+#: The most islands read in one area (the largest first): a page of hundreds of coloured chips is read in
+#: bounded time.
+MAX_ISLANDS = 24
+
+
+def _grey(crop: np.ndarray) -> np.ndarray:
+    if crop.ndim == 2:
+        return crop
+    return np.asarray(Image.fromarray(np.ascontiguousarray(crop[..., :3])).convert("L"))
+
+
+def islands(pixels: np.ndarray, box: Box, scale: float) -> list[Box]:
+    """The solid elements set off from the page in ``box`` of a frame's ``pixels``: a coloured button, toast,
+    badge, chat bubble or header, whose text a page read misses (Tesseract lays the page out from its ground and
+    takes a filled box for a picture: "Pay now" in white on blue is not read in its page, and is read alone).
+    Each is a group of :data:`ISLAND_CELL`-pixel cells whose mean lies :data:`ISLAND_CONTRAST` grey levels or
+    more from the page's ground (the median cell), at least 3 cells high and 4 wide, at most a quarter of the
+    area, and mostly filled (its cells over half its box); in frame pixels, largest first, at most
+    :data:`MAX_ISLANDS`."""
+    from ..analyzers.components import boxes, label
+
+    crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
+    c = max(1, round(ISLAND_CELL * scale))
+    h, w = crop.shape[0] // c, crop.shape[1] // c
+    if h < 3 or w < 4:
+        return []
+    mean = crop[:h * c, :w * c].reshape(h, c, w, c).mean(axis=(1, 3))
+    labels, n = label(np.abs(mean - np.median(mean)) >= ISLAND_CONTRAST)
+    sizes = np.bincount(labels.ravel(), minlength=n + 1)
+    out = []
+    for k, (ys, xs) in enumerate(boxes(labels, n), start=1):
+        cells = (ys.stop - ys.start) * (xs.stop - xs.start)
+        if ys.stop - ys.start < 3 or xs.stop - xs.start < 4 or cells * 4 > h * w or sizes[k] * 2 < cells:
+            continue
+        out.append((cells, Box(box.left + xs.start * c, box.top + ys.start * c, box.left + xs.stop * c,
+                               box.top + ys.stop * c)))
+    out.sort(key=lambda x: (-x[0], x[1]))
+    return [b for _cells, b in out[:MAX_ISLANDS]]
+
+
+def light_text(grey: np.ndarray) -> bool:
+    """Is the text of a solid element lighter than its fill? The fill is the median grey; the text, the pixels
+    far from it (white on blue, on grey or on a dark header: yes; black on a light badge: no)."""
+    ground = float(np.median(grey))
+    ink = grey[np.abs(grey.astype(np.int16) - ground) > ISLAND_CONTRAST]
+    return bool(ink.size) and float(ink.mean()) > ground
+
+
+def read_island(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+    """The lines of an island (:func:`islands`), read alone as dark text on a light ground at
+    :data:`TEXT_SCALE` image pixels per CSS pixel; boxes in frame pixels."""
+    crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
+    img = prepare(255 - crop if light_text(crop) else crop, scale, invert=False)
     f = img.width / max(1, crop.shape[1])
     h, w = crop.shape[:2]
     return [TextLine(t, c, Box(box.left + max(0, int(x0 / f)), box.top + max(0, int(y0 / f)),

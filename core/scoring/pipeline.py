@@ -101,6 +101,11 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
             on_result(res)
     if unread[0]:
         report.problems.append(_ocr_not_installed(*unread))
+    if opts.ocr != "off" and report.scored:
+        from ..base import diskcache
+
+        for folder in ("ocr", "ocrcrop"):  # what OCR keeps grows with every new screen: keep it bounded
+            diskcache.prune(folder)
     return report
 
 

@@ -1,0 +1,96 @@
+"""How often a contract's text check finds on the screen a text the page shows (issue 39, part 3).
+
+    python benchmarks/measure_screen_checks.py
+
+Each sample run is copied with its DOM snapshots removed (frames, URLs and everything else kept), without its
+recorded evaluator, and with a contract of ``text_present`` checks: one for each text of 4 characters or more
+that its final DOM snapshot shows as an element's own text inside the frame (its ``data-bbox``). Every such
+text is on the screen, so each check should pass: one that fails would fail a true success. Scored with
+``--ocr auto``; printed: the checks that passed, failed and were undecided, and each one that did not pass.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import trajcheck  # noqa: E402
+from trajcheck.analyzers.skeleton import parse  # noqa: E402
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower()).split())
+
+
+def shown_texts(run: Path, step: dict) -> list[str]:
+    """The own texts of 4+ characters the step's post-action DOM shows inside its post frame."""
+    meta = json.loads((run / "run.json").read_text())
+    scale = float((meta.get("recorder") or {}).get("device_scale_factor") or 1)
+    dom, frame = (step.get("page") or {}).get("dom_after"), (step.get("frames") or {}).get("post")
+    if not dom or not frame:
+        return []
+    width, height = Image.open(run / frame).size
+    out: list[str] = []
+    for node in parse((run / dom).read_text()).css("[data-bbox]"):
+        box = (node.attributes.get("data-bbox") or "").split()
+        if len(box) != 4 or node.tag in ("script", "style", "title"):
+            continue
+        x, y, w, h = (float(v) * scale for v in box)
+        text = " ".join((node.text(deep=False) or "").split())
+        if w > 0 and h > 0 and x >= 0 and y >= 0 and x + w <= width and y + h <= height \
+                and len(_norm(text)) >= 4 and text not in out:
+            out.append(text)
+    return out
+
+
+def build(dst: Path) -> int:
+    checks = 0
+    for src in sorted(p.parent for p in (ROOT / "sample_runs").glob("*/run.json")):
+        run = dst / src.name
+        shutil.copytree(src, run)
+        steps = [json.loads(x) for x in (run / "steps.jsonl").read_text().splitlines()]
+        texts = shown_texts(run, steps[-1]) if steps else []
+        checks += len(texts)
+        (run / "contract.json").write_text(json.dumps({"format": "trajcheck.contract/1", "checks": [
+            {"type": "text_present", "text": t} for t in texts]}))
+        meta = json.loads((run / "run.json").read_text())
+        (meta.get("outcome") or {}).pop("score", None)
+        (run / "run.json").write_text(json.dumps(meta))
+        shutil.rmtree(run / "dom", ignore_errors=True)
+        for s in steps:
+            for k in ("dom_before", "dom_after"):
+                (s.get("page") or {}).pop(k, None)
+        (run / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    return checks
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="trajcheck-checks-") as t:
+        tmp = Path(t)
+        n = build(tmp / "runs")
+        trajcheck.score([tmp / "runs"], tmp / "ledger", ocr="auto", force=True)
+        counts: collections.Counter[str] = collections.Counter()
+        for r in trajcheck.query(tmp / "ledger", "select run_id, contract_checks from runs order by run_id").to_json():
+            for chk in json.loads(r["contract_checks"] or "[]"):
+                state = {True: "passed", False: "failed", None: "undecided"}[chk["passed"]]
+                counts[state] += 1
+                if state != "passed":
+                    why = chk["evidence"].get("undecided") or "not found on the screen"
+                    print(f"  {state}: {r['run_id']}: {chk['evidence'].get('text')!r} ({why})")
+        print(f"text_present checks of texts the final DOM shows, DOM removed: {n}; passed {counts['passed']}, "
+              f"failed {counts['failed']}, undecided {counts['undecided']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
