@@ -15,16 +15,35 @@ from typing import Any
 
 from ..analyzers import screencheck
 from ..analyzers.screencheck import ScreenEvidence, ScreenView
-from ..analyzers.screentext import ScreenRead, TextLine
+from ..analyzers.screentext import MIN_LINE_CONFIDENCE, ScreenRead, TextLine
 from ..base.box import Box
 from ..schemas.records import Run
 from . import ocr
 from .frames import Frame
-from .screenread import MAX_CHANGES_PER_RUN, ScreenPlan
+from .screenread import MARGIN, MAX_CHANGES_PER_RUN, ScreenPlan
 
 
 def _inside(b: Box, area: Box) -> bool:
     return b.left >= area.left and b.top >= area.top and b.right <= area.right and b.bottom <= area.bottom
+
+
+def _shaky(lines: tuple[TextLine, ...], area: Box, scale: float) -> list[Box]:
+    """The boxes of the lines read below the confidence threshold, widened by the margin a region is read with
+    and kept inside ``area``; overlapping ones joined; at most :data:`trajcheck.media.ocr.MAX_ISLANDS`."""
+    m = round(MARGIN * scale)
+    out: list[Box] = []
+    for x in lines:
+        if x.confidence >= MIN_LINE_CONFIDENCE:
+            continue
+        b = Box(max(area.left, x.box.left - m), max(area.top, x.box.top - m), min(area.right, x.box.right + m),
+                min(area.bottom, x.box.bottom + m))
+        for i, o in enumerate(out):
+            if b.left < o.right and o.left < b.right and b.top < o.bottom and o.top < b.bottom:
+                out[i] = Box(min(b.left, o.left), min(b.top, o.top), max(b.right, o.right), max(b.bottom, o.bottom))
+                break
+        else:
+            out.append(b)
+    return out[:ocr.MAX_ISLANDS]
 
 
 def _decisive(kind: str, chk: dict[str, Any], view: ScreenView) -> bool:
@@ -77,7 +96,7 @@ class ContractReads:
             self.memo[key] = reader.read(frame, digest, box, at)
         lines = self.memo[key]
         kind = str(chk["type"])
-        for more in ("islands", "twice") if at != scale else ("islands",):
+        for more in ("islands", "shaky"):
             if _decisive(kind, chk, ScreenView("", None, box, lines)):
                 break
             lines = lines + self._more(run, frame, digest, box, more, lines)
@@ -85,11 +104,12 @@ class ContractReads:
 
     def _more(self, run: Run, frame: Frame, digest: bytes | None, box: Box, how: str,
               known: tuple[TextLine, ...]) -> tuple[TextLine, ...]:
-        """Lines of the area that its page read missed, read only for a check that has not found its text:
-        ``islands``, the solid elements read alone (:func:`trajcheck.media.ocr.islands`: a coloured button,
-        toast or chat bubble); ``twice``, a whole frame read again at twice its CSS size (it is first read at
-        its own resolution, where small or faint text may not be read). Without them a text on the screen but
-        not read would fail a true success's check. Lines already read are left out."""
+        """Lines of the area that its page read missed or misread, read only for a check that has not found its
+        text: ``islands``, the solid elements read alone (:func:`trajcheck.media.ocr.islands`: a coloured
+        button, toast or chat bubble); ``shaky``, each line read below the confidence threshold read again
+        alone at twice its CSS size (a whole frame is read at its own resolution, where small text is read
+        poorly). Without them a text on the screen but not read would fail a true success's check. Lines
+        already read with confidence are left out."""
         key = (digest if digest is not None else id(frame), box, how)
         if key not in self.memo:
             reader = self.sp.reader()
@@ -99,8 +119,8 @@ class ContractReads:
                 got = [x for b in ocr.islands(frame.luma, box, scale)
                        for x in ocr.read_island(reader.engine, frame.luma, b, scale)]
             else:
-                got = list(reader.read(frame, digest, box, scale))
-            seen = {screencheck.norm(x.text) for x in known}
+                got = [x for b in _shaky(known, box, scale) for x in reader.read(frame, digest, b, scale)]
+            seen = {screencheck.norm(x.text) for x in known if x.confidence >= MIN_LINE_CONFIDENCE}
             self.memo[key] = tuple(x for x in got if screencheck.norm(x.text) not in seen)
         return self.memo[key]
 
