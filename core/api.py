@@ -12,6 +12,8 @@ Heavy libraries load only when they are needed: a re-score of unchanged runs rea
 
 from __future__ import annotations
 
+from functools import partial
+
 import inspect
 import os
 import sys
@@ -309,6 +311,7 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
     from .store import ledger  # pyarrow: only when something is written
     from .store.lock import DEFAULT_WAIT
     from .scoring.pipeline import SUMMARY_KEYS, score_paths  # the analyzers: only when something is scored
+    from .store.ledgerquery import any_answered
 
     lock = ledger.lock(root, DEFAULT_WAIT if wait is None else wait, on_wait)  # LedgerBusy when the wait runs out
     try:
@@ -321,7 +324,8 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
         raise
     with writer:
         try:
-            report = score_paths(paths, opts, previous=previous, sink=lambda r: writer.add(r.run, r.steps), **how)
+            report = score_paths(paths, opts, previous=previous, sink=lambda r: writer.add(r.run, r.steps),
+                                 answered_before=partial(any_answered, root), **how)
         except (OSError, *ledger.WRITE_ERRORS) as exc:
             raise LedgerError(f"{type(exc).__name__}: {exc}; nothing was committed") from None
         if writer.refused:  # rows the ledger could not store: the runs are invalid, as the writer recorded

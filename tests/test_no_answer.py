@@ -94,3 +94,28 @@ def test_every_table_says_how_many_runs_have_a_verdict(sample_ledger, tmp_path):
     assert all(k["items"] > 0 for k in agreed["kappa"])
     page = (Path(trajcheck.report(sample_ledger, tmp_path / "rep", max_runs=0).index)).read_text()
     assert text in page
+
+
+def test_scoring_a_batch_again_gives_a_changed_run_the_verdict_a_whole_score_gives(tmp_path):
+    """An incremental score rescores only the run that changed; the no-answer rule still counts the unchanged
+    runs of the batch (as the ledger holds them): a cut-off run stays failed beside a run that answered."""
+    import trajcheck
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _variant(runs, "nc-inbox-read", "answered")
+    cut = _variant(runs, "nc-inbox-read", "budget", keep=1, status="max_steps")
+    ledger = tmp_path / "ledger"
+    sql = "select run_id, eval_final_verdict, verdict_reason from runs order by run_id"
+    trajcheck.score([runs], ledger, jobs=1)
+    whole = trajcheck.query(ledger, sql).to_json()
+    assert [r["verdict_reason"] for r in whole] != [] and whole[1]["verdict_reason"] == "no_answer"
+    meta = json.loads((cut / "run.json").read_text())
+    meta["outcome"]["status"] = "error"  # the cut-off run changes; the answered one does not
+    (cut / "run.json").write_text(json.dumps(meta))
+    trajcheck.score([runs], ledger, jobs=1)
+    again = trajcheck.query(ledger, sql).to_json()
+    assert again == whole
+    alone = tmp_path / "alone"
+    trajcheck.score([cut], alone, jobs=1)  # the cut-off run in a batch of its own: no run answers
+    assert trajcheck.query(alone, sql).to_json()[0]["verdict_reason"] == "no_answer_action"

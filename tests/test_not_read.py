@@ -118,3 +118,22 @@ def test_after_hold_results_with_no_answer_the_batch_is_taken_to_have_none():
     out = list(noanswer.batch_answers(_fake(i, "no_answer") for i in range(n)))
     assert [r.run["run_id"] for r in out] == [f"r{i}" for i in range(n)]
     assert {r.run["verdict_reason"] for r in out} == {"no_answer_action"}
+
+
+def test_a_run_of_the_batch_outside_the_results_that_answered_keeps_the_rule():
+    asked: list[int] = []
+
+    def skipped_answered() -> bool:
+        asked.append(1)
+        return True
+
+    out = list(noanswer.batch_answers([_fake(0, "no_answer"), _fake(1, "no_verdict")], skipped_answered))
+    assert [r.run["verdict_reason"] for r in out] == ["no_answer", "no_verdict"] and asked == [1]
+    n = noanswer.HOLD + 5  # past HOLD as well, and asked once
+    out = list(noanswer.batch_answers((_fake(i, "no_answer") for i in range(n)), skipped_answered))
+    assert {r.run["verdict_reason"] for r in out} == {"no_answer"} and asked == [1, 1]
+    out = list(noanswer.batch_answers([_fake(0, "no_answer")], lambda: False))  # none answered anywhere
+    assert [r.run["verdict_reason"] for r in out] == ["no_answer_action"]
+    never = list(noanswer.batch_answers([_fake(0, "agreement", "done"), _fake(1, "no_answer")],
+                                        lambda: 1 / 0))  # an answer in the results: nothing to ask
+    assert [r.run["verdict_reason"] for r in never] == ["agreement", "no_answer"]

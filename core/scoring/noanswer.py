@@ -15,7 +15,7 @@ are rewritten as they arrive. The order of the results, and so the ledger, is th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..base.reasons import VerdictReason
 from .rows import RunResult
@@ -45,12 +45,21 @@ def unanswerable(res: RunResult) -> RunResult:
     return res
 
 
-def batch_answers(results: Iterable[RunResult]) -> Iterator[RunResult]:
+def batch_answers(results: Iterable[RunResult], elsewhere: Callable[[], bool] | None = None) -> Iterator[RunResult]:
     """``results`` in the same order, with the no-answer fails of a batch in which no run answered taken back
-    (module docstring)."""
+    (module docstring). ``elsewhere``: whether a run of the batch that is not among ``results`` answered (an
+    unchanged run an incremental score skipped, as the ledger holds it); asked once, and only before a fail
+    would be taken back, so that scoring a batch again gives each run the verdict scoring it whole gives."""
     seen = False  # a run with an answer was seen: the rule stands
     decided = False  # HOLD results held with no answer: the batch is taken to have none
+    asked: list[bool] = []
     held: list[RunResult] = []
+
+    def answered_elsewhere() -> bool:
+        if not asked:
+            asked.append(elsewhere is not None and elsewhere())
+        return asked[0]
+
     for res in results:
         if not seen and answered(res):
             seen = True
@@ -64,9 +73,16 @@ def batch_answers(results: Iterable[RunResult]) -> Iterator[RunResult]:
         elif held or _no_answer_fail(res):
             held.append(res)
             if len(held) >= HOLD:
-                decided = True
-                yield from (unanswerable(r) for r in held)
+                if answered_elsewhere():
+                    seen = True
+                    yield from held
+                else:
+                    decided = True
+                    yield from (unanswerable(r) for r in held)
                 held.clear()
         else:
             yield res
-    yield from (unanswerable(r) for r in held)
+    if held and answered_elsewhere():
+        yield from held
+    else:
+        yield from (unanswerable(r) for r in held)

@@ -10,6 +10,8 @@ on each: :mod:`trajcheck.scoring.loading` reads the evidence, :mod:`trajcheck.sc
 
 from __future__ import annotations
 
+from functools import partial
+
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -48,7 +50,8 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
                 input_format: str | None = None,
                 previous: Iterable[Previous] | None = None,
                 sink: Callable[[RunResult], None] | None = None,
-                engine: str = "local", scheduler: str | None = None) -> ScoreReport:
+                engine: str = "local", scheduler: str | None = None,
+                answered_before: Callable[[list[str]], bool] | None = None) -> ScoreReport:
     """Discover and score every run under ``paths``, in parallel over ``jobs`` processes.
 
     Results come back in discovery order whatever the order of completion, so the
@@ -58,7 +61,8 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     each result is handed over as it is ready (in order) instead of being kept.
     ``engine="dask"`` scores on a dask.distributed cluster (``scheduler`` is its
     address; without one, a local cluster of ``jobs`` worker processes); the rows are
-    the same as the local engine's.
+    the same as the local engine's. ``answered_before`` says whether any of the skipped runs (their run_ids)
+    gave an answer, for the no-answer rule (:func:`trajcheck.scoring.noanswer.batch_answers`).
     """
     opts = opts or ScoreOptions()
     paths = list(paths)
@@ -82,7 +86,8 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     else:
         raise ValueError(f"unknown engine {engine!r}: local or dask")
     unread = [0, 0]  # regions OCR was asked to read and could not (not installed), runs they are in
-    for res in batch_answers(results):
+    elsewhere = partial(answered_before, list(skipped)) if answered_before is not None and skipped else None
+    for res in batch_answers(results, elsewhere):
         res = _dedupe_one(res, seen)
         report.scored += 1
         report.frames += res.frames
