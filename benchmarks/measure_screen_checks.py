@@ -5,8 +5,10 @@
 Each sample run is copied with its DOM snapshots removed (frames, URLs and everything else kept), without its
 recorded evaluator, and with a contract of ``text_present`` checks: one for each text of 4 characters or more
 that its final DOM snapshot shows as an element's own text inside the frame (its ``data-bbox``). Every such
-text is on the screen, so each check should pass: one that fails would fail a true success. Scored with
-``--ocr auto``; printed: the checks that passed, failed and were undecided, and each one that did not pass.
+text is on the screen, so each check should pass: one that fails would fail a true success. Then as many
+checks of texts that other runs' final screens show and this one's DOM does not hold: each should fail, and
+one that passes would pass a run on a text it does not show. Scored with ``--ocr auto``; printed: how the
+checks of each kind came out, and each one that did not come out right.
 """
 
 from __future__ import annotations
@@ -53,42 +55,57 @@ def shown_texts(run: Path, step: dict) -> list[str]:
     return out
 
 
-def build(dst: Path) -> int:
-    checks = 0
-    for src in sorted(p.parent for p in (ROOT / "sample_runs").glob("*/run.json")):
+def build(dst: Path) -> dict[str, int]:
+    """The runs, by name, with how many of their checks (the first ones) are of texts on their screen."""
+    present: dict[str, int] = {}
+    runs = sorted(p.parent for p in (ROOT / "sample_runs").glob("*/run.json"))
+    shown = {}
+    for src in runs:
+        steps = [json.loads(x) for x in (src / "steps.jsonl").read_text().splitlines()]
+        shown[src.name] = (shown_texts(src, steps[-1]) if steps else [], steps)
+    for k, src in enumerate(runs):
         run = dst / src.name
         shutil.copytree(src, run)
-        steps = [json.loads(x) for x in (run / "steps.jsonl").read_text().splitlines()]
-        texts = shown_texts(run, steps[-1]) if steps else []
-        checks += len(texts)
+        texts, steps = shown[src.name]
+        dom = (steps[-1].get("page") or {}).get("dom_after") if steps else None
+        page = _norm(parse((src / dom).read_text()).body.text(separator=" ")) if dom else ""
+        others = [t for o in runs[k + 1:] + runs[:k] for t in shown[o.name][0] if _norm(t) not in page]
+        absent = list(dict.fromkeys(others))[:len(texts)]
+        present[src.name] = len(texts)
         (run / "contract.json").write_text(json.dumps({"format": "trajcheck.contract/1", "checks": [
-            {"type": "text_present", "text": t} for t in texts]}))
+            {"type": "text_present", "text": t} for t in texts] + [
+            {"type": "text_present", "text": t} for t in absent]}))
         meta = json.loads((run / "run.json").read_text())
         (meta.get("outcome") or {}).pop("score", None)
         (run / "run.json").write_text(json.dumps(meta))
         shutil.rmtree(run / "dom", ignore_errors=True)
         for s in steps:
-            for k in ("dom_before", "dom_after"):
-                (s.get("page") or {}).pop(k, None)
+            for key in ("dom_before", "dom_after"):
+                (s.get("page") or {}).pop(key, None)
         (run / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
-    return checks
+    return present
 
 
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="trajcheck-checks-") as t:
         tmp = Path(t)
-        n = build(tmp / "runs")
+        present = build(tmp / "runs")
         trajcheck.score([tmp / "runs"], tmp / "ledger", ocr="auto", force=True)
-        counts: collections.Counter[str] = collections.Counter()
+        counts: collections.Counter[tuple[str, str]] = collections.Counter()
         for r in trajcheck.query(tmp / "ledger", "select run_id, contract_checks from runs order by run_id").to_json():
-            for chk in json.loads(r["contract_checks"] or "[]"):
+            for k, chk in enumerate(json.loads(r["contract_checks"] or "[]")):
+                on = k < present[r["run_id"]]
+                kind = "on the screen" if on else "absent from the screen"
                 state = {True: "passed", False: "failed", None: "undecided"}[chk["passed"]]
-                counts[state] += 1
-                if state != "passed":
+                counts[(kind, state)] += 1
+                if state != ("passed" if on else "failed"):
                     why = chk["evidence"].get("undecided") or "not found on the screen"
-                    print(f"  {state}: {r['run_id']}: {chk['evidence'].get('text')!r} ({why})")
-        print(f"text_present checks of texts the final DOM shows, DOM removed: {n}; passed {counts['passed']}, "
-              f"failed {counts['failed']}, undecided {counts['undecided']}")
+                    print(f"  {kind}, {state}: {r['run_id']}: {chk['evidence'].get('text')!r} ({why})")
+        print(f"text_present checks, DOM removed: {sum(counts.values())}")
+        for kind in ("on the screen", "absent from the screen"):
+            print(f"  texts {kind}: {sum(v for (k, _s), v in counts.items() if k == kind)}; passed "
+                  f"{counts[(kind, 'passed')]}, failed {counts[(kind, 'failed')]}, undecided "
+                  f"{counts[(kind, 'undecided')]}")
     return 0
 
 
