@@ -12,12 +12,11 @@ Heavy libraries load only when they are needed: a re-score of unchanged runs rea
 
 from __future__ import annotations
 
-from functools import partial
-
 import inspect
 import os
 import sys
 import time
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable

@@ -162,6 +162,16 @@ def _content_lines(eng: Engine, gray: np.ndarray) -> list[tuple[str, float, int,
     return got
 
 
+def _in_frame(found: list[tuple[str, float, int, int, int, int]], box: Box, size: tuple[int, ...],
+              f: float) -> list[TextLine]:
+    """Lines read in a crop prepared at ``f`` image pixels per frame pixel, with their boxes in the frame (the
+    crop is ``box``, of ``size`` (height, width))."""
+    h, w = size[0], size[1]
+    return [TextLine(t, c, Box(box.left + max(0, int(x0 / f)), box.top + max(0, int(y0 / f)),
+                               box.left + min(w, math.ceil(x1 / f)), box.top + min(h, math.ceil(y1 / f))))
+            for t, c, x0, y0, x1, y1 in found]
+
+
 def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
     """The lines of text in ``box`` of a frame's ``pixels``, each with Tesseract's confidence (0-1) and its box
     in frame pixels, in reading order; blank lines left out. A crop whose prepared pixels were read before is
@@ -172,11 +182,7 @@ def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[
     into one line: 4.5% of the page's lines lost or merged), so bands are not read apart to save time."""
     crop = pixels[box.top:box.bottom, box.left:box.right]
     img = prepare(crop, scale)
-    f = img.width / max(1, crop.shape[1])
-    h, w = crop.shape[:2]
-    return [TextLine(t, c, Box(box.left + max(0, int(x0 / f)), box.top + max(0, int(y0 / f)),
-                               box.left + min(w, math.ceil(x1 / f)), box.top + min(h, math.ceil(y1 / f))))
-            for t, c, x0, y0, x1, y1 in _content_lines(eng, np.asarray(img))]
+    return _in_frame(_content_lines(eng, np.asarray(img)), box, crop.shape[:2], img.width / max(1, crop.shape[1]))
 
 
 #: Cells of this many CSS pixels a side tell a solid element (a button, a toast, a chat bubble, a dark header)
@@ -237,11 +243,7 @@ def read_island(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list
     :data:`TEXT_SCALE` image pixels per CSS pixel; boxes in frame pixels."""
     crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
     img = prepare(255 - crop if light_text(crop) else crop, scale, invert=False)
-    f = img.width / max(1, crop.shape[1])
-    h, w = crop.shape[:2]
-    return [TextLine(t, c, Box(box.left + max(0, int(x0 / f)), box.top + max(0, int(y0 / f)),
-                               box.left + min(w, math.ceil(x1 / f)), box.top + min(h, math.ceil(y1 / f))))
-            for t, c, x0, y0, x1, y1 in _content_lines(eng, np.asarray(img))]
+    return _in_frame(_content_lines(eng, np.asarray(img)), box, crop.shape[:2], img.width / max(1, crop.shape[1]))
 
 
 def _key(eng: Engine, box: Box, scale: float) -> str:

@@ -10,11 +10,10 @@ on each: :mod:`trajcheck.scoring.loading` reads the evidence, :mod:`trajcheck.sc
 
 from __future__ import annotations
 
-from functools import partial
-
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Iterable
 
 from . import incremental
