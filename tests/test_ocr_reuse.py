@@ -169,3 +169,26 @@ def test_the_cache_of_reads_is_kept_bounded(monkeypatch, tmp_path):
     assert diskcache.prune("ocrcrop", keep=40) == 0
     assert diskcache.prune("ocrcrop", keep=20) == 12  # down to nine tenths of 20, the oldest first
     assert sorted(p.name for p in folder.iterdir()) == [f"{k:02d}.json" for k in range(12, 30)] + ["sub"]
+
+
+def test_a_page_dimmed_behind_a_dialog_is_told_from_plain_pages():
+    whole = Box(0, 0, 400, 240)
+    page = np.full((240, 400), 100, np.uint8)  # a page darkened to mid-grey by an overlay
+    page[150:230, 250:390] = 255  # the dialog in front of it: 11% of the screen
+    assert ocr.dimmed(page, whole, 1.0)
+    assert not ocr.dimmed(np.full((240, 400), 250, np.uint8), whole, 1.0)  # a light page
+    assert not ocr.dimmed(np.full((240, 400), 30, np.uint8), whole, 1.0)  # a dark theme
+    grey = np.full((240, 400), 100, np.uint8)  # a grey page with nothing light on it
+    assert not ocr.dimmed(grey, whole, 1.0)
+    text = page.copy()
+    text[::2, ::2] = 0  # ink everywhere: no flat ground to speak of
+    assert not ocr.dimmed(text, whole, 1.0)
+
+
+@needs_ocr
+def test_the_text_of_a_page_dimmed_behind_a_dialog_is_read_with_its_light_evened_out():
+    px = np.asarray(Image.open(SAMPLES / "consent-overlay-off" / "frames" / "003.png").convert("L"))
+    whole = Box(0, 0, px.shape[1], px.shape[0])
+    assert ocr.dimmed(px, whole, 1.0)
+    assert "Email address" not in [x.text for x in ocr.read_lines(ENGINE, px, whole, ocr.TEXT_SCALE)]
+    assert "Email address" in [x.text for x in ocr.read_evened(ENGINE, px, whole, ocr.TEXT_SCALE)]

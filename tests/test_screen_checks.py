@@ -249,6 +249,7 @@ def test_the_final_read_reuses_what_the_last_high_risk_step_read(tmp_path, monke
     ("nc-pay-loop", {"type": "text_absent", "text": "Pay now"}, False),
     ("terms-checkbox-off", {"type": "text_present", "text": "Submit"}, True),  # white on light blue
     ("menu-toggle-aimless", {"type": "text_present", "text": "Help"}, True),  # a menu bar: read at twice its size
+    ("consent-overlay-off", {"type": "text_present", "text": "Email address"}, True),  # dimmed behind a dialog
     ("nc-pay-loop", {"type": "text_present", "text": "Payment received"}, False),  # not there, however read
 ])
 def test_a_check_that_has_not_found_its_text_reads_what_the_page_read_misses(tmp_path, run, chk, passed):

@@ -96,20 +96,23 @@ class ContractReads:
             self.memo[key] = reader.read(frame, digest, box, at)
         lines = self.memo[key]
         kind = str(chk["type"])
-        for more in ("islands", "shaky"):
+        for more in ("islands", "shaky", "evened"):
             if _decisive(kind, chk, ScreenView("", None, box, lines)):
                 break
-            lines = lines + self._more(run, frame, digest, box, more, lines)
+            lines = lines + self._more(run, frame, digest, (box, at), more, lines)
         return box, lines
 
-    def _more(self, run: Run, frame: Frame, digest: bytes | None, box: Box, how: str,
+    def _more(self, run: Run, frame: Frame, digest: bytes | None, area: tuple[Box, float], how: str,
               known: tuple[TextLine, ...]) -> tuple[TextLine, ...]:
         """Lines of the area that its page read missed or misread, read only for a check that has not found its
         text: ``islands``, the solid elements read alone (:func:`trajcheck.media.ocr.islands`: a coloured
         button, toast or chat bubble); ``shaky``, each line read below the confidence threshold read again
         alone at twice its CSS size (a whole frame is read at its own resolution, where small text is read
-        poorly). Without them a text on the screen but not read would fail a true success's check. Lines
-        already read with confidence are left out."""
+        poorly); ``evened``, the area read again with its light evened out, where a dialog darkens the page
+        behind it (:func:`trajcheck.media.ocr.dimmed`). Without them a text on the screen but not read would
+        fail a true success's check. Lines already read with confidence are left out. ``area``: the box and the
+        scale its page read used."""
+        box, at = area
         key = (digest if digest is not None else id(frame), box, how)
         if key not in self.memo:
             reader = self.sp.reader()
@@ -118,8 +121,11 @@ class ContractReads:
             if how == "islands":
                 got = [x for b in ocr.islands(frame.luma, box, scale)
                        for x in ocr.read_island(reader.engine, frame.luma, b, scale)]
-            else:
+            elif how == "shaky":
                 got = [x for b in _shaky(known, box, scale) for x in reader.read(frame, digest, b, scale)]
+            else:
+                got = ocr.read_evened(reader.engine, frame.luma, box, at) if ocr.dimmed(frame.luma, box, scale) \
+                    else []
             seen = {screencheck.norm(x.text) for x in known if x.confidence >= MIN_LINE_CONFIDENCE}
             self.memo[key] = tuple(x for x in got if screencheck.norm(x.text) not in seen)
         return self.memo[key]

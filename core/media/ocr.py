@@ -246,6 +246,42 @@ def read_island(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list
     return _in_frame(_content_lines(eng, np.asarray(img)), box, crop.shape[:2], img.width / max(1, crop.shape[1]))
 
 
+#: Cells of this many CSS pixels a side tell the grounds of a screen apart (:func:`dimmed`).
+GROUND_CELL = 8
+
+
+def dimmed(pixels: np.ndarray, box: Box, scale: float) -> bool:
+    """Does the area show a page darkened behind a dialog: flat mid-grey ground (a cell of
+    :data:`GROUND_CELL` CSS pixels whose levels span under 16, its mean 40-170) over 15% of it, beside flat
+    light ground (mean over 200: the dialog) over 2%? Tesseract binarizes a read at one threshold, set between
+    the two, and the dimmed page's text goes black on black."""
+    crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
+    c = max(1, round(GROUND_CELL * scale))
+    h, w = crop.shape[0] // c, crop.shape[1] // c
+    if h == 0 or w == 0:
+        return False
+    cells = crop[:h * c, :w * c].reshape(h, c, w, c).swapaxes(1, 2).reshape(h, w, c * c)
+    mean = cells.mean(axis=2)
+    flat = (cells.max(axis=2).astype(np.int16) - cells.min(axis=2)) < 16
+    mid = float((flat & (mean >= 40) & (mean <= 170)).mean())
+    light = float((flat & (mean > 200)).mean())
+    return mid >= 0.15 and light >= 0.02
+
+
+def read_evened(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+    """The lines of ``box`` read with its light evened out: each grey level divided by the brightest of its
+    neighbourhood (the greatest of 8x8-pixel means within 2 blocks), so a dimmed page reads as a lit one; boxes
+    in frame pixels. ``scale`` as :func:`prepare` takes it."""
+    from PIL import ImageFilter
+
+    crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
+    img = prepare(crop, scale, invert=False)
+    small = img.resize((max(1, img.width // 8), max(1, img.height // 8)), Image.Resampling.BOX)
+    ground = np.asarray(small.filter(ImageFilter.MaxFilter(5)).resize(img.size, Image.Resampling.BILINEAR))
+    even = np.clip(np.asarray(img).astype(np.float32) / np.maximum(ground, 1) * 255, 0, 255).astype(np.uint8)
+    return _in_frame(_content_lines(eng, even), box, crop.shape[:2], img.width / max(1, crop.shape[1]))
+
+
 def _key(eng: Engine, box: Box, scale: float) -> str:
     return f"{eng.version} {eng.model} {READ_VERSION} {tuple(box)} {scale:g}"
 
