@@ -17,7 +17,7 @@ and what it costs.
    * as recorded (every sample run has DOM snapshots: OCR reads nothing): the ratio the issue bounds (>= 0.85);
    * with the DOM snapshots removed (OCR reads every high-risk change, what changed on every claiming run's
      final frame, and the areas the contracts' text checks name): what OCR costs where it works. The corpus
-     holds each sample run about N/26 times, its copies told apart by a block in the top-left corner: a crop
+     holds each sample run about N/28 times, its copies told apart by a block in the top-left corner: a crop
      read in one copy that does not hold the block (a message, a dialog) is served to the others by its pixels
      (``trajcheck.media.ocr._content_lines``), as a batch of runs over the same tasks is served the messages
      its runs share; a whole screen holds the block and is read in every copy;
