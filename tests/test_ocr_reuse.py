@@ -192,3 +192,36 @@ def test_the_text_of_a_page_dimmed_behind_a_dialog_is_read_with_its_light_evened
     assert ocr.dimmed(px, whole, 1.0)
     assert "Email address" not in [x.text for x in ocr.read_lines(ENGINE, px, whole, ocr.TEXT_SCALE)]
     assert "Email address" in [x.text for x in ocr.read_evened(ENGINE, px, whole, ocr.TEXT_SCALE)]
+
+
+def test_a_cache_of_subfolders_is_kept_bounded_across_them(monkeypatch, tmp_path):
+    import os
+
+    monkeypatch.setenv("TRAJCHECK_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TRAJCHECK_NO_CACHE", raising=False)
+    k = 0
+    for sub in ("ab", "cd", "ef"):  # the thumbnails' layout: a subfolder per first two hex digits
+        (tmp_path / "thumbs-v1" / sub).mkdir(parents=True)
+        for _ in range(10):
+            f = tmp_path / "thumbs-v1" / sub / f"{k:02d}.webp"
+            f.write_bytes(b"x")
+            os.utime(f, (1_000_000 + k, 1_000_000 + k))
+            k += 1
+    assert diskcache.prune("thumbs-v1", keep=20) == 0  # not nested: no file at the top
+    assert diskcache.prune("thumbs-v1", keep=20, nested=True) == 12
+    left = sorted(p.name for p in (tmp_path / "thumbs-v1").rglob("*.webp"))
+    assert left == [f"{k:02d}.webp" for k in range(12, 30)]
+
+
+def test_a_report_leaves_the_thumbnail_cache_bounded_and_keeps_its_own(sample_ledger, monkeypatch, tmp_path):
+    import trajcheck
+    from trajcheck.render import reportbuild
+
+    monkeypatch.setenv("TRAJCHECK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TRAJCHECK_NO_CACHE", raising=False)
+    monkeypatch.setattr(reportbuild, "THUMBS_KEPT", 5)
+    trajcheck.report(sample_ledger, tmp_path / "rep", max_runs=4, jobs=1)
+    cached = [p for p in (tmp_path / "cache").rglob("*") if p.is_file() and "thumbs-" in str(p)]
+    assert 0 < len(cached) <= 5
+    in_report = [p for p in (tmp_path / "rep").rglob("*") if p.suffix in (".webp", ".png", ".jpg")]
+    assert len(in_report) > 5

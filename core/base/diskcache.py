@@ -81,16 +81,24 @@ def write(name: str, data: dict[str, Any]) -> bool:
 MAX_FILES = 20_000
 
 
-def prune(folder_name: str, keep: int = MAX_FILES) -> int:
-    """Bound the cache folder ``folder_name`` to ``keep`` files: past it, the least recently written go, down to
-    nine tenths of ``keep`` (so that a prune is rare). Returns how many files were removed; a file that cannot
-    be removed is left (another process may hold it), and nothing is raised."""
+def prune(folder_name: str, keep: int = MAX_FILES, nested: bool = False) -> int:
+    """Bound the cache folder ``folder_name`` to ``keep`` files (``nested``: those of its subfolders, one level
+    down, as the thumbnails are kept): past it, the least recently written go, down to nine tenths of ``keep``
+    (so that a prune is rare). Returns how many files were removed; a file that cannot be removed is left
+    (another process may hold it), and nothing is raised."""
     folder = cache_dir()
     if folder is None:
         return 0
+    files: list[tuple[float, str]] = []
     try:
         with os.scandir(folder / folder_name) as it:
-            files = [(e.stat(follow_symlinks=False).st_mtime, e.path) for e in it if e.is_file(follow_symlinks=False)]
+            for e in it:
+                if e.is_file(follow_symlinks=False):
+                    files.append((e.stat(follow_symlinks=False).st_mtime, e.path))
+                elif nested and e.is_dir(follow_symlinks=False):
+                    with os.scandir(e.path) as sub:
+                        files += [(f.stat(follow_symlinks=False).st_mtime, f.path) for f in sub
+                                  if f.is_file(follow_symlinks=False)]
     except OSError:
         return 0
     if len(files) <= keep:

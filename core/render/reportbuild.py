@@ -14,12 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ..base.diskcache import prune
 from ..base.verdicts import coverage
 from ..base.version import __version__
+from ..media.thumbs import RECIPE
 from .htmlreport import INDEX_JS, _chart, _e, _page, _runs_table, render_run
 from .failurepage import failure_section
 from .reportfiles import Output, ensure_folder, page_name, read_manifest
 from .reportwork import Images, run_pages
+
+#: Thumbnails and crops kept in the cache folder (a few KB to 30 KB each): a report folder keeps its own copies,
+#: so the cache only saves making them again.
+THUMBS_KEPT = 10_000
 
 #: More pages (the pair pages, trajcheck.render.pairpage): (output, runs, steps by run, --by, thumbnails,
 #: images of the runs' frames) -> the index's section.
@@ -103,6 +109,7 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     out.put("assets/index.js", INDEX_JS)
     out.put("index.html", _page("trajcheck report", "".join(body), "", script=True))  # last: its links are there
     removed = out.finish()
+    prune(f"thumbs-{RECIPE}", THUMBS_KEPT, nested=True)  # the report folder keeps its own: the cache stays bounded
     written = len(set(out.written))
     return Written(root / "index.html", len(runs), drawn, written, len(out.files) - written, len(removed),
                    images.made)
