@@ -119,3 +119,32 @@ def test_scoring_a_batch_again_gives_a_changed_run_the_verdict_a_whole_score_giv
     alone = tmp_path / "alone"
     trajcheck.score([cut], alone, jobs=1)  # the cut-off run in a batch of its own: no run answers
     assert trajcheck.query(alone, sql).to_json()[0]["verdict_reason"] == "no_answer_action"
+
+
+def test_when_the_batch_turns_from_no_answer_to_answered_the_skipped_runs_follow(tmp_path):
+    """The skipped runs the rule decided are scored again when the runs scored now change whether any run of
+    the batch answered, both ways: each run ends with the verdict a --force score of the batch gives it."""
+    import trajcheck
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _variant(runs, "nc-inbox-read", "cut-a", keep=1, status="max_steps")
+    _variant(runs, "stale-element-recovery", "cut-b", keep=2, status="error")
+    ledger, forced = tmp_path / "ledger", tmp_path / "forced"
+    sql = "select run_id, eval_final_verdict, verdict_reason from runs order by run_id"
+
+    def both() -> list[dict]:
+        trajcheck.score([runs], ledger, jobs=1)
+        trajcheck.score([runs], forced, jobs=1, force=True)
+        got = trajcheck.query(ledger, sql).to_json()
+        assert got == trajcheck.query(forced, sql).to_json()
+        return got
+
+    assert {r["verdict_reason"] for r in both()} == {"no_answer_action"}  # nobody answers: no fail
+    answered = _variant(runs, "nc-inbox-read", "answered")  # a run that answers joins the batch
+    got = both()
+    assert [r["verdict_reason"] for r in got if r["run_id"].startswith("cut")] == ["no_answer", "no_answer"]
+    steps = answered / "steps.jsonl"  # it loses its answer: the batch has none again
+    lines = steps.read_text().splitlines()
+    steps.write_text("\n".join(lines[:-1]) + "\n")
+    assert {r["verdict_reason"] for r in both() if r["run_id"].startswith("cut")} == {"no_answer_action"}

@@ -13,16 +13,16 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, Callable, Iterable
 
 from . import incremental
 from .digest import forget_listings, options_fingerprint
-from ..readers.discovery import discover
+from ..readers.discovery import RunRef, discover
 from ..base.errors import Problem
 from ..base.problems import Slug
+from ..base.reasons import VerdictReason
 from .incremental import Previous
-from .noanswer import batch_answers
+from .noanswer import answered, batch_answers
 from .options import ScoreOptions
 from .rows import RunResult, invalid_result
 
@@ -69,40 +69,36 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     refs, problems = discover(paths, input_format)
     fingerprint = options_fingerprint(opts, input_format)
     plan = incremental.plan(paths, refs, previous, fingerprint, opts)
-    refs, skipped, removed, known = plan.todo, plan.skipped, plan.removed, plan.known
+    refs, skipped, removed, known = plan.todo, list(plan.skipped), plan.removed, plan.known
     if on_found:
         on_found(len(refs))
     report = ScoreReport([], problems, skipped, removed)
-    seen: dict[str, str] = dict(known)  # run_id -> path: the first run to claim an id keeps it
-    if engine == "dask":
-        from .engine_dask import dask_ordered
-
-        results = dask_ordered(refs, opts, fingerprint, jobs or os.cpu_count() or 1, scheduler)
-    elif engine == "local":
-        from .engines import local_results
-
-        results = local_results(refs, opts, fingerprint, jobs or os.cpu_count() or 1)
-    else:
+    out = _Taker(report, dict(known), sink, on_result)  # known: the first run to claim an id keeps it
+    if engine not in ("local", "dask"):
         raise ValueError(f"unknown engine {engine!r}: local or dask")
-    unread = [0, 0]  # regions OCR was asked to read and could not (not installed), runs they are in
-    elsewhere = partial(answered_before, list(skipped)) if answered_before is not None and skipped else None
-    for res in batch_answers(results, elsewhere):
-        res = _dedupe_one(res, seen)
-        report.scored += 1
-        report.frames += res.frames
-        if res.ocr_unread:
-            unread[0] += res.ocr_unread
-            unread[1] += 1
-        if not res.ok:
-            report.invalid.append(res)
-        report.summaries.append({k: res.run.get(k) for k in SUMMARY_KEYS})
-        report.unpriced.update(res.unpriced)
-        if sink is not None:
-            sink(res)
-        else:
-            report.results.append(res)
-        if on_result:
-            on_result(res)
+    workers = jobs or os.cpu_count() or 1
+    asked: list[bool] = []  # whether a skipped run answered, once asked (the ledger is read for it)
+
+    def skipped_answered() -> bool:
+        if not asked:
+            asked.append(answered_before is not None and answered_before(list(skipped)))
+        return asked[0]
+
+    here = False  # a run scored now answered
+    elsewhere = skipped_answered if answered_before is not None and skipped else None
+    for res in batch_answers(_results(refs, opts, fingerprint, workers, engine, scheduler), elsewhere):
+        here = here or answered(res)
+        out.take(res)
+    stale = _stale_answers(plan, here, skipped_answered) if answered_before is not None else []
+    if stale:  # the runs scored now turned the batch from answered to not, or back: its no-answer verdicts too
+        report.skipped = [x for x in skipped if x not in stale]
+        for rid in stale:
+            out.seen.pop(rid, None)
+        batch = here or skipped_answered()
+        redo = _results([plan.refs[rid] for rid in stale], opts, fingerprint, workers, engine, scheduler)
+        for res in batch_answers(redo, lambda: batch):
+            out.take(res)
+    unread = out.unread
     if unread[0]:
         report.problems.append(_ocr_not_installed(*unread))
     if opts.ocr != "off" and report.scored:
@@ -111,6 +107,61 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
         for folder in ("ocr", "ocrcrop"):  # what OCR keeps grows with every new screen: keep it bounded
             diskcache.prune(folder)
     return report
+
+
+def _results(refs: list[RunRef], opts: ScoreOptions, fingerprint: str, workers: int, engine: str,
+             scheduler: str | None) -> Iterable[RunResult]:
+    """The results of ``refs``, in their order, from the engine named."""
+    if engine == "dask":
+        from .engine_dask import dask_ordered
+
+        return dask_ordered(refs, opts, fingerprint, workers, scheduler)
+    from .engines import local_results
+
+    return local_results(refs, opts, fingerprint, workers)
+
+
+@dataclass
+class _Taker:
+    """Where each result goes: counted in the report, then to the sink (or kept), then told."""
+
+    report: ScoreReport
+    seen: dict[str, str]  # run_id -> path: the first run to claim an id keeps it
+    sink: Callable[[RunResult], None] | None
+    on_result: Callable[[RunResult], None] | None
+    unread: list[int] = field(default_factory=lambda: [0, 0])  # OCR regions not read (not installed), their runs
+
+    def take(self, res: RunResult) -> None:
+        res = _dedupe_one(res, self.seen)
+        report = self.report
+        report.scored += 1
+        report.frames += res.frames
+        if res.ocr_unread:
+            self.unread[0] += res.ocr_unread
+            self.unread[1] += 1
+        if not res.ok:
+            report.invalid.append(res)
+        report.summaries.append({k: res.run.get(k) for k in SUMMARY_KEYS})
+        report.unpriced.update(res.unpriced)
+        if self.sink is not None:
+            self.sink(res)
+        else:
+            report.results.append(res)
+        if self.on_result:
+            self.on_result(res)
+
+
+def _stale_answers(plan: incremental.Plan, answered_here: bool, skipped_answered: Callable[[], bool]) -> list[str]:
+    """The skipped runs whose no-answer verdict the batch no longer gives: ``no_answer_action`` (no run of the
+    batch answered) where a run now answers, ``no_answer`` (failed, some run answered) where none does. Read
+    from what the ledger's index keeps of them; the ledger itself is asked only when one such run is there."""
+    reasons = {rid: plan.reasons.get(rid) for rid in plan.skipped}
+    took_back = [rid for rid, r in reasons.items() if r == VerdictReason.NO_ANSWER_ACTION.value]
+    failed = [rid for rid, r in reasons.items() if r == VerdictReason.NO_ANSWER.value]
+    if not took_back and not failed:
+        return []
+    batch = answered_here or skipped_answered()
+    return [rid for rid in (took_back if batch else failed) if rid in plan.refs]
 
 
 def _ocr_not_installed(regions: int, runs: int) -> Problem:

@@ -41,8 +41,8 @@ from .lock import DEFAULT_WAIT, LedgerLock, LockWait, acquire
 from ..scoring.rowcheck import find_bad_value, printable
 
 # `X as X`: re-exported, callers read the manifest as ledger.read_manifest
-from .manifest import (DIGESTS, LEDGER_FORMAT as LEDGER_FORMAT, MANIFEST, Manifest, previous_from_index,
-                       read_manifest as read_manifest, write_digest_index)
+from .manifest import (DIGESTS, INDEX_VERDICTS, LEDGER_FORMAT as LEDGER_FORMAT, MANIFEST, Manifest,
+                       previous_from_index, read_manifest as read_manifest, write_digest_index)
 
 #: ledger.lock(root, wait, on_wait): the writer lock, under the name callers know it by.
 lock = acquire
@@ -308,11 +308,11 @@ def previous(ledger: str | os.PathLike[str]) -> list[Any]:
     manifest = read_manifest(root) if root.is_dir() else None
     if manifest is None:
         return []
-    cols = ["run_id", "status", "input_digest", "inputs"]
+    cols = ["run_id", "status", "input_digest", "inputs", "verdict_reason"]
     out: list[Any] = []
     for rel in manifest.parts.get("runs", []):
         t = _read_part(root, rel, "runs", columns=cols).to_pydict()
-        out += [Previous.from_row(*row) for row in zip(*(t[c] for c in cols))]
+        out += [Previous.from_row(r, st, d, i, reason=v) for r, st, d, i, v in zip(*(t[c] for c in cols))]
     return out
 
 
@@ -355,7 +355,7 @@ def _compact(root: Path) -> Manifest:
 
 #: The columns of digests.json's rows: what skipping unchanged runs needs, then each run's verdict (what a
 #: score that skipped them all reports of the ledger, with no Arrow loaded).
-DIGEST_COLUMNS = ["run_id", "status", "input_digest", "inputs", "eval_final_verdict", "verdict_source", "false_claim"]
+DIGEST_COLUMNS = ["run_id", "status", "input_digest", "inputs", *INDEX_VERDICTS]
 
 
 def _index_rows(root: Path, generation: int) -> list[list[Any]] | None:

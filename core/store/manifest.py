@@ -63,7 +63,7 @@ def read_manifest(ledger: Path) -> Manifest | None:
 
 def write_digest_index(root: Path, generation: int, rows: list[list[Any]]) -> None:
     """Write ``digests.json`` for ``generation`` (temp file, then rename): rows of
-    [run_id, status, input_digest, inputs, eval_final_verdict, verdict_source, false_claim]."""
+    [run_id, status, input_digest, inputs, eval_final_verdict, verdict_source, false_claim, verdict_reason]."""
     with atomic_write(root / DIGESTS, "w", sync=True) as f:
         f.write(json.dumps({"generation": generation, "runs": rows}, separators=(",", ":")))
 
@@ -81,13 +81,14 @@ def previous_from_index(ledger: str | os.PathLike[str]) -> list[Any] | None:
         data = json.loads((root / DIGESTS).read_text("utf-8"))
         if data.get("generation") != manifest.generation:
             return None
-        return [Previous.from_row(*row[:4]) for row in data["runs"]]  # an index of 4 columns: an older one
+        return [Previous.from_row(row[0], row[1], row[2], row[3], reason=row[7] if len(row) > 7 else None)
+                for row in data["runs"]]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
 
 
 #: The verdict columns of digests.json's rows (after run_id, status, input_digest, inputs).
-INDEX_VERDICTS = ("eval_final_verdict", "verdict_source", "false_claim")
+INDEX_VERDICTS = ("eval_final_verdict", "verdict_source", "false_claim", "verdict_reason")
 
 
 def verdicts_from_index(ledger: str | os.PathLike[str]) -> list[dict[str, Any]] | None:
