@@ -132,6 +132,11 @@ def test_islands_are_the_solid_elements_set_off_from_the_page():
     chip = np.full((240, 400), 255, np.uint8)
     chip[60:68, 100:220] = 83  # 8 px high: two cells, too thin to hold a line of text
     assert ocr.islands(chip, whole, 1.0) == []
+    bold = np.full((240, 400), 255, np.uint8)
+    bold[100:116, 40:120] = 20  # a word of heavy text, 16 px high: left to the page read, not read alone
+    assert ocr.islands(bold, whole, 1.0) == []
+    bold[100:120, 40:120] = 20  # 20 px high: an element
+    assert ocr.islands(bold, whole, 1.0) == [Box(40, 100, 120, 120)]
     big = np.full((240, 400), 255, np.uint8)
     big[:130] = 40  # over a quarter of the area: the page itself, not an element on it
     assert ocr.islands(big, whole, 1.0) == []

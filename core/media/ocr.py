@@ -190,6 +190,9 @@ def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[
 ISLAND_CELL = 4
 #: How far (grey levels) a cell's mean lies from the page's ground for the cell to belong to an element.
 ISLAND_CONTRAST = 40
+#: The fewest cells an element is high (20 CSS px): a button, toast or bubble holds a line of text with its
+#: padding; a word of bold body text (up to 16 px) is lower, and is left to the page read.
+MIN_ISLAND_CELLS = 5
 #: The most islands read in one area (the largest first): a page of hundreds of coloured chips is read in
 #: bounded time.
 MAX_ISLANDS = 24
@@ -206,9 +209,9 @@ def islands(pixels: np.ndarray, box: Box, scale: float) -> list[Box]:
     badge, chat bubble or header, whose text a page read misses (Tesseract lays the page out from its ground and
     takes a filled box for a picture: "Pay now" in white on blue is not read in its page, and is read alone).
     Each is a group of :data:`ISLAND_CELL`-pixel cells whose mean lies :data:`ISLAND_CONTRAST` grey levels or
-    more from the page's ground (the median cell), at least 3 cells high and 4 wide, at most a quarter of the
-    area, and mostly filled (its cells over half its box); in frame pixels, largest first, at most
-    :data:`MAX_ISLANDS`."""
+    more from the page's ground (the median cell), at least :data:`MIN_ISLAND_CELLS` cells high and 4 wide, at
+    most a quarter of the area, and mostly filled (its cells over half its box); in frame pixels, largest first,
+    at most :data:`MAX_ISLANDS`."""
     from ..analyzers.components import boxes, label
 
     crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
@@ -222,7 +225,7 @@ def islands(pixels: np.ndarray, box: Box, scale: float) -> list[Box]:
     out = []
     for k, (ys, xs) in enumerate(boxes(labels, n), start=1):
         cells = (ys.stop - ys.start) * (xs.stop - xs.start)
-        if ys.stop - ys.start < 3 or xs.stop - xs.start < 4 or cells * 4 > h * w or sizes[k] * 2 < cells:
+        if ys.stop - ys.start < MIN_ISLAND_CELLS or xs.stop - xs.start < 4 or cells * 4 > h * w or sizes[k] * 2 < cells:
             continue
         out.append((cells, Box(box.left + xs.start * c, box.top + ys.start * c, box.left + xs.stop * c,
                                box.top + ys.stop * c)))
