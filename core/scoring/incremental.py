@@ -46,9 +46,13 @@ class Plan:
     todo: list[RunRef]  # runs to score
     skipped: list[str] = field(default_factory=list)  # run_ids whose digest is unchanged
     removed: list[str] = field(default_factory=list)  # run_ids whose directory is gone from a scored folder
-    known: dict[str, str] = field(default_factory=dict)  # run_id -> path of the skipped runs
-    reasons: dict[str, str] = field(default_factory=dict)  # run_id -> verdict_reason of the skipped runs, if known
     refs: dict[str, RunRef] = field(default_factory=dict)  # run_id -> the skipped runs' refs
+    reasons: dict[str, str] = field(default_factory=dict)  # run_id -> verdict_reason of the skipped runs, if known
+
+    @property
+    def known(self) -> dict[str, str]:
+        """run_id -> path of the skipped runs."""
+        return {rid: str(ref.path) for rid, ref in self.refs.items()}
 
 
 def _under(path: str, roots: list[str]) -> bool:
@@ -82,7 +86,6 @@ def plan(paths: Iterable[Any], refs: list[RunRef], previous: Iterable[Previous] 
                 old.input_digest == input_digest({**_manifest(ref, old), **judgments_entry(opts, old.run_id)},
                                                  ref.reader, fingerprint):
             out.skipped.append(old.run_id)
-            out.known[old.run_id] = str(ref.path)
             out.refs[old.run_id] = ref
             if old.reason is not None:
                 out.reasons[old.run_id] = old.reason

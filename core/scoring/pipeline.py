@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Callable, Iterable
 
 from . import incremental
@@ -77,12 +78,9 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     if engine not in ("local", "dask"):
         raise ValueError(f"unknown engine {engine!r}: local or dask")
     workers = jobs or os.cpu_count() or 1
-    asked: list[bool] = []  # whether a skipped run answered, once asked (the ledger is read for it)
-
-    def skipped_answered() -> bool:
-        if not asked:
-            asked.append(answered_before is not None and answered_before(list(skipped)))
-        return asked[0]
+    @cache
+    def skipped_answered() -> bool:  # asked once at most: the ledger is read for it
+        return answered_before is not None and answered_before(list(skipped))
 
     here = False  # a run scored now answered
     elsewhere = skipped_answered if answered_before is not None and skipped else None
@@ -161,7 +159,7 @@ def _stale_answers(plan: incremental.Plan, answered_here: bool, skipped_answered
     if not took_back and not failed:
         return []
     batch = answered_here or skipped_answered()
-    return [rid for rid in (took_back if batch else failed) if rid in plan.refs]
+    return took_back if batch else failed
 
 
 def _ocr_not_installed(regions: int, runs: int) -> Problem:
