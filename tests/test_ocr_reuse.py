@@ -230,3 +230,37 @@ def test_a_report_leaves_the_thumbnail_cache_bounded_and_keeps_its_own(sample_le
     assert 0 < len(cached) <= 5
     in_report = [p for p in (tmp_path / "rep").rglob("*") if p.suffix in (".webp", ".png", ".jpg")]
     assert len(in_report) > 5
+
+
+def _page_with(text: str, ink: int, ground: int, size: tuple[int, int] = (120, 400)) -> np.ndarray:
+    """A grey page of ``ground`` with ``text`` drawn at (20, 40) in ``ink`` (Pillow's default font, 16 px)."""
+    from PIL import ImageDraw, ImageFont
+
+    img = Image.new("L", (size[1], size[0]), ground)
+    ImageDraw.Draw(img).text((20, 40), text, fill=ink, font=ImageFont.load_default(size=16))
+    return np.asarray(img)
+
+
+def test_faint_words_are_told_from_strong_text_borders_and_noise():
+    whole = Box(0, 0, 400, 120)
+    got = ocr.faint(_page_with("Preferences saved", 62, 36), whole, 1.0)  # grey on a dark grey: 26 levels
+    assert len(got) == 1 and got[0].left <= 20 and got[0].top <= 40 and got[0].bottom >= 52  # one line, whole
+    assert ocr.faint(_page_with("Preferences saved", 200, 36), whole, 1.0) == []  # strong text: the page reads it
+    assert ocr.faint(np.full((120, 400), 36, np.uint8), whole, 1.0) == []  # a flat ground
+    border = np.full((120, 400), 255, np.uint8)
+    border[60, :] = 230  # a light border: one cell high
+    assert ocr.faint(border, whole, 1.0) == []
+    noisy = (np.full((120, 400), 240, np.int16) + np.random.default_rng(1).integers(-4, 5, (120, 400)))
+    assert ocr.faint(noisy.astype(np.uint8), whole, 1.0) == []  # JPEG-like noise spreads under 10 levels
+
+
+@needs_ocr
+def test_faint_text_a_page_read_misses_is_read_with_its_contrast_stretched():
+    px = np.asarray(Image.open(FRAME).convert("L"))  # "Preferences saved" in grey on the dark page
+    whole = Box(0, 0, px.shape[1], px.shape[0])
+    assert "Preferences saved" not in [x.text for x in ocr.read_lines(ENGINE, px, whole, ocr.TEXT_SCALE)]
+    groups = ocr.faint(px, whole, 1.0)
+    assert groups and all(b.height <= 40 for b in groups)
+    got = [x for b in groups for x in ocr.read_faint(ENGINE, px, b, 1.0)]
+    assert [x.text for x in got] == ["Preferences saved"] and got[0].confidence >= 0.8
+    assert 240 <= got[0].box.top and got[0].box.bottom <= 280  # in frame pixels, where the text is

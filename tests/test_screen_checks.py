@@ -251,11 +251,14 @@ def test_the_final_read_reuses_what_the_last_high_risk_step_read(tmp_path, monke
     ("menu-toggle-aimless", {"type": "text_present", "text": "Help"}, True),  # a menu bar: read at twice its size
     ("consent-overlay-off", {"type": "text_present", "text": "Email address"}, True),  # dimmed behind a dialog
     ("nc-pay-loop", {"type": "text_present", "text": "Payment received"}, False),  # not there, however read
+    ("dark-faint-and-toast", {"type": "text_present", "text": "Preferences saved"}, True),  # grey on dark grey
+    ("dark-faint-and-toast", {"type": "text_absent", "text": "Preferences saved"}, False),
+    ("dark-faint-and-toast", {"type": "text_present", "text": "Password changed"}, False),
 ])
 def test_a_check_that_has_not_found_its_text_reads_what_the_page_read_misses(tmp_path, run, chk, passed):
     """Read whole at its own resolution, a frame's page read misses the light text of solid elements and small
-    text; a check that has not found its text reads the elements alone and the frame at twice its size before
-    it fails, so a text on the screen does not fail a true success's check."""
+    text; a check that has not found its text reads the elements alone, the frame at twice its size and faint
+    words with their contrast stretched before it fails, so a text on the screen does not fail a true success's check."""
     runs = copy_samples(tmp_path / "runs", dom=False, evaluator=False, only=run,
                         contract={"format": "trajcheck.contract/1", "checks": [chk]})
     trajcheck.score([runs], tmp_path / "ledger", jobs=1, ocr="auto")

@@ -96,7 +96,7 @@ class ContractReads:
             self.memo[key] = reader.read(frame, digest, box, at)
         lines = self.memo[key]
         kind = str(chk["type"])
-        for more in ("islands", "shaky", "evened"):
+        for more in ("islands", "shaky", "evened", "faint"):
             if _decisive(kind, chk, ScreenView("", None, box, lines)):
                 break
             lines = lines + self._more(run, frame, digest, (box, at), more, lines)
@@ -109,9 +109,10 @@ class ContractReads:
         button, toast or chat bubble); ``shaky``, each line read below the confidence threshold read again
         alone at twice its CSS size (a whole frame is read at its own resolution, where small text is read
         poorly); ``evened``, the area read again with its light evened out, where a dialog darkens the page
-        behind it (:func:`trajcheck.media.ocr.dimmed`). Without them a text on the screen but not read would
-        fail a true success's check. Lines already read with confidence are left out. ``area``: the box and the
-        scale its page read used."""
+        behind it (:func:`trajcheck.media.ocr.dimmed`); ``faint``, the words set in a grey close to their ground
+        read alone with their contrast stretched (:func:`trajcheck.media.ocr.faint`). Without them a text on the
+        screen but not read would fail a true success's check. Lines already read with confidence are left out.
+        ``area``: the box and the scale its page read used."""
         box, at = area
         key = (digest if digest is not None else id(frame), box, how)
         if key not in self.memo:
@@ -123,6 +124,9 @@ class ContractReads:
                        for x in ocr.read_island(reader.engine, frame.luma, b, scale)]
             elif how == "shaky":
                 got = [x for b in _shaky(known, box, scale) for x in reader.read(frame, digest, b, scale)]
+            elif how == "faint":
+                got = [x for b in ocr.faint(frame.luma, box, scale)
+                       for x in ocr.read_faint(reader.engine, frame.luma, b, scale)]
             else:
                 got = ocr.read_evened(reader.engine, frame.luma, box, at) if ocr.dimmed(frame.luma, box, scale) \
                     else []

@@ -285,6 +285,76 @@ def read_evened(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list
     return _in_frame(_content_lines(eng, even), box, crop.shape[:2], img.width / max(1, crop.shape[1]))
 
 
+#: The least spread of grey levels (within an :data:`ISLAND_CELL` cell) that faint text makes: a flat ground, a
+#: gradient or JPEG noise spreads less; text at :data:`ISLAND_CONTRAST` or more is read by a page read.
+FAINT_SPREAD = 10
+#: The least spread a neighbourhood is stretched to full contrast by (:func:`read_faint`): JPEG noise on a flat
+#: ground is not made into ink.
+STRETCH_FLOOR = 24
+
+
+def _around(a: np.ndarray, pick: Any) -> np.ndarray:
+    """Each cell's ``pick`` (np.maximum, np.minimum, np.logical_or) over it and its 8 neighbours."""
+    p = np.pad(a, 1, mode="edge")
+    out = a.copy()
+    for dy in range(3):
+        for dx in range(3):
+            out = pick(out, p[dy:dy + a.shape[0], dx:dx + a.shape[1]])
+    return out
+
+
+def faint(pixels: np.ndarray, box: Box, scale: float) -> list[Box]:
+    """The faint words of ``box``: groups of :data:`ISLAND_CELL`-pixel cells whose grey levels spread between
+    :data:`FAINT_SPREAD` and :data:`ISLAND_CONTRAST` with no stronger cell beside them (a strong glyph's edge is
+    not faint), 2 to 8 cells high, 4 or more wide and over half filled: grey-on-grey text, a placeholder, a
+    message set in a colour close to its ground. A page read binarizes at one threshold set between the ground
+    and the strong text, and such text goes to the ground's side. In frame pixels, widened by a cell, largest
+    first, at most :data:`MAX_ISLANDS`."""
+    from ..analyzers.components import boxes, label
+
+    crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
+    c = max(1, round(ISLAND_CELL * scale))
+    h, w = crop.shape[0] // c, crop.shape[1] // c
+    if h < 2 or w < 4:
+        return []
+    cells = crop[:h * c, :w * c].reshape(h, c, w, c).swapaxes(1, 2).reshape(h, w, c * c)
+    spread = cells.max(axis=2).astype(np.int16) - cells.min(axis=2)
+    faint_cells = (spread >= FAINT_SPREAD) & (spread < ISLAND_CONTRAST) & ~_around(spread >= ISLAND_CONTRAST,
+                                                                                  np.logical_or)
+    line = faint_cells.copy()
+    for gap in (2, 3):  # the words of a line are one group: gaps of up to 2 cells bridged
+        line[:, 1:1 - gap] |= faint_cells[:, :-gap] & faint_cells[:, gap:]
+        if gap == 3:
+            line[:, 2:-1] |= faint_cells[:, :-gap] & faint_cells[:, gap:]
+    labels, n = label(line)
+    sizes = np.bincount(labels.ravel(), minlength=n + 1)
+    out = []
+    for k, (ys, xs) in enumerate(boxes(labels, n), start=1):
+        high, wide = ys.stop - ys.start, xs.stop - xs.start
+        if 2 <= high <= 8 and wide >= 4 and sizes[k] * 2 > high * wide:
+            out.append((high * wide, Box(box.left + max(0, xs.start - 1) * c, box.top + max(0, ys.start - 1) * c,
+                                         box.left + min(w, xs.stop + 1) * c, box.top + min(h, ys.stop + 1) * c)))
+    out.sort(key=lambda x: (-x[0], x[1]))
+    return [b for _cells, b in out[:MAX_ISLANDS]]
+
+
+def read_faint(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+    """The lines of ``box`` (a group :func:`faint` found) read with their contrast stretched: each grey level
+    placed between the darkest and the lightest of its neighbourhood (8x8-pixel blocks and the 8 around them;
+    :data:`STRETCH_FLOOR` levels at least), so faint text reads as dark on light; at :data:`TEXT_SCALE` image
+    pixels per CSS pixel, boxes in frame pixels."""
+    crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
+    img = np.asarray(prepare(crop, scale))
+    b = 8
+    hh, ww = -(-img.shape[0] // b) * b, -(-img.shape[1] // b) * b
+    blocks = np.pad(img, ((0, hh - img.shape[0]), (0, ww - img.shape[1])), mode="edge").reshape(hh // b, b, ww // b, b)
+    hi = _around(blocks.max(axis=(1, 3)), np.maximum).repeat(b, 0).repeat(b, 1)[:img.shape[0], :img.shape[1]]
+    lo = _around(blocks.min(axis=(1, 3)), np.minimum).repeat(b, 0).repeat(b, 1)[:img.shape[0], :img.shape[1]]
+    spread = np.maximum(hi.astype(np.float32) - lo, STRETCH_FLOOR)
+    even = np.clip(255 - (hi - img.astype(np.float32)) * 255 / spread, 0, 255).astype(np.uint8)
+    return _in_frame(_content_lines(eng, even), box, crop.shape[:2], img.shape[1] / max(1, crop.shape[1]))
+
+
 def _key(eng: Engine, box: Box, scale: float) -> str:
     return f"{eng.version} {eng.model} {READ_VERSION} {tuple(box)} {scale:g}"
 
