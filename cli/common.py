@@ -47,7 +47,8 @@ _MEANINGS = {
     Exit.FINDINGS: "done, with findings: the command did its work and found runs or files to look at",
     Exit.USAGE: "usage error: an unknown option or value",
     Exit.INPUT: "input that cannot be read at all, or a file that cannot be written",
-    Exit.LOCKED: "another writer held the ledger for longer than `--wait`: nothing was written; run again",
+    Exit.LOCKED: "another writer held the ledger (a report, its folder) for longer than `--wait`: nothing was "
+                 "written; run again",
 }
 
 

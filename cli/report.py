@@ -9,7 +9,8 @@ import typer
 
 from ..base.errors import LedgerError
 
-from .common import Exit, emit, err, print_json
+from ..store.lock import DEFAULT_WAIT, LedgerBusy
+from .common import Exit, emit, err, print_json, wait_line
 from .exits import Rule, exit_on_error
 from .options import ByOpt, Format, FormatOpt, LedgerArg, QuietOpt
 
@@ -18,7 +19,9 @@ if TYPE_CHECKING:
 
 
 @exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the report: {error}", means="the report cannot be written"),
-               raises=(LedgerError,))
+               Rule(LedgerBusy, Exit.LOCKED, hint="nothing was written; report again when it is done, or raise --wait",
+                    means="another report held the folder for longer than --wait (nothing was written)"),
+               raises=(LedgerError, LedgerBusy))
 def report(
     ledger_dir: LedgerArg,
     out: Annotated[Path, typer.Option("--out", "-o", help="Report folder (index.html, runs/, assets/).")]
@@ -31,6 +34,9 @@ def report(
                                                 "core).")] = None,
     quiet: QuietOpt = False,
     fmt: FormatOpt = Format.table,
+    wait: Annotated[float, typer.Option("--wait", min=0, help="Seconds to wait for another report into the same "
+                                        "folder to finish (one at a time); then exit 4, having written "
+                                        "nothing.")] = DEFAULT_WAIT,
 ) -> None:
     """Write a static HTML report of a ledger, a page per run.
 
@@ -46,7 +52,8 @@ def report(
 
     bar = _Bar(quiet)
     try:
-        written = write(ledger_dir, out, by=by, max_runs=max_runs, jobs=jobs, on_progress=bar.tick)
+        written = write(ledger_dir, out, by=by, max_runs=max_runs, jobs=jobs, on_progress=bar.tick, wait=wait,
+                        on_wait=lambda w: err.print(wait_line(w), highlight=False, markup=False))
     finally:
         bar.stop()
     if fmt is Format.table:

@@ -160,19 +160,23 @@ class ReportWritten:
 
 def report(ledger: Pathish, out: Pathish = "report", *, by: str | None = None, max_runs: int | None = None,
            success_score: float = 1.0, jobs: int | None = None,
-           on_progress: Callable[[int, int], None] | None = None) -> ReportWritten:
+           on_progress: Callable[[int, int], None] | None = None, wait: float | None = None,
+           on_wait: Callable[[LockWait], None] | None = None) -> ReportWritten:
     """A static HTML report in the folder ``out``: index.html with summary and comparison tables and every run;
     one page per run (``runs/<name>.html``, named by its run id), with thumbnails (the ``max_runs`` most telling
     only, when given); one page per task with runs in two arms of ``by``, the pair side by side. Thumbnails are
     made once per frame content and cached; the work runs on ``jobs`` processes (None: one per core);
     ``on_progress(done, total)`` is told as run pages are written. Only files whose bytes changed since the last
-    report in ``out`` are written (each atomically, the index last). OSError when it cannot be written."""
+    report in ``out`` are written (each atomically, the index last). One report at a time writes a folder: a
+    second waits up to ``wait`` seconds (None: the default, 300) for the first (``on_wait`` hears who holds it),
+    then raises LedgerBusy having written nothing. OSError when it cannot be written."""
     from functools import partial
 
     from .render.pairpage import write_pairs
     from .render.reportbuild import write_report
 
-    w = write_report(ledger, out, by, max_runs, success_score, partial(write_pairs, ledger), jobs, on_progress)
+    w = write_report(ledger, out, by, max_runs, success_score, partial(write_pairs, ledger), jobs, on_progress,
+                     DEFAULT_WAIT if wait is None else wait, on_wait)
     return ReportWritten(w.index, w.runs, w.with_thumbnails, w.written, w.kept, w.removed)
 
 

@@ -132,7 +132,7 @@ def test_every_command_runs_under_the_one_error_path():
 #: (every command exits 2 on a bad option, as click does before the command runs).
 EXIT_CODES = {
     "score": [0, 1, 2, 3, 4], "validate": [0, 1, 2, 3], "query": [0, 2, 3], "columns": [0, 2], "formats": [0, 2],
-    "timeline": [0, 2, 3], "compare": [0, 2, 3], "agree": [0, 2, 3], "export": [0, 2, 3], "report": [0, 2, 3],
+    "timeline": [0, 2, 3], "compare": [0, 2, 3], "agree": [0, 2, 3], "export": [0, 2, 3], "report": [0, 2, 3, 4],
     "best-of": [0, 2, 3], "compact": [0, 2, 3, 4], "diff": [0, 2, 3], "check": [0, 1, 2, 3],
     "draft-contract": [0, 2, 3],
     "draft-mapping": [0, 1, 2, 3],

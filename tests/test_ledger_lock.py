@@ -226,3 +226,33 @@ def test_ledger_write_and_compact_hold_the_lock(tmp_path, sample_ledger):
         holder.kill()
         holder.wait()
     assert os.path.exists(out / "manifest.json")
+
+
+def test_one_report_at_a_time_writes_a_folder(tmp_path, sample_ledger):
+    """Two reports into one folder would mix their pages and remove each other's: a report holds the folder's
+    lock from before it reads the last report's record until it has written its own. A second names the holder,
+    waits up to --wait, then exits 4 having written nothing; once the first is done it writes, and leaves no
+    lock file behind."""
+    report = tmp_path / "report"
+    first = subprocess.run([*CLI, "report", str(sample_ledger), "--out", str(report), "-q", "-j", "1"],
+                           capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert not (report / LOCK_FILE).exists()
+    before = {p: p.stat().st_mtime_ns for p in report.rglob("*") if p.is_file()}
+    (report / "index.html").unlink()  # the next report that runs writes it again
+    holder = _holder(report)
+    try:
+        res = subprocess.run([*CLI, "report", str(sample_ledger), "--out", str(report), "-q", "-j", "1",
+                              "--wait", "1"], capture_output=True, text=True, timeout=120)
+        assert res.returncode == int(Exit.LOCKED), res.stderr
+        assert f"locked by pid {holder.pid}" in res.stderr and "nothing was written" in res.stderr
+        assert not (report / "index.html").exists()
+        assert {p: p.stat().st_mtime_ns for p in report.rglob("*") if p.is_file() and p.name != LOCK_FILE} == \
+            {p: t for p, t in before.items() if p.name != "index.html"}
+    finally:
+        holder.kill()
+        holder.wait()
+    again = subprocess.run([*CLI, "report", str(sample_ledger), "--out", str(report), "-q", "-j", "1"],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert (report / "index.html").exists() and not (report / LOCK_FILE).exists()

@@ -18,6 +18,7 @@ from ..base.diskcache import prune
 from ..base.verdicts import coverage
 from ..base.version import __version__
 from ..media.thumbs import RECIPE
+from ..store.lock import DEFAULT_WAIT, LockWait, acquire
 from .htmlreport import INDEX_JS, _chart, _e, _page, _runs_table, render_run
 from .failurepage import failure_section
 from .reportfiles import Output, ensure_folder, page_name, read_manifest
@@ -71,19 +72,31 @@ def _read(ledger_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], dic
 
 def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], by: str | None = None,
                  max_runs: int | None = None, success_score: float = 1.0, pages: Pages | None = None,
-                 jobs: int | None = None, on_progress: Progress | None = None) -> Written:
+                 jobs: int | None = None, on_progress: Progress | None = None, wait: float = DEFAULT_WAIT,
+                 on_wait: Callable[[LockWait], None] | None = None) -> Written:
     """Write ``out_dir/index.html`` (summary, comparison and a sortable, filterable table of every run),
     ``out_dir/runs/<name>.html`` (one page per run, named by its id: its story step by step, with thumbnails)
     and ``out_dir/assets/``, each file only when its bytes changed since the last report there. The ``max_runs``
     most telling runs (false claims, uncertain, failed first; None: every run) get thumbnails. With a ``by``,
-    ``pages`` adds its pages and section. ``jobs`` worker processes (None: one per core)."""
+    ``pages`` adds its pages and section. ``jobs`` worker processes (None: one per core).
+
+    One report at a time writes a folder: the folder's lock (:mod:`trajcheck.store.lock`, the ledger's kind) is
+    held from before the last report's record is read until the new one is written, so two reports into one
+    folder never mix their pages or remove each other's. A second waits up to ``wait`` seconds (``on_wait``
+    hears who holds it), then raises :class:`~trajcheck.store.lock.LedgerBusy`, having written nothing."""
+    root = Path(out_dir)
+    ensure_folder(root)
+    with acquire(root, wait, on_wait):
+        return _write(ledger_dir, root, by, max_runs, success_score, pages, jobs, on_progress)
+
+
+def _write(ledger_dir: str | os.PathLike[str], root: Path, by: str | None, max_runs: int | None,
+           success_score: float, pages: Pages | None, jobs: int | None, on_progress: Progress | None) -> Written:
     from ..queries.comparison import compare
     from ..queries.tables import build, to_html
 
     runs, steps_by_run, has_arms = _read(ledger_dir)
     by = by or ("config.perceptual_verifier" if has_arms else None)
-    root = Path(out_dir)
-    ensure_folder(root)
     out = Output(root, read_manifest(root))
     limit = len(runs) if max_runs is None else max_runs
     work = [(r, steps_by_run.get(r["run_id"], []), i < limit) for i, r in enumerate(runs)]
