@@ -7,7 +7,9 @@ A screen check reads an *area* of a *frame*. The area is the whole frame (the de
 a desktop's menu bar and window titles are. The frame is ``"frame": "final"`` (the default: the judged state),
 an integer ``k`` (the frame after step ``k``; 0: before the first step), or ``"any"`` (any frame of the run).
 
-The evidence of a decided check is the frame, the line's box and its OCR confidence. A line read with less
+A text is found in a line case aside, the glyphs OCR reads for one another (:data:`CONFUSED`: a capital I read
+as ``|``, an angle quote as ``<``) taken as one. The evidence of a decided check is the frame, the line's box and
+its OCR confidence. A line read with less
 confidence than :data:`~trajcheck.analyzers.screentext.MIN_LINE_CONFIDENCE` decides nothing: a text found only
 in such lines, or a line that reads like the text without being it (:data:`NEAR`, a misread), leaves the check
 undecided, never failed; so does an area where nothing legible was read. ``element_text`` without a DOM cannot
@@ -94,6 +96,32 @@ def _flat(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
+#: The glyphs OCR reads for one another, by the character a text looked for holds (:func:`pattern`): a capital
+#: I and a small l are one stroke in most sans-serif fonts, and Tesseract reads them as ``|``, ``!`` or ``1``
+#: ("| agree to the terms"); angle quotes as ``<``/``>``; curly quotes and dashes as their plain forms. A small
+#: i (dotted) and digits are not folded: "mail" never passes as "mall", nor "10" as "1O".
+CONFUSED = {"I": "iIl|!1", "l": "lLI|!1", "|": "|Il!1", **dict.fromkeys("<‹«", "<‹«"), **dict.fromkeys(">›»", ">›»"),
+            **dict.fromkeys("'‘’`", "'‘’`"), **dict.fromkeys('"“”', '"“”'), **dict.fromkeys("-‐–—", "-‐–—")}
+
+
+def pattern(text: str) -> re.Pattern[str]:
+    """What a line must hold to hold ``text``: its characters in order, case aside, spacing collapsed (a space
+    beside a sign may be missing), each glyph OCR confuses (:data:`CONFUSED`) matched by any of those it is read
+    as."""
+    flat = _flat(text)
+    out = []
+    for i, ch in enumerate(flat):
+        if ch == " " and not (flat[i - 1].isalnum() and flat[i + 1].isalnum()):
+            out.append(" ?")  # beside a sign, a space OCR may drop ("‹ Back" read "<Back")
+        elif ch in CONFUSED:
+            out.append("[" + re.escape(CONFUSED[ch]) + "]")
+        elif ch.lower() != ch.upper():
+            out.append("[" + re.escape(ch.lower() + ch.upper()) + "]")
+        else:
+            out.append(re.escape(ch))
+    return re.compile("".join(out))
+
+
 def _near(needle: str, line: str) -> bool:
     """Does ``line`` hold a stretch that reads almost like ``needle`` (a misread of it)?"""
     n, h = len(needle), len(line)
@@ -156,10 +184,10 @@ def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[boo
         def hit(t: str) -> bool:
             return rx.search(t) is not None
     else:
-        needle = norm(chk["text"])
+        needle, rx = norm(chk["text"]), pattern(chk["text"])
 
         def hit(t: str) -> bool:
-            return needle in t.lower()
+            return rx.search(t) is not None
     sure, low = _find(views, hit)
     if sure is not None:
         return kind != "text_absent", base | sure

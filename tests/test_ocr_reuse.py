@@ -264,3 +264,15 @@ def test_faint_text_a_page_read_misses_is_read_with_its_contrast_stretched():
     got = [x for b in groups for x in ocr.read_faint(ENGINE, px, b, 1.0)]
     assert [x.text for x in got] == ["Preferences saved"] and got[0].confidence >= 0.8
     assert 240 <= got[0].box.top and got[0].box.bottom <= 280  # in frame pixels, where the text is
+
+
+@needs_ocr
+def test_an_icon_read_as_a_sign_does_not_make_its_lines_words_doubtful():
+    """The toggle before "Spell check" is read as "@®" at 0.32; Tesseract's line confidence, 0.75, would leave
+    a check of the label undecided. A line's confidence is its words' that hold a letter or digit."""
+    px = np.asarray(Image.open(FRAME).convert("L"))
+    lines = ocr.read_lines(ENGINE, px, Box(0, 0, px.shape[1], px.shape[0]), ocr.TEXT_SCALE)
+    spell = [x for x in lines if x.text.endswith("Spell check")]
+    assert len(spell) == 1 and not spell[0].text.startswith("Spell")  # the icon is read, as a sign
+    assert spell[0].confidence >= 0.9
+    assert all(x.confidence >= 0.9 for x in lines if x.text in ("Editor settings", "Save profile"))

@@ -17,7 +17,8 @@ from selectolax.lexbor import LexborHTMLParser
 
 import trajcheck
 from trajcheck.analyzers.contract import ContractState, evaluate
-from trajcheck.analyzers.screencheck import SCREEN_FALLBACK_WEIGHT, ScreenEvidence, ScreenView, area, reads_screen
+from trajcheck.analyzers.screencheck import (SCREEN_FALLBACK_WEIGHT, ScreenEvidence, ScreenView, area, pattern,
+                                             reads_screen)
 from trajcheck.analyzers.screentext import TextLine
 from trajcheck.base.box import Box
 from trajcheck.media import ocr
@@ -85,6 +86,26 @@ def test_a_line_that_reads_almost_like_the_text_is_a_misread_not_a_failure():
     _, c = one({"type": "text_matches", "pattern": "shipped"},  # a regex cannot tell a misread: a shaky line holds
                ContractState(screen={1: screen(("Order confirmed", 0.95), ("Sh1pped", 0.6))}))
     assert c.passed is None
+
+
+@pytest.mark.parametrize("text, line, holds", [
+    ("I agree to the terms", "| agree to the terms of service", True),  # a capital I read as a bar
+    ("Install", "lnstall", True),
+    ("‹ Back to orders", "<Back to orders", True),  # an angle quote read as "<", its space dropped
+    ("Don’t show again", "Don't show again", True),
+    ("Pay now", "PAY NOW", True),
+    ("mail", "mall", False),  # a dotted i is not folded: a word OCR reads well stays itself
+    ("Order 10", "Order 1O", False),  # nor are digits
+    ("log in", "login", False),  # a space between letters is a space
+    ("Thanks for signing up", "Thanks for singing up", False),
+])
+def test_glyphs_ocr_reads_for_one_another_match_and_nothing_else_does(text, line, holds):
+    assert (pattern(text).search(line) is not None) is holds
+    _, c = one({"type": "text_present", "text": text}, ContractState(screen={1: screen((line, 0.95))}))
+    if holds:
+        assert c.passed is True and c.evidence["box"] == [10, 0, 290, 15]
+        _, c = one({"type": "text_absent", "text": text}, ContractState(screen={1: screen((line, 0.95))}))
+        assert c.passed is False  # found, however it was read: not absent
 
 
 def test_no_legible_text_and_no_read_are_undecided():
@@ -254,6 +275,9 @@ def test_the_final_read_reuses_what_the_last_high_risk_step_read(tmp_path, monke
     ("dark-faint-and-toast", {"type": "text_present", "text": "Preferences saved"}, True),  # grey on dark grey
     ("dark-faint-and-toast", {"type": "text_absent", "text": "Preferences saved"}, False),
     ("dark-faint-and-toast", {"type": "text_present", "text": "Password changed"}, False),
+    ("dark-faint-and-toast", {"type": "text_present", "text": "Spell check"}, True),  # a toggle icon before it
+    ("terms-checkbox-off", {"type": "text_present", "text": "I agree to the terms of service"}, True),  # "| agree"
+    ("paged-results-progress", {"type": "text_present", "text": "‹ Back to orders"}, True),  # "<Back"
 ])
 def test_a_check_that_has_not_found_its_text_reads_what_the_page_read_misses(tmp_path, run, chk, passed):
     """Read whole at its own resolution, a frame's page read misses the light text of solid elements and small
