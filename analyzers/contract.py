@@ -25,7 +25,7 @@ import numpy as np
 
 from ..base.box import Box
 from ..base.hashing import Hash64
-from . import screencheck
+from . import patterns, screencheck
 from .screencheck import ScreenEvidence
 
 #: A grid cell is active when its colour is at least this far (RGB distance) from the grid's baseline.
@@ -234,8 +234,10 @@ def evaluate(contract: dict[str, Any], st: ContractState) -> ContractResult:
                 results.append(CheckResult(kind, name, *screencheck.evaluate(kind, chk, ev)))
             else:
                 results.append(_check(kind, name, chk, st))
-        except re.error as exc:
+        except (re.error, patterns.PatternError) as exc:
             results.append(_unusable(kind, name, f"bad pattern {chk.get('pattern')!r}: {exc}"))
+        except patterns.PatternTimeout as exc:
+            results.append(_unusable(kind, name, str(exc)))
     return ContractResult(contract_verdict(results), contract.get("name"), tuple(results))
 
 
@@ -243,7 +245,7 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
     if kind == "url_matches":
         if st.url is None:
             return _missing(kind, name, "no URL recorded")
-        ok = re.search(chk["pattern"], st.url) is not None
+        ok = patterns.search(chk["pattern"], st.url) is not None
         return CheckResult(kind, name, ok, {"url": st.url, "pattern": chk["pattern"]})
     if kind in ("element_exists", "element_absent", "element_text"):
         if st.dom is None:
@@ -257,7 +259,7 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
         if kind == "element_absent":
             return CheckResult(kind, name, not nodes, {"selector": chk["selector"], "matches": len(nodes)})
         texts = [" ".join((n.text(deep=True, separator=" ") or "").split()) for n in nodes]
-        ok = any(re.search(chk["pattern"], t) for t in texts)
+        ok = any(patterns.search(chk["pattern"], t) for t in texts)
         return CheckResult(kind, name, ok, {"selector": chk["selector"], "pattern": chk["pattern"],
                                             "texts": [t[:120] for t in texts[:5]]})
     if kind in ("text_present", "text_absent"):
@@ -269,7 +271,7 @@ def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> Chec
     if kind == "text_matches":
         if st.text is None:
             return _missing(kind, name, "no DOM snapshot of the final state")
-        m = re.search(chk["pattern"], " ".join(st.text.split()))
+        m = patterns.search(chk["pattern"], " ".join(st.text.split()))
         return CheckResult(kind, name, m is not None,
                            {"pattern": chk["pattern"], "match": m.group(0)[:120] if m else None})
     if kind == "region_matches":

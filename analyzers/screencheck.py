@@ -26,6 +26,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from ..base.box import Box
+from . import patterns
 from .screentext import MIN_LINE_CONFIDENCE, TextLine
 
 #: The top band of a frame where window titles and a desktop's menu bar are, in CSS pixels (macOS: a 24 px menu
@@ -37,6 +38,11 @@ SCREEN_FALLBACK_WEIGHT = 0.5
 #: A line this similar (difflib ratio over a window of the text's length) to the text looked for, without
 #: holding it, may be a misread of it: the check is undecided rather than failed or passed.
 NEAR = 0.8
+#: The most characters changed, added or dropped in a near match of a ``text_matches`` pattern (a misread).
+NEAR_EDITS = 3
+#: How long a near match of a pattern is looked for (seconds): the pattern is the user's; past this the check is
+#: undecided.
+NEAR_TIMEOUT = 0.5
 #: The checks that may be decided from the screen.
 SCREEN_CHECKS = ("text_present", "text_absent", "text_matches", "element_text")
 _WS = re.compile(r"\s+")
@@ -132,6 +138,25 @@ def _near(needle: str, line: str) -> bool:
     return any(SequenceMatcher(None, needle, line[i:i + n]).ratio() >= NEAR for i in range(0, h - n + 1))
 
 
+def _near_match(pat: str, views: tuple[ScreenView, ...]) -> bool | None:
+    """Does the text read hold a stretch that matches ``pat`` but for a misread: the closest match found with up
+    to :data:`NEAR_EDITS` characters changed, added or dropped (``regex``'s fuzzy matching), with at most one in
+    five of its characters changed ("Order TH-2O931 confirmed" for ``Order [A-Z]{2}-\\d+ confirmed``)? None
+    when that cannot be told within :data:`NEAR_TIMEOUT` seconds."""
+    import regex
+
+    try:
+        rx = regex.compile(f"(?:{pat}){{e<={NEAR_EDITS}}}", flags=regex.BESTMATCH)
+    except (regex.error, ValueError, OverflowError, RecursionError):
+        return False  # a pattern only Python's re reads: matched as written, no misread looked for
+    text = "\n".join(_flat(x.text) for v in views for x in v.lines)
+    try:
+        m = rx.search(text, timeout=NEAR_TIMEOUT)
+    except TimeoutError:
+        return None
+    return m is not None and sum(m.fuzzy_counts) * 5 <= len(m.group())
+
+
 def _where(view: ScreenView, lines: list[TextLine]) -> dict[str, Any]:
     b = lines[0].box if lines else view.box
     return {"frame": view.frame, "file": view.file, "box": [b.left, b.top, b.width, b.height],
@@ -179,10 +204,8 @@ def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[boo
     if not any(v.lines for v in views) and kind != "element_text":
         return None, base | {"undecided": "missing evidence: no legible text on screen"} | _read(views)
     if kind in ("text_matches", "element_text"):
-        rx = re.compile(chk["pattern"])
-
         def hit(t: str) -> bool:
-            return rx.search(t) is not None
+            return patterns.search(chk["pattern"], t) is not None
     else:
         needle, rx = norm(chk["text"]), pattern(chk["text"])
 
@@ -201,6 +224,8 @@ def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[boo
     if kind == "text_matches" and any(x.confidence < MIN_LINE_CONFIDENCE for v in views for x in v.lines):
         return None, base | _read(views) | {"undecided": "missing evidence: some lines read below the OCR "
                                                          "confidence threshold"}
+    if kind == "text_matches" and _near_match(chk["pattern"], views) is not False:
+        return None, base | _read(views) | {"undecided": "missing evidence: a line reads almost like a match"}
     if ev.missing:  # not every frame named was read: absence is not shown
         return None, base | _read(views) | {"undecided": f"missing evidence: {ev.missing}"}
     return kind == "text_absent", base | _read(views)
@@ -214,7 +239,7 @@ def answer_check(chk: Mapping[str, Any], answer: str | None) -> tuple[bool | Non
         return None, base | {"undecided": "missing evidence: no final answer recorded"}
     base["answer"] = answer[:200]
     if "pattern" in chk:
-        return re.search(chk["pattern"], answer) is not None, base
+        return patterns.search(chk["pattern"], answer) is not None, base
     return _same_value(str(chk["value"]), answer), base
 
 

@@ -108,6 +108,38 @@ def test_glyphs_ocr_reads_for_one_another_match_and_nothing_else_does(text, line
         assert c.passed is False  # found, however it was read: not absent
 
 
+def test_a_pattern_that_matches_but_for_a_misread_is_undecided_not_failed():
+    chk = {"type": "text_matches", "pattern": r"Order [A-Z]{2}-\d+ confirmed"}
+    _, c = one(chk, ContractState(screen={1: screen(("Order TH-2O931 confirmed", 0.95))}))  # O read for 0
+    assert c.passed is None and "almost like a match" in c.evidence["undecided"]
+    _, c = one(chk, ContractState(screen={1: screen(("Order TH-20931 cancelled", 0.95))}))  # another text
+    assert c.passed is False
+    _, c = one({"type": "text_matches", "pattern": "saved"},  # a short word: a "Save" button is no misread of it
+               ContractState(screen={1: screen(("Save preferences", 0.95))}))
+    assert c.passed is False
+
+
+
+@pytest.mark.parametrize("chk", [{"type": "text_matches", "pattern": "(a|aa)+b"},
+                                 {"type": "url_matches", "pattern": "(a|aa)+b"},
+                                 {"type": "element_text", "selector": "#status", "pattern": "(a|aa)+b"},
+                                 {"type": "answer_matches", "pattern": "(a|aa)+b"}])
+def test_a_pattern_that_backtracks_without_end_is_stopped_and_left_undecided(chk):
+    """The pattern is the user's, the text the run's (a page, a screen line, the answer): Python's re, and
+    regex without a limit, backtrack on sixty a's for longer than the age of the universe. Each search stops
+    after patterns.TIMEOUT seconds."""
+    text = "a" * 60
+    html = f"<html><body><div id='status'>{text}</div></body></html>"
+    tree = LexborHTMLParser(html)
+    for st in (ContractState(url=f"https://x.test/{text}", dom=tree, text=text, answer=text),
+               ContractState(screen={1: screen((text, 0.95))}, answer=text)):
+        if chk["type"] == "url_matches" and st.url is None:
+            continue
+        verdict, c = one(chk, st)
+        assert c.passed is None and verdict == "uncertain", c
+        assert "took over" in c.evidence["undecided"] and "rewrite it" in c.evidence["undecided"], c
+
+
 def test_no_legible_text_and_no_read_are_undecided():
     for ev in (screen(), None):
         st = ContractState(screen={1: ev} if ev else {}, screen_missing="screen text not read (--ocr off)")

@@ -10,10 +10,11 @@ its text there, and the check's whole area is read only when it does not.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analyzers import screencheck
+from ..analyzers import patterns, screencheck
 from ..analyzers.screencheck import ScreenEvidence, ScreenView
 from ..analyzers.screentext import MIN_LINE_CONFIDENCE, ScreenRead, TextLine
 from ..base.box import Box
@@ -48,7 +49,10 @@ def _shaky(lines: tuple[TextLine, ...], area: Box, scale: float) -> list[Box]:
 
 def _decisive(kind: str, chk: dict[str, Any], view: ScreenView) -> bool:
     """Does ``view`` (a part of the check's area) decide the check as the whole area would: its text found?"""
-    passed, _ = screencheck.evaluate(kind, chk, ScreenEvidence((view,)))
+    try:
+        passed, _ = screencheck.evaluate(kind, chk, ScreenEvidence((view,)))
+    except (re.error, patterns.PatternError, patterns.PatternTimeout):
+        return False  # the contract's evaluation says so, with the check
     return passed is (kind != "text_absent") and (passed is not None)
 
 

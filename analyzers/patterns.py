@@ -1,0 +1,52 @@
+"""A contract's regular expressions matched in bounded time.
+
+A ``url_matches``, ``element_text``, ``text_matches`` or ``answer_matches`` pattern is the user's, but the
+text it is matched against comes from the run: a page's text, a line read on its screen, the agent's answer.
+Python's ``re`` has no time limit, and a pattern with overlapping repeats (``(a|aa)+b``) on a line of sixty ``a``
+backtracks for longer than the age of the universe. Patterns are matched with ``regex`` (mrab-regex, the
+``re``-compatible engine of its version 0 syntax), each search given :data:`TIMEOUT` seconds; past it the check
+cannot be evaluated as written, which the contract's author fixes, and scoring goes on.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+#: Seconds one search of one pattern may take (a page's whole text included; a plain pattern takes
+#: milliseconds on megabytes).
+TIMEOUT = 1.0
+
+
+class PatternError(ValueError):
+    """A pattern that does not compile (regex's message)."""
+
+
+class PatternTimeout(Exception):
+    """A pattern's search ran past :data:`TIMEOUT` seconds."""
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        super().__init__(f"pattern {pattern!r} took over {TIMEOUT:g} s to match: nested repeats such as (a+)+ "
+                         "or (a|aa)+ backtrack without end; rewrite it")
+
+
+@lru_cache(maxsize=256)
+def compiled(pattern: str) -> Any:
+    """``pattern`` compiled as ``re`` reads it (regex.V0); PatternError when it is not a pattern. regex is
+    imported here, when a contract first matches a pattern (8 ms: not on a run without one)."""
+    import regex
+
+    try:
+        return regex.compile(pattern, flags=regex.V0)
+    except (regex.error, OverflowError, RecursionError) as exc:
+        raise PatternError(str(exc)) from None
+
+
+def search(pattern: str, text: str) -> Any:
+    """The first match of ``pattern`` in ``text`` or None; PatternError for a bad pattern, PatternTimeout past
+    :data:`TIMEOUT` seconds."""
+    try:
+        return compiled(pattern).search(text, timeout=TIMEOUT)
+    except TimeoutError:
+        raise PatternTimeout(pattern) from None
