@@ -139,22 +139,28 @@ def _near(needle: str, line: str) -> bool:
 
 
 def _near_match(pat: str, views: tuple[ScreenView, ...]) -> bool | None:
-    """Does the text read hold a stretch that matches ``pat`` but for a misread: the closest match found with up
-    to :data:`NEAR_EDITS` characters changed, added or dropped (``regex``'s fuzzy matching), with at most one in
-    five of its characters changed ("Order TH-2O931 confirmed" for ``Order [A-Z]{2}-\\d+ confirmed``)? None
+    """Does the text read hold a stretch that matches ``pat`` but for a misread? The closest match
+    (``regex``'s fuzzy matching) in the lines read with confidence may have up to :data:`NEAR_EDITS` characters
+    changed, added or dropped, at most one in five of its characters ("Order TH-2O931 confirmed" for
+    ``Order [A-Z]{2}-\\d+ confirmed``); in the lines read below the confidence threshold, twice as many. None
     when that cannot be told within :data:`NEAR_TIMEOUT` seconds."""
     import regex
 
-    try:
-        rx = regex.compile(f"(?:{pat}){{e<={NEAR_EDITS}}}", flags=regex.BESTMATCH)
-    except (regex.error, ValueError, OverflowError, RecursionError):
-        return False  # a pattern only Python's re reads: matched as written, no misread looked for
-    text = "\n".join(_flat(x.text) for v in views for x in v.lines)
-    try:
-        m = rx.search(text, timeout=NEAR_TIMEOUT)
-    except TimeoutError:
-        return None
-    return m is not None and sum(m.fuzzy_counts) * 5 <= len(m.group())
+    sure = "\n".join(_flat(x.text) for v in views for x in v.lines if x.confidence >= MIN_LINE_CONFIDENCE)
+    shaky = "\n".join(_flat(x.text) for v in views for x in v.lines if x.confidence < MIN_LINE_CONFIDENCE)
+    for text, edits, share in ((sure, NEAR_EDITS, 5), (shaky, 2 * NEAR_EDITS, 2.5)):
+        if not text:
+            continue
+        try:
+            rx = regex.compile(f"(?:{pat}){{e<={edits}}}", flags=regex.BESTMATCH)
+            m = rx.search(text, timeout=NEAR_TIMEOUT)
+        except (regex.error, ValueError, OverflowError, RecursionError):
+            return False  # a pattern only Python's re reads: matched as written, no misread looked for
+        except TimeoutError:
+            return None
+        if m is not None and sum(m.fuzzy_counts) * share <= len(m.group()):
+            return True
+    return False
 
 
 def _where(view: ScreenView, lines: list[TextLine]) -> dict[str, Any]:
@@ -221,9 +227,6 @@ def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[boo
             "undecided": "missing evidence: no DOM snapshot to check the selector, and the pattern is not on screen"}
     if kind != "text_matches" and any(_near(needle, norm(x.text)) for v in views for x in v.lines):
         return None, base | _read(views) | {"undecided": "missing evidence: a line reads almost like the text"}
-    if kind == "text_matches" and any(x.confidence < MIN_LINE_CONFIDENCE for v in views for x in v.lines):
-        return None, base | _read(views) | {"undecided": "missing evidence: some lines read below the OCR "
-                                                         "confidence threshold"}
     if kind == "text_matches" and _near_match(chk["pattern"], views) is not False:
         return None, base | _read(views) | {"undecided": "missing evidence: a line reads almost like a match"}
     if ev.missing:  # not every frame named was read: absence is not shown

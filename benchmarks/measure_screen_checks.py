@@ -1,6 +1,6 @@
 """How often a contract's text check finds on the screen a text the page shows (issue 39, part 3).
 
-    python benchmarks/measure_screen_checks.py
+    python benchmarks/measure_screen_checks.py [--regex]
 
 Each sample run is copied with its DOM snapshots removed (frames, URLs and everything else kept), without its
 recorded evaluator, and with a contract of ``text_present`` checks: one for each text of 4 characters or more
@@ -8,7 +8,9 @@ that its final DOM snapshot shows as an element's own text inside the frame (its
 text is on the screen, so each check should pass: one that fails would fail a true success. Then as many
 checks of texts that other runs' final screens show and this one's DOM does not hold: each should fail, and
 one that passes would pass a run on a text it does not show. Scored with ``--ocr auto``; printed: how the
-checks of each kind came out, and each one that did not come out right.
+checks of each kind came out, and each one that did not come out right. With ``--regex`` the checks are
+``text_matches`` of each text's words as a pattern (``\\W+`` between them), as a user writes a pattern for a
+message.
 """
 
 from __future__ import annotations
@@ -55,7 +57,15 @@ def shown_texts(run: Path, step: dict) -> list[str]:
     return out
 
 
-def build(dst: Path) -> dict[str, int]:
+def check(text: str, regex: bool) -> dict[str, str]:
+    """A check that ``text`` is on the screen: ``text_present``, or ``text_matches`` of the text as a pattern
+    (its letters and digits as written, anything between words allowed)."""
+    if not regex:
+        return {"type": "text_present", "text": text}
+    return {"type": "text_matches", "pattern": r"\W+".join(re.escape(w) for w in re.findall(r"\w+", text))}
+
+
+def build(dst: Path, regex: bool = False) -> dict[str, int]:
     """The runs, by name, with how many of their checks (the first ones) are of texts on their screen."""
     present: dict[str, int] = {}
     runs = sorted(p.parent for p in (ROOT / "sample_runs").glob("*/run.json"))
@@ -73,8 +83,7 @@ def build(dst: Path) -> dict[str, int]:
         absent = list(dict.fromkeys(others))[:len(texts)]
         present[src.name] = len(texts)
         (run / "contract.json").write_text(json.dumps({"format": "trajcheck.contract/1", "checks": [
-            {"type": "text_present", "text": t} for t in texts] + [
-            {"type": "text_present", "text": t} for t in absent]}))
+            check(t, regex) for t in texts] + [check(t, regex) for t in absent]}))
         meta = json.loads((run / "run.json").read_text())
         (meta.get("outcome") or {}).pop("score", None)
         (run / "run.json").write_text(json.dumps(meta))
@@ -87,9 +96,10 @@ def build(dst: Path) -> dict[str, int]:
 
 
 def main() -> int:
+    regex = "--regex" in sys.argv[1:]
     with tempfile.TemporaryDirectory(prefix="trajcheck-checks-") as t:
         tmp = Path(t)
-        present = build(tmp / "runs")
+        present = build(tmp / "runs", regex)
         trajcheck.score([tmp / "runs"], tmp / "ledger", ocr="auto", force=True)
         counts: collections.Counter[tuple[str, str]] = collections.Counter()
         for r in trajcheck.query(tmp / "ledger", "select run_id, contract_checks from runs order by run_id").to_json():
@@ -100,8 +110,9 @@ def main() -> int:
                 counts[(kind, state)] += 1
                 if state != ("passed" if on else "failed"):
                     why = chk["evidence"].get("undecided") or "not found on the screen"
-                    print(f"  {kind}, {state}: {r['run_id']}: {chk['evidence'].get('text')!r} ({why})")
-        print(f"text_present checks, DOM removed: {sum(counts.values())}")
+                    what = chk["evidence"].get("text") or chk["evidence"].get("pattern")
+                    print(f"  {kind}, {state}: {r['run_id']}: {what!r} ({why})")
+        print(f"{'text_matches' if regex else 'text_present'} checks, DOM removed: {sum(counts.values())}")
         for kind in ("on the screen", "absent from the screen"):
             print(f"  texts {kind}: {sum(v for (k, _s), v in counts.items() if k == kind)}; passed "
                   f"{counts[(kind, 'passed')]}, failed {counts[(kind, 'failed')]}, undecided "

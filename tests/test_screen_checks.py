@@ -117,6 +117,11 @@ def test_a_pattern_that_matches_but_for_a_misread_is_undecided_not_failed():
     _, c = one({"type": "text_matches", "pattern": "saved"},  # a short word: a "Save" button is no misread of it
                ContractState(screen={1: screen(("Save preferences", 0.95))}))
     assert c.passed is False
+    # a line read below the confidence threshold leaves undecided only a pattern it reads almost like
+    _, c = one(chk, ContractState(screen={1: screen(("Order TH-20931 cancelled", 0.95), ("@® ~ Help", 0.3))}))
+    assert c.passed is False
+    _, c = one(chk, ContractState(screen={1: screen(("0rder TH-2O93l c0nfirmed", 0.5))}))
+    assert c.passed is None and "almost like a match" in c.evidence["undecided"]
 
 
 
