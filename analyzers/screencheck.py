@@ -121,7 +121,7 @@ def pattern(text: str) -> re.Pattern[str]:
             out.append(" ?")  # beside a sign, a space OCR may drop ("‹ Back" read "<Back")
         elif ch in CONFUSED:
             out.append("[" + re.escape(CONFUSED[ch]) + "]")
-        elif ch.lower() != ch.upper():
+        elif ch.lower() != ch.upper() and len(ch.lower()) == len(ch.upper()) == 1:  # not ß (upper: SS)
             out.append("[" + re.escape(ch.lower() + ch.upper()) + "]")
         else:
             out.append(re.escape(ch))
