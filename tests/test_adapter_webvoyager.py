@@ -113,6 +113,20 @@ def test_claims_are_specific(tmp_path):
     assert not READER.claims(native)
 
 
+def test_a_forced_reader_that_does_not_claim_a_folder_says_why(tmp_path, adapters):
+    """--input-format names one reader: a folder it does not claim is named with that reader's reason."""
+    d = tmp_path / "run1"
+    d.mkdir()
+    (d / "history.json").write_text("[]")
+    Image.new("RGB", (8, 8), "white").save(d / "screenshot1.png")
+    refs, problems = discovery.discover([d], input_format="webvoyager")
+    assert refs == []
+    [p] = [p for p in problems if p.slug == "no_reader_claims"]
+    assert "no reader (webvoyager) claims it as a run: " in p.message and "interact_messages.json" in p.message
+    _, problems = discovery.discover([d])  # every reader asked: the readers are named, not each one's reason
+    assert all("interact_messages" not in p.message for p in problems)
+
+
 def test_parse_reply_grammar():
     assert parse_reply("Thought: t\n\nAction: GoBack")[2].extra == {"navigation": "back"}
     a = parse_reply("Thought: t\nAction: Google")[2]

@@ -346,7 +346,9 @@ def _unclaimed_problems(root: Path, unclaimed: list[tuple[Path, list[int]]], rea
         what = " and ".join(f"{n} {kind}{'s' * (n != 1)}" for n, kind in
                             zip(counts, ("JSON file", "HTML file", "image")) if n)
         rel = here.relative_to(root).as_posix() if here != root else "."
-        out.append(Problem(Slug.NO_READER_CLAIMS, f"{what} in {rel}, but no reader ({names}) claims it as a run",
+        why = f": {readers[0].judge(here).why}" if len(readers) == 1 else ""  # --input-format: why not this one
+        out.append(Problem(Slug.NO_READER_CLAIMS, f"{what} in {rel}, but no reader ({names}) claims it as a "
+                           f"run{why}",
                            file=str(here), hint="`trajcheck formats` says what each reader looks for; a native run "
                            "needs run.json beside steps.jsonl (README: the run directory), or write one with "
                            f"trajcheck.RunWriter; a folder that holds no runs can be listed in {IGNORE_FILE}"))
