@@ -311,7 +311,8 @@ STRETCH_FLOOR = 24
 
 
 def _around(a: np.ndarray, pick: Any) -> np.ndarray:
-    """Each cell's ``pick`` (np.maximum, np.minimum, np.logical_or) over it and its 8 neighbours."""
+    """Each cell's ``pick`` (np.maximum or np.minimum: a grey dilation or erosion) over it and its 8
+    neighbours."""
     p = np.pad(a, 1, mode="edge")
     out = a.copy()
     for dy in range(3):
@@ -328,6 +329,7 @@ def faint(pixels: np.ndarray, box: Box, scale: float) -> list[Box]:
     and the strong text, and such text goes to the ground's side. In frame pixels, widened by a cell, largest
     first, at most :data:`MAX_ISLANDS`."""
     from ..analyzers.components import boxes, label
+    from ..analyzers.pixeldiff import grow
 
     crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
     c = max(1, round(ISLAND_CELL * scale))
@@ -336,8 +338,7 @@ def faint(pixels: np.ndarray, box: Box, scale: float) -> list[Box]:
         return []
     cells = crop[:h * c, :w * c].reshape(h, c, w, c).swapaxes(1, 2).reshape(h, w, c * c)
     spread = cells.max(axis=2).astype(np.int16) - cells.min(axis=2)
-    faint_cells = (spread >= FAINT_SPREAD) & (spread < ISLAND_CONTRAST) & ~_around(spread >= ISLAND_CONTRAST,
-                                                                                  np.logical_or)
+    faint_cells = (spread >= FAINT_SPREAD) & (spread < ISLAND_CONTRAST) & ~grow(spread >= ISLAND_CONTRAST, 1)
     line = faint_cells.copy()
     for gap in (2, 3):  # the words of a line are one group: gaps of up to 2 cells bridged
         line[:, 1:1 - gap] |= faint_cells[:, :-gap] & faint_cells[:, gap:]
