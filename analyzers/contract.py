@@ -16,7 +16,6 @@ undecided, and passes when every check holds.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -234,7 +233,7 @@ def evaluate(contract: dict[str, Any], st: ContractState) -> ContractResult:
                 results.append(CheckResult(kind, name, *screencheck.evaluate(kind, chk, ev)))
             else:
                 results.append(_check(kind, name, chk, st))
-        except (re.error, patterns.PatternError) as exc:
+        except patterns.PatternError as exc:
             results.append(_unusable(kind, name, f"bad pattern {chk.get('pattern')!r}: {exc}"))
         except patterns.PatternTimeout as exc:
             results.append(_unusable(kind, name, str(exc)))

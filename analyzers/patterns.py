@@ -27,8 +27,8 @@ class PatternTimeout(Exception):
 
     def __init__(self, pattern: str):
         self.pattern = pattern
-        super().__init__(f"pattern {pattern!r} took over {TIMEOUT:g} s to match: nested repeats such as (a+)+ "
-                         "or (a|aa)+ backtrack without end; rewrite it")
+        super().__init__(f"pattern {pattern!r} took over {TIMEOUT:g} s to match: overlapping repeats such as "
+                         "(a|aa)+ backtrack without end; rewrite it")
 
 
 @lru_cache(maxsize=256)
@@ -50,3 +50,20 @@ def search(pattern: str, text: str) -> Any:
         return compiled(pattern).search(text, timeout=TIMEOUT)
     except TimeoutError:
         raise PatternTimeout(pattern) from None
+
+
+def near(pattern: str, text: str, edits: int, share: float, timeout: float) -> bool | None:
+    """Does ``text`` hold a stretch that matches ``pattern`` but for a misread: the closest match (regex's fuzzy
+    matching) with up to ``edits`` characters changed, added or dropped, at most one in ``share`` of its
+    characters? None when that cannot be told within ``timeout`` seconds; False for a pattern that does not
+    compile."""
+    import regex
+
+    try:
+        rx = regex.compile(f"(?:{pattern}){{e<={edits}}}", flags=regex.BESTMATCH | regex.V0)
+        m = rx.search(text, timeout=timeout)
+    except (regex.error, ValueError, OverflowError, RecursionError):
+        return False
+    except TimeoutError:
+        return None
+    return m is not None and sum(m.fuzzy_counts) * share <= len(m.group())

@@ -144,22 +144,12 @@ def _near_match(pat: str, views: tuple[ScreenView, ...]) -> bool | None:
     changed, added or dropped, at most one in five of its characters ("Order TH-2O931 confirmed" for
     ``Order [A-Z]{2}-\\d+ confirmed``); in the lines read below the confidence threshold, twice as many. None
     when that cannot be told within :data:`NEAR_TIMEOUT` seconds."""
-    import regex
-
     sure = "\n".join(_flat(x.text) for v in views for x in v.lines if x.confidence >= MIN_LINE_CONFIDENCE)
     shaky = "\n".join(_flat(x.text) for v in views for x in v.lines if x.confidence < MIN_LINE_CONFIDENCE)
     for text, edits, share in ((sure, NEAR_EDITS, 5), (shaky, 2 * NEAR_EDITS, 2.5)):
-        if not text:
-            continue
-        try:
-            rx = regex.compile(f"(?:{pat}){{e<={edits}}}", flags=regex.BESTMATCH)
-            m = rx.search(text, timeout=NEAR_TIMEOUT)
-        except (regex.error, ValueError, OverflowError, RecursionError):
-            return False  # a pattern only Python's re reads: matched as written, no misread looked for
-        except TimeoutError:
-            return None
-        if m is not None and sum(m.fuzzy_counts) * share <= len(m.group()):
-            return True
+        got = patterns.near(pat, text, edits, share, NEAR_TIMEOUT) if text else False
+        if got is not False:
+            return got
     return False
 
 

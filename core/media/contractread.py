@@ -10,7 +10,6 @@ its text there, and the check's whole area is read only when it does not.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +50,7 @@ def _decisive(kind: str, chk: dict[str, Any], view: ScreenView) -> bool:
     """Does ``view`` (a part of the check's area) decide the check as the whole area would: its text found?"""
     try:
         passed, _ = screencheck.evaluate(kind, chk, ScreenEvidence((view,)))
-    except (re.error, patterns.PatternError, patterns.PatternTimeout):
+    except (patterns.PatternError, patterns.PatternTimeout):
         return False  # the contract's evaluation says so, with the check
     return passed is (kind != "text_absent") and (passed is not None)
 
