@@ -53,7 +53,7 @@ def _dom_run(dest: Path, html: str) -> int:
 
 def _trace_bomb(dest: Path, members: int = 9, size: int = 200 * MB) -> int:
     import trajcheck.readers.discovery  # noqa: F401  (registers the adapters; importing one first is circular)
-    from trajcheck.readers.adapters import playwright_trace as pt
+    from trajcheck.readers.adapters.playwright import reader as pt
 
     first, _ = pt.READER.read(TRACE, "notes-trace")
     used = sorted({f for s in first.steps for f in (s.frame_pre, s.frame_post) if f})[:members]

@@ -122,7 +122,7 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     The options are the ``trajcheck score`` command's, by the same names (``--no-verifier`` is
     ``verifier=False``, ``--input-format`` is ``input_format``), declared once in
     :class:`trajcheck.scoring.scoreargs.ScoreArgs`: ``mapping`` is a mapping file
-    (:mod:`trajcheck.readers.mapping`) that reads logs of any other shape; ``tasks`` a tasks file of reference
+    (:mod:`trajcheck.readers.mapping.reader`) that reads logs of any other shape; ``tasks`` a tasks file of reference
     step counts (:func:`trajcheck.scoring.options.read_tasks`: ``runs.efficiency``); ``ocr`` when to read the
     screen's text (``auto``: where no DOM snapshot says it; ``always``; ``off``; docs/referee.md, "Screen
     text"); ``prices`` a price list (:func:`trajcheck.scoring.options.read_prices`) that gives a cost to runs
@@ -242,10 +242,10 @@ def _options(args: "ScoreArgs") -> "ScoreOptions":
         raise UsageError(f"contracts {contracts}: no such folder")
     if mapping is not None and engine is Engine.DASK:
         raise UsageError("--mapping works with the local engine (Dask workers do not load the mapping)")
-    # this call's mapping, or none: not a previous call's. Only trajcheck.readers.mapping registers one, so while it is
-    # not imported there is none to drop, and it stays so (tomllib and the module: 2-3 ms of every `score`)
-    if mapping is not None or f"{__package__}.readers.mapping" in sys.modules:
-        from .readers.mapping import register
+    # this call's mapping, or none: not a previous call's. Only trajcheck.readers.mapping.reader registers one, so
+    # while it is not imported there is none to drop, and it stays so (tomllib and the module: 2-3 ms of every `score`)
+    if mapping is not None or f"{__package__}.readers.mapping.reader" in sys.modules:
+        from .readers.mapping.reader import register
 
         register(None if mapping is None else Path(mapping))
     # after register: the mapping's reader is one of the names
@@ -334,7 +334,7 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
         if not report.scored and not report.skipped and not report.removed:
             writer.abort()
             if mapping is not None:
-                from .readers.mapping import explain
+                from .readers.mapping.reader import explain
 
                 report.problems += explain(Path(mapping), paths)
             raise NoRunsFound("no runs found", report.problems)

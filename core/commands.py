@@ -316,7 +316,7 @@ def draft_mapping(folder: Pathish, *, sample: int = 20, check: bool = False) -> 
     ledger): runs read, actions understood, screenshots found, verdicts."""
     import tempfile
 
-    from .readers.mapping_draft import draft
+    from .readers.mapping.draft.compose import draft
 
     if sample < 1:
         raise UsageError("--sample must be at least 1")
@@ -325,7 +325,7 @@ def draft_mapping(folder: Pathish, *, sample: int = 20, check: bool = False) -> 
     if not check:
         return out
     from .api import score
-    from .readers.mapping_check import measure
+    from .readers.mapping.reach import measure
 
     with tempfile.TemporaryDirectory(prefix="trajcheck-draft-") as tmp:
         m = Path(tmp) / "drafted.toml"

@@ -31,6 +31,9 @@ class Group:
 
     folder: str
     about: str
+    #: Its sub-folders belong to it too (``readers.adapters.webvoyager`` is ``readers.adapters``): a layer made of
+    #: packages of one kind, one per harness or part, that need no place of their own.
+    nested: bool = False
 
     @property
     def name(self) -> str:
@@ -50,8 +53,11 @@ GROUPS = (
     Group("media", "decoding frames and DOM snapshots, reading text on the screen"),
     Group("readers.kit", "what every reader is built from: the Reader base, reading a log's files, screenshots, "
           "coordinate spaces, streamed JSON, token counts"),
-    Group("readers.adapters", "the built-in readers of other harnesses' logs"),
-    Group("readers", "the native reader, mapping files, discovery, the formats' documentation"),
+    Group("readers.adapters", "the built-in readers of other harnesses' logs, a package per harness (its reader, "
+          "its actions, the shapes of its logs)", nested=True),
+    Group("readers", "the native reader, discovery of runs and of the readers other packages register"),
+    Group("readers.mapping", "mapping files: their schema, reading a run through one, how much of a folder one "
+          "reads, and drafting one from a folder (draft/)", nested=True),
     Group("scoring", "every read that scoring does, one run (analysis, rows, the row check), digests, what needs "
           "scoring, validation, many runs (the execution engines)"),
     Group("store", "the Parquet ledger, its manifest and lock, DuckDB views for reading"),
@@ -64,13 +70,21 @@ GROUPS = (
 
 def groups_of(module: str) -> list[str]:
     """The layer of ``module``: the one whose folder holds it most closely (``trajcheck.readers.kit.reader`` is
-    ``readers.kit``, not ``readers``), as a list of one name; ``[]`` for a module in a sub-folder that no layer
-    names (a new folder must be given a place in :data:`GROUPS`) or outside trajcheck."""
+    ``readers.kit``, not ``readers``; a folder below a ``nested`` layer's is that layer's), as a list of one name;
+    ``[]`` for a module in a sub-folder that no layer names (a new folder must be given a place in
+    :data:`GROUPS`) or outside trajcheck."""
     if module != ROOT_PACKAGE and not module.startswith(ROOT_PACKAGE + "."):
         return []
     holder = module if _is_package(module) else module.rpartition(".")[0]
     names = {g.package: g.name for g in GROUPS}
-    return [names[holder]] if holder in names else []
+    if holder in names:
+        return [names[holder]]
+    nested = {g.package: g.name for g in GROUPS if g.nested}
+    while "." in holder:
+        holder = holder.rpartition(".")[0]
+        if holder in nested:
+            return [nested[holder]]
+    return []
 
 
 #: Packages (folders with an ``__init__``) among the modules, set by :func:`grouping` from the graph.

@@ -10,7 +10,7 @@ import pytest
 
 from trajcheck.readers import discovery
 from trajcheck.readers.adapters import ALL
-from trajcheck.readers.adapters.anthropic_messages import READER, claims, map_action
+from trajcheck.readers.adapters.anthropic.reader import READER, claims, map_action
 from trajcheck.scoring.pipeline import score_paths
 
 from conftest import ROOT, SAMPLES
@@ -248,7 +248,7 @@ def test_one_json_per_step_is_read_as_the_transcript_it_stands_for():
 def test_a_large_transcript_is_read_one_message_at_a_time(monkeypatch, tmp_path):
     """Issue 27: past STREAM_BYTES a transcript is streamed (ijson); it reads as the whole file does, and a
     broken one is still a located json_invalid (benchmarks/bench_transcript.py measures memory and speed)."""
-    from trajcheck.readers.adapters import anthropic_logs
+    from trajcheck.readers.adapters.anthropic import logs as anthropic_logs
     from trajcheck.readers.kit import stream
 
     want = _score(FIX / "feedback-2x")["feedback-2x"]

@@ -12,7 +12,7 @@ from PIL import Image
 
 from trajcheck.readers import discovery
 from trajcheck.readers.adapters import ALL
-from trajcheck.readers.adapters.browser_use import READER
+from trajcheck.readers.adapters.browser_use.reader import READER
 from trajcheck.base.errors import RunFormatError
 from trajcheck.scoring.pipeline import score_paths
 

@@ -19,7 +19,7 @@ from PIL import Image
 from trajcheck.readers import discovery
 from trajcheck.readers.adapters import ALL
 from trajcheck.readers.kit import safe_pickle
-from trajcheck.readers.adapters.browsergym import READER, parse_calls, split_action
+from trajcheck.readers.adapters.browsergym.reader import READER, parse_calls, split_action
 from trajcheck.base.errors import RunFormatError
 from trajcheck.scoring.pipeline import score_paths
 
@@ -137,7 +137,7 @@ def test_action_code_parsing():
     assert (code, why) == ('click("207")', "I will click.")
     assert parse_calls("press('12', 'Enter')") == [("press", {"bid": "12", "key_comb": "Enter"})]
     assert parse_calls("scroll(0, -200)") == [("scroll", {"delta_x": 0, "delta_y": -200})]
-    from trajcheck.readers.adapters.browsergym import ActionParseError, map_call
+    from trajcheck.readers.adapters.browsergym.reader import ActionParseError, map_call
     assert map_call("press", {"bid": "12", "key_comb": "Enter"}).keys == "Enter"
     assert map_call("goto", {"url": "http://x/"}).url == "http://x/"
     assert map_call("noop", {}).type == "WAIT"

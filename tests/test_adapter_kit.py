@@ -173,8 +173,8 @@ def test_num_and_run_id_of(tmp_path):
     assert kit.run_id_of(tmp_path / "task-9" / ".", "shown") == "task-9"
 
 
-@pytest.mark.parametrize("module", ["trajcheck.readers.adapters", "trajcheck.readers.kit.reading", "trajcheck.readers.docs",
-                                    "trajcheck.readers.discovery", "trajcheck.readers.mapping"])
+@pytest.mark.parametrize("module", ["trajcheck.readers.adapters", "trajcheck.readers.kit.reading", "devtools.formatsdoc",
+                                    "trajcheck.readers.discovery", "trajcheck.readers.mapping.reader"])
 def test_any_module_can_be_imported_first_and_every_reader_is_registered(module):
     """Whichever module comes first (the adapters no longer import discovery; discovery imports them when first
     needed), the readers are all registered once."""
@@ -186,29 +186,29 @@ def test_any_module_can_be_imported_first_and_every_reader_is_registered(module)
 
 
 def test_adapters_import_the_kit_not_each_other():
-    """Each reader module imports shared helpers from the kit (``core/readers/kit/``, ``from ..kit``); beside it
-    (``from .``), only its own helper modules."""
+    """Each harness is a package of its own (``core/readers/adapters/<harness>/``) whose parts are named alike
+    (``reader``, ``actions``, ...); it imports shared helpers from the kit (``from ...kit``) and, beside it
+    (``from .``), only its own parts, never another harness's package."""
     adapters = ROOT / "core" / "readers" / "adapters"
-    own = {"browsergym": {"browsergym_actions", "browsergym_info"},
-           "browser_use": {"browser_use_actions", "browser_use_read"},
-           "osworld": {"osworld_actions"}, "webvoyager": {"webvoyager_actions"},
-           "playwright_trace": {"playwright_events", "playwright_zip"}, "playwright_events": {"playwright_zip"},
-           "openai_responses": {"openai_actions"}, "anthropic_messages": {"anthropic_actions", "anthropic_logs"},
-           "ui_tars": {"ui_tars_logs", "ui_tars_shape"}, "ui_tars_logs": {"ui_tars_actions"},
-           "ui_tars_shape": {"ui_tars_actions", "ui_tars_logs"}}
-    readers = {"anthropic_messages", "browser_use", "browsergym", "openai_responses", "osworld", "playwright_trace",
-               "ui_tars", "webvoyager"}
+    harnesses = sorted(p.name for p in adapters.iterdir() if (p / "__init__.py").is_file())
+    assert harnesses == ["anthropic", "browser_use", "browsergym", "openai", "osworld", "playwright", "ui_tars",
+                         "webvoyager"]
+    assert sorted(p.name for p in adapters.glob("*.py")) == ["__init__.py"]  # no harness's module loose beside them
     kit_used = set()
-    for path in sorted(adapters.glob("*.py")):
-        if path.stem == "__init__":
-            continue
-        lines = path.read_text().splitlines()
-        beside = {line.split()[1].lstrip(".") for line in lines
-                  if line.startswith("from .") and not line.startswith("from ..") and line.split()[1] != "."}
-        kit_used |= {line.split()[1] for line in lines if line.startswith("from ..kit")}
-        assert beside <= own.get(path.stem, set()), (path.name, beside)
-        assert not beside & readers, path.name
-    assert kit_used >= {"..kit.reading", "..kit.reader"}, kit_used
+    for harness in harnesses:
+        parts = {p.stem for p in (adapters / harness).glob("*.py")} - {"__init__"}
+        # every harness's action grammar is its `actions`; Playwright's actions are the trace's calls (`events`)
+        assert {"reader", "actions" if harness != "playwright" else "events"} <= parts, (harness, parts)
+        for path in sorted((adapters / harness).glob("*.py")):
+            lines = path.read_text().splitlines()
+            beside = {line.split()[1].lstrip(".") for line in lines
+                      if line.startswith("from .") and not line.startswith("from ..") and line.split()[1] != "."}
+            kit_used |= {line.split()[1] for line in lines if line.startswith("from ...kit")}
+            others = {line.split()[1] for line in lines if line.startswith("from ..") and
+                      not line.startswith("from ...")}
+            assert beside <= parts, (harness, path.name, beside)
+            assert not others, (harness, path.name, others)  # `from ..webvoyager`: another harness's package
+    assert kit_used >= {"...kit.reading", "...kit.reader"}, kit_used
     assert not (ROOT / "core" / "readers" / "kit" / "reading.py").read_text().count("from ..adapters")
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from trajcheck.readers import discovery
 from trajcheck.readers.adapters import ALL
-from trajcheck.readers.adapters.openai_responses import claims, map_action
+from trajcheck.readers.adapters.openai.reader import claims, map_action
 from trajcheck.scoring.pipeline import score_paths
 
 from conftest import ROOT, SAMPLES
@@ -121,7 +121,7 @@ def test_an_unknown_action_type_is_an_unknown_step_with_a_warning(tmp_path):
 
 def test_a_large_transcript_is_read_one_item_at_a_time(monkeypatch, tmp_path):
     """Past STREAM_BYTES a transcript is streamed: the same steps as read whole, in each container shape."""
-    from trajcheck.readers.adapters import openai_responses
+    from trajcheck.readers.adapters.openai import reader as openai_responses
     from trajcheck.readers.kit import stream
 
     want = _one(FIX)

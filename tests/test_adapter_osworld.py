@@ -8,8 +8,8 @@ from pathlib import Path
 
 from trajcheck.readers import discovery
 from trajcheck.store import ledger  # noqa: F401  (discovery first: it registers the adapters)
-from trajcheck.readers.adapters import osworld as ow
-from trajcheck.readers.adapters.osworld import parse_pyautogui
+from trajcheck.readers.adapters.osworld import reader as ow
+from trajcheck.readers.adapters.osworld.reader import parse_pyautogui
 from trajcheck.scoring.pipeline import score_paths
 
 RESULTS = Path(__file__).resolve().parent / "fixtures" / "osworld" / "results"

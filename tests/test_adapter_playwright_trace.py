@@ -11,8 +11,8 @@ import pytest
 
 from trajcheck.readers import discovery
 from trajcheck.store import ledger  # noqa: F401  (discovery first: it registers the adapters)
-from trajcheck.readers.adapters import playwright_trace as pt
-from trajcheck.readers.adapters import playwright_zip as pz
+from trajcheck.readers.adapters.playwright import reader as pt
+from trajcheck.readers.adapters.playwright import archive as pz
 from trajcheck.base.errors import RunFormatError
 from trajcheck.scoring.pipeline import score_paths
 

@@ -10,8 +10,8 @@ import pytest
 
 from trajcheck.readers import discovery
 from trajcheck.readers.adapters import ALL
-from trajcheck.readers.adapters.ui_tars import claims
-from trajcheck.readers.adapters.ui_tars_actions import map_action, parse_reply
+from trajcheck.readers.adapters.ui_tars.reader import claims
+from trajcheck.readers.adapters.ui_tars.actions import map_action, parse_reply
 from trajcheck.scoring.pipeline import score_paths
 
 from conftest import ROOT
@@ -260,7 +260,7 @@ def test_hostile_replies_cost_linear_time():
     second (the patterns are bounded; calls are joined once)."""
     import time
 
-    from trajcheck.readers.adapters.ui_tars import _DUMP
+    from trajcheck.readers.adapters.ui_tars.reader import _DUMP
 
     t = time.perf_counter()
     parse_reply("\n" * 200_000 + "x")

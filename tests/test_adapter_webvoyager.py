@@ -10,7 +10,7 @@ from PIL import Image
 
 from trajcheck.readers import discovery
 from trajcheck.readers.adapters import ALL
-from trajcheck.readers.adapters.webvoyager import READER, parse_reply
+from trajcheck.readers.adapters.webvoyager.reader import READER, parse_reply
 from trajcheck.base.errors import RunFormatError
 from trajcheck.scoring.pipeline import score_paths
 

@@ -25,7 +25,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 @pytest.fixture(autouse=True)
 def _no_mapping():
     """The built-in readers only: no --mapping reader left registered by a test before."""
-    from trajcheck.readers.mapping import register
+    from trajcheck.readers.mapping.reader import register
 
     register(None)
 

@@ -81,7 +81,7 @@ def test_an_entry_point_that_fails_to_load_is_a_warning_naming_it(tmp_path):
     site = tmp_path / "site"
     _install(site, "broken_reader", None, "[trajcheck.readers]\nbroken = no_such_module_here:READER\n")
     _install(site, "not_a_reader", "READER = 42\n", "[trajcheck.readers]\nnumber = not_a_reader:READER\n")
-    _install(site, "clash", "from trajcheck.readers.adapters.ui_tars import READER\n",
+    _install(site, "clash", "from trajcheck.readers.adapters.ui_tars.reader import READER\n",
              "[trajcheck.readers]\nmine = clash:READER\n")
     res = _trajcheck("formats", path=site)
     assert res.returncode == 0, res.stderr

@@ -11,14 +11,14 @@ from typer.testing import CliRunner
 
 from trajcheck.readers import discovery
 from trajcheck.readers.adapters import ALL
-from trajcheck.readers import docs
+from devtools import formatsdoc as docs
 from trajcheck.readers.discovery import NATIVE, FormatDoc, Reader, Table
 
 from conftest import ROOT
 
 FORMATS_MD = ROOT / "docs" / "formats.md"
 README = ROOT / "README.md"
-REGENERATE = "python -m trajcheck.readers.docs > docs/formats.md"
+REGENERATE = "python -m devtools.formatsdoc > docs/formats.md"
 
 
 def test_committed_formats_md_is_the_generated_text():
@@ -46,18 +46,18 @@ def test_readme_format_table_is_the_generated_one_inside_its_section():
     text = README.read_text()
     section = text.split("\n## Other run formats\n", 1)[1].split("\n## ", 1)[0]
     table = docs.readme_table()
-    assert table in section, "README's format table is stale: run `python -m trajcheck.readers.docs --readme`"
+    assert table in section, "README's format table is stale: run `python -m devtools.formatsdoc --readme`"
     assert [line.split(" | ")[0] for line in table.splitlines()[2:]] == [f"| `{r.name}`" for r in ALL]
 
 
 def test_the_module_entry_point_prints_both_texts():
-    out = subprocess.run([sys.executable, "-m", "trajcheck.readers.docs"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "devtools.formatsdoc"], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout
     assert out == docs.markdown()
-    out = subprocess.run([sys.executable, "-m", "trajcheck.readers.docs", "--readme"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "devtools.formatsdoc", "--readme"], capture_output=True,
                          text=True, cwd=ROOT, check=True).stdout
     assert out == docs.readme_table()
-    bad = subprocess.run([sys.executable, "-m", "trajcheck.readers.docs", "--nope"], capture_output=True, text=True,
+    bad = subprocess.run([sys.executable, "-m", "devtools.formatsdoc", "--nope"], capture_output=True, text=True,
                          cwd=ROOT)
     assert (bad.returncode, bad.stdout) == (2, "")
 

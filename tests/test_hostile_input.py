@@ -182,7 +182,7 @@ def test_links_that_stay_inside_the_run_are_followed(tmp_path):
 def _trace_with_big_frames(run: Path, size: int, lie: bool) -> list[str]:
     """Rewrite the trace fixture with every screencast frame a step uses replaced by ``size`` zero bytes
     (deflated to almost nothing); with ``lie``, each such member's header claims 1,000 bytes."""
-    from trajcheck.readers.adapters import playwright_trace as pt
+    from trajcheck.readers.adapters.playwright import reader as pt
 
     first, _ = pt.READER.read(TRACE, "notes-trace")
     used = sorted({f for s in first.steps for f in (s.frame_pre, s.frame_post) if f})
@@ -233,7 +233,7 @@ def test_trace_frames_are_unpacked_lazily_with_a_byte_budget(tmp_path, monkeypat
 
 def test_trace_frames_are_not_held_in_memory(tmp_path):
     """The reader keeps no frame bytes: the run's inline frames unpack one member per access."""
-    from trajcheck.readers.adapters import playwright_trace as pt
+    from trajcheck.readers.adapters.playwright import reader as pt
 
     run, _ = pt.READER.read(TRACE, "notes-trace")
     assert isinstance(run.inline_frames, pt.TraceFrames)

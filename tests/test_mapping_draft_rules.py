@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 from trajcheck.commands import draft_mapping
-from trajcheck.readers.adapters import ui_tars_actions
+from trajcheck.readers.adapters.ui_tars import actions as ui_tars_actions
 from trajcheck.readers.kit.reading import load_json_or_jsonl
-from trajcheck.readers.mapping_steps import next_numbered, plain_twin, screen_of
+from trajcheck.readers.mapping.steps import next_numbered, plain_twin, screen_of
 
 from mapping_shapes import shot
 

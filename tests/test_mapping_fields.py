@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 import trajcheck
 from trajcheck.cli.main import app
 from trajcheck.errors import UsageError
-from trajcheck.readers.mapping_fields import Field, fill, parse_embedded
+from trajcheck.readers.mapping.fields import Field, fill, parse_embedded
 
 import mapping_shapes as shapes
 
@@ -164,7 +164,7 @@ def test_an_outcome_recorded_in_the_log_is_drafted_and_decides_as_the_evaluator(
 
 
 def test_an_outcome_file_must_be_a_name_not_a_path(tmp_path):
-    from trajcheck.readers.mapping_outcome import Outcome
+    from trajcheck.readers.mapping.outcome import Outcome
 
     for bad in ("../../etc/passwd", "/etc/passwd", "a/b.json", ".."):
         with pytest.raises(UsageError, match="must be a file name"):

@@ -9,7 +9,7 @@ import json
 import pandas as pd
 
 import trajcheck
-from trajcheck.readers.mapping_check import measure
+from trajcheck.readers.mapping.reach import measure
 
 from mapping_shapes import shot
 
@@ -62,7 +62,7 @@ def test_coverage_counts_every_action(tmp_path):
 
 
 def test_a_reply_with_several_calls_gives_each():
-    from trajcheck.readers.mapping_actions import parse, parse_all
+    from trajcheck.readers.mapping.grammars import parse, parse_all
 
     reply = "Thought: fill it\nAction: click(start_box='(1,2)')\n\ntype(content='abc')"
     acts, thought = parse_all("ui-tars", reply)

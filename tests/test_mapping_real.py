@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import trajcheck
 from trajcheck.commands import draft_mapping
-from trajcheck.readers.mapping_check import measure
+from trajcheck.readers.mapping.reach import measure
 
 from conftest import ROOT
 

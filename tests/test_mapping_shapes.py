@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import trajcheck
 from trajcheck.cli.main import app
 from trajcheck.commands import draft_mapping
-from trajcheck.readers.mapping_check import measure
+from trajcheck.readers.mapping.reach import measure
 
 import mapping_shapes as shapes
 from conftest import ROOT

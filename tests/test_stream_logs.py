@@ -17,8 +17,9 @@ from typing import Any, Callable
 import pytest
 from PIL import Image
 
-from trajcheck.readers.adapters import (anthropic_logs, anthropic_messages, browser_use, browser_use_read,
-                                        openai_responses)
+from trajcheck.readers.adapters.anthropic import logs as anthropic_logs, reader as anthropic_messages
+from trajcheck.readers.adapters.browser_use import reader as browser_use, history as browser_use_read
+from trajcheck.readers.adapters.openai import reader as openai_responses
 from trajcheck.readers.kit import stream
 from trajcheck.base.errors import Problem, RunFormatError
 from trajcheck.schemas.records import Run, Usage

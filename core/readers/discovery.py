@@ -96,7 +96,7 @@ NATIVE = Reader(
 )
 
 #: Every reader, in the order they are asked to claim a directory: the native reader, a --mapping file's
-#: reader (:func:`trajcheck.readers.mapping.register`), then the format adapters (added when first needed,
+#: reader (:func:`trajcheck.readers.mapping.reader.register`), then the format adapters (added when first needed,
 #: :func:`readers`).
 READERS: list[Reader] = [NATIVE]
 

@@ -94,17 +94,17 @@ def _frame_header(path: os.PathLike[str] | str | io.BytesIO) -> tuple[Slug | Non
 def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.PathLike[str] | None = None,
                    input_format: str | None = None) -> ValidationReport:
     """Every problem of every run under ``paths``, with run, file, line, field and hint; ``mapping``: a
-    mapping file (:mod:`trajcheck.readers.mapping`) that reads logs of another shape; ``input_format``: the
+    mapping file (:mod:`trajcheck.readers.mapping.reader`) that reads logs of another shape; ``input_format``: the
     reader every run is read with (as ``score --input-format``)."""
     run_paths = [os.fspath(p) for p in paths]
-    from ..readers.mapping import register
+    from ..readers.mapping.reader import register
 
     register(None if mapping is None else Path(mapping))  # this call's mapping, or none: not a previous call's
     if input_format is not None and input_format not in reader_names():
         raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
     refs, problems = discover(run_paths, input_format)
     if mapping is not None and not refs:
-        from ..readers.mapping import explain
+        from ..readers.mapping.reader import explain
 
         problems += explain(Path(mapping), run_paths)
     ids: dict[str, str] = {}  # run_id -> the run that has it: score keeps the first, rejects the others

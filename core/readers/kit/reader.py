@@ -31,7 +31,7 @@ class Table:
 @dataclass(frozen=True)
 class FormatDoc:
     """How a reader maps its format, declared as data beside the reader's code: ``docs/formats.md``, the
-    README's format table and ``trajcheck formats NAME`` are generated from it (``trajcheck.readers.docs``).
+    README's format table and ``trajcheck formats NAME`` are generated from it (``devtools.formatsdoc``).
     Text is markdown, one string per paragraph or list item (the generator wraps it)."""
 
     title: str  # the format's name for people: "WebVoyager", "Playwright traces"

@@ -1,0 +1,194 @@
+"""A mapping file compiled (:class:`Mapping`): its fields, the shape its steps come from, screenshots, coordinate
+space and outcome. The format is described in :mod:`trajcheck.readers.mapping.reader` and docs/formats.md."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import itertools
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ..kit.reading import MAX_STEP_FILES, load_json_or_jsonl, natural, safe_join
+from ..kit.coords import SPACES
+from .grammars import GRAMMARS
+from .fields import Field, compile_fields
+from .outcome import Outcome
+from ...base.errors import Problem, UsageError
+from ...base.inputs import exists_not_dir
+
+#: The step fields a mapping may name, and the run fields.
+STEP_FIELDS = ("type", "x", "y", "keys", "text", "url", "url_after", "reasoning", "error", "screenshot", "action",
+               "tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd", "wall_seconds",
+               "timestamp")
+RUN_FIELDS = ("run_id", "task_id", "goal", "model", "screen_width", "screen_height")
+MAX_LOG_BYTES = 512 * 1024 * 1024
+#: The coordinate spaces a mapping may declare: trajcheck's own, ``pixels`` (= screen) and ``model`` (a model
+#: space given by ``model_scale`` or ``model_size``).
+COORDINATES = (*SPACES, "pixels", "model")
+_RUN_KEYS = {"files", "steps", "step_files", "step_files_not", "goal_file", "lines", "members", "chat", "coordinates",
+             "screen", "model_scale", "model_size", *RUN_FIELDS}
+_STEP_KEYS = {*STEP_FIELDS, "grammar", "types", "screenshot_file", "screenshot_after_file", "screenshots",
+              "screenshots_offset", "screenshot_is"}
+
+
+def _strs(table: dict[str, Any], *keys: str) -> dict[str, str]:
+    return {k: str(table[k]) for k in keys if isinstance(table.get(k), str)}
+
+
+def _pair(v: Any) -> tuple[float, float] | None:
+    if isinstance(v, list) and len(v) == 2 and all(isinstance(c, (int, float)) and c > 0 for c in v):
+        return float(v[0]), float(v[1])
+    return None
+
+
+class Mapping:
+    """A mapping file, compiled: its fields, the shape its steps come from, its action-type map, screenshots,
+    coordinate space and outcome."""
+
+    def __init__(self, path: Path):
+        try:
+            data = tomllib.loads(path.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--mapping {path}: cannot read it ({exc})") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise UsageError(f"--mapping {path}: not valid TOML ({exc})") from None
+        self.path = path
+        where = f"--mapping {path}"
+        run, step, chat = data.get("run", {}), data.get("step", {}), data.get("chat", {})
+        for name, table, known in (("run", run, _RUN_KEYS), ("step", step, _STEP_KEYS)):
+            unknown = sorted(set(table) - known)
+            if unknown:
+                raise UsageError(f"{where}: [{name}] has unknown key(s) {', '.join(unknown)}; see docs/formats.md")
+        s = _strs(run, "step_files", "step_files_not", "files", "goal_file", "lines", "members")
+        self.step_files = s.get("step_files")
+        self.step_files_not = s.get("step_files_not")  # a glob of file names that are not steps
+        self.lines = self._regex(s.get("lines"), f"{where}: [run] lines")
+        self.members = self._regex(s.get("members"), f"{where}: [run] members")
+        self.chat = bool(run.get("chat")) or bool(chat)
+        if not (isinstance(run.get("steps"), str) or self.step_files or self.lines) or \
+                not isinstance(step.get("type"), (str, dict)) and not isinstance(step.get("grammar"), str):
+            raise UsageError(f"{where}: [run] steps (or step_files, or lines) and [step] type (or grammar) are "
+                             "required")
+        self.files = s.get("files", "*.log" if self.lines else "*.json")
+        self.goal_file = s.get("goal_file")
+        for key, pattern in (("step_files", self.step_files), ("goal_file", self.goal_file)):
+            if pattern is not None and not _inside(pattern):
+                raise UsageError(f"{where}: [run] {key} = {pattern!r} must be a non-empty glob relative to "
+                                 "the run folder, without '..'")
+        t = _strs(step, "screenshot_file", "screenshot_after_file", "screenshots", "grammar")
+        self.shot_file, self.shot_after, self.shot_glob = (t.get("screenshot_file"), t.get("screenshot_after_file"),
+                                                           t.get("screenshots"))
+        if self.shot_glob is not None and not _inside(self.shot_glob):
+            raise UsageError(f"{where}: [step] screenshots = {self.shot_glob!r} must be a glob inside the run folder")
+        self.shot_offset = int(step.get("screenshots_offset", 0))
+        self.grammar = t.get("grammar")
+        if self.grammar is not None and self.grammar not in GRAMMARS:
+            raise UsageError(f"{where}: [step] grammar = {self.grammar!r}: one of {', '.join(GRAMMARS)}")
+        self.pre = str(step.get("screenshot_is", "pre")) != "post"
+        self._space(run, where)
+        screen = run.get("screen")
+        self.screen = (int(screen[0]), int(screen[1])) if isinstance(screen, list) and len(screen) == 2 else None
+        self.types = {str(k): str(v) for k, v in (step.get("types") or {}).items()}
+        self.chat_role = Field("role", chat.get("role", "role"), f"{where}: [chat] role")
+        self.chat_steps = str(chat.get("steps", "assistant"))
+        self.chat_image = self._regex(str(chat.get("image", r"\bimage_\d+\b")), f"{where}: [chat] image")
+        self.chat_image_file = str(chat["image_file"]) if isinstance(chat.get("image_file"), str) else None
+        self.fields: dict[str, Field] = {**compile_fields(run, ("steps", *RUN_FIELDS), "run.", where),
+                                         **compile_fields(step, STEP_FIELDS, "step.", where)}
+        self.outcome = Outcome(data.get("outcome", {}), where)
+        digest = hashlib.blake2b(path.read_bytes(), digest_size=4).hexdigest()
+        self.name = f"mapping:{path.stem}@{digest}"  # a changed mapping rescores its runs
+
+    def _space(self, run: dict[str, Any], where: str) -> None:
+        coords = run.get("coordinates")
+        if coords == "relative":
+            coords = "relative-1000"
+        if coords is not None and coords not in COORDINATES:
+            raise UsageError(f"{where}: [run] coordinates = {coords!r}: one of {', '.join(COORDINATES)}")
+        self.coordinates: str | None = "screen" if coords == "pixels" else coords
+        self.model_scale = float(run["model_scale"]) if isinstance(run.get("model_scale"), (int, float)) else None
+        self.model_size = _pair(run.get("model_size"))
+        if self.coordinates == "model" and self.model_scale is None and self.model_size is None:
+            raise UsageError(f"{where}: [run] coordinates = \"model\" needs model_scale (screenshot pixels per model "
+                             "pixel) or model_size ([width, height] of the image the model saw)")
+
+    @staticmethod
+    def _regex(text: str | None, where: str) -> re.Pattern[str] | None:
+        if text is None:
+            return None
+        try:
+            return re.compile(text)
+        except re.error as exc:
+            raise UsageError(f"{where} = {text!r} is not a regular expression ({exc})") from None
+
+    def get(self, key: str, value: Any, ctx: dict[str, Any] | None = None) -> Any:
+        """The value of the field at ``key`` on ``value`` (``ctx``: the step's place, for templates); None
+        where it matches nothing or fails on this value."""
+        f = self.fields.get(key)
+        return None if f is None else f.value(value, ctx)
+
+    def step_paths(self, path: Path) -> list[Path]:
+        """A run directory's step files (``[run] step_files``) in natural order, at most MAX_STEP_FILES."""
+        if self.step_files is None:
+            return []
+        try:  # at most MAX_STEP_FILES + 1 matches are looked at: a glob over a huge tree stays bounded
+            found = [p for p in itertools.islice(path.glob(self.step_files), MAX_STEP_FILES + 1)
+                     if exists_not_dir(p) and safe_join(path, str(p.relative_to(path))) is not None
+                     and not (self.step_files_not and fnmatch.fnmatch(p.name, self.step_files_not))]
+        except (OSError, ValueError, NotImplementedError):
+            return []
+        return sorted(found, key=lambda p: natural(p.relative_to(path).as_posix()))[:MAX_STEP_FILES]
+
+    def steps_in(self, value: Any) -> list[Any] | dict[str, Any] | None:
+        """The steps one log (or one step file) holds: ``[run] steps`` (a list, or an object whose members are
+        the steps); a step file without it is one step."""
+        if self.step_files is not None and "run.steps" not in self.fields:
+            return [value] if value is not None else None
+        got = self.get("run.steps", value)
+        return got if isinstance(got, (list, dict)) else None
+
+    def log_of(self, path: Path) -> Path | None:
+        """The log file of a run directory: the first name matching ``[run] files`` (the first step file)."""
+        if self.step_files is not None:
+            steps = self.step_paths(path)
+            return steps[0] if steps else None
+        try:
+            names = sorted(p for p in path.iterdir() if fnmatch.fnmatch(p.name, self.files) and exists_not_dir(p))
+        except OSError:
+            return None
+        return names[0] if names else None
+
+    def claims(self, path: Path) -> bool:
+        """A reader's ``claims``: not a native run, and the log gives at least one step (a matching line)."""
+        if (path / "run.json").exists():
+            return False
+        logs = self.step_paths(path)[:20] if self.step_files is not None else [self.log_of(path)]
+        for log in logs:  # a step file may hold no step (a planning call): the first 20 are looked at
+            if log is None or not log.is_file() or log.stat().st_size > MAX_LOG_BYTES:
+                continue
+            try:
+                text = log.read_text("utf-8", errors="replace")
+                if self.lines is not None:
+                    if any(self.lines.search(ln) for ln in itertools.islice(text.splitlines(), 100_000)):
+                        return True
+                elif self.steps_in(_load(text, log.name, path.name, [])):
+                    return True
+            except (RecursionError, OSError):
+                continue
+        return False
+
+
+def _inside(pattern: str) -> bool:
+    """A glob that stays inside the run folder: not empty, not absolute, no drive, no '..' part."""
+    parts = pattern.replace("\\", "/").split("/")
+    return bool(pattern.strip()) and not pattern.startswith(("/", "\\")) and ":" not in parts[0] \
+        and ".." not in parts
+
+
+def _load(text: str, rel: str, run: str, problems: list[Problem]) -> Any:
+    return load_json_or_jsonl(text, run=run, rel=rel, problems=problems)
+
+
