@@ -85,3 +85,35 @@ def test_without_the_engine_nothing_is_read_and_the_reason_is_given(monkeypatch)
     monkeypatch.setattr(ocr, "_engine", None)
     monkeypatch.setattr(ocr, "_missing", None)
     assert ocr.engine() == (None, "tesserocr is not installed (pip install 'trajcheck[ocr]')")
+
+
+@pytest.mark.parametrize("frame_width, screen_width, scale", [
+    (1280, 1024, 1.25),  # a 1024x768 display captured at 1280 pixels: read at 1.25, not rounded to 1.0
+    (2560, 1280, 2.0), (1280, 1280, 1.0), (1920, 1280, 1.5), (1366, 1024, 1.33),
+    (640, 1280, 0.5), (100, 1280, 0.5), (20000, 1280, 4.0),  # bounded both ways
+    (1280, None, 1.0), (1280, 0, 1.0),  # no declared screen: the frame's own pixels
+])
+def test_a_frame_is_read_at_its_true_scale_to_the_declared_screen(frame_width, screen_width, scale):
+    from types import SimpleNamespace
+
+    from trajcheck.media.screenread import ScreenPlan
+
+    got = ScreenPlan.scale(SimpleNamespace(screen_width=screen_width), SimpleNamespace(width=frame_width))
+    assert got == scale
+
+
+@needs_ocr
+def test_messages_of_a_frame_captured_at_1_25_are_read_at_that_scale():
+    """Every boxed message, its crop enlarged by 1.25 as a 1024-wide display captured at 1280 pixels shows it, is
+    read back, every word of it, when the crop is read at the scale the frame has (1.25)."""
+    missed, seen = [], 0
+    for run, text, crop, scale in _messages():
+        if scale != 1:
+            continue
+        seen += 1
+        img = Image.fromarray(crop).resize((round(crop.shape[1] * 1.25), round(crop.shape[0] * 1.25)),
+                                           Image.Resampling.LANCZOS)
+        read = _norm(" ".join(ENGINE.read(np.asarray(img), 1.25))).split()
+        if [w for w in _norm(text).split() if w not in read]:
+            missed.append((run, text, read))
+    assert seen >= 10 and not missed, missed

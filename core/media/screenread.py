@@ -42,6 +42,11 @@ MAX_CHANGES_PER_RUN = 40
 #: (read, nothing new) rather than null (not read).
 NOTHING_NEW = ScreenRead(Box(0, 0, 0, 0), ())
 
+#: The device scales a frame is read at: a frame downscaled to half its screen, up to a 4x capture. Past them a
+#: declared screen size is taken to be wrong rather than the frame (a crop is never read at 8x or 1/8).
+MIN_SCALE = 0.5
+MAX_SCALE = 4.0
+
 
 @dataclass(frozen=True)
 class Reader:
@@ -211,10 +216,12 @@ class ScreenPlan:
 
     @staticmethod
     def scale(run: Run, frame: Frame) -> float:
-        """The frame's pixels per CSS pixel (2 for a HiDPI capture of the declared screen)."""
+        """The frame's pixels per CSS pixel of the declared screen, as it is (2 for a HiDPI capture, 1.25 for a
+        1280-pixel frame of a 1024-wide display), to two decimals and within [:data:`MIN_SCALE`, :data:`MAX_SCALE`].
+        Rounding it to a half lost a 1.25 frame to 1.0 (``round(2.5) == 2``), and read its text too small."""
         if not run.screen_width or run.screen_width <= 0:
             return 1.0
-        return max(1.0, min(4.0, round(frame.width / run.screen_width * 2) / 2))
+        return max(MIN_SCALE, min(MAX_SCALE, round(frame.width / run.screen_width, 2)))
 
     def read_step(self, run: Run, i: int, pre: Any, post: Any, change: ChangeMap | None,
                   digests: tuple[bytes | None, bytes | None]) -> list[ScreenRead]:
