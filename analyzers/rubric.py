@@ -130,8 +130,10 @@ def _leaf(check: CheckResult, weight: float, critical: bool) -> NodeResult:
 
 
 def node_score(kind: str, children: tuple[NodeResult, ...]) -> float | None:
-    """An ``all`` node's weighted mean of its decided children's scores, an ``any`` node's best; None if none."""
-    decided = [c for c in children if c.score is not None]
+    """An ``all`` node's weighted mean of its decided children's scores, an ``any`` node's best; None if none. A
+    child whose result is undecided is no decided child, whatever partial score it has of its own (an ``any``
+    whose children failed but for one undecided scores 0 and is left out: it is not known to have failed)."""
+    decided = [c for c in children if c.score is not None and c.result != "undecided"]
     if not decided:
         return None
     if kind == "any":

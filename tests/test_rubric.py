@@ -70,10 +70,24 @@ def test_undecided_leaves_never_fail_and_leave_the_denominator():
     result, credit = _eval({"all": [{"any": ["url", "saved"]}, "toast", "no error"]}, url="https://x/other",
                            text=None)
     assert credit.tree is not None and credit.tree.children[0].result == "undecided"
-    assert result.verdict == "uncertain" and credit.score == 0.0
+    assert result.verdict == "uncertain" and credit.score is None  # nothing under the root was decided
     # a failed child still fails an all, whatever is undecided beside it
     result, _ = _eval({"all": ["url", "saved", "toast", "no error"]}, url="https://x/other", text=None)
     assert result.verdict == "fail"
+
+
+def test_an_undecided_node_is_left_out_of_its_parents_score():
+    """An ``any`` whose children failed but for one left undecided is undecided: its parent averages its decided
+    children only (docs/referee.md), so a parent of that node and of a check that holds scores 1.0, not 0.5."""
+    checks = [{"name": "done", "type": "url_matches", "pattern": "/done"},
+              {"name": "other", "type": "url_matches", "pattern": "/other"},
+              {"name": "saved", "type": "text_present", "text": "Saved"}]
+    contract = {"name": "c", "checks": checks, "rubric": {"all": ["done", {"any": ["other", "saved"]}]}}
+    assert rubric.tree_problems(contract) == []
+    result, credit = rubric.evaluate(contract, ContractState(url="https://x/done", text=None))
+    assert credit.tree is not None
+    assert [(c.result, c.score) for c in credit.tree.children] == [("pass", 1.0), ("undecided", 0.0)]
+    assert result.verdict == "uncertain" and credit.score == 1.0
 
 
 def test_a_failed_critical_node_fails_the_run_whatever_the_rest_says():
