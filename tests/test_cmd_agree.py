@@ -359,7 +359,10 @@ def test_repeated_trials_pass_at_k(tmp_path: Path, width: Callable[[int], None])
 @pytest.mark.parametrize(("content", "suffix", "message"), [
     (None, ".json", "cannot read labels"),
     ("[1, 2]", ".json", "expected an object {run_id: label}"),
-    ('{"a": {"outcome": "maybe"}}', ".json", "a: outcome must be pass or fail, not 'maybe'"),
+    ('{"a": {"outcome": "maybe"}}', ".json", "a: outcome must be one of pass/fail, success/failure, true/false, 1/0, "
+                                             "not 'maybe'"),
+    ('{"a": 2}', ".json", "a: outcome must be one of"),
+    ("run_id,outcome\nx,pass\ny,perhaps\n", ".csv", "labels.csv:3: outcome must be one of"),
     ('{"a": {"steps": {"one": {"effect": true}}}}', ".json", "a: bad steps"),
     ("{not json", ".json", "not valid JSON"),
     ("run_id,outcome\nx,pass\n,fail\n", ".csv", "labels.csv:3: run_id is empty"),
@@ -374,3 +377,34 @@ def test_unreadable_labels_are_exit_2(sample_ledger: Path, tmp_path: Path, conte
     assert res.exit_code == 2, res.output
     assert res.stderr.startswith("error: ") and message in res.stderr and res.stderr.count("\n") == 1, res.stderr
     assert res.stdout == ""
+
+
+def _run_level(got: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for s in got["sources"] if s["level"] == "run"]
+
+
+@pytest.mark.parametrize("form", ["bool", "word", "object", "csv-success", "csv-10", "csv-truefalse", "csv-label"])
+def test_labels_as_people_write_them_say_the_same(sample_ledger: Path, tmp_path: Path, form: str) -> None:
+    """{run_id: true|false}, {run_id: "pass"|"fail"}, {run_id: {"outcome": "success"}} and CSV outcomes written
+    success/failure, 1/0 or true/false (or in a `label` column) give the run-level agreement labels.json gives."""
+    outcomes = {rid: lab["outcome"] for rid, lab in json.loads(LABELS.read_text()).items() if lab.get("outcome")}
+    assert len(outcomes) >= 20 and set(outcomes.values()) == {"pass", "fail"}
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({rid: {"outcome": o} for rid, o in outcomes.items()}))
+    want = run_json("agree", str(sample_ledger), "--labels", str(plain))
+    passed = {rid: o == "pass" for rid, o in outcomes.items()}
+    if form.startswith("csv"):
+        words = {"csv-success": ("Success", "failure"), "csv-10": ("1", "0"), "csv-truefalse": ("TRUE", "false"),
+                 "csv-label": ("pass", "fail")}[form]
+        path = tmp_path / "labels.csv"
+        column = "label" if form == "csv-label" else "outcome"
+        path.write_text(f"run_id,{column}\n" + "".join(f"{rid},{words[0] if ok else words[1]}\n"
+                                                        for rid, ok in passed.items()))
+    else:
+        value = {"bool": lambda ok: ok, "word": lambda ok: "pass" if ok else "fail",
+                 "object": lambda ok: {"outcome": "success" if ok else "failure"}}[form]
+        path = tmp_path / "labels.json"
+        path.write_text(json.dumps({rid: value(ok) for rid, ok in passed.items()}))
+    got = run_json("agree", str(sample_ledger), "--labels", str(path))
+    assert got["matched_runs"] == want["matched_runs"] == len(outcomes)
+    assert _run_level(got) == _run_level(want) and any(s["labelled"] > 0 for s in _run_level(got))
