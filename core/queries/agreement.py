@@ -1,10 +1,12 @@
 """How good are the verdicts? Agreement of every verdict source with expert labels.
 
 Labels: JSON ``{run_id: {task_id, outcome: pass|fail, claims_success, steps:
-{"<index>": {effect: true|false|null, kind}}}}``, or a CSV with columns
-``run_id, task_id, outcome, claims_success, step_index, effect, kind`` (one row
-per step; run-level fields may repeat or stand on a row with an empty
-step_index). The positive class is "pass" for run verdicts and "the action had
+{"<index>": {effect: true|false|null, kind}}}}``, or ``{run_id: OUTCOME}`` alone; or a
+CSV with columns ``run_id, task_id, outcome, claims_success, step_index, effect,
+kind`` (one row per step; run-level fields may repeat or stand on a row with an
+empty step_index; ``label`` or ``success`` may name the outcome's column). An
+outcome is written as people write it (:data:`OUTCOMES`): pass, success, true, 1,
+yes for a success; fail, failure, false, 0, no for a failure; in any case. The positive class is "pass" for run verdicts and "the action had
 a visible effect" for the per-step verifier; NPV and TNR are how well a source
 catches failures.
 """
@@ -47,6 +49,29 @@ def _bool(v: Any) -> bool | None:
     raise ValueError(f"not a boolean: {v!r}")
 
 
+#: A label's outcome as people write it, lower-cased: the words and values for a success and for a failure.
+OUTCOMES = {"pass": "pass", "passed": "pass", "success": "pass", "succeeded": "pass", "true": "pass", "1": "pass",
+            "yes": "pass", "fail": "fail", "failed": "fail", "failure": "fail", "false": "fail", "0": "fail",
+            "no": "fail"}
+
+#: The CSV columns that may hold a run's outcome, in the order they are looked for.
+OUTCOME_COLUMNS = ("outcome", "label", "success")
+
+
+def _outcome(v: Any) -> str | None:
+    """A label's outcome (``pass`` or ``fail``) from a bool, 1/0 or a word of :data:`OUTCOMES`; None if empty."""
+    if v is None or v == "":
+        return None
+    if isinstance(v, bool):
+        return "pass" if v else "fail"
+    if isinstance(v, (int, float)) and v in (0, 1):
+        return "pass" if v == 1 else "fail"
+    got = OUTCOMES.get(str(v).strip().lower()) if isinstance(v, (str, int)) else None
+    if got is None:
+        raise ValueError(f"outcome must be one of pass/fail, success/failure, true/false, 1/0, not {v!r}")
+    return got
+
+
 def read_labels(path: str | os.PathLike[str]) -> dict[str, Label]:
     p = Path(path)
     try:
@@ -62,9 +87,11 @@ def read_labels(path: str | os.PathLike[str]) -> dict[str, Label]:
                 raise UsageError(f"{p}:{n}: run_id is empty")
             r = runs.setdefault(rid, {"task_id": None, "outcome": None, "claims_success": None, "steps": {}})
             try:
-                for k in ("task_id", "outcome"):
-                    if row.get(k):
-                        r[k] = row[k]
+                if row.get("task_id"):
+                    r["task_id"] = row["task_id"]
+                said = next((row[k] for k in OUTCOME_COLUMNS if row.get(k)), None)
+                if said:
+                    r["outcome"] = _outcome(said)
                 if row.get("claims_success"):
                     r["claims_success"] = _bool(row["claims_success"])
                 if row.get("step_index"):
@@ -81,17 +108,19 @@ def read_labels(path: str | os.PathLike[str]) -> dict[str, Label]:
             raise UsageError(f"{p}: expected an object {{run_id: label}}")
         items = []
         for rid, d in data.items():
-            if not isinstance(d, dict):
-                raise UsageError(f"{p}: label of {rid!r} is not an object")
+            if not isinstance(d, dict):  # {run_id: true}, {run_id: "pass"}: the outcome alone
+                d = {"outcome": d}
             try:
                 steps = {int(k): _bool((v or {}).get("effect")) for k, v in (d.get("steps") or {}).items()}
             except (ValueError, AttributeError) as exc:
                 raise UsageError(f"{p}: {rid}: bad steps ({exc})") from None
-            items.append((rid, {"task_id": d.get("task_id"), "outcome": d.get("outcome"),
+            try:
+                outcome = _outcome(d.get("outcome"))
+            except ValueError as exc:
+                raise UsageError(f"{p}: {rid}: {exc}") from None
+            items.append((rid, {"task_id": d.get("task_id"), "outcome": outcome,
                                 "claims_success": d.get("claims_success"), "steps": steps}))
     for rid, d in items:
-        if d["outcome"] not in (None, "pass", "fail"):
-            raise UsageError(f"{p}: {rid}: outcome must be pass or fail, not {d['outcome']!r}")
         out[rid] = Label(rid, d["task_id"], d["outcome"], d["claims_success"], d["steps"])
     return out
 
