@@ -6,8 +6,9 @@ CSV with columns ``run_id, task_id, outcome, claims_success, step_index, effect,
 kind`` (one row per step; run-level fields may repeat or stand on a row with an
 empty step_index; ``label`` or ``success`` may name the outcome's column). An
 outcome is written as people write it (:data:`OUTCOMES`): pass, success, true, 1,
-yes for a success; fail, failure, false, 0, no for a failure; in any case. The positive class is "pass" for run verdicts and "the action had
-a visible effect" for the per-step verifier; NPV and TNR are how well a source
+yes for a success; fail, failure, false, 0, no for a failure; in any case. The
+positive class is "pass" for run verdicts and "the action had a visible effect"
+for the per-step verifier; NPV and TNR are how well a source
 catches failures.
 """
 
