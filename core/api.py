@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import sys
 import time
 from functools import partial
 from dataclasses import dataclass, field
@@ -183,7 +182,7 @@ def _score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str],
             return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged[0],
                                problems=unchanged[1] + _unjudged(opts, unchanged[0]))
     report, generation, refused = _score_into(root, run_paths, opts, force=args.force, wait=args.wait,
-                                              on_wait=on_wait, mapping=args.mapping, jobs=args.jobs,
+                                              on_wait=on_wait, jobs=args.jobs,
                                               on_found=on_found, on_result=on_result,
                                               input_format=args.input_format, engine=args.engine.value,
                                               scheduler=args.scheduler)
@@ -223,9 +222,10 @@ def _unpriced(unpriced: "Counter[str]", prices: Path) -> Problem:
 
 def _options(args: "ScoreArgs") -> "ScoreOptions":
     """The scoring options of a :func:`score` call, checked before anything is read or written (a bad
-    option raises UsageError, and leaves no ledger behind). Registers the call's mapping."""
+    option raises UsageError, and leaves no ledger behind). The call's mapping is one of them, as data: every
+    engine's workers read its runs through it."""
     from .readers.discovery import reader_names
-    from .scoring.options import ScoreOptions
+    from .scoring.options import MappingFile, ScoreOptions
     from .analyzers.effect_options import PerceptualOptions
 
     from .scoring.scoreargs import Engine
@@ -240,17 +240,15 @@ def _options(args: "ScoreArgs") -> "ScoreOptions":
             raise UsageError("engine dask needs dask.distributed: pip install 'trajcheck[dask]'") from None
     if contracts is not None and not Path(contracts).is_dir():
         raise UsageError(f"contracts {contracts}: no such folder")
-    if mapping is not None and engine is Engine.DASK:
-        raise UsageError("--mapping works with the local engine (Dask workers do not load the mapping)")
-    # this call's mapping, or none: not a previous call's. Only trajcheck.readers.mapping.reader registers one, so
-    # while it is not imported there is none to drop, and it stays so (tomllib and the module: 2-3 ms of every `score`)
-    if mapping is not None or f"{__package__}.readers.mapping.reader" in sys.modules:
-        from .readers.mapping.reader import register
+    mapped: MappingFile | None = None
+    if mapping is not None:  # read and compiled here: a bad mapping is a UsageError before anything is read
+        from .readers.mapping.schema import Mapping
 
-        register(None if mapping is None else Path(mapping))
-    # after register: the mapping's reader is one of the names
-    if args.input_format is not None and args.input_format not in reader_names():
-        raise UsageError(f"unknown input format {args.input_format!r}; formats: " + ", ".join(reader_names()))
+        m = Mapping(Path(mapping))
+        mapped = MappingFile(m.path, m.source)
+    own = ScoreOptions(mapping=mapped).readers()  # the mapping's reader is one of the names
+    if args.input_format is not None and args.input_format not in reader_names(own):
+        raise UsageError(f"unknown input format {args.input_format!r}; formats: " + ", ".join(reader_names(own)))
     reference_steps: tuple[tuple[str, int], ...] = ()
     if tasks is not None:
         from .scoring.options import read_tasks
@@ -278,7 +276,7 @@ def _options(args: "ScoreArgs") -> "ScoreOptions":
     return ScoreOptions(PerceptualOptions(enabled=args.verifier, ambient=args.ambient, threshold=args.threshold),
                         pixel_tolerance=args.pixel_tolerance, contracts_dir=Path(contracts) if contracts else None,
                         evaluator_pass=args.evaluator_pass, reference_steps=reference_steps, ocr=args.ocr,
-                        prices=price_list, judgments=tuple(given))
+                        prices=price_list, judgments=tuple(given), mapping=mapped)
 
 
 def _unchanged(root: Path, paths: list[str], input_format: str | None,
@@ -294,7 +292,7 @@ def _unchanged(root: Path, paths: list[str], input_format: str | None,
     if not previous:
         return None
     forget_listings()
-    refs, problems = discover(paths, input_format)
+    refs, problems = discover(paths, input_format, opts.readers())
     p = plan(paths, refs, previous, options_fingerprint(opts, input_format), opts)
     if p.todo or p.removed or not p.skipped:
         return None
@@ -302,7 +300,7 @@ def _unchanged(root: Path, paths: list[str], input_format: str | None,
 
 
 def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bool, wait: float | None,
-                on_wait: Callable[["LockWait"], None] | None, mapping: str | os.PathLike[str] | None,
+                on_wait: Callable[["LockWait"], None] | None,
                 **how: Any) -> tuple["ScoreReport", int | None, list[dict[str, Any]]]:
     """Score ``paths`` into the ledger at ``root`` under its lock: the pipeline's report, the generation
     committed (None when nothing changed) and the run rows the ledger refused. ``how``: the rest of
@@ -333,10 +331,10 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
                                 if s["run_id"] in refused else s for s in report.summaries]
         if not report.scored and not report.skipped and not report.removed:
             writer.abort()
-            if mapping is not None:
+            if opts.mapping is not None:
                 from .readers.mapping.reader import explain
 
-                report.problems += explain(Path(mapping), paths)
+                report.problems += explain(opts.mapping.path, paths)
             raise NoRunsFound("no runs found", report.problems)
         generation = None
         if report.scored or report.removed:

@@ -23,7 +23,9 @@ trajcheck score runs/ --mapping mine.toml --out LEDGER
 Every folder holding a file that matches `[run] files` (or `step_files`) and whose steps expression gives
 at least one step is one run, read as `mapping:<file stem>@<hash of the mapping>` (`runs.source_format`;
 editing the mapping rescores its runs). A run's id is the log's `run_id` field, else its path under the
-folder given to `score` (`Gmail/2`): runs in nested folders never collide.
+folder given to `score` (`Gmail/2`): runs in nested folders never collide. The mapping is the call's own: it
+travels with the score options, so `--engine dask` workers read the runs through it (they need not see the
+file), and a later call without `--mapping` does not use it.
 
 ### Fields
 

@@ -22,14 +22,6 @@ from conftest import ROOT, SAMPLES
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
-@pytest.fixture(autouse=True)
-def _no_mapping():
-    """The built-in readers only: no --mapping reader left registered by a test before."""
-    from trajcheck.readers.mapping.reader import register
-
-    register(None)
-
-
 def _png(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     Image.new("RGB", (64, 40), (200, 200, 200)).save(path)

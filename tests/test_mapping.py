@@ -87,12 +87,16 @@ def test_a_mapping_that_matches_nothing_is_reported(tmp_path):
 
 
 def test_a_mapping_does_not_linger_into_the_next_call(tmp_path):
+    """A mapping is the call's own (issue 46): it travels with the call's options and is never added to the
+    readers every call asks, so the next call without it reads none of its logs."""
     from trajcheck.readers import discovery
 
     test_a_computer13_log_read_through_the_osworld_mapping(tmp_path / "a")
-    assert any(r.name.startswith("mapping:") for r in discovery.READERS)
-    trajcheck.score([SAMPLES / "nc-inbox-read"], out=tmp_path / "L2")
     assert not any(r.name.startswith("mapping:") for r in discovery.READERS)
+    assert not any(n.startswith("mapping:") for n in discovery.reader_names())
+    trajcheck.score([tmp_path / "a" / "logs"], out=tmp_path / "L2")  # the same logs, without the mapping
+    [run] = trajcheck.runs(tmp_path / "L2").to_dict("records")
+    assert run["source_format"] == "ui-tars"  # a built-in reader's, not the mapping's of the call before
 
 
 def test_one_file_per_step_read_through_a_mapping(tmp_path):

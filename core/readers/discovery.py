@@ -3,8 +3,10 @@
 A *reader* claims run directories of one format and maps them into the typed
 records of :mod:`trajcheck.schemas.records`. The native format is one reader
 among others; the format adapters' readers (``trajcheck.readers.adapters.ALL``) are added
-to :data:`READERS` when first needed. The first reader that claims a directory
-reads it, unless the user forces one with ``--input-format``.
+to :data:`READERS` when first needed. The reader whose claim fits best reads a directory,
+unless the user forces one with ``--input-format``. A call's own readers (a ``--mapping``
+file's) are not in :data:`READERS`: the call passes them (``extra``) to :func:`discover` and
+:func:`get_reader`, so nothing one call adds is seen by another.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..schemas.version import RUN_FORMAT
 
@@ -95,28 +97,34 @@ NATIVE = Reader(
     ),
 )
 
-#: Every reader, in the order they are asked to claim a directory: the native reader, a --mapping file's
-#: reader (:func:`trajcheck.readers.mapping.reader.register`), then the format adapters (added when first needed,
-#: :func:`readers`).
+#: The readers every call has, in the order they are asked to claim a directory: the native reader, then the
+#: format adapters (added when first needed, :func:`readers`) and the readers other packages register. A call's
+#: own readers (``extra``: a --mapping file's, :func:`trajcheck.readers.mapping.reader.reader_of`) are asked
+#: after the native reader and before these, and are never added here.
 READERS: list[Reader] = [NATIVE]
 
 
-def readers() -> list[Reader]:
-    """:data:`READERS` with the format adapters in it. They are imported when first needed (10-15 ms): a
-    corpus of native runs, the common case, is found, checked for changes and scored without them."""
+def readers(extra: Sequence[Reader] = ()) -> list[Reader]:
+    """:data:`READERS` with the format adapters in it, and ``extra`` (a call's own readers) after the native
+    reader. The adapters are imported when first needed (10-15 ms): a corpus of native runs, the common case, is
+    found, checked for changes and scored without them."""
     register_adapters()
-    return READERS
+    return [READERS[0], *extra, *READERS[1:]] if extra else READERS
 
 
-def reader_names() -> list[str]:
-    """The names ``--input-format`` takes, in claiming order."""
-    return [r.name for r in readers()]
+def reader_names(extra: Sequence[Reader] = ()) -> list[str]:
+    """The names ``--input-format`` takes, in claiming order (``extra``: the call's own readers)."""
+    return [r.name for r in readers(extra)]
 
 
-def get_reader(name: str) -> Reader:
-    """The reader called ``name``; KeyError when there is none."""
+def get_reader(name: str, extra: Sequence[Reader] = ()) -> Reader:
+    """The reader called ``name``, of ``extra`` (a call's own readers) or of every call's; KeyError when there is
+    none."""
     if name == NATIVE.name:
         return NATIVE
+    for r in extra:
+        if r.name == name:
+            return r
     for outside in (False, True):  # a built-in reader is found without reading the entry points
         register_adapters(outside)
         for r in READERS:
@@ -148,19 +156,24 @@ class RunRef:
         return self.url or os.path.abspath(self.path)
 
 
-def _claim(path: Path, only: list[Reader] | None, notes: list[Problem] | None = None) -> Reader | None:
-    """The reader (of ``only``, or of every reader) whose claim on ``path`` fits best (:class:`Claim`: the shape
-    of a log's data before a file name; between equal fits, the reader asked first). The native reader is asked
-    first, and alone when it claims (no other reader claims a folder with run.json), so the adapters are loaded
-    only for a directory it does not claim. When several adapters claim, ``notes`` gets a ``readers_compete``
-    warning that names them."""
+def _claim(path: Path, only: list[Reader] | None, notes: list[Problem] | None = None,
+           extra: Sequence[Reader] = ()) -> Reader | None:
+    """The reader (of ``only``, or of every reader and ``extra``) whose claim on ``path`` fits best
+    (:class:`Claim`: the shape of a log's data before a file name; between equal fits, the reader asked first).
+    The native reader is asked first, and alone when it claims (no other reader claims a folder with run.json),
+    so the adapters are loaded only for a directory it does not claim. When several readers claim, ``notes``
+    gets a ``readers_compete`` warning that names them."""
     if only is not None:
         return next((r for r in only if r.judge(path).claimed), None)
     if NATIVE.judge(path).claimed:
         return NATIVE
     if _registered_in is not READERS and not _has_files(path):
-        return None  # no adapter claims a folder with no file in it (a folder of runs): they stay unloaded
-    claims = [(r, c) for r in readers() if r is not NATIVE for c in (r.judge(path),) if c.claimed]
+        # no adapter claims a folder with no file in it (a folder of runs): they stay unloaded. A mapping may
+        # (its step files in subfolders): it is asked
+        asked: Sequence[Reader] = extra
+    else:
+        asked = [r for r in readers(extra) if r is not NATIVE]
+    claims = [(r, c) for r in asked for c in (r.judge(path),) if c.claimed]
     if not claims:
         return None
     best = max(claims, key=lambda rc: fit(*rc))  # the first of the best fits
@@ -191,16 +204,17 @@ def _has_files(path: Path) -> bool:
         return True
 
 
-def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = None
-             ) -> tuple[list[RunRef], list[Problem]]:
+def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = None,
+             extra: Sequence[Reader] = ()) -> tuple[list[RunRef], list[Problem]]:
     """Find runs under each argument: a run directory, or a folder searched recursively.
 
     Directories that no reader claims are walked into (hidden ones, ``node_modules`` and the folders a
     ``.trajcheckignore`` names are skipped); a claimed directory is not descended into. A folder holding
     JSON, HTML or images with no run at or below it is a ``no_reader_claims`` problem. A missing argument
-    is a problem, not an exception.
+    is a problem, not an exception. ``extra``: this call's own readers (a --mapping file's), asked with
+    every call's; ``input_format`` may name one of them.
     """
-    only = [get_reader(input_format)] if input_format else None
+    only = [get_reader(input_format, extra)] if input_format else None
     refs: list[RunRef] = []
     problems: list[Problem] = []
     for arg in args:
@@ -225,11 +239,11 @@ def discover(args: Iterable[str | os.PathLike[str]], input_format: str | None = 
             problems.append(Problem(Slug.NOT_A_DIRECTORY, f"{root} is a file, not a run directory", file=str(root),
                                     severity="warning", hint="pass the folder that holds the run"))
             continue
-        r = _claim(root, only, problems)
+        r = _claim(root, only, problems, extra)
         if r is not None:
             refs += _refs(root, root.resolve().name or str(root), r, os.path.abspath(root))
             continue
-        refs += _walk(root, only, problems)
+        refs += _walk(root, only, problems, extra)
     if _outside_in is READERS:  # the readers other packages register were asked: those that failed are named
         from .plugins import load_problems
 
@@ -254,7 +268,8 @@ def _ignored(here: Path) -> list[str]:
     return [ln.strip().strip("/") for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
 
 
-def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> list[RunRef]:
+def _walk(root: Path, only: list[Reader] | None, problems: list[Problem],
+          extra: Sequence[Reader] = ()) -> list[RunRef]:
     """The runs below ``root`` (a folder no reader claims), in sorted order. Directories that no reader claims
     are walked into (hidden ones, ``node_modules`` and what an ignore file names are skipped); a claimed
     directory is not descended into. Every folder that holds JSON, HTML or images with no run at or below it
@@ -276,7 +291,7 @@ def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> lis
             if d.startswith(".") or d in _SKIP_DIRS or any(fnmatch.fnmatchcase(d, pat) for pat in skip):
                 continue
             sub = here / d
-            r = _claim(sub, only, problems)
+            r = _claim(sub, only, problems, extra)
             if r is not None:
                 refs += _refs(sub, sub.relative_to(root).as_posix(), r, os.path.abspath(root))
             else:
@@ -284,7 +299,7 @@ def _walk(root: Path, only: list[Reader] | None, problems: list[Problem]) -> lis
         dirnames[:] = keep
     unclaimed = _unclaimed(data, refs)
     if unclaimed:  # the adapters' names: loaded only then (a folder of native runs leaves them unloaded)
-        problems += _unclaimed_problems(root, unclaimed, only if only is not None else readers())
+        problems += _unclaimed_problems(root, unclaimed, only if only is not None else readers(extra))
     return refs
 
 
@@ -375,7 +390,7 @@ def register_adapters(outside: bool = True) -> None:
 
         _registered_in = READERS
         have = {r.name for r in READERS}
-        READERS.extend(r for r in ALL if r.name not in have)  # after a --mapping reader (it comes first)
+        READERS.extend(r for r in ALL if r.name not in have)
     if outside and _outside_in is not READERS:
         from .plugins import entry_readers
 

@@ -237,6 +237,9 @@ def options_fingerprint(opts: Any, input_format: str | None) -> str:
     options = plain(opts)
     if isinstance(options, dict):  # each run's own judgments are in its digest (judgments_entry), not every run's
         options.pop("judgments", None)
+        # the mapping is in each mapped run's digest as its reader's name (mapping:<stem>@<hash of the file>); the
+        # runs other readers read keep their digest whatever mapping the call has
+        options.pop("mapping", None)
     data: dict[str, Any] = {"options": options, "input_format": input_format,
                             "trajcheck": __version__, "schema": SCHEMA_VERSION}
     if getattr(opts, "ocr", "off") != "off":  # installing OCR changes what is read: score again

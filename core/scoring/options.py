@@ -8,13 +8,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..analyzers.observation_options import ObservationOptions
 from ..analyzers.effect_options import PerceptualOptions
 from ..analyzers.spend import Price
 from .scoreargs import OcrMode
 from .judgments import Judgment
+
+if TYPE_CHECKING:
+    from ..readers.kit.reader import Reader
+
+
+@dataclass(frozen=True)
+class MappingFile:
+    """A ``--mapping`` file as data: its path (named in messages and, by its stem, in the reader's name) and the
+    bytes the caller read. It travels with the options to every worker (a process of the local pool, a Dask
+    worker on another machine), which compiles those bytes (:meth:`ScoreOptions.readers`): nothing is registered
+    in a process, and a worker need not see the file."""
+
+    path: Path
+    source: bytes
 
 
 @dataclass(frozen=True)
@@ -35,6 +49,19 @@ class ScoreOptions:
     prices: tuple[Price, ...] = ()
     #: The judgments of judges users run (``score --judgments``, :func:`trajcheck.scoring.judgments.read_judgments`).
     judgments: tuple[Judgment, ...] = ()
+    #: The mapping file that reads this call's logs of another shape (``score --mapping``), or None. Not part of
+    #: the options' fingerprint: its reader's name, ``mapping:<stem>@<hash>``, is in each mapped run's digest.
+    mapping: MappingFile | None = None
+
+    def readers(self) -> "tuple[Reader, ...]":
+        """This call's own readers, asked with every call's (:func:`trajcheck.readers.discovery.discover`'s
+        ``extra``): the mapping's, compiled once per process; none without a mapping (and then the mapping
+        modules stay unloaded)."""
+        if self.mapping is None:
+            return ()
+        from ..readers.mapping.reader import compiled
+
+        return (compiled(str(self.mapping.path), self.mapping.source),)
 
     def judgments_of(self, run_id: str) -> list[Judgment]:
         """The judgments of ``run_id``, in the order given."""

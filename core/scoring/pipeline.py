@@ -67,7 +67,7 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     opts = opts or ScoreOptions()
     paths = list(paths)
     forget_listings()
-    refs, problems = discover(paths, input_format)
+    refs, problems = discover(paths, input_format, opts.readers())  # the options' mapping is one of the readers
     fingerprint = options_fingerprint(opts, input_format)
     plan = incremental.plan(paths, refs, previous, fingerprint, opts)
     refs, skipped, removed, known = plan.todo, list(plan.skipped), plan.removed, plan.known

@@ -19,6 +19,7 @@ from .coverage import read_coverage
 from .digest import (file_manifest, input_digest, judgments_entry, options_fingerprint, outside_manifest,
                      special_files)
 from ..readers.discovery import RunRef, get_reader
+from ..readers.kit.reader import Reader
 from ..base.errors import Problem, RunFormatError, read_by
 from ..base.problems import Slug
 from .loading import load_run, plan_referee
@@ -27,9 +28,15 @@ from .rows import RunResult, build_result, invalid_result
 from ..base.runfiles import scoring_root
 
 
+def reader_for(ref: RunRef, opts: ScoreOptions) -> Reader:
+    """The reader of ``ref``: one of the call's own (its mapping's, rebuilt here from the options: a worker has
+    only what it is sent) or of every call's; KeyError when there is none."""
+    return get_reader(ref.reader, opts.readers())
+
+
 def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
     with scoring_root(ref.root):  # screenshots beside the run's folder, inside the argument, are found
-        run, warnings = get_reader(ref.reader).read(ref.path, ref.display)
+        run, warnings = reader_for(ref, opts).read(ref.path, ref.display)
     contract, contract_problems = find_contract(ref.run_dir, run.task_id, opts.contracts_dir, run.run_id)
     plan = plan_referee(run, contract)
     loaded = load_run(run, ref.run_dir, plan, opts)
@@ -74,11 +81,11 @@ def _score_remote(ref: RunRef, opts: ScoreOptions, fingerprint: str | None) -> R
     return res
 
 
-def locate_step(reader: str, path: Path, display: str) -> Callable[[Any], tuple[str, int | None]]:
-    """A step's file and line by its index, from the run read again (the error path only)."""
+def locate_step(reader: Reader, path: Path, display: str) -> Callable[[Any], tuple[str, int | None]]:
+    """A step's file and line by its index, from the run read again by ``reader`` (the error path only)."""
     def locate(index: Any) -> tuple[str, int | None]:
         try:
-            run, _ = get_reader(reader).read(path, display)
+            run, _ = reader.read(path, display)
             step = next((s for s in run.steps if s.index == index), None)
             if step is not None:
                 return step.source, step.line
@@ -89,15 +96,16 @@ def locate_step(reader: str, path: Path, display: str) -> Callable[[Any], tuple[
     return locate
 
 
-def checked(res: RunResult, ref: RunRef) -> RunResult:
-    """``res`` (the result of the run at ``ref``), or, when one of its rows holds a value the ledger cannot store
-    (:func:`trajcheck.scoring.rowcheck.find_bad_value`), the run's ``invalid`` result naming it."""
+def checked(res: RunResult, ref: RunRef, opts: ScoreOptions) -> RunResult:
+    """``res`` (the result of the run at ``ref``, scored with ``opts``), or, when one of its rows holds a value the
+    ledger cannot store (:func:`trajcheck.scoring.rowcheck.find_bad_value`), the run's ``invalid`` result naming
+    it."""
     bad = rowcheck.find_bad_value(res.run, res.steps)
     if bad is None:
         return res
     fmt = res.run.get("source_format") or ref.reader
     problem = bad.problem(rowcheck.printable(str(res.run.get("run_id") or ref.display)), fmt,
-                          locate_step(ref.reader, Path(ref.path), ref.display))
+                          locate_step(reader_for(ref, opts), Path(ref.path), ref.display))
     return invalid_result(rowcheck.printable(ref.display), rowcheck.printable(str(ref.path)), [problem], fmt)
 
 
@@ -124,7 +132,7 @@ def score_run(ref: RunRef, opts: ScoreOptions, fingerprint: str | None = None) -
         return _score_remote(ref, opts, fingerprint)
     with _one_blas_thread():
         res = _score_safely(ref, opts)
-    res = checked(res, ref)  # a value the ledger cannot store costs this run, not the batch
+    res = checked(res, ref, opts)  # a value the ledger cannot store costs this run, not the batch
     files = file_manifest(Path(ref.path))
     files.update(outside_manifest(res.outside))
     files.update(judgments_entry(opts, res.run.get("run_id")))

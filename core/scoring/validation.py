@@ -16,6 +16,7 @@ from ..base.problems import Slug
 from ..media.frames import ALLOWED_FORMATS, FrameError, in_frame, to_frame
 from ..base.inputs import NotRegularFile, regular_stat
 from ..readers.discovery import discover, get_reader, reader_names
+from ..readers.kit.reader import Reader
 from ..base.runfiles import safe_join, scoring_root
 
 
@@ -97,12 +98,14 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
     mapping file (:mod:`trajcheck.readers.mapping.reader`) that reads logs of another shape; ``input_format``: the
     reader every run is read with (as ``score --input-format``)."""
     run_paths = [os.fspath(p) for p in paths]
-    from ..readers.mapping.reader import register
+    own: tuple[Reader, ...] = ()  # this call's mapping's reader, handed to discovery: nothing outlives the call
+    if mapping is not None:
+        from ..readers.mapping.reader import Mapping, reader_of
 
-    register(None if mapping is None else Path(mapping))  # this call's mapping, or none: not a previous call's
-    if input_format is not None and input_format not in reader_names():
-        raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names()))
-    refs, problems = discover(run_paths, input_format)
+        own = (reader_of(Mapping(Path(mapping))),)
+    if input_format is not None and input_format not in reader_names(own):
+        raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names(own)))
+    refs, problems = discover(run_paths, input_format, own)
     if mapping is not None and not refs:
         from ..readers.mapping.reader import explain
 
@@ -111,7 +114,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
     for ref in refs:
         try:
             with scoring_root(ref.root):  # screenshots beside a run's folder, inside the argument, are found
-                run, warns = get_reader(ref.reader).read(ref.path, ref.display)
+                run, warns = get_reader(ref.reader, own).read(ref.path, ref.display)
         except RunFormatError as exc:
             problems += read_by(exc.problems, ref.reader)
             continue

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ..discovery import discover, get_reader
-from .reader import register
+from .reader import reader_of
+from .schema import Mapping
 from .draft.files import images
 from .steps import screen_of
 from ...base.errors import RunFormatError
@@ -50,36 +51,33 @@ class Coverage:
 
 def measure(paths: list[str | os.PathLike[str]], mapping: str | os.PathLike[str]) -> Coverage:
     """Read every run under ``paths`` through ``mapping`` and count what was understood."""
-    register(Path(mapping))
-    try:
-        refs, _problems = discover(paths)
-        c = Coverage(runs_found=len(refs))
-        for ref in refs:
-            try:
-                with scoring_root(ref.root):
-                    run, _warns = get_reader(ref.reader).read(ref.path, ref.display)
-            except RunFormatError as exc:
-                c.not_read.append((ref.display, exc.problems[0].message if exc.problems else "not read"))
-                continue
-            c.runs_read += 1
-            c.actions += len(run.steps)
-            for s in run.steps:
-                if s.action.type == "UNKNOWN":
-                    k = str(s.action.extra.get("log_type") or "")[:60]
-                    c.unknown_actions[k] = c.unknown_actions.get(k, 0) + 1
-                else:
-                    c.understood += 1
-            used = {f for s in run.steps for f in (s.frame_pre, s.frame_post) if f}
-            there = {f for f in used if _there(run.inline_frames, run.outside_files, ref.run_dir, f)}
-            files = set(images(ref.run_dir))
-            screens = {screen_of(f, files) for f in files}  # an annotated copy is the screen it marks up
-            c.screenshots += len(screens) + len(run.inline_frames)
-            c.screenshots_used += len({screen_of(f, files) for f in there & files}) + \
-                len(there & set(run.inline_frames))
-            c.frames_missing += len(used - there)
-        return c
-    finally:
-        register(None)
+    own = (reader_of(Mapping(Path(mapping))),)  # the mapping's reader, for this call only
+    refs, _problems = discover(paths, extra=own)
+    c = Coverage(runs_found=len(refs))
+    for ref in refs:
+        try:
+            with scoring_root(ref.root):
+                run, _warns = get_reader(ref.reader, own).read(ref.path, ref.display)
+        except RunFormatError as exc:
+            c.not_read.append((ref.display, exc.problems[0].message if exc.problems else "not read"))
+            continue
+        c.runs_read += 1
+        c.actions += len(run.steps)
+        for s in run.steps:
+            if s.action.type == "UNKNOWN":
+                k = str(s.action.extra.get("log_type") or "")[:60]
+                c.unknown_actions[k] = c.unknown_actions.get(k, 0) + 1
+            else:
+                c.understood += 1
+        used = {f for s in run.steps for f in (s.frame_pre, s.frame_post) if f}
+        there = {f for f in used if _there(run.inline_frames, run.outside_files, ref.run_dir, f)}
+        files = set(images(ref.run_dir))
+        screens = {screen_of(f, files) for f in files}  # an annotated copy is the screen it marks up
+        c.screenshots += len(screens) + len(run.inline_frames)
+        c.screenshots_used += len({screen_of(f, files) for f in there & files}) + \
+            len(there & set(run.inline_frames))
+        c.frames_missing += len(used - there)
+    return c
 
 
 def _there(inline: Any, outside: Any, run_dir: Path, f: str) -> bool:

@@ -59,30 +59,33 @@ file and the expression. docs/mappings/ holds two of trajcheck's own adapters' f
 
 from __future__ import annotations
 
+from functools import lru_cache, partial
 from pathlib import Path
 
-from .. import discovery
 from ..kit.reader import Reader
 from .schema import MAX_LOG_BYTES, Mapping, _load
 from .read import read_mapped
 from ...base.errors import Problem
 from ...base.problems import Slug
 
-__all__ = ["Mapping", "read_mapped", "register", "explain"]
+__all__ = ["Mapping", "read_mapped", "reader_of", "compiled", "explain"]
 
 
-def register(path: str | Path | None) -> str | None:
-    """Make a mapping file's reader the first after the native one (or, with None, none): the one mapping of
-    this call, replacing a previous call's. Returns its name (the runs' source_format). Worker processes
-    forked after this have it too."""
-    readers = discovery.readers()  # looked up now: the list discovery reads at this moment (adapters in it)
-    readers[:] = [r for r in readers if not r.name.startswith("mapping:")]
-    if path is None:
-        return None
-    m = Mapping(Path(path))
-    readers.insert(1, Reader(name=m.name, claims=m.claims, read=lambda d, disp: read_mapped(m, d, disp),
-                             summary=f"logs read through the mapping {m.path}"))
-    return m.name
+def reader_of(m: Mapping) -> Reader:
+    """The reader of the runs mapping ``m`` reads, named ``mapping:<stem>@<hash>`` (the runs' source_format). It is
+    no process-wide registration: each call that has a mapping hands its reader to discovery and to the readers of
+    its runs (:func:`trajcheck.readers.discovery.discover`'s ``extra``), so a mapping never lingers into a later
+    call, and a worker process gets it from the score options (:func:`compiled`)."""
+    return Reader(name=m.name, claims=m.claims, read=partial(read_mapped, m),
+                  summary=f"logs read through the mapping {m.path}")
+
+
+@lru_cache(maxsize=8)
+def compiled(path: str, source: bytes) -> Reader:
+    """The reader of the mapping file at ``path`` whose bytes are ``source``, compiled once per process: a worker
+    gets the mapping as data with every run it scores, and compiles it on the first (UsageError for a mapping that
+    is not one; the caller compiled the same bytes before, so a worker does not meet it)."""
+    return reader_of(Mapping(Path(path), source))
 
 
 def explain(path: str | Path, paths: list[str]) -> list[Problem]:

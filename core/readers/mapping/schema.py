@@ -48,14 +48,19 @@ class Mapping:
     """A mapping file, compiled: its fields, the shape its steps come from, its action-type map, screenshots,
     coordinate space and outcome."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, source: bytes | None = None):
+        """The mapping file at ``path``, or, given ``source``, the mapping whose file held those bytes (a worker
+        compiles the bytes the caller read: it need not see the file, nor can the file change between them)."""
         try:
-            data = tomllib.loads(path.read_text("utf-8"))
+            raw = path.read_bytes() if source is None else source
+            # newlines translated as reading the file as text does
+            data = tomllib.loads(raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"--mapping {path}: cannot read it ({exc})") from None
         except tomllib.TOMLDecodeError as exc:
             raise UsageError(f"--mapping {path}: not valid TOML ({exc})") from None
         self.path = path
+        self.source = raw  # the file's bytes: what travels with the score options (ScoreOptions.mapping)
         where = f"--mapping {path}"
         run, step, chat = data.get("run", {}), data.get("step", {}), data.get("chat", {})
         for name, table, known in (("run", run, _RUN_KEYS), ("step", step, _STEP_KEYS)):
@@ -99,7 +104,7 @@ class Mapping:
         self.fields: dict[str, Field] = {**compile_fields(run, ("steps", *RUN_FIELDS), "run.", where),
                                          **compile_fields(step, STEP_FIELDS, "step.", where)}
         self.outcome = Outcome(data.get("outcome", {}), where)
-        digest = hashlib.blake2b(path.read_bytes(), digest_size=4).hexdigest()
+        digest = hashlib.blake2b(raw, digest_size=4).hexdigest()
         self.name = f"mapping:{path.stem}@{digest}"  # a changed mapping rescores its runs
 
     def _space(self, run: dict[str, Any], where: str) -> None:
