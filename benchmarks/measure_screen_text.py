@@ -67,7 +67,7 @@ def rows(ledger: Path, sql: str) -> list[dict]:
     return got
 
 
-def score(runs: Path, ledger: Path, ocr: str, cache: Path, masked: bool = False) -> float:
+def score(runs: Path, ledger: Path, ocr: str, cache: Path, masked: bool = False, jobs: int | None = None) -> float:
     """Seconds of one cold ``trajcheck score`` in a fresh process (fresh ledger, fresh cache folder); ``masked``:
     through ``benchmarks/masked_score.py`` (every copy's corner blanked before it is read)."""
     shutil.rmtree(ledger, ignore_errors=True)
@@ -76,7 +76,8 @@ def score(runs: Path, ledger: Path, ocr: str, cache: Path, masked: bool = False)
     cmd = [sys.executable, str(ROOT / "benchmarks" / "masked_score.py")] if masked else \
         [shutil.which("trajcheck") or "trajcheck", "score"]
     t = time.perf_counter()
-    subprocess.run([*cmd, str(runs), "--out", str(ledger), "--quiet", "--force", "--ocr", ocr], check=False, env=env,
+    more = ["--jobs", str(jobs)] if jobs else []
+    subprocess.run([*cmd, str(runs), "--out", str(ledger), "--quiet", "--force", "--ocr", ocr, *more], check=False, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - t
 

@@ -1,0 +1,132 @@
+"""What reading screens costs a score with contracts, against the floor: Tesseract reading each needed frame once
+(issue 48).
+
+    python benchmarks/bench_ocr_floor.py [--repeat R] [--jobs J] [--runs DIR]
+
+The corpus is desktop-like: the sample runs (each with its own contract where it has one) copied with every DOM
+snapshot removed, so the contracts' text checks, the final read of a claiming run and the referee's reads of
+high-risk changes are all decided from the screen, as on a desktop run that records screenshots only.
+
+1. **The OCR work of a score.** The corpus is scored cold (a fresh ledger and a fresh cache folder each time:
+   no read is served from an earlier score) with ``--ocr auto`` and with ``--ocr off``, interleaved, best of R,
+   with ``--jobs J``. The OCR work is the difference.
+2. **The floor.** The frames the score read are the ones whose bytes have an entry in the cold cache folder's
+   ``ocr/`` (every read of a frame, a region's or the whole frame's, starts with one kept there). Each is decoded
+   as scoring decodes it and read whole, once, by :func:`trajcheck.media.ocr.read_lines` at trajcheck's
+   settings (the frame's scale to its declared screen, a whole screen at its own resolution), on J processes
+   as the score used: the least any reading of those frames can cost.
+3. The ratio of the two; issue 48's target is at most 1.5.
+
+Printed: both times, the frames read, the ratio; ``--json`` prints them as one object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from measure_screen_text import score, strip_dom  # noqa: E402
+
+#: The target of issue 48: a score's OCR work at most this many times the floor.
+TARGET = 1.5
+
+
+def _frames(runs: Path) -> dict[bytes, tuple[Path, int | None]]:
+    """Every frame file of the corpus by its content digest (as scoring keys OCR's cache), with its run's
+    declared screen width."""
+    out: dict[bytes, tuple[Path, int | None]] = {}
+    for run in sorted(p.parent for p in runs.glob("*/run.json")):
+        width = (json.loads((run / "run.json").read_text()).get("screen") or {}).get("width")
+        for f in sorted(run.rglob("*")):
+            if f.suffix.lower() in (".png", ".jpg", ".jpeg", ".webp") and f.is_file():
+                out.setdefault(hashlib.blake2b(f.read_bytes(), digest_size=16).digest(), (f, width))
+    return out
+
+
+def _read_once(job: tuple[str, int | None]) -> float:
+    """Seconds to read one frame whole, once, as trajcheck reads a whole screen (no cache)."""
+    from types import SimpleNamespace
+
+    from trajcheck.base.box import Box
+    from trajcheck.media import ocr
+    from trajcheck.media.frames import decode
+    from trajcheck.media.screenread import ScreenPlan
+
+    path, width = job
+    frame = decode(Path(path))
+    eng, why = ocr.engine()
+    assert eng is not None, why
+    scale = ScreenPlan.scale(SimpleNamespace(screen_width=width), frame)
+    at = max(scale, ocr.TEXT_SCALE)  # a whole screen at its own resolution (trajcheck.media.contractread)
+    t = time.perf_counter()
+    ocr.read_lines(eng, frame.luma, Box(0, 0, frame.width, frame.height), at)
+    return time.perf_counter() - t
+
+
+def floor(needed: list[tuple[Path, int | None]], jobs: int) -> float:
+    """Wall seconds for ``jobs`` processes to read every needed frame once (the engines started beforehand)."""
+    with ProcessPoolExecutor(jobs) as pool:
+        list(pool.map(_warm, range(jobs)))
+        t = time.perf_counter()
+        list(pool.map(_read_once, [(str(p), w) for p, w in needed], chunksize=1))
+        return time.perf_counter() - t
+
+
+def _warm(_: int) -> None:
+    from trajcheck.media import ocr
+
+    ocr.engine()
+    time.sleep(0.2)  # every worker takes one: each starts its engine
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--runs", type=Path, default=None, help="a folder of runs to use instead of the sample runs")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    from trajcheck.media import ocr
+
+    if ocr.engine()[0] is None:
+        print(f"OCR is not installed: {ocr.engine()[1]}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="trajcheck-ocrfloor-") as tmp:
+        base = Path(tmp)
+        runs = base / "runs"
+        strip_dom(args.runs or ROOT / "sample_runs", runs)
+        on, off = [], []
+        for _ in range(args.repeat):
+            off.append(score(runs, base / "L", "off", base / "cache", jobs=args.jobs))
+            on.append(score(runs, base / "L", "auto", base / "cache", jobs=args.jobs))
+        # the last cold `auto` score's cache folder names the frames it read
+        frames = _frames(runs)
+        read = sorted(bytes.fromhex(p.stem) for p in (base / "cache" / "ocr").glob("*") if len(p.stem) == 32)
+        needed = [frames[d] for d in read if d in frames]
+        floors = [floor(needed, args.jobs) for _ in range(args.repeat)]
+    work, least = min(on) - min(off), min(floors)
+    got = {"jobs": args.jobs, "repeat": args.repeat,
+           "score_ocr_off_s": round(min(off), 3), "score_ocr_auto_s": round(min(on), 3), "ocr_work_s": round(work, 3),
+           "frames_read": len(needed), "floor_s": round(least, 3), "ratio": round(work / least, 2) if least else None,
+           "target": TARGET}
+    if args.json:
+        print(json.dumps(got))
+    else:
+        print(f"score --ocr off: {got['score_ocr_off_s']:.2f} s; --ocr auto: {got['score_ocr_auto_s']:.2f} s; "
+              f"OCR work {got['ocr_work_s']:.2f} s (best of {args.repeat}, {args.jobs} jobs)")
+        print(f"floor: {len(needed)} frames read once each, whole, {got['floor_s']:.2f} s")
+        print(f"ratio: {got['ratio']}x the floor (target: at most {TARGET}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
