@@ -44,24 +44,6 @@ def arm_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     return cols, rows
 
 
-def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """A nested record as one level: ``{"success": {"rate": 0.5}}`` -> ``{"success_rate": 0.5}``."""
-    flat: dict[str, Any] = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            flat.update(_flat(v, f"{prefix}{k}_"))
-        else:
-            flat[f"{prefix}{k}"] = v
-    return flat
-
-
-def flat_rows(records: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
-    """Records as CSV columns and rows of plain values: every key of any record, in the order first seen."""
-    flats = [_flat(r) for r in records]
-    cols = list(dict.fromkeys(k for f in flats for k in f))
-    return cols, [[f.get(c) for c in cols] for f in flats]
-
-
 def _warnings(w: dict[str, Any] | None) -> list[Any]:
     """An arm's warnings in three cells: how many, the recovery rate after one, the share of false ones."""
     if not w:
@@ -172,6 +154,8 @@ def compare(
         print_json(data)
         return
     if fmt is Format.csv:  # numbers, not what the table shows: each nested figure a column of its own
+        from ..queries.tables import flat_rows
+
         emit(*flat_rows(data["arms"]), fmt)
         return
     cols, rows = arm_rows(data)

@@ -11,6 +11,8 @@ from rich.text import Text
 
 from ..base.errors import LedgerError
 from ..base.reasons import PairMatch
+from ..queries.tables import flat_rows
+from ..queries.views import action_label
 
 from .common import Exit, cleaned, emit, out, print_json
 from .exits import Outcome, exit_on_error
@@ -20,8 +22,6 @@ from .options import ByOpt, Format, FormatOpt, LedgerArg
 _MARKS = {PairMatch.SAME: "=", PairMatch.DIFFERENT_SCREEN: "≠ screen", PairMatch.DIFFERENT_ACTION: "≠ action",
           PairMatch.DIFFERENT_TARGET: "≠ target", PairMatch.DIFFERENT_RESULT: "≠ result",
           PairMatch.EXTRA_STEP: "+ step", PairMatch.RUN_ENDED: "ended"}
-CSV_COLUMNS = ("pair", "match", "first_divergence", "a_step", "a_action", "a_state", "a_effect", "a_hint", "a_shown",
-               "b_step", "b_action", "b_state", "b_effect", "b_hint", "b_shown")
 
 
 def _state(s: dict[str, Any]) -> str:
@@ -35,7 +35,7 @@ def _cell(s: dict[str, Any] | None, ended: bool) -> Text:
     if s is None:
         return Text("(ended)" if ended else "(no such step)", style="dim")
     t = Text(f"{s['step_index']} ", style="bold")
-    t.append(s["action"], style="cyan")
+    t.append(action_label(s), style="cyan")
     t.append("\n" + _state(s), style="dim")
     # the WARNING line repeats the effect reason: said in a word, with whether the agent saw it (the full
     # texts are in --format json and csv)
@@ -92,13 +92,12 @@ def render(data: dict[str, Any]) -> Group:
     return Group(_side("A", data["a"], data["by"]), _side("B", data["b"], data["by"]), table, verdict)
 
 
-def _csv_row(p: dict[str, Any], first: int | None) -> list[Any]:
-    row: list[Any] = [p["pair"], p["match"], p["pair"] == first]
-    for s in (p["a"], p["b"]):
-        row += [None] * 6 if s is None else [s["step_index"], s["action"], None if s["state_id"] is None else
-                                             f"{s['state_id']} {s['state_kind']}", s["effect_observed"], s["hint"],
-                                             s["shown"]]
-    return row
+def csv_records(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pairs as ``--format csv`` flattens them (``a_step_index``, ``a_action_type``, ``a_action_x``...):
+    plain values, with whether the pair is the first divergence."""
+    first = data["first_divergence"]["pair"] if data["first_divergence"] else None
+    return [{"pair": p["pair"], "match": p["match"], "first_divergence": p["pair"] == first,
+             **{k: v for k, v in p.items() if k not in ("pair", "match")}} for p in data["pairs"]]
 
 
 @exit_on_error(Outcome(Exit.USAGE, "a run, task or arm not in the ledger"),
@@ -133,8 +132,7 @@ def diff(
     if fmt is Format.json:
         print_json(data)
         return
-    first = data["first_divergence"]["pair"] if data["first_divergence"] else None
-    if fmt is Format.csv:
-        emit(CSV_COLUMNS, [_csv_row(p, first) for p in data["pairs"]], fmt)
+    if fmt is Format.csv:  # plain values, each a column: the action's type and point, the state's id and kind
+        emit(*flat_rows(csv_records(data)), fmt)
         return
     out.print(render(data), soft_wrap=False)  # lines wrap between words at the terminal's width

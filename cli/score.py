@@ -176,7 +176,8 @@ def _waiting(w: "LockWait") -> None:
 
 
 def _summary(result: "ScoreResult") -> None:
-    """The closing lines on stderr: what was scored, skipped and removed, and each invalid run."""
+    """The closing lines on stderr: what was scored, skipped and removed, the runs with warnings counted by
+    kind, and each invalid run."""
     extra = ""
     if result.skipped:
         extra += f", {len(result.skipped)} unchanged runs skipped (--force rescores them)"
@@ -204,6 +205,11 @@ def _summary(result: "ScoreResult") -> None:
         spend = _spend_line(rows)
         if spend:
             err.print(spend, highlight=False)
+    if result.with_warnings:  # scored, but a frame, a point or an action was not what it should be
+        kinds = ", ".join(f"{slug} {n}" for slug, n in result.warning_kinds.items())
+        n = result.with_warnings
+        err.print(f"{n} run{'s' * (n != 1)} with warnings: {kinds}; trajcheck validate shows them",
+                  highlight=False, markup=False)
     poor = [w for r in result.summaries for w in r.get("warnings") or [] if _read_poorly(w)]
     for w in poor[:MAX_LISTED]:  # runs read so poorly that their rows say little: named, never silent
         err.print(f"[yellow]warning:[/] {literal(w)}", highlight=False)

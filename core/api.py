@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import time
 from functools import partial
 from dataclasses import dataclass, field
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
     from .scoring.pipeline import RunResult, ScoreReport
     from .scoring.scoreargs import ScoreArgs
     from .base.verdicts import Coverage
+
+
+#: The slug a stored problem text ends with: '... (hint: ...) [frame_unreadable]'.
+_SLUG_AT_END = re.compile(r"\[([a-z0-9_]+)\]$")
 
 
 class NoRunsFound(TrajcheckError):
@@ -73,6 +78,21 @@ class ScoreResult:
         from .base.problems import Slug  # not with the package: `python -m trajcheck.base.problems` runs it unimported
 
         return [p for p in self.problems if p.slug == Slug.NO_READER_CLAIMS]
+
+    @property
+    def warning_kinds(self) -> dict[str, int]:
+        """How many of the scored runs have a warning of each kind (its slug, which ends each stored warning),
+        most frequent first: what the closing lines of ``score`` name (``trajcheck validate`` shows them)."""
+        counts: dict[str, int] = {}
+        for r in self.summaries:
+            for slug in {m.group(1) for w in r.get("warnings") or [] if (m := _SLUG_AT_END.search(str(w)))}:
+                counts[slug] = counts.get(slug, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    @property
+    def with_warnings(self) -> int:
+        """How many of the scored runs have a warning (they are scored, and their rows may say less)."""
+        return sum(bool(r.get("warnings")) for r in self.summaries)
 
     @property
     def coverage(self) -> "Coverage":

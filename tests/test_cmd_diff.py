@@ -102,11 +102,11 @@ def test_csv_has_one_row_per_pair(sample_ledger):
     res = runner.invoke(app, ["diff", str(sample_ledger), "terms-checkbox-off", "terms-checkbox-on", "-f", "csv"])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
-    assert lines[0].startswith("pair,match,first_divergence,a_step,a_action,")
-    assert [line.split(",")[:4] for line in lines[1:]] == [["1", "same", "False", "1"],
-                                                           ["2", "different_action", "True", "2"],
-                                                           ["3", "run_ended", "False", ""],
-                                                           ["4", "run_ended", "False", ""]]
+    assert lines[0].startswith("pair,match,first_divergence,a_step_index,a_action_type,a_action_x,a_action_y,")
+    assert [line.split(",")[:7] for line in lines[1:]] == [["1", "same", "False", "1", "CLICK", "413.0", "308.0"],
+                                                           ["2", "different_action", "True", "2", "DONE", "", ""],
+                                                           ["3", "run_ended", "False", "", "", "", ""],
+                                                           ["4", "run_ended", "False", "", "", "", ""]]
 
 
 @pytest.mark.parametrize("args, code, message", [

@@ -12,6 +12,9 @@ error the temporary sibling is removed and the target is left as it was::
 A write whose temporary file must outlive one block (the ledger's parts, written batch by batch and
 renamed at its commit) takes the two steps itself: ``tmp = temp_name(path)`` ... ``commit(tmp, path)``.
 
+The folders above the target are made if missing, and an OSError names the target, never the temporary
+name (a message shows the path the user gave).
+
 ``sync=True`` flushes the data to disk before the rename, for files a later commit point names; the
 folder's entry (the rename itself) is flushed by the caller's :func:`fsync_dir`, where it orders commits.
 This module imports nothing of trajcheck's: any module may use it without making an import loop.
@@ -19,6 +22,7 @@ This module imports nothing of trajcheck's: any module may use it without making
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import uuid
@@ -67,12 +71,15 @@ def commit(temp: str | os.PathLike[str], path: str | os.PathLike[str], *, sync: 
 
 
 def discard(temp: str | os.PathLike[str]) -> None:
-    """Remove a temporary file or folder, if it is there."""
+    """Remove a temporary file or folder, if it is there (a folder above it may be missing, or a file)."""
     p = Path(temp)
     if p.is_dir() and not p.is_symlink():
         shutil.rmtree(p, ignore_errors=True)
     else:
-        p.unlink(missing_ok=True)
+        try:
+            p.unlink()
+        except (FileNotFoundError, NotADirectoryError):
+            pass
 
 
 def _swap_folder(temp: Path, path: Path) -> None:
@@ -89,20 +96,42 @@ def _swap_folder(temp: Path, path: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def _as_target(exc: OSError, temp: Path, target: Path) -> OSError:
+    """``exc`` naming ``target`` where it named the temporary ``temp``: the name the user gave, never one
+    made for the write. The same class (PermissionError...), errno and text; other errors unchanged."""
+    names = (exc.filename, exc.filename2)
+    if os.fspath(temp) not in {os.fspath(n) for n in names if isinstance(n, (str, os.PathLike))}:
+        return exc
+    return type(exc)(exc.errno, exc.strerror, os.fspath(target))
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike[str], *, sync: bool = False, hidden: bool = False) -> Iterator[Path]:
     """A temporary path beside ``path`` (see :func:`temp_name`; nothing is created there) for the block to
     write a file or a folder at; when the block ends without an error it is renamed over ``path`` (a
-    folder replacing an existing ``path`` is swapped in, see :func:`_swap_folder`). On an error whatever the
-    block wrote there is removed and ``path`` is untouched. ``sync`` flushes a file's data before the rename."""
+    folder replacing an existing ``path`` is swapped in, see :func:`_swap_folder`). The folders above
+    ``path`` are made if missing. On an error whatever the block wrote there is removed and ``path`` is
+    untouched; an OSError that names the temporary path is raised naming ``path`` instead. ``sync`` flushes
+    a file's data before the rename."""
     target = Path(path)
     temp = temp_name(target, hidden=hidden)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as exc:  # a file where one of the folders should be: say so, not "File exists"
+        raise NotADirectoryError(errno.ENOTDIR, "a file is where a folder of the path should be",
+                                 exc.filename) from exc
     try:
         yield temp
         if temp.is_dir() and target.exists():
             _swap_folder(temp, target)
         else:
             commit(temp, target, sync=sync)
+    except OSError as exc:
+        discard(temp)
+        named = _as_target(exc, temp, target)
+        if named is exc:
+            raise
+        raise named from exc
     except BaseException:
         discard(temp)
         raise

@@ -48,10 +48,7 @@ def load(path: str | os.PathLike[str], by: str, success_score: float, where: str
             raise UsageError(no_cost(path))
         expr = "coalesce(task_id, run_id)" if by == "task_id" else group_expr(by)
         if where:
-            try:
-                con.execute(f"select count(*) from runs where {where}").fetchall()
-            except Exception as exc:  # noqa: BLE001  (parser or binder error)
-                raise UsageError(f"--where: {str(exc).splitlines()[0]}") from None
+            ledger.check_where(con, where)
         sql = (f"select coalesce(task_id, run_id), trial, status, eval_final_verdict, verdict_source, "
                f"outcome_score, false_claim, CAST({expr} AS VARCHAR), {'cost_usd' if cost else 'NULL'}, failure_mode "
                "from runs"

@@ -32,6 +32,8 @@ from ..base.errors import UsageError
 from .views import action_label, group_expr, rank_key
 
 #: The step columns a diff reads (the report passes whole rows, which hold them).
+#: A step's action as plain values, in the ledger's columns (``diff --format json`` and ``csv``).
+ACTION_COLUMNS = ("action_type", "action_x", "action_y", "action_keys", "action_text", "action_url")
 STEP_COLUMNS = ("step_index", "action_type", "action_x", "action_y", "action_keys", "action_text", "action_url",
                 "action_extra", "frame_pre_phash", "frame_post_phash", "frame_width", "frame_height", "url_before",
                 "url_after", "state_id", "state_kind", "state_returns_to", "effect_high_risk",
@@ -99,16 +101,17 @@ class PairDiff:
 def pair_json(i: int, p: Pair, a: Side, b: Side) -> dict[str, Any]:
     """One aligned pair as plain data: its number (from 1), each run's step (None where it has none)."""
     return {"pair": i + 1, "match": str(p.match),
-            "a": None if p.a is None else step_json(a.steps[p.a.index], p.a),
-            "b": None if p.b is None else step_json(b.steps[p.b.index], p.b),
+            "a": None if p.a is None else step_json(a.steps[p.a.index]),
+            "b": None if p.b is None else step_json(b.steps[p.b.index]),
             "action": p.action, "screen_before": p.before.word, "screen_before_distance": p.before.distance,
             "screen_after": p.after.word, "screen_after_distance": p.after.distance}
 
 
-def step_json(s: dict[str, Any], sig: StepSig) -> dict[str, Any]:
-    """A step of a pair: its action, its screens and state, and its verdict hint (the WARNING trajcheck
-    computes, ``hint``, and the feedback the runner recorded, ``shown``)."""
-    return {"step_index": s["step_index"], "action": sig.label, "action_type": s["action_type"],
+def step_json(s: dict[str, Any]) -> dict[str, Any]:
+    """A step of a pair: its action (its type and point, keys, text or URL: plain values; ``action_label``
+    of trajcheck.queries.views reads them as ``CLICK (640, 316)``), its screens and state, and its verdict hint
+    (the WARNING trajcheck computes, ``hint``, and the feedback the runner recorded, ``shown``)."""
+    return {"step_index": s["step_index"], **{k: s[k] for k in ACTION_COLUMNS},
             "frame_pre_phash": s["frame_pre_phash"], "frame_post_phash": s["frame_post_phash"],
             "state_id": s["state_id"], "state_kind": s["state_kind"], "effect_observed": s["action_effect_observed"],
             "effect_reason": s["effect_reason"], "hint": s["effect_feedback"], "shown": s["recorded_feedback"],

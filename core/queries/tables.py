@@ -10,8 +10,9 @@ import html
 import io
 import json
 import os
+import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 from ..store import ledger
 from ..base import stats
@@ -26,7 +27,8 @@ EXPORT_TABLES = ("summary", "per-task", "per-action-type", "compare")
 
 @dataclass(frozen=True)
 class Cell:
-    """A value and how it reads: numbers stay numbers for CSV/JSON, text for md/LaTeX/HTML."""
+    """A value and how it reads: ``value`` is plain data (a number, a fraction, the figures of a rate or a
+    mean, None when missing), what CSV and JSON hold; ``text`` is what md, LaTeX and HTML show."""
 
     value: Any
     text: str
@@ -43,8 +45,12 @@ class ReportTable:
 def _rate_cell(r: stats.Rate) -> Cell:
     value, low, high = r.value, r.low, r.high
     if value is None or low is None or high is None:  # no runs (stats.wilson gives all three when n > 0)
-        return Cell(None, "-")
+        return Cell(r.to_json(), "-")
     return Cell(r.to_json(), f"{100 * value:.1f}% [{100 * low:.1f}, {100 * high:.1f}]")
+
+
+#: A rate no row has: its figures, all empty, so that the plain columns are the same in every row.
+_NO_RATE = Cell({"k": None, "n": None, "rate": None, "low": None, "high": None}, "-")
 
 
 def _num(v: float | None, digits: int = 2) -> Cell:
@@ -229,7 +235,7 @@ def compare_table(ledger_dir: str | os.PathLike[str], by: str | None, success_sc
         rows.append((_txt(a.name), _int(a.runs), _rate_cell(a.success), _rate_cell(a.uncertain),
                      _rate_cell(a.false_claim), _num(a.no_effect_per_run), _num(a.mean_reward), _pct(a.returning),
                      _num(a.stalled_from, 1), _int(w.count if w else None),
-                     _rate_cell(w.recovered) if w else Cell(None, "-"), _rate_cell(w.false) if w else Cell(None, "-"),
+                     _rate_cell(w.recovered) if w else _NO_RATE, _rate_cell(w.false) if w else _NO_RATE,
                      *(cell(a.spend) for _, cell in spent if a.spend is not None)))
     note = ""
     for p in c.pairings:
@@ -270,12 +276,57 @@ def to_markdown(t: ReportTable) -> str:
     return "\n".join(lines) + "\n"
 
 
+def plain_key(column: str) -> str:
+    """A column of a table for people as a key of its plain values: 'no-effect/run' -> 'no_effect_per_run';
+    'no-effect rate' -> 'no_effect' (its figures are ``no_effect_rate``, ``no_effect_low``...)."""
+    key = re.sub(r"[^a-z0-9]+", "_", column.lower().replace("/", " per ")).strip("_")
+    return key.removesuffix("_rate") or "column"
+
+
+def records(t: ReportTable) -> list[dict[str, Any]]:
+    """The table's rows as plain values (what ``--format json`` and ``csv`` hold), keyed by :func:`plain_key`:
+    a rate as its figures (``{"k", "n", "rate", "low", "high"}``), a mean with its interval, a count, a
+    fraction, None for a value missing; never the text a table for people shows."""
+    keys = [plain_key(c) for c in t.columns]
+    return [dict(zip(keys, (c.value for c in r))) for r in t.rows]
+
+
+def flat_rows(rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+    """Records of plain values as CSV columns and rows: each figure nested in a record is a column of its own
+    (``{"success": {"rate": 0.5}}`` -> ``success_rate``), the columns in the order of the records' keys, each
+    key's in the order first seen; a value a row lacks, or a None where other rows have figures, is None."""
+    shape: dict[str, Any] = {}
+    for r in rows:
+        _merge(shape, r)
+    paths = _leaves(shape, ())
+    return (["_".join(p) for p in paths], [[_at(r, p) for p in paths] for r in rows])
+
+
+def _merge(shape: dict[str, Any], record: Mapping[str, Any]) -> None:
+    for k, v in record.items():
+        node = shape.setdefault(str(k), {})  # {}: a leaf, unless a row gives it figures
+        if isinstance(v, Mapping):
+            _merge(node, v)
+
+
+def _leaves(shape: dict[str, Any], prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+    return [p for k, sub in shape.items() for p in (_leaves(sub, (*prefix, k)) if sub else [(*prefix, k)])]
+
+
+def _at(record: Any, path: tuple[str, ...]) -> Any:
+    for k in path:
+        record = record.get(k) if isinstance(record, Mapping) else None
+    return None if isinstance(record, Mapping) else record  # {}: figures no row has
+
+
 def to_csv(t: ReportTable) -> str:
+    """The table's plain values (:func:`records`, each figure a column: :func:`flat_rows`), empty for None."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(t.columns)
-    for r in t.rows:
-        w.writerow([c.text for c in r])
+    columns, rows = flat_rows(records(t))
+    w.writerow(columns)
+    for r in rows:
+        w.writerow(["" if v is None else json.dumps(v) if isinstance(v, list) else v for v in r])
     return buf.getvalue()
 
 
@@ -306,9 +357,9 @@ def to_html(t: ReportTable) -> str:
 
 
 def to_json(t: ReportTable) -> str:
-    return json.dumps({"table": t.name, "caption": _caption(t), "columns": list(t.columns),
-                       "rows": [[c.value if c.value is not None else None for c in r] for r in t.rows],
-                       "text": [[c.text for c in r] for r in t.rows]}, indent=2, sort_keys=True) + "\n"
+    """The caption, the keys of the columns (:func:`plain_key`) and the rows as :func:`records`: plain values."""
+    return json.dumps({"table": t.name, "caption": _caption(t), "columns": [plain_key(c) for c in t.columns],
+                       "rows": records(t)}, indent=2, sort_keys=True) + "\n"
 
 
 RENDERERS: dict[str, Callable[[ReportTable], str]] = {

@@ -162,10 +162,7 @@ def arm_rows(con: Any, columns: Sequence[str], arm_expr: str | None, where: str 
     refuses one of them."""
     arm = arm_expr or "NULL"
     if where:
-        try:
-            con.execute(f"select count(*) from runs where {where}").fetchall()
-        except Exception as exc:  # noqa: BLE001  (parser or binder error)
-            raise UsageError(f"--where: {str(exc).splitlines()[0]}") from None
+        ledger.check_where(con, where)
     conditions = (["status = 'ok'"] if scored_only else []) + ([f"({where})"] if where else [])
     filt = f"where {' and '.join(conditions)}" if conditions else ""
     try:

@@ -35,8 +35,9 @@ from ..schemas.version import SCHEMA_VERSION
 from ..base.atomic import atomic_path, atomic_write, commit, fsync_dir, fsync_file, temp_name
 from ..base.version import __version__
 from ..base.errors import LedgerError
-# the ledger's read side, re-exported (`X as X`): ledger.connect, ledger.query
-from .ledgerquery import QueryResult as QueryResult, connect as connect, query as query
+# the ledger's read side, re-exported (`X as X`): ledger.connect, ledger.query, ledger.check_where
+from .ledgerquery import (QueryResult as QueryResult, check_where as check_where, connect as connect,
+                          query as query)
 from .lock import DEFAULT_WAIT, LedgerLock, LockWait, acquire
 from ..scoring.rowcheck import find_bad_value, printable
 
