@@ -16,7 +16,6 @@ import inspect
 import os
 import sys
 import time
-from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -310,7 +309,6 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
     from .store import ledger  # pyarrow: only when something is written
     from .store.lock import DEFAULT_WAIT
     from .scoring.pipeline import SUMMARY_KEYS, score_paths  # the analyzers: only when something is scored
-    from .store.ledgerquery import any_answered
 
     lock = ledger.lock(root, DEFAULT_WAIT if wait is None else wait, on_wait)  # LedgerBusy when the wait runs out
     try:
@@ -323,8 +321,7 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
         raise
     with writer:
         try:
-            report = score_paths(paths, opts, previous=previous, sink=lambda r: writer.add(r.run, r.steps),
-                                 answered_before=partial(any_answered, root), **how)
+            report = score_paths(paths, opts, previous=previous, sink=lambda r: writer.add(r.run, r.steps), **how)
         except (OSError, *ledger.WRITE_ERRORS) as exc:
             raise LedgerError(f"{type(exc).__name__}: {exc}; nothing was committed") from None
         if writer.refused:  # rows the ledger could not store: the runs are invalid, as the writer recorded

@@ -22,6 +22,7 @@ from ..readers.discovery import RunRef, get_reader
 from ..base.errors import Problem, RunFormatError, read_by
 from ..base.problems import Slug
 from .loading import load_run, plan_referee
+from .noanswer import declared_ends
 from .options import ScoreOptions
 from .rows import RunResult, build_result, invalid_result
 from ..base.runfiles import scoring_root
@@ -29,7 +30,9 @@ from ..base.runfiles import scoring_root
 
 def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
     with scoring_root(ref.root):  # screenshots beside the run's folder, inside the argument, are found
-        run, warnings = get_reader(ref.reader).read(ref.path, ref.display)
+        reader = get_reader(ref.reader)
+        run, warnings = reader.read(ref.path, ref.display)
+    run = declared_ends(run, reader)
     contract, contract_problems = find_contract(ref.run_dir, run.task_id, opts.contracts_dir, run.run_id)
     plan = plan_referee(run, contract)
     loaded = load_run(run, ref.run_dir, plan, opts)

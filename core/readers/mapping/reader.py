@@ -11,6 +11,7 @@ that screenshot was taken before or after the step's action. Each directory hold
     goal = "task"                     # optional run fields: run_id, task_id, goal, model
     screen = [1280, 800]              # or screen_width / screen_height expressions
     coordinates = "pixels"            # or "relative-1000" (0-999 across the screen)
+    ends = "answer"                   # or "external": how the harness ends a run (docs/referee.md)
 
     [step]
     type = "action.name"              # required
@@ -81,7 +82,7 @@ def register(path: str | Path | None) -> str | None:
         return None
     m = Mapping(Path(path))
     readers.insert(1, Reader(name=m.name, claims=m.claims, read=lambda d, disp: read_mapped(m, d, disp),
-                             summary=f"logs read through the mapping {m.path}"))
+                             summary=f"logs read through the mapping {m.path}", ends=m.ends))
     return m.name
 
 
