@@ -104,7 +104,7 @@ RUNS: tuple[Column, ...] = (
     _c("reward_hard_negative", I32, "totals.reward_hard_negative", "Steps classified hard_negative."),
     _c("det_verdict", S, "contract_result.verdict", "The deterministic outcome contract: pass, fail, uncertain (a check lacked its evidence and none failed: never a fail), or not_applicable (no contract)."),
     _c("contract_name", S, "fn:contract_name", "The contract's name."),
-    _c("contract_source", S, "contract.source", "Where the contract came from: contract.json in the run, or DIR/<task_id>.json."),
+    _c("contract_source", S, "contract.source", "Where the contract came from: contract.json in the run, or the file of --contracts DIR that applies to the run (by task id, goal or path)."),
     _c("contract_checks", S, "fn:contract_checks", "Every check with its evidence, as JSON: [{type, name, passed, evidence}]; passed is null for a check that could not be decided, whose evidence.undecided says what was missing."),
     _c("contract_score", F64, "rubric.score", "Partial credit of the contract in [0, 1]: the weighted share of its checks that hold, undecided checks left out; over a rubric tree, an all node's weighted mean of its decided children, an any node's best (docs/referee.md, Rubric trees); null when no check was decided or there is no contract."),
     _c("contract_tree", S, "fn:contract_tree", "A rubric contract's tree, as JSON: {name, kind (all, any, check), result (pass, fail, undecided), score, weight, critical, children}; null for a flat contract (contract_checks has its checks)."),

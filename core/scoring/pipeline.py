@@ -39,6 +39,9 @@ class ScoreReport:
     summaries: list[dict[str, Any]] = field(default_factory=list)  # each scored run's row (no steps)
     #: Runs whose tokens the price list gave no cost, by model ("": no model named).
     unpriced: Counter[str] = field(default_factory=Counter)
+    #: Each scored run read (status ok): (its path under the argument, task_id, goal, contract_source), what
+    #: the contracts of ``--contracts`` are matched on (:func:`trajcheck.api.score` sums it up).
+    matched: list[tuple[str, str | None, str | None, str | None]] = field(default_factory=list)
 
 
 def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | None = None, jobs: int | None = None,
@@ -120,6 +123,10 @@ class _Taker:
         if not res.ok:
             report.invalid.append(res)
         report.summaries.append({k: res.run.get(k) for k in SUMMARY_KEYS})
+        if res.ok:
+            goal = res.run.get("goal")
+            report.matched.append((res.display, res.run.get("task_id"), goal[:200] if isinstance(goal, str) else None,
+                                   res.run.get("contract_source")))
         report.unpriced.update(res.unpriced)
         if self.sink is not None:
             self.sink(res)

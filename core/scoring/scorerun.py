@@ -33,7 +33,8 @@ def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
         reader = get_reader(ref.reader)
         run, warnings = reader.read(ref.path, ref.display)
     run = declared_ends(run, reader)
-    contract, contract_problems = find_contract(ref.run_dir, run.task_id, opts.contracts_dir, run.run_id)
+    contract, contract_problems = find_contract(ref.run_dir, run.task_id, opts.contracts_dir, run.run_id,
+                                                run.goal, ref.display)
     plan = plan_referee(run, contract)
     loaded = load_run(run, ref.run_dir, plan, opts)
     found = analyze(run, loaded, plan, opts)
