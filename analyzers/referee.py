@@ -16,7 +16,9 @@ weakest: it is used only when all the others are absent.
 | none | pass or fail | the judge's, lower confidence | judge_only |
 | none | none | the evidence referee's, confidence at most 0.6 | evidence_only |
 | none | none, the run was not read (most actions not understood, or most screenshots missing) | unknown | not_read |
-| none | none (and no decisive evidence), the run ended without an answer | fail, confidence 0.6 | no_answer |
+| none | none (nor decisive evidence), no answer at the end, ``ends = answer`` | fail, confidence 0.6 | no_answer |
+| none | none (nor decisive evidence), no answer at the end, ``ends = external`` | unknown | harness_may_stop |
+| none | none (nor decisive evidence), no answer at the end, ``ends`` undeclared | unknown | ends_undeclared |
 | none | none (and no decisive evidence) | unknown | no_verdict |
 | uncertain (a check undecided) | none, nor anything else | uncertain, no false claim | contract_undecided |
 
@@ -36,8 +38,11 @@ actions the reader failed to understand.
 
 ``verdict_source`` names the sources that decided (``contract+evaluator+judge``, ``evidence``,
 ``no_answer``, ``none``...). A run ended without an answer (no DONE, no answer, no infeasible report) is a
-fail, as benchmarks count it, only when nothing stronger decides; an explicit give-up is an answer and
-stays unknown unless other evidence decides it.
+fail, as benchmarks count it, only when nothing stronger decides and its format declares that its harness ends
+a run only by the agent's answer or a limit (``ends = answer``). Where the harness may stop a run itself (its
+own state check passed, a person stopped it: ``ends = external``), or the format does not say, the end of the
+run says nothing of its outcome: it is unknown, never guessed. An explicit give-up is an answer and stays
+unknown unless other evidence decides it.
 
 ``false_claim``: the agent claimed success (:mod:`trajcheck.analyzers.claims` reads what it said) and
 the final verdict is fail or uncertain. ``false_claim_basis`` is ``evaluator`` when the evaluator
@@ -182,10 +187,12 @@ def evaluator_verdict(score: float | None, pass_at: float = EVALUATOR_PASS) -> s
 
 def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, claimed_success: bool,
            evidence: EvidenceVerdict | None = None, evaluator: str | None = None, no_answer: bool = False,
-           not_read: bool = False) -> Verdict:
+           not_read: bool = False, ends: str | None = None) -> Verdict:
     """The final verdict from the sources present, strongest first (see the module docstring). ``no_answer``:
     the run ended without an answer (:func:`trajcheck.analyzers.claims.ended_without_answer`); ``not_read``: the
-    reader understood too little of the run for its own evidence, or for the absence of an answer, to count."""
+    reader understood too little of the run for its own evidence, or for the absence of an answer, to count;
+    ``ends``: how the run's format declares its harness ends a run (``answer``, ``external``; None: it does not
+    say). The absence of an answer fails a run only under ``answer``."""
     det = contract.verdict
     programmatic = [(n, v) for n, v in (("contract", det), ("evaluator", evaluator)) if v in ("pass", "fail")]
     jv = judge.verdict if judge else None
@@ -212,10 +219,12 @@ def decide(contract: ContractResult, judge: Judge | None, other: Judge | None, c
     elif evidence is not None and evidence.verdict in ("pass", "fail"):
         final, reason, conf = evidence.verdict, VR.EVIDENCE_ONLY, min(EVIDENCE_MAX_CONFIDENCE, evidence.confidence)
         source = "evidence"
-    elif no_answer:
+    elif no_answer and ends == "answer":
         final, reason, conf, source = "fail", VR.NO_ANSWER, NO_ANSWER_CONFIDENCE, VR.NO_ANSWER.value
     elif det == "uncertain":
         final, reason, conf, source = "uncertain", VR.CONTRACT_UNDECIDED, 0.0, "contract"
+    elif no_answer:  # the harness may have stopped the run itself, or nobody said: its end is no evidence
+        final, reason, conf = "unknown", VR.HARNESS_MAY_STOP if ends == "external" else VR.ENDS_UNDECLARED, 0.0
     else:
         final, reason, conf = "unknown", VR.NO_VERDICT, 0.0
     # An uncertain verdict accuses a claim only when sources that decided disagree, never for missing evidence.

@@ -190,6 +190,8 @@ def _summary(result: "ScoreResult") -> None:
     err.print(f"scored {result.scored} runs ({len(result.invalid)} invalid), {result.frames} frames in "
               f"{result.elapsed:.2f}s ({result.frames_per_second:.1f} frames/s){extra} -> {result.ledger} ({state})",
               highlight=False, markup=False)
+    if result.contracts is not None:
+        err.print(result.contracts.text(), highlight=False, markup=False)
     rows = result.summaries
     if not rows and not result.invalid:  # nothing to do: the ledger as it stands, so the answer is still there
         from ..base.verdicts import coverage

@@ -16,7 +16,6 @@ import inspect
 import os
 import re
 import time
-from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     import pandas
 
     from .analyzers.spend import Price
+    from .scoring.contracts import ContractUse
     from .scoring.judgments import Judgment
 
     from .store.lock import LockWait
@@ -65,6 +65,8 @@ class ScoreResult:
     skipped: list[str] = field(default_factory=list)  # unchanged runs, not scored again
     removed: list[str] = field(default_factory=list)  # runs whose directory is gone, dropped
     problems: list[Problem] = field(default_factory=list)  # problems of the paths themselves
+    #: How the contracts of ``contracts`` (a folder) applied to the runs scored; None without one
+    contracts: "ContractUse | None" = None
 
     @property
     def ok(self) -> bool:
@@ -130,7 +132,8 @@ class ScoreResult:
                 "frames": self.frames, "elapsed": round(self.elapsed, 3), "verdicts": self.coverage.to_json(),
                 "runs": self.summaries,
                 "invalid": self.invalid, "skipped": self.skipped, "removed": self.removed,
-                "problems": [p.to_dict() for p in self.problems]}
+                "problems": [p.to_dict() for p in self.problems]} | (
+                    {"contracts": self.contracts.to_json()} if self.contracts is not None else {})
 
 
 def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] = "ledger", *,
@@ -210,8 +213,13 @@ def _score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str],
     report.problems += _unjudged(opts, [str(r["run_id"]) for r in report.summaries] + report.skipped)
     if report.unpriced and args.prices is not None:
         report.problems.append(_unpriced(report.unpriced, Path(args.prices)))
+    use = None
+    if opts.contracts_dir is not None:
+        from .scoring.contracts import contract_use
+
+        use = contract_use(opts.contracts_dir, report.matched)
     return ScoreResult(root, generation, report.scored, report.frames, time.perf_counter() - start,
-                       report.summaries, invalid, report.skipped, report.removed, report.problems)
+                       report.summaries, invalid, report.skipped, report.removed, report.problems, use)
 
 
 def _unjudged(opts: "ScoreOptions", run_ids: list[str]) -> list[Problem]:
@@ -328,7 +336,6 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
     from .store import ledger  # pyarrow: only when something is written
     from .store.lock import DEFAULT_WAIT
     from .scoring.pipeline import SUMMARY_KEYS, score_paths  # the analyzers: only when something is scored
-    from .store.ledgerquery import any_answered
 
     lock = ledger.lock(root, DEFAULT_WAIT if wait is None else wait, on_wait)  # LedgerBusy when the wait runs out
     try:
@@ -341,10 +348,15 @@ def _score_into(root: Path, paths: list[str], opts: "ScoreOptions", *, force: bo
         raise
     with writer:
         try:
-            report = score_paths(paths, opts, previous=previous, sink=lambda r: writer.add(r.run, r.steps),
-                                 answered_before=partial(any_answered, root), **how)
+            report = score_paths(paths, opts, previous=previous, sink=lambda r: writer.add(r.run, r.steps), **how)
         except (OSError, *ledger.WRITE_ERRORS) as exc:
             raise LedgerError(f"{type(exc).__name__}: {exc}; nothing was committed") from None
+        if opts.contracts_dir is not None and report.matched and not report.skipped:
+            from .scoring.contracts import contract_use, why_none_applied
+
+            use = contract_use(opts.contracts_dir, report.matched)
+            if not use.matched:  # contracts given for these runs, and none applied: nothing is committed
+                raise UsageError(why_none_applied(use, report.matched))
         if writer.refused:  # rows the ledger could not store: the runs are invalid, as the writer recorded
             refused = {r["run_id"]: r for r in writer.refused}
             report.summaries = [{k: refused[s["run_id"]].get(k) for k in SUMMARY_KEYS}

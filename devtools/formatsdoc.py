@@ -163,6 +163,9 @@ def section(reader: Reader) -> str:
     blocks += _paragraphs(doc.about)
     blocks += [table(t) for t in doc.tables]
     blocks += _paragraphs(doc.notes)
+    if doc.ends:
+        said = f"`{reader.ends}`" if reader.ends else "not declared by the reader"
+        blocks.append("\n".join(wrap(f"How a run ends: {said}. {doc.ends}")))
     if doc.lost:
         blocks.append("Lost in translation:")
         blocks += _paragraphs(f"- {item}" for item in doc.lost)

@@ -65,6 +65,7 @@ warning naming the field; `[run] steps` that gives nothing makes the run invalid
 | `run_id`, `task_id`, `goal`, `model`, `screen_width`, `screen_height` | fields of the log (of the first step file) |
 | `screen` | `[width, height]` when the log records none |
 | `coordinates` | the space of the log's points (below) |
+| `ends` | how the harness ends a run: `"answer"` or `"external"` (below) |
 
 With `step_files`, a file that gives no step still gives its screenshot (`[step] screenshot`) as the screen
 after the step before it: a judging call's screenshot is the post frame of the action it judges.
@@ -107,6 +108,17 @@ UI-TARS 1.5); otherwise between the screen (when the log or `screen` gives its s
 screenshot. A relative grid is never guessed for a pixel harness: declare it. Where several spaces fit
 every point, the default is used with a `coord_space_ambiguous` warning. `runs.coord_space` and
 `runs.coord_space_source` say which and how.
+
+### How runs end
+
+`[run] ends` declares how the harness ends a run: `"answer"` when it ends one only by the agent's answer (a
+DONE, a FAIL, an infeasible report) or by a limit that cuts the agent off (a step or time budget, a crash);
+`"external"` when it may also stop a run itself (its own state check passed, a person stopped it). Only under
+`"answer"` is a run that ended without an answer failed (`verdict_source` `no_answer`); under `"external"`
+it is `unknown` (`harness_may_stop`), and with no `ends`, `unknown` too (`ends_undeclared`): a mapping that
+does not say never fails a run for the answer it did not give. `draft-mapping` never declares it: it writes
+the key commented out, with how many of the sampled runs end in an answer (a sample cannot show that the
+harness never stops a run itself).
 
 ### `[outcome]`: a recorded result is the evaluator
 

@@ -280,6 +280,9 @@ class Run:
     #: were looked for at), by their path relative to the run's folder (``../screenshots/a.png``, the name steps
     #: use for them) -> the resolved path. They are part of the run's input digest.
     outside_files: Mapping[str, str] = field(default_factory=dict, repr=False)
+    #: How the harness ends a run, as the run itself declares it (run.json ``ends``: ``answer`` or
+    #: ``external``); None: the run does not say, and its reader's declaration stands.
+    ends: str | None = None
 
     @property
     def perceptual_verifier_recorded(self) -> bool | None:
@@ -304,7 +307,7 @@ class Run:
         ref = meta.get("reference_answer")
         refs = tuple(str(r) for r in (ref if isinstance(ref, list) else [ref]) if r not in (None, ""))
         known = {"format", "run_id", "task_id", "trial", "goal", "agent", "config", "screen", "started_at", "outcome",
-                 "reference_answer", "reference_steps", "usage", "wall_seconds"}
+                 "reference_answer", "reference_steps", "usage", "wall_seconds", "ends"}
         steps_ref = meta.get("reference_steps")
         return cls(
             run_id=meta["run_id"],
@@ -328,4 +331,5 @@ class Run:
             usage=Usage.from_json(meta.get("usage")),
             wall_seconds=_amount(meta.get("wall_seconds")),
             extra=_pop_extra(meta, known),
+            ends=meta["ends"] if meta.get("ends") in ("answer", "external") else None,
         )

@@ -201,6 +201,7 @@ def test_no_answer_and_gave_up_on_scored_runs(tmp_path):
         meta = json.loads((d / "run.json").read_text())
         meta["run_id"] = rid
         meta.pop("outcome")  # no recorded status "done": what the steps say is all there is
+        meta["ends"] = "answer"  # the harness ends runs only by an answer or a limit: the no-answer rule applies
         if rid == "quit":
             meta["outcome"] = {"score": 0.0}
         (d / "run.json").write_text(json.dumps(meta))

@@ -132,7 +132,6 @@ def test_digest_index_matches_the_runs_table(tmp_path, samples):
     verdicts = ledger.query(out, "SELECT run_id, status, eval_final_verdict, verdict_source, false_claim, "
                                  "verdict_reason FROM runs ORDER BY run_id").rows
     assert sorted(tuple(r.values()) for r in verdicts_from_index(out) or []) == [tuple(r) for r in verdicts]
-    assert sorted((p.run_id, p.reason) for p in fast) == [(r[0], r[5]) for r in verdicts]  # for the no-answer rule
     # an index written before it held the verdicts still serves skipping, not the verdicts
     (out / "digests.json").write_text(json.dumps({**index, "runs": [r[:4] for r in index["runs"]]}))
     assert previous_from_index(out) is not None and verdicts_from_index(out) is None

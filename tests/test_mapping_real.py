@@ -89,9 +89,9 @@ def test_appagent_steps_read_through_the_drafted_mapping(tmp_path):
     assert [(s["frame_pre"], s["frame_post"]) for s in gmail] == [(f"{t}_1.png", f"{t}_2.png"),
                                                                   (f"{t}_2.png", f"{t}_3.png")]
     runs = trajcheck.runs(tmp_path / "L")
-    # no outcome is recorded and neither run said FINISH: in a batch where no run answered, the no-answer rule does
-    # not apply (the harness may have no way to answer), so the runs are unknown, and never a false claim
-    assert set(runs["verdict_reason"]) == {"no_answer_action"} and not runs["false_claim"].fillna(False).any()
+    # no outcome is recorded and neither run said FINISH: a draft never declares how the harness ends a run, so
+    # the no-answer rule does not apply: the runs are unknown, with the reason that says to declare it
+    assert set(runs["verdict_reason"]) == {"ends_undeclared"} and not runs["false_claim"].fillna(False).any()
     assert set(runs["eval_final_verdict"]) == {"unknown"}
 
 

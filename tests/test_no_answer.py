@@ -1,6 +1,8 @@
 """Issue 32: a run that ended without an answer has failed (verdict_source no_answer), unless a stronger source
-says otherwise; an explicit give-up is an answer and stays unknown; every table says how many runs have a
-verdict. The runs are sample runs recorded in Chromium, cut as a harness cuts them."""
+says otherwise, where its format declares that its harness ends runs only by an answer or a limit (issue 47:
+run.json ``ends = "answer"``; tests/test_run_endings.py covers the other declarations); an explicit give-up is
+an answer and stays unknown; every table says how many runs have a verdict. The runs are sample runs recorded
+in Chromium, cut as a harness cuts them."""
 
 from __future__ import annotations
 
@@ -16,15 +18,17 @@ from conftest import REALRUNS, SAMPLES
 
 
 def _variant(tmp: Path, src: str, name: str, *, keep: int | None = None, status: str | None = None,
-             score: float | None = None, last: dict | None = None) -> Path:
+             score: float | None = None, last: dict | None = None, ends: str | None = "answer") -> Path:
     """A copy of sample run ``src`` named ``name``: its first ``keep`` steps, outcome ``status`` and ``score``,
-    and ``last`` merged into its last step."""
+    ``last`` merged into its last step, and how its harness ends runs (``ends``; None: not declared)."""
     dst = tmp / name
     shutil.copytree(SAMPLES / src, dst)
     (dst / "contract.json").unlink(missing_ok=True)
     meta = json.loads((dst / "run.json").read_text())
     meta["run_id"] = name
     meta["outcome"] = {k: v for k, v in (("status", status), ("score", score)) if v is not None}
+    if ends is not None:
+        meta["ends"] = ends
     (dst / "run.json").write_text(json.dumps(meta))
     steps = [json.loads(line) for line in (dst / "steps.jsonl").read_text().splitlines()][:keep]
     if last:
@@ -70,9 +74,11 @@ def test_the_browsergym_runs_keep_their_evaluator_verdicts():
     # the two runs that reported the task infeasible and passed WorkArena's evaluator stay passes
     assert [r["eval_final_verdict"] for r in rows.values() if r["claim_reason"] == "agent_reported_failure"
             and r["evaluator_verdict"] == "pass"] == ["pass", "pass"]
-    # the one run whose log ends early (no summary, its last step absent) had no answer: fail, by that rule
+    # the one run whose log ends early (no summary, its last step absent) had no answer; BrowserGym's task may end
+    # an episode itself (its validate() says done), so the end of the run is no evidence: unknown, not a fail
     cut = rows["workarena.servicenow.navigate-and-order-ipad-pro-l3_31"]
-    assert (cut["eval_final_verdict"], cut["verdict_source"], cut["claim_reason"]) == ("fail", "no_answer", "no_done")
+    assert (cut["eval_final_verdict"], cut["verdict_reason"], cut["claim_reason"]) == (
+        "unknown", "harness_may_stop", "no_done")
 
 
 def test_every_table_says_how_many_runs_have_a_verdict(sample_ledger, tmp_path):
@@ -88,7 +94,7 @@ def test_every_table_says_how_many_runs_have_a_verdict(sample_ledger, tmp_path):
     arms = trajcheck.compare([sample_ledger], by="config.perceptual_verifier").to_json()["arms"]
     assert sum(a["verdicts"]["runs"] for a in arms) == 19 and all(a["verdicts"]["unknown"] == 0 for a in arms)
     table = json.loads(trajcheck.export_table(sample_ledger, "summary", "json"))
-    assert dict(zip(table["columns"], table["rows"][0]))["verdicts"] == c.to_json()
+    assert table["rows"][0]["verdicts"] == c.to_json()  # export's JSON rows are records of plain values
     agreed = trajcheck.agree(sample_ledger, SAMPLES / "labels.json")
     assert list(agreed)[0] == "verdicts" and agreed["verdicts"] == c.to_json()
     assert all(k["items"] > 0 for k in agreed["kappa"])
@@ -97,8 +103,8 @@ def test_every_table_says_how_many_runs_have_a_verdict(sample_ledger, tmp_path):
 
 
 def test_scoring_a_batch_again_gives_a_changed_run_the_verdict_a_whole_score_gives(tmp_path):
-    """An incremental score rescores only the run that changed; the no-answer rule still counts the unchanged
-    runs of the batch (as the ledger holds them): a cut-off run stays failed beside a run that answered."""
+    """An incremental score rescores only the run that changed, and gives it the verdict a whole score gives: a
+    run's no-answer verdict follows its own declaration, so the runs beside it do not matter."""
     import trajcheck
 
     runs = tmp_path / "runs"
@@ -109,42 +115,13 @@ def test_scoring_a_batch_again_gives_a_changed_run_the_verdict_a_whole_score_giv
     sql = "select run_id, eval_final_verdict, verdict_reason from runs order by run_id"
     trajcheck.score([runs], ledger, jobs=1)
     whole = trajcheck.query(ledger, sql).to_json()
-    assert [r["verdict_reason"] for r in whole] != [] and whole[1]["verdict_reason"] == "no_answer"
+    assert whole[1]["verdict_reason"] == "no_answer"
     meta = json.loads((cut / "run.json").read_text())
     meta["outcome"]["status"] = "error"  # the cut-off run changes; the answered one does not
     (cut / "run.json").write_text(json.dumps(meta))
-    trajcheck.score([runs], ledger, jobs=1)
-    again = trajcheck.query(ledger, sql).to_json()
-    assert again == whole
+    res = trajcheck.score([runs], ledger, jobs=1)
+    assert res.skipped == ["answered"]
+    assert trajcheck.query(ledger, sql).to_json() == whole
     alone = tmp_path / "alone"
-    trajcheck.score([cut], alone, jobs=1)  # the cut-off run in a batch of its own: no run answers
-    assert trajcheck.query(alone, sql).to_json()[0]["verdict_reason"] == "no_answer_action"
-
-
-def test_when_the_batch_turns_from_no_answer_to_answered_the_skipped_runs_follow(tmp_path):
-    """The skipped runs the rule decided are scored again when the runs scored now change whether any run of
-    the batch answered, both ways: each run ends with the verdict a --force score of the batch gives it."""
-    import trajcheck
-
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    _variant(runs, "nc-inbox-read", "cut-a", keep=1, status="max_steps")
-    _variant(runs, "stale-element-recovery", "cut-b", keep=2, status="error")
-    ledger, forced = tmp_path / "ledger", tmp_path / "forced"
-    sql = "select run_id, eval_final_verdict, verdict_reason from runs order by run_id"
-
-    def both() -> list[dict]:
-        trajcheck.score([runs], ledger, jobs=1)
-        trajcheck.score([runs], forced, jobs=1, force=True)
-        got = trajcheck.query(ledger, sql).to_json()
-        assert got == trajcheck.query(forced, sql).to_json()
-        return got
-
-    assert {r["verdict_reason"] for r in both()} == {"no_answer_action"}  # nobody answers: no fail
-    answered = _variant(runs, "nc-inbox-read", "answered")  # a run that answers joins the batch
-    got = both()
-    assert [r["verdict_reason"] for r in got if r["run_id"].startswith("cut")] == ["no_answer", "no_answer"]
-    steps = answered / "steps.jsonl"  # it loses its answer: the batch has none again
-    lines = steps.read_text().splitlines()
-    steps.write_text("\n".join(lines[:-1]) + "\n")
-    assert {r["verdict_reason"] for r in both() if r["run_id"].startswith("cut")} == {"no_answer_action"}
+    trajcheck.score([cut], alone, jobs=1)  # the cut-off run in a batch of its own, where no run answers: the same
+    assert trajcheck.query(alone, sql).to_json()[0]["verdict_reason"] == "no_answer"

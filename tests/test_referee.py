@@ -271,4 +271,6 @@ def test_an_undecided_contract_decides_nothing_and_accuses_no_claim():
     assert not v.lesson_promotable and v.det_verdict == "uncertain"
     ev = EvidenceVerdict("pass", (), 0.6)
     assert decide(UNDECIDED, None, None, True, ev).final == decide(NA, None, None, True, ev).final == "pass"
-    assert decide(UNDECIDED, None, None, False, no_answer=True).final == "fail"
+    assert decide(UNDECIDED, None, None, False, no_answer=True, ends="answer").final == "fail"
+    # where the harness may stop a run itself, an undecided contract stays uncertain, not unknown
+    assert decide(UNDECIDED, None, None, False, no_answer=True, ends="external").reason == "contract_undecided"

@@ -129,7 +129,8 @@ class VerdictReason(StrEnum):
     EVIDENCE_ONLY = "evidence_only"
     NO_ANSWER = "no_answer"
     NO_VERDICT = "no_verdict"
-    NO_ANSWER_ACTION = "no_answer_action"
+    HARNESS_MAY_STOP = "harness_may_stop"
+    ENDS_UNDECLARED = "ends_undeclared"
     NOT_READ = "not_read"
     CONTRACT_UNDECIDED = "contract_undecided"
 
@@ -368,10 +369,16 @@ SECTIONS: tuple[Section, ...] = (
                 _V.JUDGE_ONLY: "only the judge decided",
                 _V.EVIDENCE_ONLY: "no contract, evaluator or judge: the evidence referee decided",
                 _V.NO_ANSWER: "no source decided, and the run ended without an answer (no DONE, no answer, no "
-                "infeasible report: an executor error, the step budget, a crash or a cut-off log): fail, as benchmarks "
+                "infeasible report: an executor error, the step budget, a crash or a cut-off log) in a format that "
+                "declares its harness ends runs only by an answer or a limit (ends = answer): fail, as benchmarks "
                 "count it",
                 _V.NO_VERDICT: "no source could decide (unknown)",
-                _V.NO_ANSWER_ACTION: "no run of the batch has any answer: the no-answer rule does not apply (unknown)",
+                _V.HARNESS_MAY_STOP: "the run ended without an answer, and its format declares that the harness may "
+                "stop a run itself (ends = external: its own state check, a person): the no-answer rule does not apply "
+                "(unknown)",
+                _V.ENDS_UNDECLARED: "the run ended without an answer, and its format does not declare how its harness "
+                "ends a run: the no-answer rule does not apply (unknown); declare ends (a mapping's [run] ends, "
+                "run.json's ends)",
                 _V.NOT_READ: "most actions not understood or most screenshots missing: not read (unknown)",
                 _V.CONTRACT_UNDECIDED: "a contract check lacks its evidence (no DOM, no frame), none failed and "
                 "nothing else decided: uncertain, never a fail nor a false claim",

@@ -13,6 +13,11 @@ from typing import Any, Iterable, Mapping
 
 #: The verdict sources, strongest first (docs/referee.md, "The ranking of sources").
 SOURCES = ("contract", "evaluator", "judge", "evidence", "no_answer")
+#: How a harness ends a run, as its format declares it (docs/referee.md, "How runs end"): ``answer``, only by
+#: the agent's answer (a DONE, a FAIL, an infeasible report) or a limit that cuts the agent off (a step budget,
+#: a crash); ``external``, it may also stop a run itself (its own state check, a person). Only under ``answer``
+#: is a run that ended without an answer a fail; undeclared (None), it is never one.
+ENDS = ("answer", "external")
 #: Final verdicts that are a verdict (``unknown`` is none).
 DECIDED = frozenset({"pass", "fail", "uncertain"})
 

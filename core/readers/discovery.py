@@ -66,6 +66,8 @@ NATIVE = Reader(
                 "directory holding `run.json` is always a native run (no other reader claims it); one with "
                 "`steps.jsonl` but no `run.json` is an invalid run that says so."),
         example="trajcheck score runs/ --out LEDGER --input-format trajcheck.run/1",
+        ends=("Any harness may write this format, so the reader declares nothing: each run says it in "
+              "`run.json` `ends`, and a run that does not is never failed for ending without an answer."),
         tables=(Table(head=("run.json", "trajcheck"), rows=(
             ("`run_id`, `task_id`, `trial`, `goal`, `started_at`", "the same run fields"),
             ("`agent` {name, model}, `config`, `screen` {width, height}", "`agent.name`, `agent.model`, "
@@ -75,6 +77,7 @@ NATIVE = Reader(
                                                  "source), `outcome.judge` (a recorded judge)"),
             ("`reference_answer` (a string or a list)", "`reference_answers`"),
             ("`reference_steps` (an integer)", "`reference_steps` (runs.efficiency)"),
+            ("`ends` (`answer` or `external`)", "how the harness ends a run (the no-answer rule)"),
             ("`usage` {tokens_input, tokens_output, tokens_cached, tokens_reasoning, cost_usd, model}, "
              "`wall_seconds`", "the run's totals, when the runner keeps them for the whole run only (else the "
                                "ledger sums the steps')"),

@@ -230,7 +230,7 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
     claim = claims.claim_of(run)
     verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator,
-                             claims.ended_without_answer(run, claim), not_read(run, loaded.evidence))
+                             claims.ended_without_answer(run, claim), not_read(run, loaded.evidence), run.ends)
     follows = followup.followups(_follow_steps(found, po.threshold), run.perceptual_verifier_recorded,
                                  _passed_by_others(verdict))
     for sf, f in zip(found, follows):

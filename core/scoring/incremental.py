@@ -26,19 +26,14 @@ class Previous:
     input_digest: str | None
     root: str | None
     files: dict[str, list[Any]]
-    #: Its verdict_reason (None: not known, an index written before it was kept): the no-answer rule's
-    #: ``no_answer`` and ``no_answer_action`` depend on the other runs of the batch.
-    reason: str | None = None
 
     @staticmethod
-    def from_row(run_id: str, status: str, digest: str | None, inputs: str | None,
-                 reason: str | None = None) -> "Previous":
+    def from_row(run_id: str, status: str, digest: str | None, inputs: str | None) -> "Previous":
         try:
             data = json.loads(inputs) if inputs else {}
         except ValueError:
             data = {}
-        return Previous(run_id, status, digest, data.get("root"), data.get("files") or {},
-                        reason if isinstance(reason, str) else None)
+        return Previous(run_id, status, digest, data.get("root"), data.get("files") or {})
 
 
 @dataclass
@@ -47,7 +42,6 @@ class Plan:
     skipped: list[str] = field(default_factory=list)  # run_ids whose digest is unchanged
     removed: list[str] = field(default_factory=list)  # run_ids whose directory is gone from a scored folder
     refs: dict[str, RunRef] = field(default_factory=dict)  # run_id -> the skipped runs' refs
-    reasons: dict[str, str] = field(default_factory=dict)  # run_id -> verdict_reason of the skipped runs, if known
 
     @property
     def known(self) -> dict[str, str]:
@@ -87,8 +81,6 @@ def plan(paths: Iterable[Any], refs: list[RunRef], previous: Iterable[Previous] 
                                                  ref.reader, fingerprint):
             out.skipped.append(old.run_id)
             out.refs[old.run_id] = ref
-            if old.reason is not None:
-                out.reasons[old.run_id] = old.reason
         else:
             out.todo.append(ref)
     return out

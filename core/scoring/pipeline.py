@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Callable, Iterable
 
 from . import incremental
@@ -21,9 +20,7 @@ from .digest import forget_listings, options_fingerprint
 from ..readers.discovery import RunRef, discover
 from ..base.errors import Problem
 from ..base.problems import Slug
-from ..base.reasons import VerdictReason
 from .incremental import Previous
-from .noanswer import answered, batch_answers
 from .options import ScoreOptions
 from .rows import RunResult, invalid_result
 
@@ -42,6 +39,9 @@ class ScoreReport:
     summaries: list[dict[str, Any]] = field(default_factory=list)  # each scored run's row (no steps)
     #: Runs whose tokens the price list gave no cost, by model ("": no model named).
     unpriced: Counter[str] = field(default_factory=Counter)
+    #: Each scored run read (status ok): (its path under the argument, task_id, goal, contract_source), what
+    #: the contracts of ``--contracts`` are matched on (:func:`trajcheck.api.score` sums it up).
+    matched: list[tuple[str, str | None, str | None, str | None]] = field(default_factory=list)
 
 
 def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | None = None, jobs: int | None = None,
@@ -50,8 +50,7 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
                 input_format: str | None = None,
                 previous: Iterable[Previous] | None = None,
                 sink: Callable[[RunResult], None] | None = None,
-                engine: str = "local", scheduler: str | None = None,
-                answered_before: Callable[[list[str]], bool] | None = None) -> ScoreReport:
+                engine: str = "local", scheduler: str | None = None) -> ScoreReport:
     """Discover and score every run under ``paths``, in parallel over ``jobs`` processes.
 
     Results come back in discovery order whatever the order of completion, so the
@@ -61,8 +60,8 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     each result is handed over as it is ready (in order) instead of being kept.
     ``engine="dask"`` scores on a dask.distributed cluster (``scheduler`` is its
     address; without one, a local cluster of ``jobs`` worker processes); the rows are
-    the same as the local engine's. ``answered_before`` says whether any of the skipped runs (their run_ids)
-    gave an answer, for the no-answer rule (:func:`trajcheck.scoring.noanswer.batch_answers`).
+    the same as the local engine's. Each run's verdict depends on its own files and reader only (the no-answer
+    rule follows how its format declares runs end, :mod:`trajcheck.scoring.noanswer`), never on the batch.
     """
     opts = opts or ScoreOptions()
     paths = list(paths)
@@ -78,24 +77,8 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     if engine not in ("local", "dask"):
         raise ValueError(f"unknown engine {engine!r}: local or dask")
     workers = jobs or os.cpu_count() or 1
-    @cache
-    def skipped_answered() -> bool:  # asked once at most: the ledger is read for it
-        return answered_before is not None and answered_before(list(skipped))
-
-    here = False  # a run scored now answered
-    elsewhere = skipped_answered if answered_before is not None and skipped else None
-    for res in batch_answers(_results(refs, opts, fingerprint, workers, engine, scheduler), elsewhere):
-        here = here or answered(res)
+    for res in _results(refs, opts, fingerprint, workers, engine, scheduler):
         out.take(res)
-    stale = _stale_answers(plan, here, skipped_answered) if answered_before is not None else []
-    if stale:  # the runs scored now turned the batch from answered to not, or back: its no-answer verdicts too
-        report.skipped = [x for x in skipped if x not in stale]
-        for rid in stale:
-            out.seen.pop(rid, None)
-        batch = here or skipped_answered()
-        redo = _results([plan.refs[rid] for rid in stale], opts, fingerprint, workers, engine, scheduler)
-        for res in batch_answers(redo, lambda: batch):
-            out.take(res)
     unread = out.unread
     if unread[0]:
         report.problems.append(_ocr_not_installed(*unread))
@@ -140,6 +123,10 @@ class _Taker:
         if not res.ok:
             report.invalid.append(res)
         report.summaries.append({k: res.run.get(k) for k in SUMMARY_KEYS})
+        if res.ok:
+            goal = res.run.get("goal")
+            report.matched.append((res.display, res.run.get("task_id"), goal[:200] if isinstance(goal, str) else None,
+                                   res.run.get("contract_source")))
         report.unpriced.update(res.unpriced)
         if self.sink is not None:
             self.sink(res)
@@ -147,19 +134,6 @@ class _Taker:
             report.results.append(res)
         if self.on_result:
             self.on_result(res)
-
-
-def _stale_answers(plan: incremental.Plan, answered_here: bool, skipped_answered: Callable[[], bool]) -> list[str]:
-    """The skipped runs whose no-answer verdict the batch no longer gives: ``no_answer_action`` (no run of the
-    batch answered) where a run now answers, ``no_answer`` (failed, some run answered) where none does. Read
-    from what the ledger's index keeps of them; the ledger itself is asked only when one such run is there."""
-    reasons = {rid: plan.reasons.get(rid) for rid in plan.skipped}
-    took_back = [rid for rid, r in reasons.items() if r == VerdictReason.NO_ANSWER_ACTION.value]
-    failed = [rid for rid, r in reasons.items() if r == VerdictReason.NO_ANSWER.value]
-    if not took_back and not failed:
-        return []
-    batch = answered_here or skipped_answered()
-    return took_back if batch else failed
 
 
 def _ocr_not_installed(regions: int, runs: int) -> Problem:

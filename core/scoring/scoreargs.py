@@ -75,7 +75,8 @@ class ScoreArgs:
     pixel_tolerance: int = _opt(0, "--pixel-tolerance", min=0, max=255, help=(
         "A pixel counts as changed when a channel differs by more than this."))
     contracts: PathLike | None = _opt(None, "--contracts", help=(
-        "Folder of outcome contracts named <task_id>.json (a run's own contract.json wins)."))
+        "Folder of outcome contracts: <task_id>.json, or a contract whose match names the run's task id, goal "
+        "or path (a run's own contract.json wins)."))
     mapping: PathLike | None = _opt(None, "--mapping", help=(
         "A mapping file (TOML, JMESPath) that reads logs of another shape; see docs/mappings/."))
     tasks: PathLike | None = _opt(None, "--tasks", help=(

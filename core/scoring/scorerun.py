@@ -23,6 +23,7 @@ from ..readers.kit.reader import Reader
 from ..base.errors import Problem, RunFormatError, read_by
 from ..base.problems import Slug
 from .loading import load_run, plan_referee
+from .noanswer import declared_ends
 from .options import ScoreOptions
 from .rows import RunResult, build_result, invalid_result
 from ..base.runfiles import scoring_root
@@ -36,8 +37,11 @@ def reader_for(ref: RunRef, opts: ScoreOptions) -> Reader:
 
 def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
     with scoring_root(ref.root):  # screenshots beside the run's folder, inside the argument, are found
-        run, warnings = reader_for(ref, opts).read(ref.path, ref.display)
-    contract, contract_problems = find_contract(ref.run_dir, run.task_id, opts.contracts_dir, run.run_id)
+        reader = reader_for(ref, opts)
+        run, warnings = reader.read(ref.path, ref.display)
+    run = declared_ends(run, reader)
+    contract, contract_problems = find_contract(ref.run_dir, run.task_id, opts.contracts_dir, run.run_id,
+                                                run.goal, ref.display)
     plan = plan_referee(run, contract)
     loaded = load_run(run, ref.run_dir, plan, opts)
     found = analyze(run, loaded, plan, opts)

@@ -309,11 +309,11 @@ def previous(ledger: str | os.PathLike[str]) -> list[Any]:
     manifest = read_manifest(root) if root.is_dir() else None
     if manifest is None:
         return []
-    cols = ["run_id", "status", "input_digest", "inputs", "verdict_reason"]
+    cols = ["run_id", "status", "input_digest", "inputs"]
     out: list[Any] = []
     for rel in manifest.parts.get("runs", []):
         t = _read_part(root, rel, "runs", columns=cols).to_pydict()
-        out += [Previous.from_row(r, st, d, i, reason=v) for r, st, d, i, v in zip(*(t[c] for c in cols))]
+        out += [Previous.from_row(r, st, d, i) for r, st, d, i in zip(*(t[c] for c in cols))]
     return out
 
 

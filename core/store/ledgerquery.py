@@ -271,21 +271,3 @@ def query(ledger: str | os.PathLike[str], sql: str) -> QueryResult:
         con.close()
 
 
-def any_answered(ledger: str | os.PathLike[str], run_ids: list[str]) -> bool:
-    """Did any of the runs ``run_ids`` that the ledger holds give an answer, as the no-answer rule counts one
-    (:func:`trajcheck.scoring.noanswer.answered`: scored, and a DONE, an outcome status or a FAIL step)? False
-    when the ledger cannot say (none of them, or no ledger)."""
-    if not run_ids:
-        return False
-    try:
-        con = connect(ledger)
-    except LedgerError:
-        return False
-    try:
-        got = con.execute(
-            "SELECT count(*) FROM runs r WHERE list_contains(?, r.run_id) AND r.status = 'ok' AND "
-            "(r.claim_reason IS DISTINCT FROM 'no_done' OR EXISTS (SELECT 1 FROM steps s WHERE "
-            "s.run_id = r.run_id AND s.action_type = 'FAIL'))", [run_ids]).fetchone()
-    finally:
-        con.close()
-    return bool(got and got[0])

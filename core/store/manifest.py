@@ -81,8 +81,7 @@ def previous_from_index(ledger: str | os.PathLike[str]) -> list[Any] | None:
         data = json.loads((root / DIGESTS).read_text("utf-8"))
         if data.get("generation") != manifest.generation:
             return None
-        return [Previous.from_row(row[0], row[1], row[2], row[3], reason=row[7] if len(row) > 7 else None)
-                for row in data["runs"]]
+        return [Previous.from_row(row[0], row[1], row[2], row[3]) for row in data["runs"]]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
 

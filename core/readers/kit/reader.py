@@ -44,6 +44,9 @@ class FormatDoc:
     bad_input: str = ""  # what a damaged run becomes
     fixtures: str = ""  # where the test inputs of this format come from
     brief: tuple[str, str, str] = ("", "", "")  # the README row: a run is, actions and coordinates, lost (main)
+    #: why the reader declares its harness ends runs as it does (:attr:`Reader.ends`), from the harness's code or
+    #: docs: one sentence, shown beside the declaration
+    ends: str = ""
 
     def pairs(self) -> tuple[tuple[str, str], ...]:
         """Every mapping row of every table, without markdown's code marks (for a terminal)."""
@@ -90,6 +93,11 @@ class Reader:
     entries: Callable[[Path], list[str]] | None = None
     #: how well a folder fits and why (:class:`Claim`); None: from ``claims`` (a claim by the files it names)
     claim: Callable[[Path], Claim] | None = None
+    #: How the format's harness ends a run (:data:`trajcheck.base.verdicts.ENDS`): ``answer``, only by the agent's
+    #: answer or a limit that cuts it off (a step budget, a crash); ``external``, it may also stop a run itself
+    #: (its own state check, a person). None: not declared. Only under ``answer`` does a run that ended without
+    #: an answer fail (:mod:`trajcheck.scoring.noanswer`); a run's own declaration (run.json ``ends``) wins.
+    ends: str | None = None
 
     def judge(self, path: Path) -> Claim:
         """Does this reader claim ``path``, how well, and why. Never raises: a folder that cannot be looked at

@@ -11,6 +11,7 @@ that screenshot was taken before or after the step's action. Each directory hold
     goal = "task"                     # optional run fields: run_id, task_id, goal, model
     screen = [1280, 800]              # or screen_width / screen_height expressions
     coordinates = "pixels"            # or "relative-1000" (0-999 across the screen)
+    ends = "answer"                   # or "external": how the harness ends a run (docs/referee.md)
 
     [step]
     type = "action.name"              # required
@@ -77,7 +78,7 @@ def reader_of(m: Mapping) -> Reader:
     its runs (:func:`trajcheck.readers.discovery.discover`'s ``extra``), so a mapping never lingers into a later
     call, and a worker process gets it from the score options (:func:`compiled`)."""
     return Reader(name=m.name, claims=m.claims, read=partial(read_mapped, m),
-                  summary=f"logs read through the mapping {m.path}")
+                  summary=f"logs read through the mapping {m.path}", ends=m.ends)
 
 
 @lru_cache(maxsize=8)

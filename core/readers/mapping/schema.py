@@ -17,6 +17,7 @@ from .grammars import GRAMMARS
 from .fields import Field, compile_fields
 from .outcome import Outcome
 from ...base.errors import Problem, UsageError
+from ...base.verdicts import ENDS
 from ...base.inputs import exists_not_dir
 
 #: The step fields a mapping may name, and the run fields.
@@ -29,7 +30,7 @@ MAX_LOG_BYTES = 512 * 1024 * 1024
 #: space given by ``model_scale`` or ``model_size``).
 COORDINATES = (*SPACES, "pixels", "model")
 _RUN_KEYS = {"files", "steps", "step_files", "step_files_not", "goal_file", "lines", "members", "chat", "coordinates",
-             "screen", "model_scale", "model_size", *RUN_FIELDS}
+             "screen", "model_scale", "model_size", "ends", *RUN_FIELDS}
 _STEP_KEYS = {*STEP_FIELDS, "grammar", "types", "screenshot_file", "screenshot_after_file", "screenshots",
               "screenshots_offset", "screenshot_is"}
 
@@ -94,6 +95,7 @@ class Mapping:
             raise UsageError(f"{where}: [step] grammar = {self.grammar!r}: one of {', '.join(GRAMMARS)}")
         self.pre = str(step.get("screenshot_is", "pre")) != "post"
         self._space(run, where)
+        self.ends = self._ends(run.get("ends"), where)
         screen = run.get("screen")
         self.screen = (int(screen[0]), int(screen[1])) if isinstance(screen, list) and len(screen) == 2 else None
         self.types = {str(k): str(v) for k, v in (step.get("types") or {}).items()}
@@ -119,6 +121,14 @@ class Mapping:
         if self.coordinates == "model" and self.model_scale is None and self.model_size is None:
             raise UsageError(f"{where}: [run] coordinates = \"model\" needs model_scale (screenshot pixels per model "
                              "pixel) or model_size ([width, height] of the image the model saw)")
+
+    @staticmethod
+    def _ends(value: Any, where: str) -> str | None:
+        """``[run] ends``: how the harness ends a run (``answer`` or ``external``); None when not declared."""
+        if value is None or value in ENDS:
+            return value if isinstance(value, str) else None
+        raise UsageError(f"{where}: [run] ends = {value!r}: one of {', '.join(ENDS)} (\"answer\": the harness ends a "
+                         "run only by the agent's answer or a step limit; \"external\": it may also stop one itself)")
 
     @staticmethod
     def _regex(text: str | None, where: str) -> re.Pattern[str] | None:

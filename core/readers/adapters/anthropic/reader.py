@@ -248,6 +248,10 @@ def read_anthropic_messages(run_dir: Path, display: str) -> tuple[Run, list[Prob
 
 
 DOC = FormatDoc(
+    ends=("Anthropic's reference loop (computer-use-demo `sampling_loop`) ends when the model replies without "
+          'a tool call, but it runs in a chat a person may stop at any time, and other harnesses save this '
+          'transcript with their own limits and checks: a transcript that ends on a tool result may have been '
+          'stopped from outside.'),
     title="Anthropic computer-use transcripts",
     claims=("A run is a directory holding one run of a Claude computer-use loop, in any of the shapes harnesses "
             "save: the request's `messages` (a JSON object with `messages`, `tools` and `model`; a JSON list of "
@@ -393,5 +397,6 @@ READER = Reader(
     companions=("screenshots",),  # the CS715 harness keeps logs/ beside screenshots/ (Frames.from_path)
     summary="Anthropic computer-use runs (computer_20241022 to computer_20251124, computer_toolset_20260801): "
             "a Messages transcript (JSON or JSONL), an event log, or one JSON per step",
+    ends="external",  # how the harness ends a run: DOC.ends says why
     doc=DOC,
 )

@@ -283,6 +283,9 @@ def read_browser_use(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
 
 
 DOC = FormatDoc(
+    ends=("browser-use's `Agent.run` stops on the `done` action or at `max_steps`, but also when "
+          '`state.stopped` is set: a person (Ctrl+C, `Agent.stop()`) or a callback may stop a run, whatever '
+          'it had reached.'),
     title="browser-use",
     claims=("Claims a directory holding `AgentHistoryList.json`, `AgentHistory.json` or "
             "`agent_history.json` (what `agent.save_history()` / `history.save_to_file()` write)."),
@@ -367,5 +370,6 @@ READER = Reader(
     read=read_browser_use,
     summary="browser-use AgentHistoryList.json (2024 and newer shapes); screenshots inline (base64) or by "
             "screenshot_path inside the run directory",
+    ends="external",  # how the harness ends a run: DOC.ends says why
     doc=DOC,
 )

@@ -314,6 +314,9 @@ def _claim(p: Path) -> Claim:
 
 
 DOC = FormatDoc(
+    ends=("BrowserGym's `env.step` ends an episode when the task's own `validate()` says done (`terminated = "
+          "done`): WorkArena's tasks say so as soon as their state check passes, so a solved episode may end "
+          "without the agent's `send_msg_to_user` or report."),
     title="BrowserGym / AgentLab",
     claims=("Claims a directory holding `exp_args.pkl`, or `summary_info.json` and `step_0.pkl.gz` (one "
             "experiment = one episode)."),
@@ -410,5 +413,6 @@ READER = Reader(
     read=read_browsergym,
     summary="BrowserGym / AgentLab experiment dir: summary_info.json, exp_args.pkl, step_N.pkl.gz "
             "(read as plain data, never unpickled), screenshot_step_N.png",
+    ends="external",  # how the harness ends a run: DOC.ends says why
     doc=DOC,
 )

@@ -310,6 +310,9 @@ def _urls_before(steps: list[Step]) -> list[Step]:
 
 
 DOC = FormatDoc(
+    ends=("OpenAI's reference loop (openai-cua-sample-app) runs until the model answers with a message, in a "
+          'session a person may stop, and other harnesses save these items with their own limits and checks: '
+          'a transcript that ends on a `computer_call_output` may have been stopped from outside.'),
     title="OpenAI computer-use transcripts",
     claims=("A run is a directory holding one transcript of a loop driving the Responses API's "
             "`computer_use_preview` tool: a JSON list of items, an object with `items` (or the request's "
@@ -402,5 +405,6 @@ READER = Reader(
     entries=entries,
     summary="OpenAI Responses transcript of a computer-use (CUA) loop: computer_call and computer_call_output "
             "items (a JSON list, {items} or {input, output}, responses, or JSONL)",
+    ends="external",  # how the harness ends a run: DOC.ends says why
     doc=DOC,
 )

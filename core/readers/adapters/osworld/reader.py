@@ -230,6 +230,10 @@ def read_osworld(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
 
 
 DOC = FormatDoc(
+    ends=("OSWorld's `lib_run_single.run_single_example` loops until the environment reports done, which it "
+          "does for the agent's `DONE` or `FAIL`, or until `max_steps`; a crash or time-out leaves the "
+          '`{"Error"}` sentinel. The evaluator runs after the loop, never to stop it, so a run without '
+          '`DONE`/`FAIL` was cut off.'),
     title="OSWorld",
     claims=("A run is an OSWorld result folder, "
             "`results/<action_space>/<observation_type>/<model>/<domain>/<example_id>/`, as "
@@ -324,5 +328,6 @@ READER = Reader(
     read=read_osworld,
     summary="OSWorld result directory: traj.jsonl (pyautogui code actions, parsed with ast), "
             "step_{n}_{timestamp}.png screenshots, result.txt",
+    ends="answer",  # how the harness ends a run: DOC.ends says why
     doc=DOC,
 )

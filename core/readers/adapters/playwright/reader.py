@@ -237,6 +237,8 @@ def read_trace(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
 
 
 DOC = FormatDoc(
+    ends=('A trace is stopped by the script that started it (`context.tracing.stop`), not by an agent: it '
+          'records no answer, and where the script stops says nothing of the outcome.'),
     title="Playwright traces",
     claims=("A run is a directory holding a `trace.zip` written by `context.tracing.stop(path=...)` (start "
             "tracing with `screenshots=True` to get frames). The archive is read in place and never "
@@ -343,5 +345,6 @@ READER = Reader(
     read=read_trace,
     summary="Playwright trace.zip: trace.trace action events (before/input/after), screencast frames, "
             "frame snapshots' URLs; read in place, never extracted",
+    ends="external",  # how the harness ends a run: DOC.ends says why
     doc=DOC,
 )

@@ -268,6 +268,9 @@ def read_ui_tars(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
 
 
 DOC = FormatDoc(
+    ends=('UI-TARS harnesses stop on `finished(...)` or their loop limit, and UI-TARS-desktop also on the '
+          "person's stop (`user_stop`, the app's stop button): a run may end without `finished` because "
+          'someone stopped it.'),
     title="UI-TARS logs",
     claims=("A run is a directory holding one UI-TARS log: a session log (JSON with `steps`, `trajectory` or "
             "`history`, or JSONL, one step per line), an Agent TARS event stream (`event-stream.jsonl`), a "
@@ -393,5 +396,6 @@ READER = Reader(
     summary="UI-TARS logs: session logs (steps with screenshots, the reply in UI-TARS's grammar, a parsed "
             "action), Agent TARS event streams, UI-TARS-desktop sessions and reports; coordinates declared or "
             "decided from the data",
+    ends="external",  # how the harness ends a run: DOC.ends says why
     doc=DOC,
 )

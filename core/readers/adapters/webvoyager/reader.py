@@ -289,6 +289,9 @@ def read_webvoyager(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
 
 
 DOC = FormatDoc(
+    ends=("WebVoyager's `run.py` loop stops when the model's action is `ANSWER`, at `--max_iter`, or when its "
+          'driver fails: nothing in it stops a run because the task is done, so a run without `ANSWER` was '
+          'cut off.'),
     title="WebVoyager",
     claims=("Claims a directory holding `interact_messages.json` (WebVoyager's "
             "`results/<time>/task<Website>--<n>/`)."),
@@ -359,5 +362,6 @@ READER = Reader(
     companions=(METADATA_DIR,),
     summary="WebVoyager: interact_messages.json chat log + screenshot{K}.png Set-of-Mark frames "
             "(element labels, no coordinates)",
+    ends="answer",  # how the harness ends a run: DOC.ends says why
     doc=DOC,
 )
