@@ -249,3 +249,19 @@ def test_a_changed_results_file_rescores_the_runs_it_joins(tmp_path):
     assert again.scored == 4  # the file is every joined run's input (and the unjoined one's: it looked there)
     runs = trajcheck.runs(tmp_path / "L").set_index("run_id")
     assert runs.loc[RUNS[1][0], "outcome_score"] == 1.0
+
+
+def test_a_broken_line_of_the_results_file_is_named_and_costs_only_its_record(tmp_path):
+    """A JSON Lines file cut off in its last record (the harness was still writing): the other records join;
+    the report and the run left without a record name the file and the line."""
+    folder = _runs(tmp_path, "results.jsonl")
+    text = (folder / "results.jsonl").read_text().splitlines()
+    (folder / "results.jsonl").write_text("\n".join(text[:2] + [text[2][:25]]) + "\n")
+    res = trajcheck.score([folder], out=tmp_path / "L", mapping=_mapping(tmp_path, "results.jsonl"))
+    assert res.join is not None and res.join.joined == 2
+    assert len(res.join.unreadable) == 1 and res.join.unreadable[0].startswith("results.jsonl: ")
+    assert "line 3" in res.join.unreadable[0], res.join.unreadable
+    runs = trajcheck.runs(tmp_path / "L").set_index("run_id")
+    assert pd.isna(runs.loc[RUNS[2][0], "outcome_score"])
+    warned = [w for w in runs.loc[RUNS[2][0], "warnings"] if "no record of this run in [outcome] file" in w]
+    assert len(warned) == 1 and "line 3" in warned[0], list(runs.loc[RUNS[2][0], "warnings"])

@@ -180,6 +180,7 @@ class Join:
         if self.joins not in JOINS:
             raise UsageError(f"{where} [outcome] joins = {self.joins!r}: one of {', '.join(JOINS)}")
         self._tables: dict[tuple[str, int, int], Table] = {}
+        self._listings: dict[tuple[str, str], tuple[int, list[str]]] = {}
 
     @property
     def by_path(self) -> bool:
@@ -216,7 +217,7 @@ class Join:
     def files(self, run_dir: Path) -> list[tuple[str, Path]]:
         """The results files a run looks in, nearest first, each as (its path relative to the run folder, the
         resolved path)."""
-        return results_files(run_dir, self.spec)
+        return results_files(run_dir, self.spec, self._listings)
 
     def table(self, path: Path) -> Table:
         """A results file's records and their keys (kept while the file is unchanged)."""
@@ -282,10 +283,12 @@ def check_file(spec: Any, where: str) -> str:
     return text
 
 
-def results_files(run_dir: Path, spec: str) -> list[tuple[str, Path]]:
+def results_files(run_dir: Path, spec: str, listings: dict[tuple[str, str], tuple[int, list[str]]] | None = None
+                  ) -> list[tuple[str, Path]]:
     """The files ``spec`` names for the run at ``run_dir`` (see the module's doc), nearest first, each as (its path
     relative to the run folder, the resolved path), only those inside the folder being scored
-    (:func:`~trajcheck.base.runfiles.current_root`; unset: inside the run folder)."""
+    (:func:`~trajcheck.base.runfiles.current_root`; unset: inside the run folder). ``listings`` keeps a folder's
+    matches while the folder is unchanged: the runs of one folder share the glob of the folder above them."""
     base = os.path.realpath(run_dir)
     out: list[tuple[str, Path]] = []
     if "/" in spec:
@@ -298,11 +301,7 @@ def results_files(run_dir: Path, spec: str) -> list[tuple[str, Path]]:
     root = current_root()
     here = base
     for _ in range(64):
-        try:
-            names = sorted(itertools.islice(glob.iglob(os.path.join(glob.escape(here), spec)), MAX_MATCHES))
-        except OSError:
-            names = []
-        for m in names:
+        for m in _listing(here, spec, {} if listings is None else listings):
             got = _inside(run_dir, os.path.relpath(m, base).replace(os.sep, "/"))
             if got is not None:
                 out.append(got)
@@ -311,6 +310,25 @@ def results_files(run_dir: Path, spec: str) -> list[tuple[str, Path]]:
             break
         here = parent
     return out
+
+
+def _listing(folder: str, spec: str, listings: dict[tuple[str, str], tuple[int, list[str]]]) -> list[str]:
+    """The paths in ``folder`` that the glob ``spec`` matches, sorted, at most MAX_MATCHES (kept in ``listings``
+    while the folder's mtime is unchanged)."""
+    try:
+        stamp = os.stat(folder).st_mtime_ns
+    except OSError:
+        return []
+    got = listings.get((folder, spec))
+    if got is None or got[0] != stamp:
+        if len(listings) > 4096:
+            listings.clear()
+        try:
+            names = sorted(itertools.islice(glob.iglob(os.path.join(glob.escape(folder), spec)), MAX_MATCHES))
+        except OSError:
+            names = []
+        got = listings[(folder, spec)] = (stamp, names)
+    return got[1]
 
 
 def _under(path: str, root: str) -> bool:
@@ -346,5 +364,6 @@ def load_results(path: Path) -> tuple[Any, list[str], str | None]:
     except RecursionError:
         return None, [], "is nested too deeply to read"
     if value is None and problems:
-        return None, [], f"is not JSON, JSON Lines or CSV ({problems[0].message})"
-    return value, [p.message for p in problems], None
+        where = f"line {problems[0].line}: " if problems[0].line else ""
+        return None, [], f"is not JSON, JSON Lines or CSV ({where}{problems[0].message})"
+    return value, [(f"line {p.line}: " if p.line else "") + f"{p.message} (left out)" for p in problems], None

@@ -38,7 +38,7 @@ class JoinReport:
     files: list[str] = field(default_factory=list)  # results files read (relative to the folder scored)
     records: int = 0  # records in the files that joined a run (in every file read, when none did)
     without_run: list[str] = field(default_factory=list)  # those no run joined: their key values as written
-    unreadable: list[str] = field(default_factory=list)  # results files that could not be read, and why
+    unreadable: list[str] = field(default_factory=list)  # results files not read, and lines left out: why
     #: why nothing joined (empty when a run did): a run's path, its groups, a record's key values
     why: str = ""
 
@@ -126,7 +126,8 @@ def report(join: Join, pattern: PathPattern | None, runs: list[tuple[Path, str, 
         used.setdefault(found.file, set()).add(found.at)
     out.files = [seen[p] for p in seen]
     tables = {p: join.table(p) for p in seen}
-    out.unreadable = [f"{seen[p]} {t.error}" for p, t in tables.items() if t.error is not None]
+    out.unreadable = [f"{seen[p]} {t.error}" for p, t in tables.items() if t.error is not None] + [
+        f"{seen[p]}: {n}" for p, t in tables.items() for n in t.notes]
     counted = [p for p in seen if p in used] or list(seen)
     for p in counted:
         t = tables[p]
