@@ -265,3 +265,19 @@ def test_a_broken_line_of_the_results_file_is_named_and_costs_only_its_record(tm
     assert pd.isna(runs.loc[RUNS[2][0], "outcome_score"])
     warned = [w for w in runs.loc[RUNS[2][0], "warnings"] if "no record of this run in [outcome] file" in w]
     assert len(warned) == 1 and "line 3" in warned[0], list(runs.loc[RUNS[2][0], "warnings"])
+
+
+def test_a_join_by_the_run_folders_name_is_reported_and_checked_too(tmp_path):
+    """The older join (key and joins = "folder", docs/mappings/actions-log.toml) gets the same report, and the
+    same error when its key names no run."""
+    from conftest import ROOT
+
+    shapes.actions_log(tmp_path)
+    mapping = ROOT / "docs" / "mappings" / "actions-log.toml"
+    res = trajcheck.score([tmp_path / "runs"], out=tmp_path / "L", mapping=mapping)
+    assert res.join is not None and (res.join.runs, res.join.joined, res.join.records) == (4, 4, 4)
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text(mapping.read_text().replace('key = "run"', 'key = "task"'))
+    with pytest.raises(UsageError, match=r"run 'rename_baseline' is named \('rename_baseline',\) \(folder\); the "
+                                         r"first record of results.json has key='rename'"):
+        trajcheck.score([tmp_path / "runs"], out=tmp_path / "L2", mapping=wrong)

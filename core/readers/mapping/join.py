@@ -123,11 +123,10 @@ class JoinKey:
 
 @dataclass
 class Table:
-    """A results file read: its records, each one's key (None: it has none), the records by key, and what went
+    """A results file read: its records, their numbers by key (a record without a key is in none), and what went
     wrong reading it (``error``: nothing read; ``notes``: lines left out)."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
-    keys: list[tuple[str, ...] | None] = field(default_factory=list)
     index: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
     error: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -154,7 +153,6 @@ class Join:
 
     def __init__(self, table: dict[str, Any], where: str, path: PathPattern | None):
         self.spec = check_file(table.get("file"), where)
-        self.where = where
         self.records = Field("records", table["records"], f"{where} [outcome] records") \
             if isinstance(table.get("records"), (str, dict)) else None
         key, joins, join = table.get("key"), table.get("joins"), table.get("join")
@@ -190,16 +188,14 @@ class Join:
     def run_key(self, names: dict[str, str | None], groups: dict[str, str] | None) -> tuple[str, ...] | None:
         """A run's key: its path's groups as compared (``[outcome.join]``), else its name (``joins``)."""
         if self.keys is not None:
-            got = tuple(k.of_group((groups or {}).get(k.group)) for k in self.keys)
-            return None if any(v is None for v in got) else got  # type: ignore[return-value]
+            return _all([k.of_group((groups or {}).get(k.group)) for k in self.keys])
         name = names.get(self.joins)
         return (name.strip("/"),) if name else None
 
     def record_key(self, record: dict[str, Any]) -> tuple[str, ...] | None:
         """A record's key, as :meth:`run_key` gives a run's."""
         if self.keys is not None:
-            got = tuple(k.of_record(record) for k in self.keys)
-            return None if any(v is None for v in got) else got  # type: ignore[return-value]
+            return _all([k.of_record(record) for k in self.keys])
         k = fill(self.key_template, record) if self.key_template else \
             (self.key.value(record) if self.key is not None else None)
         if k is None and "__key__" in record:
@@ -248,7 +244,6 @@ class Join:
         t = Table(rows=rows, notes=notes)
         for i, r in enumerate(rows):
             k = self.record_key(r)
-            t.keys.append(k)
             if k is not None:
                 t.index.setdefault(k, []).append(i)
         return t
@@ -269,6 +264,11 @@ class Join:
                 found.record, found.file, found.at, found.matches = t.rows[hits[0]], path, hits[0], len(hits)
                 break
         return found
+
+
+def _all(values: list[str | None]) -> tuple[str, ...] | None:
+    """The values as a key, or None when one of them is missing (a key is whole or none)."""
+    return tuple(v for v in values if v is not None) if None not in values else None
 
 
 def check_file(spec: Any, where: str) -> str:

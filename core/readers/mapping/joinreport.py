@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ...base.runfiles import scoring_root
-from .join import MAX_EXAMPLES, Join
+from .join import MAX_EXAMPLES, Join, Table
 from .paths import PathPattern
 from .schema import Mapping
 
@@ -112,7 +112,8 @@ def report(join: Join, pattern: PathPattern | None, runs: list[tuple[Path, str, 
         groups = pattern.groups(display) if pattern is not None else None
         with scoring_root(root):
             found = join.find(run_dir, {"folder": run_dir.name, "path": display}, groups)
-        first = first or (display, groups, found.key)
+        if first is None or first[2] is None and found.key is not None:  # a run with a key shows the keys best
+            first = (display, groups, found.key)
         for _rel, path in found.files:
             seen.setdefault(path, os.path.relpath(path, os.path.realpath(root)).replace(os.sep, "/") if root
                             else path.name)
@@ -134,13 +135,13 @@ def report(join: Join, pattern: PathPattern | None, runs: list[tuple[Path, str, 
         out.records += len(t.rows)
         out.without_run += [join.shown(r) for i, r in enumerate(t.rows) if i not in used.get(p, set())]
     if out.nothing_joined:
-        out.why = _why(join, pattern, out, first, [tables[p] for p in counted], [seen[p] for p in counted])
+        out.why = _why(join, pattern, out, first, [(seen[p], tables[p]) for p in counted])
     return out
 
 
 def _why(join: Join, pattern: PathPattern | None, rep: JoinReport,
-         first: tuple[str, dict[str, str] | None, tuple[str, ...] | None] | None, tables: list[Any],
-         names: list[str]) -> str:
+         first: tuple[str, dict[str, str] | None, tuple[str, ...] | None] | None, tables: list[tuple[str, Table]]
+         ) -> str:
     """Why no run joined a record: the pattern matches no path, no results file was found, it holds no record,
     or the keys differ (a run's path, its groups and key; a record's key values and key)."""
     head = f"[outcome] file {join.spec!r} joins none of the {rep.runs} runs to a record: "
@@ -154,16 +155,16 @@ def _why(join: Join, pattern: PathPattern | None, rep: JoinReport,
         return head + (f"no run finds the file (e.g. {display!r}); a name or glob is looked for in the run folder and "
                        "each folder above it up to the folder given to score, a path with / is relative to the run "
                        "folder: score the folder that holds it, or correct the file")
-    rows = [(t, r) for t in tables for r in t.rows]
+    rows = [(name, r) for name, t in tables for r in t.rows]
     if not rows:
         bad = "; ".join(rep.unreadable[:MAX_EXAMPLES])
-        return head + f"{', '.join(names)} holds no record" + (f" ({bad})" if bad else
-                                                                 " (check [outcome] records)")
-    t, rec = rows[0]
+        return head + f"{', '.join(n for n, _ in tables)} holds no record" + (f" ({bad})" if bad else
+                                                                              " (check [outcome] records)")
+    name, rec = rows[0]
     got = ", ".join(f"{k}={v!r}" for k, v in (groups or {}).items())
     return head + (f"run {display!r} gives {got or 'no groups'} (compared as {key!r}); the first record of "
-                   f"{names[0]} has {join.shown(rec)} (compared as {join.record_key(rec)!r}); check "
+                   f"{name} has {join.shown(rec)} (compared as {join.record_key(rec)!r}); check "
                    "[outcome.join] (the record field each group matches, prefix, pattern) against them"
                    if join.keys is not None else
-                   f"run {display!r} is named {key!r} ({join.joins}); the first record of {names[0]} has "
+                   f"run {display!r} is named {key!r} ({join.joins}); the first record of {name} has "
                    f"{join.shown(rec)} (compared as {join.record_key(rec)!r}); check [outcome] key and joins")
