@@ -190,6 +190,12 @@ def test_keys_are_compared_with_the_declared_tolerance_only():
         JoinKey("task", {"field": "task_id", "prefx": "task-"}, "m.toml")
 
 
+def test_a_misspelt_outcome_key_is_an_error_not_a_join_left_out(tmp_path):
+    with pytest.raises(UsageError, match=r"\[outcome\] has unknown key\(s\) jion"):
+        trajcheck.score([tmp_path], out=tmp_path / "L", mapping=_mapping(tmp_path, edit=("[outcome.join]",
+                                                                                          "[outcome.jion]")))
+
+
 def test_a_join_needs_the_path_groups_it_names(tmp_path):
     with pytest.raises(UsageError, match=r"\[run\] path has no group of that name \(it has time, condition, task, "
                                          r"run\)"):
