@@ -201,6 +201,8 @@ def _summary(result: "ScoreResult") -> None:
             err.print(f"the ledger holds {len(rows)} runs", highlight=False)
     if result.summaries:
         err.print(_readers_line(result.summaries), highlight=False, markup=False)
+    for line in result.join.lines() if result.join is not None else []:  # the mapping's results file
+        err.print(line, highlight=False, markup=False)
     if rows:
         err.print(_verdict_line(rows), highlight=False)
         err.print((result.coverage if rows is result.summaries else coverage(rows)).text(), highlight=False)

@@ -37,6 +37,8 @@ def validate(
         emit(cols, [[p.to_dict()[c] for c in cols] for p in report.problems], fmt, title="trajcheck validate")
     err.print(f"checked {report.runs} runs: {len(report.errors)} errors, {len(report.warnings)} warnings",
               highlight=False)
+    for line in report.join.lines() if report.join is not None else []:  # the mapping's results file
+        err.print(line, highlight=False, markup=False)
     if report.nothing_to_check:
         if not report.runs:
             fail("no runs found", Exit.INPUT, hint="pass run directories (holding run.json) or folders that contain "

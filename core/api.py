@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .scoring.pipeline import RunResult, ScoreReport
     from .scoring.scoreargs import ScoreArgs
     from .base.verdicts import Coverage
+    from .readers.mapping.joinreport import JoinReport
 
 
 #: The slug a stored problem text ends with: '... (hint: ...) [frame_unreadable]'.
@@ -67,6 +68,7 @@ class ScoreResult:
     problems: list[Problem] = field(default_factory=list)  # problems of the paths themselves
     #: How the contracts of ``contracts`` (a folder) applied to the runs scored; None without one
     contracts: "ContractUse | None" = None
+    join: "JoinReport | None" = None  # how the mapping's results file joined the runs (None: no such join)
 
     @property
     def ok(self) -> bool:
@@ -132,7 +134,8 @@ class ScoreResult:
                 "frames": self.frames, "elapsed": round(self.elapsed, 3), "verdicts": self.coverage.to_json(),
                 "runs": self.summaries,
                 "invalid": self.invalid, "skipped": self.skipped, "removed": self.removed,
-                "problems": [p.to_dict() for p in self.problems]} | (
+                "problems": [p.to_dict() for p in self.problems],
+                "join": self.join.to_json() if self.join is not None else None} | (
                     {"contracts": self.contracts.to_json()} if self.contracts is not None else {})
 
 
@@ -163,7 +166,9 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     (default :data:`trajcheck.store.lock.DEFAULT_WAIT`); ``on_wait`` hears who holds it. A call that finds
     nothing to score takes no lock. Raises :class:`UsageError` for bad options, :class:`LedgerError`
     when the ledger cannot be read or written, :class:`~trajcheck.store.lock.LedgerBusy` (a LedgerError) when
-    the wait ran out, :class:`NoRunsFound` when no path holds a run.
+    the wait ran out, :class:`NoRunsFound` when no path holds a run. With a mapping that joins a results file to
+    its runs by their paths (``[outcome] file``), the result's ``join`` says how it joined them, and a join of
+    none of them raises UsageError, saying why, before anything is scored.
     """
     from .scoring.scoreargs import ScoreArgs
 
@@ -199,11 +204,12 @@ def _score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str],
     run_paths = [os.fspath(p) for p in paths]
     root = Path(out)
     opts = _options(args)
+    join = _join(args.mapping, run_paths, args.input_format)
     if not args.force:
         unchanged = _unchanged(root, run_paths, args.input_format, opts)
         if unchanged is not None:
             return ScoreResult(root, None, 0, 0, time.perf_counter() - start, skipped=unchanged[0],
-                               problems=unchanged[1] + _unjudged(opts, unchanged[0]))
+                               problems=unchanged[1] + _unjudged(opts, unchanged[0]), join=join)
     report, generation, refused = _score_into(root, run_paths, opts, force=args.force, wait=args.wait,
                                               on_wait=on_wait, jobs=args.jobs,
                                               on_found=on_found, on_result=on_result,
@@ -219,7 +225,21 @@ def _score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str],
 
         use = contract_use(opts.contracts_dir, report.matched)
     return ScoreResult(root, generation, report.scored, report.frames, time.perf_counter() - start,
-                       report.summaries, invalid, report.skipped, report.removed, report.problems, use)
+                       report.summaries, invalid, report.skipped, report.removed, report.problems, use, join)
+
+
+def _join(mapping: str | os.PathLike[str] | None, paths: list[str],
+          input_format: str | None) -> "JoinReport | None":
+    """How the mapping's results file joins the runs under ``paths`` (None: it joins none by path); UsageError,
+    before anything is scored, when it joins none of them."""
+    if mapping is None:
+        return None
+    from .readers.mapping.joinreport import for_paths
+
+    join = for_paths(mapping, paths, input_format)
+    if join is not None and join.nothing_joined:
+        raise UsageError(f"--mapping {mapping}: {join.why}")
+    return join
 
 
 def _unjudged(opts: "ScoreOptions", run_ids: list[str]) -> list[Problem]:

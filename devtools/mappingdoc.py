@@ -62,7 +62,9 @@ warning naming the field; `[run] steps` that gives nothing makes the run invalid
 | `step_files` | one file per step: a glob relative to the run folder, in natural order (`step_10` after `step_9`); with `steps`, each file gives that expression's list (a file may give none: `[@][?status=='acting']` keeps the acting calls of a log that records every model call) |
 | `step_files_not` | a glob of file names `step_files` matches that are not steps (`*_neg_eval.json`) |
 | `goal_file` | the goal as a text file in the run folder |
-| `run_id`, `task_id`, `goal`, `model`, `screen_width`, `screen_height` | fields of the log (of the first step file) |
+| `run_id`, `task_id`, `goal`, `model`, `screen_width`, `screen_height` | fields of the log (of the first step file), or templates of the groups of `path` (`task_id = { value = "task-{task}" }`) |
+| `path` | a regular expression with named groups, searched in the run folder's path (below): values the harness writes into its folder names |
+| `[run.config]` | config values of the run (`runs.config`, read by `--by config.NAME`): each a field of the log or a template of the groups of `path` (`condition = { value = "{condition}" }`) |
 | `screen` | `[width, height]` when the log records none |
 | `coordinates` | the space of the log's points (below) |
 | `ends` | how the harness ends a run: `"answer"` or `"external"` (below) |
@@ -77,6 +79,27 @@ of .png, .jpg, .jpeg, .webp that exists beside the log). A step's value is its m
 `content_text` (its text, or its text parts joined); the last image of the other turns before it is its
 pre frame, the first one after it its post frame. Inline images (data: URLs, base64) and paths ending in an
 image suffix count too.
+
+### `[run] path`: values from the run folder's name
+
+A harness often writes what a run was into its folder's name: a start time, a condition, a task, a run number
+(`results/2025-03-01_12-30-05_gpt4o_task-17_run2/`). `path` is a regular expression whose named groups take
+them. It is *searched* (anchor it with `^` and `$` to match the whole) in the run folder's path relative to the
+folder given to `score`, with `/` between folders: `2025-03-01_12-30-05_gpt4o_task-17_run2` when `results/` is
+given, `results/2025-...` when the folder above it is, the folder's own name when the run folder itself is.
+Its groups are the names the run fields' templates, `[run.config]` and `[outcome.join]` use; a group that took
+nothing is no value, and a run whose path it does not match gets a `mapping_matches_nothing` warning (field
+`run.path`) and none of those values.
+
+```toml
+[run]
+path = '(?P<time>[^_]+_[^_]+)_(?P<condition>[^_]+)_task-(?P<task>\d+)_run(?P<run>\d+)$'
+task_id = { value = "task-{task}" }        # runs.task_id = "task-17"
+goal = { value = "suite task {task}" }     # a field of the log, when it has one, is the better goal
+
+[run.config]
+condition = { value = "{condition}" }      # runs.config = {"condition": "gpt4o"}: --by config.condition
+```
 
 ### `[step]`: what a step did
 
@@ -126,15 +149,71 @@ harness never stops a run itself).
 [outcome]
 success = "success"        # a flag: true/false, "success"/"fail", "passed", 1/0 ...
 score = "reward"           # ... or a score (1 passes; score --evaluator-pass lowers it)
-file = "results.json"      # optional: a results file in the run's folder or one above it (nearest first,
-                           # up to the folder given to score)
+file = "results.json"      # optional: a results file (below: where it is looked for)
 records = "runs"           # the records in it: a list, or an object keyed by the run's name
 key = "run"                # a record's name: JMESPath, or a template of its fields ("{task}_{condition}")
 joins = "folder"           # what the name is: folder (the run folder's name), path (under the scored
                            # folder), run_id, task_id or goal
 ```
 
-Without `file`, `success` and `score` are read from the log. The result becomes `runs.outcome_score` and the
+Without `file`, `success` and `score` are read from the log. With it, they are read from the run's record
+in the results file:
+
+- **Where**: `file` without a `/` is a name or a glob looked for in the run folder, then in each folder
+  above it up to the folder given to `score`, nearest first: `results.csv` beside the run folders is in the
+  folder above each of them. `file` with a `/` is a path relative to the run folder, a glob allowed:
+  `../results.csv` (beside it), `eval/result.json` (below it), `../../summary/*.jsonl` (above it). Nothing
+  outside the folder given to `score` is read: give `score` the folder that holds the results file. The
+  results files a run looked in are part of its input digest: a changed record rescores it.
+- **What**: a `.csv` (or `.tsv`) file is a list of records by its header's names; any other file is JSON (a
+  list of records, or an object of records keyed by their names; `records` finds them inside it) or JSON
+  Lines, one record a line.
+- **Which record**: with `key` and `joins`, the record whose name (the member's name in an object of records,
+  else `key`) equals the run's, exactly. With `[outcome.join]`, the record whose fields match the groups
+  `[run] path` took from the run's path: each entry names a group and the record field it matches (a column
+  or member name, else JMESPath: `meta.task`). The nearest file holding a match decides, and its first match
+  in file order is used.
+
+```toml
+[outcome]
+file = "results.csv"       # beside the run folders: task_id,condition,run,success
+success = "success"
+
+[outcome.join]             # each named group of [run] path = the record field it matches
+task = { field = "task_id", prefix = "task-" }     # "task-17" (or "Task-17") matches the group's "17"
+condition = "condition"                            # "GPT4o " matches "gpt4o"
+run = { field = "attempt", pattern = 'run(\d+)' }  # "gpt4o/run02" is cut to "02", which matches "2"
+```
+
+The tolerance is exactly this: both values are compared as text without surrounding blanks, with each run
+of blanks as one space, in any case; a `prefix` (a text or a list of texts) is dropped from the start of
+either value when it starts with it; a `pattern` (a regular expression) is searched in the record's value,
+which becomes its group named like the path's group, else its first group, else the whole match (no match:
+the record has no key); two values written in digits (`17`, `017`, `17.0`) are equal when their numbers
+are. Nothing else is guessed: `task-17` does not match `17` without `prefix`.
+
+A run without a record keeps no outcome: it is judged by its evidence, never failed for want of a record.
+`score` and `validate` print a **join report** in their summary, and give it as JSON (`join`): runs
+joined, runs without a record (and how many of them `[run] path` does not match), records without a run,
+with up to three examples of each:
+
+```
+results joined: 3 of 4 runs have a record in [outcome] file 'results.csv' (results.csv); 1 without a record, 1 of 4 records without a run
+  runs without a record, e.g. 2025-03-01_13-15-00_claude_task-9_run1
+  records without a run, e.g. task_id='task-23', condition='claude', run='1'
+```
+
+A join that joins *no* run is an error, not an empty column: `score` stops before scoring anything (exit
+2) and `validate` reports a `mapping_matches_nothing` error (field `outcome.file`), saying why: `[run]
+path` matches no run's path (one is shown), no run finds the file, the file holds no record (or could not
+be read), or a run's groups and the first record's key values, each as written and as compared:
+
+```
+[outcome] file 'results.csv' joins none of the 4 runs to a record: run '2025-03-01_12-30-05_gpt4o_task-17_run1' gives time='2025-03-01_12-30-05', condition='gpt4o', task='17', run='1' (compared as ('17', 'gpt4o', '1')); the first record of results.csv has task_id='task-17', condition='GPT4o', run='1' (compared as ('task-17', 'gpt4o', '1')); check [outcome.join] (the record field each group matches, prefix, pattern) against them
+```
+
+The report is made from the runs' paths, so a join on a value of the log (`joins = "run_id"`, `task_id`
+or `goal`) has none. The result becomes `runs.outcome_score` and the
 referee takes it as the benchmark's own evaluator (`verdict_source` `evaluator`), above the evidence and the
 no-answer rule: a harness that stops as soon as its own check passes ends without a DONE, and its recorded
 success decides. The agent's own words (a DONE, "task completed") are never read as an outcome: they are the
@@ -144,8 +223,8 @@ claim that is checked.
 
 - A step holding several actions is several steps only through a grammar; a list of action objects read
   with fields (`type = "actions[0].type"`) gives its first action, the one the fields name.
-- No arithmetic and no joins across steps or files, except the screenshot pairing above, the one results
-  file of `[outcome]` and a template's offset. A point computed from two fields, a step assembled from two
+- No arithmetic and no joins across steps or files, except the screenshot pairing above, the results file
+  of `[outcome]` and a template's offset. A point computed from two fields, a step assembled from two
   lines, a screenshot named by a time stamp the log does not record: these need a reader.
 - A regex sees one string (a text log: one line); it cannot span lines of a text log. Python's `re` has no
   time limit: a pattern with nested repetition on a long value is slow (values are cut at 1 MiB).

@@ -163,10 +163,13 @@ def test_an_outcome_recorded_in_the_log_is_drafted_and_decides_as_the_evaluator(
     assert set(runs["verdict_source"]) == {"evaluator"}
 
 
-def test_an_outcome_file_must_be_a_name_not_a_path(tmp_path):
+def test_an_outcome_file_must_be_a_name_or_a_relative_path(tmp_path):
+    """A relative path may lead above the run folder (nothing outside the folder scored is read:
+    tests/test_results_join.py); an absolute path, a folder or a Windows path is refused."""
     from trajcheck.readers.mapping.outcome import Outcome
 
-    for bad in ("../../etc/passwd", "/etc/passwd", "a/b.json", ".."):
-        with pytest.raises(UsageError, match="must be a file name"):
+    for bad in ("/etc/passwd", "..", "", "a\\b.json", "C:/x.json", "results/"):
+        with pytest.raises(UsageError, match="must be a file name or glob"):
             Outcome({"file": bad, "success": "ok"}, "--mapping m.toml")
-    assert Outcome({"file": "results.json", "key": "run", "success": "ok"}, "m").file == "results.json"
+    for good in ("results.json", "../results.csv", "eval/result.json", "../../*.jsonl"):
+        assert Outcome({"file": good, "key": "run", "success": "ok"}, "m").file == good

@@ -7,7 +7,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from PIL import Image, UnidentifiedImageError
 
@@ -15,9 +15,12 @@ from ..base.errors import Problem, RunFormatError, UsageError, read_by
 from ..base.problems import Slug
 from ..media.frames import ALLOWED_FORMATS, FrameError, in_frame, to_frame
 from ..base.inputs import NotRegularFile, regular_stat
-from ..readers.discovery import discover, get_reader, reader_names
+from ..readers.discovery import RunRef, discover, get_reader, reader_names
 from ..readers.kit.reader import Reader
 from ..base.runfiles import safe_join, scoring_root
+
+if TYPE_CHECKING:
+    from ..readers.mapping.joinreport import JoinReport
 
 
 @dataclass
@@ -26,6 +29,8 @@ class ValidationReport:
 
     runs: int
     problems: list[Problem]
+    #: how the mapping's results file joined the runs (``[outcome] file``; None: no such join)
+    join: "JoinReport | None" = None
 
     @property
     def errors(self) -> list[Problem]:
@@ -46,7 +51,8 @@ class ValidationReport:
     def to_json(self) -> dict[str, Any]:
         """The report as ``validate --format json`` prints it."""
         return {"runs": self.runs, "errors": len(self.errors), "warnings": len(self.warnings),
-                "problems": [p.to_dict() for p in self.problems]}
+                "problems": [p.to_dict() for p in self.problems],
+                "join": self.join.to_json() if self.join is not None else None}
 
 
 _SCORED_WITHOUT = "the step is scored without it (verdict null)"
@@ -160,4 +166,17 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
                                             run=run.run_id, file=step.source, line=step.line, field="action.x",
                                             severity="warning", reader=ref.reader,
                                             hint="check run.json screen {width, height} against the frame size"))
-    return ValidationReport(len(refs), problems)
+    join = _join(Path(mapping), refs) if mapping is not None else None
+    if join is not None and join.nothing_joined:
+        problems.append(Problem(Slug.MAPPING_MATCHES_NOTHING, join.why, file=str(mapping), field="outcome.file",
+                                hint="correct [run] path, [outcome] file or [outcome.join] of the mapping "
+                                     "(score stops with this error)"))
+    return ValidationReport(len(refs), problems, join)
+
+
+def _join(mapping: Path, refs: list[RunRef]) -> "JoinReport | None":
+    """The join report of the mapping's results file over the runs found (None: it joins none by path)."""
+    from ..readers.mapping.joinreport import of_refs
+    from ..readers.mapping.schema import Mapping
+
+    return of_refs(Mapping(mapping), refs)

@@ -311,6 +311,20 @@ def _steps(m: Mapping, recs: list[Rec], acts: list[tuple[list[Action], str | Non
     return steps
 
 
+def _from_path(m: Mapping, display: str, value: Any, run: str, rel: str,
+               problems: list[Problem]) -> tuple[dict[str, str] | None, dict[str, Any]]:
+    """What ``[run] path`` takes from the run's path (None: it has none, or it does not match: a warning), and
+    the run's ``[run.config]`` values (fields of the log, or templates of those groups)."""
+    groups = m.run_path.groups(display) if m.run_path is not None else None
+    if m.run_path is not None and groups is None:
+        problems.append(Problem(Slug.MAPPING_MATCHES_NOTHING, f"[run] path of {m.path.name} does not match this "
+                                f"run's path {display!r}", run=run, file=rel, field="run.path", severity="warning",
+                                hint="the values it names (task_id, config, the results record) are missing; "
+                                     "check the expression against the path"))
+    config = {k: v for k, f in m.config.items() if (v := f.value(value, groups)) is not None}
+    return groups, config
+
+
 def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     """Read one run directory through mapping ``m`` (a reader's ``read``). Its run_id is the log's, else its
     path under the folder being scored (``Gmail/2``), so runs in nested folders never share one."""
@@ -339,16 +353,25 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
                                 hint=f"add them to [step.types] of {m.path.name}; they are scored as UNKNOWN"))
     steps = _steps(m, recs, acts, pres, posts, space, _spent(m, recs, model), rel)
     raise_errors(problems, run_name)
-    names = {"folder": run_dir.name, "path": display, "run_id": _str(m.get("run.run_id", value)),
-             "task_id": _str(m.get("run.task_id", value)), "goal": _str(m.get("run.goal", value))}
-    score, source = m.outcome.score(value, run_dir, names)
+    groups, config = _from_path(m, display, value, run_name, rel, problems)
+    names = {"folder": run_dir.name, "path": display, "run_id": _str(m.get("run.run_id", value, groups)),
+             "task_id": _str(m.get("run.task_id", value, groups)), "goal": _str(m.get("run.goal", value, groups))}
+    score, source, joined = m.outcome.score(value, run_dir, names, groups)
+    outside = dict(frames.outside)
+    if joined is not None:  # the results files it looked in are its input: a changed record rescores it
+        outside.update((r, str(p)) for r, p in joined.files if r.startswith("../"))
+        if joined.record is None and joined.errors:
+            problems.append(Problem(Slug.FILE_UNREADABLE, f"no record of this run in [outcome] file; "
+                                    f"{'; '.join(joined.errors[:3])}", run=run_name, file=joined.files[0][0]
+                                    if joined.files else "", field="outcome.file", severity="warning",
+                                    hint="fix the results file: the run has no recorded outcome"))
     last = steps[-1].action
     run = Run(run_id=names["run_id"] or run_name, path=display, source_format=m.name, steps=tuple(steps),
-              task_id=names["task_id"], goal=_goal(m, run_dir, value, run_name, problems), agent_model=model,
-              screen_width=space.screen[0] if space.screen else None,
+              task_id=names["task_id"], goal=names["goal"] or _goal(m, run_dir, value, run_name, problems),
+              agent_model=model, config=config, screen_width=space.screen[0] if space.screen else None,
               screen_height=space.screen[1] if space.screen else None,
               outcome_status="done" if last.type == "DONE" and not last.extra.get("infeasible") else None,
               outcome_score=score, extra={"outcome_source": source} if source else {},
               coord_space=space.name, coord_space_source=space.how, inline_frames=frames.inline,
-              outside_files=frames.outside)
+              outside_files=outside)
     return run, [p for p in problems if p.severity != "error"]

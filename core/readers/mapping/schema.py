@@ -16,6 +16,7 @@ from ..kit.coords import SPACES
 from .grammars import GRAMMARS
 from .fields import Field, compile_fields
 from .outcome import Outcome
+from .paths import PathPattern
 from ...base.errors import Problem, UsageError
 from ...base.verdicts import ENDS
 from ...base.inputs import exists_not_dir
@@ -31,6 +32,7 @@ MAX_LOG_BYTES = 512 * 1024 * 1024
 COORDINATES = (*SPACES, "pixels", "model")
 _RUN_KEYS = {"files", "steps", "step_files", "step_files_not", "goal_file", "lines", "members", "chat", "coordinates",
              "screen", "model_scale", "model_size", "ends", *RUN_FIELDS}
+_RUN_KEYS |= {"path", "config"}  # values from the run folder's path (paths.py), config values (runs.config)
 _STEP_KEYS = {*STEP_FIELDS, "grammar", "types", "screenshot_file", "screenshot_after_file", "screenshots",
               "screenshots_offset", "screenshot_is"}
 
@@ -105,7 +107,12 @@ class Mapping:
         self.chat_image_file = str(chat["image_file"]) if isinstance(chat.get("image_file"), str) else None
         self.fields: dict[str, Field] = {**compile_fields(run, ("steps", *RUN_FIELDS), "run.", where),
                                          **compile_fields(step, STEP_FIELDS, "step.", where)}
-        self.outcome = Outcome(data.get("outcome", {}), where)
+        self.run_path = PathPattern(run["path"], where) if "path" in run else None
+        config = run.get("config", {})
+        if not isinstance(config, dict):
+            raise UsageError(f"{where}: [run.config] must be a table: each config value's name = a field")
+        self.config = {str(k): Field(str(k), v, f"{where}: run.config.{k}") for k, v in config.items()}
+        self.outcome = Outcome(data.get("outcome", {}), where, self.run_path)
         digest = hashlib.blake2b(raw, digest_size=4).hexdigest()
         self.name = f"mapping:{path.stem}@{digest}"  # a changed mapping rescores its runs
 
