@@ -15,6 +15,8 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from ..base.safetext import clean as clean  # the terminal and the report escape text from a run alike
+
 from .options import Format
 
 if TYPE_CHECKING:
@@ -78,24 +80,6 @@ def _cell(v: Any) -> str:
     if isinstance(v, (list, tuple, dict)):
         return json.dumps(_plain(v), ensure_ascii=False)
     return str(v)
-
-
-#: What a terminal would act on rather than show: C0 and C1 controls (ESC starts every escape sequence, CSI
-#: is one byte in C1), DEL, and the bidirectional overrides and isolates that reorder what is shown.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _visible(m: "re.Match[str]") -> str:
-    c = ord(m.group())
-    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
-
-
-def clean(text: Any) -> str:
-    """``text`` (from a run, a log, a ledger) safe to print: every control character, escape sequence start and
-    bidirectional override shown as its escape (``\\x1b``, ``\\u202e``), so a log cannot clear the screen,
-    colour it, hide a link or reorder what is shown. Line breaks and tabs stay. Not markup-escaped: print the
-    result as a :class:`rich.text.Text` or with ``markup=False``, or through :func:`literal`."""
-    return _UNSAFE.sub(_visible, str(text))
 
 
 def literal(text: Any) -> str:

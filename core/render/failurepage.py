@@ -4,17 +4,14 @@ share and rate with their Wilson intervals, an example's evidence and a link to 
 
 from __future__ import annotations
 
-import html
 import os
 from typing import Any
+
+from .htmltext import escape as _e
 
 #: The section's own style (the report's CSS styles the rest).
 _CSS = ("table.failures td,table.failures th{vertical-align:top;text-align:left}"
         "table.failures .runs a{margin-right:6px;white-space:nowrap}")
-
-
-def _e(v: Any) -> str:
-    return html.escape("" if v is None else str(v), quote=True)
 
 
 def _pct(r: dict[str, Any]) -> str:

@@ -4,8 +4,9 @@
 text search: ``assets/index.js``, trajcheck's own script, no library and no network);
 ``runs/<name>.html`` tells one run's story (the name is the run id's safe form,
 :func:`trajcheck.render.reportfiles.page_name`). Everything that comes from a recorded run
-(reasoning, URLs, DOM text, run ids) is escaped with ``html.escape`` before it is
-written, and no script reads it. Texts
+(reasoning, URLs, DOM text, run ids) is written through :func:`trajcheck.render.htmltext.escape`
+(control characters and bidirectional overrides made visible as the terminal shows them, then
+``html.escape``), and no script reads it. Texts
 longer than a few hundred characters are cut, with the whole text in its own file
 one click away. Over the thumbnails (:mod:`trajcheck.media.thumbs`), an SVG marks where the
 action aimed (a magenta ring), the region the verifier hashed (blue) and the changed box (red)
@@ -14,7 +15,6 @@ action aimed (a magenta ring), the region the verifier hashed (blue) and the cha
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from ..base.box import Box
 from ..media.thumbs import factor, thumb_size
 from .failurepage import failure_line
+from .htmltext import escape as _e
 from .marks import Marks, shot
 from .reportfiles import Output, page_name
 from .reportgeometry import frame_point, motion
@@ -51,10 +52,6 @@ border-radius:3px;font-size:11px;padding:1px 3px;border:1px solid #ccc}.states .
 table.pairs td,table.pairs th{vertical-align:top;text-align:left}table.pairs .side{width:48%}
 .pairs .step{grid-template-columns:1fr}.pairs .frames .shot{max-width:calc(50% - 8px)}tr.diverge td{background:#ffebe9}
 """
-
-
-def _e(v: Any) -> str:
-    return html.escape("" if v is None else str(v), quote=True)
 
 
 def _chart(arms: list[dict[str, Any]], label: str) -> str:

@@ -19,7 +19,8 @@ from ..base.verdicts import coverage
 from ..base.version import __version__
 from ..media.thumbs import RECIPE
 from ..store.lock import DEFAULT_WAIT, LockWait, acquire
-from .htmlreport import INDEX_JS, _chart, _e, _page, _runs_table, render_run
+from .htmlreport import INDEX_JS, _chart, _page, _runs_table, render_run
+from .htmltext import escape as _e
 from .failurepage import failure_section
 from .reportfiles import Output, ensure_folder, page_name, read_manifest
 from .reportwork import Images, run_pages
