@@ -112,7 +112,7 @@ def cleaned(data: Any) -> Any:
 #: Columns that name things (a run, a task, a rule, an arm): printed whole, never wrapped nor cut.
 ID_COLUMNS = frozenset({"run_id", "task_id", "best_run", "arm", "baseline", "source", "slug", "source_format",
                         "rule", "scope", "run", "task", "group", "ledger", "index", "pair", "column", "table", "format",
-                        "field", "file"})
+                        "field", "file", "reader"})
 #: A column that wraps keeps at least this width (or its widest value, if narrower): narrower than that
 #: the table prints one record per block.
 MIN_WRAP_WIDTH = 10
