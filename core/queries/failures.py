@@ -10,6 +10,7 @@ the same ledger always gives the same result, byte for byte.
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ MISSING = "(null)"
 TOP = 10
 
 _COLUMNS = ("run_id", "task_id", "trial", "eval_final_verdict", "claimed_success", "failure_mode", "failure_detail",
-            "failure_step", "failure_evidence")
+            "failure_step", "failure_evidence", "contract_checks")
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class ModeCount:
     share: stats.Rate  # of the arm's runs that have a failure mode
     rate: stats.Rate  # of all the arm's runs
     details: tuple[tuple[str, int], ...]  # sub-kinds, most frequent first
-    example: dict[str, Any]  # run_id, detail, step, evidence of the first run by id
+    example: dict[str, Any]  # run_id, detail, step, evidence, check (the failed contract check) of the first run
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "count": len(self.runs), "share": self.share.to_json(),
@@ -78,6 +79,25 @@ class Failures:
                 "arms": [a.to_json() for a in self.arms], "runs_scored_before_failure_modes": self.unscored}
 
 
+def checks_of(value: Any) -> list[dict[str, Any]]:
+    """``runs.contract_checks`` as a list of checks, whether still JSON text (the ledger) or parsed."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    return [c for c in value or [] if isinstance(c, dict)]
+
+def failed_check(evidence: str | None, checks: Any) -> dict[str, Any] | None:
+    """The contract check a ``wrong_result`` failure's evidence names (``contract check NAME failed: ...``,
+    analyzers/failures.py), from the run's checks; None for other evidence."""
+    if not evidence or not evidence.startswith("contract check "):
+        return None
+    return next((c for c in checks_of(checks) if c.get("passed") is False
+                 and evidence.startswith(f"contract check {c.get('name')} failed: ")), None)
+
+
+
 def load(ledger_dir: str | os.PathLike[str], by: str | None = None, where: str | None = None
          ) -> list[dict[str, Any]]:
     """The scored runs' failure columns and arm (``arm``), ordered by run id. UsageError for a bad ``by`` or
@@ -106,8 +126,10 @@ def arm_failures(name: str, rows: list[dict[str, Any]]) -> ArmFailures:
         if not mine:
             continue
         first = mine[0]
+        # the evidence as the ledger keeps it (cut), and a failed contract check's whole evidence, raw
         example = {"run_id": first["run_id"], "detail": first["failure_detail"], "step": first["failure_step"],
-                   "evidence": first["failure_evidence"]}
+                   "evidence": first["failure_evidence"],
+                   "check": failed_check(first["failure_evidence"], first["contract_checks"])}
         modes.append(ModeCount(str(mode), tuple(r["run_id"] for r in mine), stats.wilson(len(mine), len(failing)),
                                stats.wilson(len(mine), len(rows)),
                                _ranked(Counter(r["failure_detail"] or "-" for r in mine)), example))

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..queries.failures import failed_check
+from .evidencetext import failure_sentence
 from .htmltext import escape as _e
 
 #: The section's own style (the report's CSS styles the rest).
@@ -27,9 +29,10 @@ def _arm_table(arm: dict[str, Any], pages: dict[str, str]) -> str:
         details = ", ".join(f"{_e(d['detail'])} ({d['count']})" for d in m["details"])
         ex = m["example"]
         at = f"{ex['run_id']}" + (f" step {ex['step']}" if ex["step"] is not None else "")
+        said = failure_sentence(ex["evidence"], ex.get("check"))
         rows.append(f'<tr data-mode="{_e(m["mode"])}"><td><b>{_e(m["mode"])}</b></td><td>{m["count"]}</td>'
                     f"<td>{_e(_pct(m['share']))}</td><td>{_e(_pct(m['rate']))}</td><td>{details}</td>"
-                    f"<td><span class=muted>{_e(at)}:</span> {_e(ex['evidence'])}</td>"
+                    f"<td><span class=muted>{_e(at)}:</span> {_e(said)}</td>"
                     f'<td class=runs>{links}</td></tr>')
     head = "".join(f"<th>{h}</th>" for h in ("mode", "runs", "share of failures", "rate of runs", "details",
                                              "example", "its runs"))
@@ -68,5 +71,6 @@ def failure_line(r: dict[str, Any]) -> str:
         return ""
     at = f" at step {r['failure_step']}" if r.get("failure_step") is not None else ""
     detail = f" ({_e(r['failure_detail'])})" if r.get("failure_detail") else ""
+    evidence = r.get("failure_evidence")
     return (f'<p class=failure-mode>Failure mode: <b>{_e(r["failure_mode"])}</b>{detail}{at}: '
-            f'<code>{_e(r.get("failure_evidence"))}</code></p>')
+            f'{_e(failure_sentence(evidence, failed_check(evidence, r.get("contract_checks"))))}</p>')

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..base.box import Box
 from ..media.thumbs import factor, thumb_size
+from .evidencetext import check_sentence
 from .failurepage import failure_line
 from .htmltext import escape as _e
 from .marks import Marks, shot
@@ -195,7 +196,7 @@ def _run_section(r: dict[str, Any], steps: list[dict[str, Any]], images: Images,
     checks = json.loads(r["contract_checks"]) if r.get("contract_checks") else []
     failed = [c for c in checks if not c["passed"]]
     parts.append(f"<p><b>contract</b> {_e(r['det_verdict'])} {_e(r['contract_name'] or '')}"
-                 + "".join(f"<br><code>{_e(c['name'])}: {_e(json.dumps(c['evidence']))[:400]}</code>" for c in failed)
+                 + "".join(f"<br>{_e(c['name'])}: {_e(check_sentence(c))}" for c in failed)
                  + f"<br><b>judge</b> {_e(r['judge_verdict'] or 'none')} {_e(r['judge_model'] or '')} "
                  f"<br><b>evidence</b> {_e(r.get('evidence_verdict') or 'unknown')} "
                  + "".join(f"<br><code>{_e(x)}</code>" for x in r.get("evidence_reasons") or [])
