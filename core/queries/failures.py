@@ -25,6 +25,9 @@ from .views import arm_rows, group_expr
 
 #: The arm of the runs without a value of ``by``.
 MISSING = "(null)"
+#: The final verdicts of the runs that did not pass (and so have a failure mode), in this order; an unknown
+#: run has a mode only when the agent claimed success.
+NOT_PASSED = ("fail", "uncertain", "unknown")
 #: How many error texts and blocking pages are listed per arm.
 TOP = 10
 
@@ -53,7 +56,8 @@ class ModeCount:
 class ArmFailures:
     arm: str
     runs: int  # scored runs of the arm
-    failed: int  # of them, runs with a failure mode
+    failed: int  # of them, runs with a failure mode: every run that did not pass (fail, uncertain, unknown claimed)
+    by_verdict: tuple[tuple[str, int], ...]  # those runs per final verdict: fail, uncertain, unknown (claimed)
     modes: tuple[ModeCount, ...]  # in precedence order, modes with at least one run
     errors: tuple[tuple[str, int], ...]  # the app_said_no error texts, most frequent first
     blocking_pages: tuple[tuple[str, int], ...]
@@ -62,7 +66,8 @@ class ArmFailures:
         return next((m for m in self.modes if m.mode == name), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"arm": self.arm, "runs": self.runs, "failed": self.failed, "modes": [m.to_json() for m in self.modes],
+        return {"arm": self.arm, "runs": self.runs, "failed": self.failed, "not_passed": dict(self.by_verdict),
+                "modes": [m.to_json() for m in self.modes],
                 "errors": [{"text": t, "count": n} for t, n in self.errors],
                 "blocking_pages": [{"page": p, "count": n} for p, n in self.blocking_pages]}
 
@@ -137,7 +142,10 @@ def arm_failures(name: str, rows: list[dict[str, Any]]) -> ArmFailures:
                      if r["failure_mode"] == FailureMode.APP_SAID_NO and r["failure_detail"])
     pages = Counter(p for r in failing if r["failure_mode"] == FailureMode.BLOCKED
                     for p in [blocking_page(r["failure_evidence"])] if p)
-    return ArmFailures(name, len(rows), len(failing), tuple(modes), _ranked(errors)[:TOP], _ranked(pages)[:TOP])
+    verdicts = Counter(r["eval_final_verdict"] or "unknown" for r in failing)
+    by_verdict = tuple((v, verdicts[v]) for v in NOT_PASSED)
+    return ArmFailures(name, len(rows), len(failing), by_verdict, tuple(modes), _ranked(errors)[:TOP],
+                       _ranked(pages)[:TOP])
 
 
 def failures(ledger_dir: str | os.PathLike[str], by: str | None = None, where: str | None = None) -> Failures:

@@ -10,6 +10,7 @@ from typing import Any
 from ..queries.failures import failed_check
 from .evidencetext import failure_sentence
 from .htmltext import escape as _e
+from ..base.words import count
 
 #: The section's own style (the report's CSS styles the rest).
 _CSS = ("table.failures td,table.failures th{vertical-align:top;text-align:left}"
@@ -57,7 +58,8 @@ def failure_section(ledger_dir: str | os.PathLike[str], by: str | None, pages: d
     for arm in data["arms"]:
         title = f"{by} = {arm['arm']}" if by else "all runs"
         parts.append(f'<h3 class=failure-arm data-arm="{_e(arm["arm"])}">{_e(title)}: {arm["failed"]} of '
-                     f"{arm['runs']} runs did not pass</h3>")
+                     f"{count(arm['runs'], 'run')} did not pass (failed {arm['not_passed']['fail']}, uncertain "
+                     f"{arm['not_passed']['uncertain']}, unknown-while-claiming {arm['not_passed']['unknown']})</h3>")
         if arm["modes"]:
             parts.append(_arm_table(arm, pages))
         parts.append(_top("Most frequent error texts", arm["errors"], "text"))

@@ -135,7 +135,7 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
                  f'<td data-sort="{_RANK.get(v, 4)}">{_badges(r)}</td>',
                  f'<td>{"yes (" + _e(r.get("false_claim_basis") or "referee") + ")" if r.get("false_claim") else ""}'
                  '</td>',
-                 f'<td>{_e(r.get("source_format"))}</td>', f'<td>{_e("" if arm is None else arm)}</td>',
+                 f'<td>{_e(r.get("source_format"))}</td>', f'<td>{_e(_lower(arm))}</td>',
                  f'<td>{_e(r.get("task_id") or "")}</td>', f'<td>{_e(r.get("n_steps") or 0)}</td>',
                  f'<td>{_e(r.get("effect_no_effect") or 0)}</td>', f'<td>{_e(r.get("loops") or 0)}</td>',
                  f'<td>{"" if r.get("reward_total") is None else format(r["reward_total"], ".2f")}</td>',
@@ -150,6 +150,13 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
             "</p><table class=trajcheck id=runs><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
             + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
             "<p class=muted>Click a column to sort. False claims, uncertain and failed runs come first.</p>")
+
+
+def _lower(v: Any) -> str:
+    """A value as every other table writes it: true/false in lower case (JSON's), nothing for null."""
+    if v is None:
+        return ""
+    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def _badges(r: dict[str, Any]) -> str:
@@ -237,7 +244,10 @@ def _states_strip(r: dict[str, Any], steps: list[dict[str, Any]]) -> str:
             f"steps going back" + (f", stalled from step {_e(r['stalled_from_step'])}"
                                    if r.get("stalled_from_step") is not None else "")
             + (" <span class=neg>no net progress</span>" if r.get("no_net_progress") else ""))
-    return f"<div><p>{head}</p><div class=states>{''.join(boxes)}</div></div>"
+    label = ("<p class=muted>The screen each step ends on, a box a step: screens numbered in the order first seen "
+             "(the same number, the same screen), green a new one, red back to one seen before, - no frame; hover a "
+             "box for its step.</p>")
+    return f"<div><p>{head}</p>{label}<div class=states>{''.join(boxes)}</div></div>"
 
 
 def _img(images: Images, src: Path | None, alt: str, marks: Marks) -> str:
