@@ -15,6 +15,8 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from ..base.safetext import clean as clean  # the terminal and the report escape text from a run alike
+
 from .options import Format
 
 if TYPE_CHECKING:
@@ -80,24 +82,6 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-#: What a terminal would act on rather than show: C0 and C1 controls (ESC starts every escape sequence, CSI
-#: is one byte in C1), DEL, and the bidirectional overrides and isolates that reorder what is shown.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _visible(m: "re.Match[str]") -> str:
-    c = ord(m.group())
-    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
-
-
-def clean(text: Any) -> str:
-    """``text`` (from a run, a log, a ledger) safe to print: every control character, escape sequence start and
-    bidirectional override shown as its escape (``\\x1b``, ``\\u202e``), so a log cannot clear the screen,
-    colour it, hide a link or reorder what is shown. Line breaks and tabs stay. Not markup-escaped: print the
-    result as a :class:`rich.text.Text` or with ``markup=False``, or through :func:`literal`."""
-    return _UNSAFE.sub(_visible, str(text))
-
-
 def literal(text: Any) -> str:
     """``text`` from a run for a string that rich reads as markup: :func:`clean`, then its brackets escaped."""
     return escape(clean(text))
@@ -128,7 +112,7 @@ def cleaned(data: Any) -> Any:
 #: Columns that name things (a run, a task, a rule, an arm): printed whole, never wrapped nor cut.
 ID_COLUMNS = frozenset({"run_id", "task_id", "best_run", "arm", "baseline", "source", "slug", "source_format",
                         "rule", "scope", "run", "task", "group", "ledger", "index", "pair", "column", "table", "format",
-                        "field", "file"})
+                        "field", "file", "reader"})
 #: A column that wraps keeps at least this width (or its widest value, if narrower): narrower than that
 #: the table prints one record per block.
 MIN_WRAP_WIDTH = 10

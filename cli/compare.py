@@ -13,6 +13,7 @@ from ..base.errors import LedgerError
 from .common import emit, err, print_json
 from .exits import exit_on_error
 from .options import ByOpt, Format, FormatOpt, SuccessScoreOpt
+from ..base.words import count
 
 
 def pct(rate: dict[str, Any]) -> str:
@@ -161,21 +162,23 @@ def compare(
     cols, rows = arm_rows(data)
     # metrics down, arms across: readable in 80 columns for the usual two arms
     emit([data["by"], *[str(r[0]) for r in rows]], [[c, *[r[i] for r in rows]] for i, c in enumerate(cols) if i],
-         fmt, title=f"arms (success: verdict pass, else score >= {success_score:g})")
+         fmt, title=f"arms, unpaired: rates over all runs (success: verdict pass, else score >= {success_score:g})")
     if data["runs_without_value"]:
-        err.print(f"{data['runs_without_value']} runs have no value of {data['by']} and are not compared "
+        n = data["runs_without_value"]
+        err.print(f"{count(n, 'run')} {'has' if n == 1 else 'have'} no value of {data['by']} and "
+                  f"{'is' if n == 1 else 'are'} not compared "
                   "(--include-missing makes them an arm)", highlight=False)
     wc, wr = warning_rows(data)
     if wr:
         emit(wc, wr, fmt, title="after a warning (trajcheck's rule): what the agent did next")
     if data["paired"]:
         pc, pr = pair_rows(data)
-        emit(pc, pr, fmt, title="paired by task_id and trial")
+        emit(pc, pr, fmt, title="paired by task_id and trial: the difference over the pairs only")
     if data["failure_modes"]:
         from .failures import mode_change_rows
 
         emit(*mode_change_rows(data["failure_modes"]), fmt,
-             title="failure modes whose rate changed (trajcheck failures)")
+             title="failure modes whose rate changed: rates over all runs, difference over pairs")
     if data["counterfactual"]:
         emit(["arm", "runs recorded verifier-off", "unwarned no-effect steps", "runs with them", "their verdicts"],
              [[c["arm"], c["runs_recorded_verifier_off"], c["unwarned_no_effect_steps"],

@@ -13,6 +13,7 @@ from ..base.errors import LedgerError
 from .common import Exit, emit, err, out, print_json
 from .exits import Outcome, Rule, exit_on_error
 from .options import Format, FormatOpt, LedgerArg
+from ..base.words import count
 
 
 @exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the contract: {error}",
@@ -53,6 +54,6 @@ def draft_contract(
 
         with atomic_write(out_file, "w") as f:
             f.write(text)
-        err.print(f"wrote {len(got.contract['checks'])} checks to {out_file}: trim them to what the task asks",
+        err.print(f"wrote {count(len(got.contract['checks']), 'check')} to {out_file}: trim them to what the task asks",
                   highlight=False, markup=False)
     raise typer.Exit(int(Exit.OK))

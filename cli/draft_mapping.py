@@ -12,6 +12,7 @@ import typer
 from .common import Exit, err, print_json
 from .exits import Outcome, exit_on_error
 from .options import _format_option
+from ..base.words import count
 
 
 class DraftFormat(str, enum.Enum):
@@ -52,11 +53,12 @@ def draft_mapping(
     else:
         sys.stdout.write(d.text)  # the TOML itself (its strings escaped): never read as markup
         sys.stdout.flush()
-    err.print(f"drafted from {d.sampled} of {d.runs} runs; {len(d.unsure)} things unsure (comments marked UNSURE)",
+    err.print(f"drafted from {d.sampled} of {count(d.runs, 'run')}; {count(len(d.unsure), 'thing')} unsure (comments "
+              "marked UNSURE)",
               markup=False, highlight=False)
     if d.coverage is not None:
         err.print(d.summary, markup=False, highlight=False)
-        err.print(f"scored {d.scored} runs, {d.invalid} invalid; verdicts: "
+        err.print(f"scored {count(d.scored or 0, 'run')}, {d.invalid} invalid; verdicts: "
                   + ", ".join(f"{k} {v}" for k, v in sorted((d.verdicts or {}).items())), markup=False,
                   highlight=False)
         for item in d.coverage["not_read"][:20]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import sys
 from typing import Annotated, Any, Optional
 
@@ -14,11 +15,12 @@ from ..base.errors import LedgerError
 from .common import emit, print_json
 from .exits import exit_on_error
 from .options import FailuresFormat, FailuresFormatOpt, Format, LedgerArg
+from ..base.words import count
 
 
 
 _COLUMNS = ["arm", "mode", "runs", "share_of_failures", "share_low", "share_high", "rate_of_runs", "rate_low",
-            "rate_high", "top_detail", "example_run", "example_step", "example_evidence"]
+            "rate_high", "top_detail", "example_run", "example_step", "example_check", "example_evidence"]
 
 
 def _pct(r: dict[str, Any]) -> str:
@@ -27,15 +29,26 @@ def _pct(r: dict[str, Any]) -> str:
     return f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}] ({r['k']}/{r['n']})"
 
 
-def mode_rows(data: dict[str, Any]) -> list[list[Any]]:
-    """One row per arm and mode, as csv and md print them (rates as fractions, 6 decimals at most)."""
+def _raw_evidence(ex: dict[str, Any]) -> Any:
+    """The example's evidence whole: a failed contract check's evidence as JSON, else the ledger's text."""
+    check = ex.get("check")
+    return ex["evidence"] if check is None else json.dumps(check["evidence"], sort_keys=True, ensure_ascii=False)
+
+
+def mode_rows(data: dict[str, Any], sentences: bool = False) -> list[list[Any]]:
+    """One row per arm and mode, as csv and md print them (rates as fractions, 6 decimals at most): the
+    example's evidence raw and whole (csv), or as a sentence (``sentences``: md, for people)."""
+    from ..render.evidencetext import failure_sentence
+
     rows = []
     for a in data["arms"]:
         for m in a["modes"]:
             ex, sh, rt = m["example"], m["share"], m["rate"]
+            check = ex.get("check")
             rows.append([a["arm"], m["mode"], m["count"], sh["rate"], sh["low"], sh["high"], rt["rate"], rt["low"],
                          rt["high"], m["details"][0]["detail"] if m["details"] else None, ex["run_id"], ex["step"],
-                         ex["evidence"]])
+                         None if check is None else check["name"],
+                         failure_sentence(ex["evidence"], check) if sentences else _raw_evidence(ex)])
     return rows
 
 
@@ -55,8 +68,7 @@ def _md_table(cols: list[str], rows: list[list[Any]]) -> str:
 
 def to_markdown(data: dict[str, Any]) -> str:
     """The failure modes as Markdown: the modes table, then each arm's error texts and blocking pages."""
-    by = data["by"] or "all runs"
-    out = [f"## Failure modes by {by}\n", _md_table(_COLUMNS, mode_rows(data))]
+    out = [f"## {title(data['by']).capitalize()}\n", _md_table(_COLUMNS, mode_rows(data, sentences=True))]
     for a in data["arms"]:
         if a["errors"]:
             out += [f"\n### {_md_cell(a['arm'])}: error texts\n", _md_table(
@@ -76,16 +88,32 @@ def to_csv(data: dict[str, Any]) -> str:
     return buf.getvalue()
 
 
+def not_passed(a: dict[str, Any]) -> str:
+    """An arm's runs that did not pass, of all its runs, each kind counted: 'not passed 14/28 (failed 12,
+    uncertain 1, unknown-while-claiming 1)'."""
+    v = a["not_passed"]
+    return (f"not passed {a['failed']}/{a['runs']} (failed {v['fail']}, uncertain {v['uncertain']}, "
+            f"unknown-while-claiming {v['unknown']})")
+
+
+def title(by: str | None) -> str:
+    """The title of the modes table: per arm of ``by``, or over all runs as one arm."""
+    return f"failure modes by {by}" if by else "failure modes over all runs"
+
+
 def _tables(data: dict[str, Any]) -> None:
     """The rich tables: the modes per arm, then the error texts and blocking pages."""
-    rows = [[a["arm"], f"{a['failed']}/{a['runs']}", m["mode"], _pct(m["share"]), _pct(m["rate"]),
+    from ..render.evidencetext import failure_sentence
+
+    rows = [[a["arm"], not_passed(a), m["mode"], _pct(m["share"]), _pct(m["rate"]),
              ", ".join(f"{d['detail']} {d['count']}" for d in m["details"][:3]),
              f"{m['example']['run_id']}@{m['example']['step']}" if m["example"]["step"] is not None
-             else m["example"]["run_id"], m["example"]["evidence"]] for a in data["arms"] for m in a["modes"]]
-    rows += [[a["arm"], f"{a['failed']}/{a['runs']}", "-", "-", "-", "", "", ""] for a in data["arms"]
+             else m["example"]["run_id"], failure_sentence(m["example"]["evidence"], m["example"].get("check"))]
+            for a in data["arms"] for m in a["modes"]]
+    rows += [[a["arm"], not_passed(a), "-", "-", "-", "", "", ""] for a in data["arms"]
              if not a["modes"]]  # an arm where every run passed: said, not left out
-    emit(["arm", "failed", "mode", "share_of_failures", "rate_of_runs", "details", "example", "evidence"], rows,
-         Format.table, title=f"failure modes by {data['by'] or 'all runs'}")
+    emit(["arm", "runs", "mode", "share_of_failures", "rate_of_runs", "details", "example", "evidence"], rows,
+         Format.table, title=title(data["by"]))
     errs = [[a["arm"], e["text"], e["count"]] for a in data["arms"] for e in a["errors"]]
     if errs:
         emit(["arm", "error text", "runs"], errs, Format.table, title="most frequent error texts")
@@ -119,8 +147,9 @@ def failures(
     if data["runs_scored_before_failure_modes"]:
         from .common import err
 
-        err.print(f"{data['runs_scored_before_failure_modes']} runs that did not pass were scored before failure "
-                  "modes existed and have none: `trajcheck score` them again", highlight=False)
+        n = data["runs_scored_before_failure_modes"]
+        err.print(f"{count(n, 'run')} that did not pass {'was' if n == 1 else 'were'} scored before failure modes "
+                  "existed and have none: `trajcheck score` them again", highlight=False)
     if fmt is FailuresFormat.json:
         print_json(data)
     elif fmt is FailuresFormat.csv:

@@ -13,6 +13,7 @@ from ..store.lock import DEFAULT_WAIT, LedgerBusy
 from .common import Exit, emit, err, print_json, wait_line
 from .exits import Rule, exit_on_error
 from .options import ByOpt, Format, FormatOpt, LedgerArg, QuietOpt
+from ..base.words import count
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -57,8 +58,8 @@ def report(
     finally:
         bar.stop()
     if fmt is Format.table:
-        err.print(f"report written: {written.index} ({written.runs} runs, {written.with_thumbnails} with "
-                  f"thumbnails; {written.written} files written, {written.kept} unchanged, {written.removed} "
+        err.print(f"report written: {written.index} ({count(written.runs, 'run')}, {written.with_thumbnails} with "
+                  f"thumbnails; {count(written.written, 'file')} written, {written.kept} unchanged, {written.removed} "
                   "removed)", highlight=False, markup=False)
     elif fmt is Format.json:
         print_json(written.to_json())

@@ -12,7 +12,9 @@ from rich.text import Text
 
 from ..base.errors import LedgerError
 from ..base.reasons import WarningFollowup
+from ..queries.failures import failed_check
 from ..queries.views import action_label
+from ..render.evidencetext import check_sentence, failure_sentence
 
 from .common import Exit, cleaned, out, print_json
 from .exits import Outcome, exit_on_error
@@ -106,7 +108,7 @@ def render(data: dict[str, Any]) -> Group:
         parts += [Text(""), _lanes(rows)]
     checks = r.get("contract_checks") or []
     failed = [c for c in checks if not c["passed"]]
-    detail = "; ".join(f"{c['name']}: {_brief(c['evidence'])}" for c in failed) if failed else \
+    detail = "; ".join(f"{c['name']}: {check_sentence(c)}" for c in failed) if failed else \
         (f"{len(checks)} check{'s' if len(checks) != 1 else ''} passed" if checks else "")
     rows = [("contract", f"{r['det_verdict']}  {r['contract_name'] or ''}  {detail}".rstrip())]
     if r.get("contract_tree"):
@@ -141,8 +143,8 @@ def render(data: dict[str, Any]) -> Group:
     if r.get("failure_mode"):  # the decisive cause of a run that did not pass (docs/failures.md)
         at = f" at step {r['failure_step']}" if r.get("failure_step") is not None else ""
         detail = f" ({r['failure_detail']})" if r.get("failure_detail") else ""
-        rows.append(("failure", Text(f"{r['failure_mode']}{detail}{at}: {r.get('failure_evidence') or ''}".rstrip(": "),
-                                     style="red")))
+        said = failure_sentence(r.get("failure_evidence"), failed_check(r.get("failure_evidence"), checks))
+        rows.append(("failure", Text(f"{r['failure_mode']}{detail}{at}: {said}".rstrip(": "), style="red")))
     if r["lesson_candidate"]:
         rows.append(("lesson", Text(r["lesson_candidate"], style="dim")))
     parts += [Text(""), Text("referee", style="bold"), _lanes(rows)]
@@ -194,21 +196,9 @@ def _screen(s: dict[str, Any]) -> Text:
     return out
 
 
-#: The evidence a failed check is summarised by, when it has it; a check with none of these (text_present,
-#: element_text) shows all of its evidence, each value cut short.
-_BRIEF_KEYS = ("error", "active_steps", "missing_required", "forbidden_active", "margin", "distance", "url", "matches")
-
-
 def _short(v: Any, limit: int = 60) -> str:
     text = repr(v) if isinstance(v, str) else str(v)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _brief(ev: dict[str, Any]) -> str:
-    keys = [k for k in _BRIEF_KEYS if k in ev]
-    if not keys:
-        return ", ".join(f"{k}={_short(v)}" for k, v in ev.items())
-    return ", ".join(f"{k}={ev[k]}" for k in keys)
 
 
 @exit_on_error(Outcome(Exit.USAGE, "no such run"), raises=(LedgerError,))

@@ -10,6 +10,7 @@ import typer
 from .common import Exit, emit, err, fail, print_json
 from .exits import Outcome, exit_on_error
 from .options import Format, FormatOpt, InputFormatOpt, MappingOpt
+from ..base.words import count
 
 
 @exit_on_error(Outcome(Exit.OK, "no errors"), Outcome(Exit.FINDINGS, "errors found, or warnings with --strict"),
@@ -35,7 +36,8 @@ def validate(
     elif fmt is Format.csv or report.problems:
         cols = ["severity", "slug", "run", "reader", "file", "line", "field", "message", "hint"]
         emit(cols, [[p.to_dict()[c] for c in cols] for p in report.problems], fmt, title="trajcheck validate")
-    err.print(f"checked {report.runs} runs: {len(report.errors)} errors, {len(report.warnings)} warnings",
+    err.print(f"checked {count(report.runs, 'run')}: {count(len(report.errors), 'error')}, "
+              f"{count(len(report.warnings), 'warning')}",
               highlight=False)
     for line in report.join.lines() if report.join is not None else []:  # the mapping's results file
         err.print(line, highlight=False, markup=False)

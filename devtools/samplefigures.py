@@ -2,6 +2,13 @@
 
     python -m devtools.samplefigures          # scores sample_runs/ into a temporary ledger, prints the README text
     python -m devtools.samplefigures LEDGER   # the text from a ledger of the sample runs
+    python -m devtools.samplefigures --time   # times `trajcheck score` on this machine, writes TIMINGS, prints
+                                              # the README's timing paragraph
+
+The closing lines `score` prints for the sample runs (:func:`closing`) are quoted in the README too. Timings
+cannot be checked by a test: ``--time`` measures them (fresh processes of the installed `trajcheck`, the best
+of a few, start-up included), keeps the measurement with the machine's cores, load and the commit in
+:data:`TIMINGS`, and the test checks that the README's paragraph is the one written from it.
 
 Each paragraph printed is in the README as is; tests/test_readme.py fails when one is stale (a sample run was
 added, re-recorded or scored differently), as it does for the exit-code table (devtools/exitdoc.py). The words
@@ -18,6 +25,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_runs"
+#: The last timing of `trajcheck score` on the sample runs (``--time``), which the README's paragraph quotes.
+TIMINGS = ROOT / "benchmarks" / "readme_timings.json"
+#: The sample run timed alone: 5 frames.
+ONE_RUN = "consent-overlay-on"
 LABELS = SAMPLES / "labels.json"
 ARMS = "config.perceptual_verifier"
 #: The README's line width (its paragraphs are wrapped at it).
@@ -119,10 +130,80 @@ def paragraphs(f: dict[str, Any]) -> list[str]:
     return out
 
 
+def closing(ledger: Path) -> list[str]:
+    """The two closing lines ``trajcheck score`` prints for the runs of ``ledger`` (the verdicts and false
+    claims, then the verdicts' sources), made by the functions that print them."""
+    from trajcheck.base.verdicts import coverage
+    from trajcheck.cli.score import _verdict_line
+    from trajcheck import commands
+
+    res = commands.query(ledger, "select * from runs order by run_id")
+    rows = [dict(zip(res.columns, r)) for r in res.rows]
+    return [_verdict_line(rows), coverage(rows).text()]
+
+
+def _best(args: list[str], repeat: int, before: Any = None) -> float:
+    """The fastest wall time of ``repeat`` fresh processes of ``args`` (``before()`` run ahead of each)."""
+    import subprocess
+    import time
+
+    best = float("inf")
+    for _ in range(repeat):
+        if before is not None:
+            before()
+        t = time.perf_counter()
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - t)
+    return round(best, 2)
+
+
+def measure(repeat: int = 3) -> dict[str, Any]:
+    """Time `trajcheck score` (the script installed beside this Python) on one 5-frame sample run, on all the
+    sample runs into a new ledger, and again on the unchanged runs; with the machine's cores and load."""
+    import datetime
+    import os
+    import shutil
+    import subprocess
+
+    exe = str(Path(sys.executable).with_name("trajcheck"))
+    with tempfile.TemporaryDirectory(prefix="trajcheck-timings-") as tmp:
+        one, all_, again = Path(tmp) / "one", Path(tmp) / "all", Path(tmp) / "again"
+
+        def fresh(p: Path) -> Any:
+            return lambda: shutil.rmtree(p, ignore_errors=True)
+
+        subprocess.run([exe, "score", str(SAMPLES / ONE_RUN), "--out", str(one), "-q"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # caches warm, as a user's second run
+        one_s = _best([exe, "score", str(SAMPLES / ONE_RUN), "--out", str(one), "-q"], repeat + 2, fresh(one))
+        all_s = _best([exe, "score", str(SAMPLES), "--out", str(all_), "-q"], repeat, fresh(all_))
+        subprocess.run([exe, "score", str(SAMPLES), "--out", str(again), "-q"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        again_s = _best([exe, "score", str(SAMPLES), "--out", str(again), "-q"], repeat)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                            check=False).stdout.strip() or "unknown"
+    return {"cpus": os.cpu_count(), "load": round(os.getloadavg()[0], 1), "commit": commit,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"), "repeat": repeat,
+            "one_run": ONE_RUN, "one_run_s": one_s, "runs": len(list(SAMPLES.glob("*/run.json"))),
+            "sample_runs_s": all_s, "unchanged_s": again_s}
+
+
+def timing_paragraph(t: dict[str, Any]) -> str:
+    """The README's timing paragraph, from a measurement (:data:`TIMINGS`), wrapped as the README wraps it."""
+    text = (f"Measured on a {t['cpus']}-core machine shared with other work (load {t['load']:g}; "
+            f"`python -m devtools.samplefigures --time` at {t['commit']}, {t['date']}; the best of "
+            f"{t['repeat']} or more fresh processes, start-up included): scoring one 5-frame run took "
+            f"{t['one_run_s']:.2f} s from the command line, the {t['runs']} sample runs {t['sample_runs_s']:.2f} s, "
+            f"and a second `score` of the unchanged runs {t['unchanged_s']:.2f} s. Read them as an order of "
+            "magnitude: [docs/performance.md](docs/performance.md) has the benchmarks, their ratios and the "
+            "200-run pass.")
+    return textwrap.fill(text, WIDTH, break_long_words=False, break_on_hyphens=False)
+
+
 def text(ledger: Path | None = None) -> str:
     """The paragraphs, a blank line apart, from ``ledger`` or (None) the sample runs scored afresh."""
     if ledger is not None:
-        return "\n\n".join(paragraphs(figures(ledger))) + "\n"
+        quoted = "score's closing lines, quoted in the README:\n" + "".join(f"`{line}`\n" for line in closing(ledger))
+        return "\n\n".join(paragraphs(figures(ledger))) + "\n\n" + quoted
     from trajcheck.scoring.pipeline import score_paths
     from trajcheck.store import ledger as store
 
@@ -134,4 +215,11 @@ def text(ledger: Path | None = None) -> str:
 
 
 if __name__ == "__main__":
-    print(text(Path(sys.argv[1]) if len(sys.argv) > 1 else None), end="")
+    if sys.argv[1:] == ["--time"]:
+        import json
+
+        measured = measure()
+        TIMINGS.write_text(json.dumps(measured, indent=1) + "\n", "utf-8")
+        print(timing_paragraph(measured))
+    else:
+        print(text(Path(sys.argv[1]) if len(sys.argv) > 1 else None), end="")

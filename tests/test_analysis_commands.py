@@ -129,9 +129,10 @@ def test_timeline_referee_block(four):
     lines = [l.rstrip() for l in text[text.index("referee"):].splitlines()]
     assert lines == [
         "referee",
-        # the selector as the contract wrote it (issue 40: it was taken for Rich markup and printed as '')
-        "contract  fail  newsletter subscribed  element_text#1: pattern='Subscribed',",
-        "          selector='[role=alert]', texts=[]",
+        # the evidence said in words, the selector as the contract wrote it (issue 40: it was taken for Rich
+        # markup and printed as '')
+        "contract  fail  newsletter subscribed  element_text#1: no line matched `Subscribed` in",
+        "          `[role=alert]`",
         "judge     none",
         "evidence  fail  confidence 0.6  last_high_risk_no_effect@1: CLICK changed nothing, nor did any later",
         "          step",

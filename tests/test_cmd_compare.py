@@ -157,7 +157,8 @@ def test_compare_table_of_the_sample_runs_at_100_columns(sample_ledger: Path, wi
 
 
 EXPECTED_TABLE = [
-    'arms (success: verdict pass, else score >= 1)',
+    # the arms' rates are unpaired, over all their runs; the paired difference below is over the pairs only
+    'arms, unpaired: rates over all runs (success: verdict pass, else score >= 1)',
     '',
     ' config.perceptual_verifier   false                      true',
     " " + "─" * 87,
@@ -188,7 +189,7 @@ EXPECTED_TABLE = [
     ' false   9          0       9       0           4          0        4           1       0',
     ' true    6          6       0       5           0          0        1           0       0',
     '',
-    'paired by task_id and trial',
+    'paired by task_id and trial: the difference over the pairs only',
     '',
     'baseline          false',
     'arm               true',
@@ -201,7 +202,7 @@ EXPECTED_TABLE = [
     'mcnemar_p         0.0625',
     'wins/losses/ties  5/0/0',
     '',
-    'failure modes whose rate changed (trajcheck failures)',
+    'failure modes whose rate changed: rates over all runs, difference over pairs',
     '',
     'mode           blocked',
     'baseline       false',
@@ -237,7 +238,7 @@ def test_no_header_is_broken_inside_a_word(sample_ledger: Path, width: Callable[
     res = CliRunner().invoke(app, ["compare", str(sample_ledger), "--by", PV])
     assert res.exit_code == 0, res.output
     # the header breaks after its slashes, between words: wins/ | losses/ | ties, one under the other
-    head = res.stdout.split("paired by task_id and trial")[1].split("─")[0].splitlines()
+    head = res.stdout.split("the difference over the pairs only")[1].split("─")[0].splitlines()
     last = [line.split()[-1] for line in head if line.strip()]
     assert last == ["wins/", "losses/", "ties"], head
 
@@ -416,3 +417,12 @@ def test_csv_is_the_arms_figures_as_plain_values(tmp_path: Path) -> None:
         assert row["false_claim_rate"] == str(arm["false_claim"]["rate"])
         assert row["mean_reward"] == str(arm["mean_reward"])
     assert not any(("%" in v or "[" in v or "/" in v) for r in rows for v in r.values() if v), rows
+
+
+def test_by_a_config_key_no_run_has_is_a_usage_error_naming_the_keys(sample_ledger: Path) -> None:
+    """A typo in --by config.KEY compared nothing and printed an empty table, exit 0 (issue 46)."""
+    res = CliRunner().invoke(app, ["compare", str(sample_ledger), "--by", "config.nosuchkey"])
+    assert res.exit_code == 2, res.output
+    assert "config.nosuchkey" in res.stderr and "'nosuchkey'" in res.stderr
+    assert "config.perceptual_verifier" in res.stderr  # the keys that exist
+    assert res.stdout == ""

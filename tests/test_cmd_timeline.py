@@ -188,16 +188,16 @@ def test_referee_of_a_disputed_run(sample_ledger: Path, width100: None) -> None:
     lines = text_of(sample_ledger, "sequencer-near-miss")
     assert lines[lines.index("referee"):] == [
         "referee",
-        "contract  fail  kick on the quarter notes  kick row: active_steps=[1, 5, 10, 13],",
-        "          missing_required=[9], forbidden_active=[10], margin=0.917",
+        # the failed check's evidence as a sentence (trajcheck.render.evidencetext; --format json has it raw)
+        "contract  fail  kick on the quarter notes  kick row: step 9 is required but not active; step 10 is",
+        "          active but forbidden (active: 1, 5, 10, 13)",
         "judge     pass  screenshot-judge (recorded) (recorded)  score 0.9  confidence 0.8",
         "evidence  pass  confidence 0.7  success_after_last_high_risk@5: saved",
         "final     UNCERTAIN  judge_disagreement  (from contract+evaluator+judge)  FALSE CLAIM: the agent",
         "          declared success (referee)",
-        # the failure mode (docs/failures.md): the contract's grid check, with its evidence cut to its length
-        'failure   wrong_result (grid) at step 6: contract check kick row failed: {"active_steps": [1, 5, 10,',
-        '          13], "distances": [217.6, 0.0, 0.0, 0.0, 217.6, 0.0, 0.0, 0.0, 18.0, 217.6, 0.0, 0.0,',
-        "          217.6, 0.0, 0…",
+        # the failure mode (docs/failures.md): the contract's grid check, its evidence said in words
+        "failure   wrong_result (grid) at step 6: contract check `kick row` failed: step 9 is required but",
+        "          not active; step 10 is active but forbidden (active: 1, 5, 10, 13)",
         "lesson    referee disagreement: contract kick on the quarter notes said fail (kick row:",
         "          missing_required=[9], forbidden_active=[10], active_steps=[1, 5, 10, 13]); the benchmark's",
         "          evaluator said fail; judge screenshot-judge (recorded) said pass (kick row shows four",

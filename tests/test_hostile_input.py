@@ -505,8 +505,8 @@ def test_timeline_shows_a_selector_in_brackets_as_written(sample_ledger):
 
     res = CliRunner().invoke(app, ["timeline", str(sample_ledger), "consent-overlay-off"])
     assert res.exit_code == 0, res.output
-    assert "selector='[role=alert]'" in " ".join(res.stdout.split())
-    assert "selector=''" not in res.stdout
+    assert "no line matched `Subscribed` in `[role=alert]`" in " ".join(res.stdout.split())
+    assert "``" not in res.stdout
 
 
 def test_a_table_cell_with_markup_and_escapes_prints_them_visibly(tmp_path, width):

@@ -94,7 +94,7 @@ def test_a_recorded_outcome_beside_the_runs_is_the_evaluator(tmp_path):
                                                 "upload_baseline": "fail", "upload_verifier": "pass"}
     assert set(runs["verdict_source"]) == {"evaluator"} and (runs["eval_final_verdict"] == "pass").sum() == want["passed"]
     st = trajcheck.steps(tmp_path / "L")
-    click = st[(st["run_id"] == "rename_baseline") & (st["step_index"] == 0)].iloc[0]
+    click = st[(st["run_id"] == "rename_baseline") & (st["step_index"] == 1)].iloc[0]  # numbered from 1
     assert (click["action_x"], click["action_y"], click["frame_pre"], click["frame_post"]) == (
         251.0, 37.0, "step_01.png", "step_01_action.png")
 
@@ -150,3 +150,12 @@ def test_a_text_log_of_bracketed_actions_with_two_pairs_a_line_is_drafted(tmp_pa
     st = trajcheck.steps(tmp_path / "L").sort_values("step_index")
     assert list(zip(st["action_type"], st["action_x"].fillna(-1))) == [("KEY_PRESS", -1), ("CLICK", 204.0),
                                                                        ("CLICK", 150.0)]
+
+
+def test_mapped_runs_number_their_steps_from_1_as_native_runs_do(tmp_path):
+    """A mapped run's first step is step 1, as in a native run's steps.jsonl (issue 46: they started at 0)."""
+    shapes.actions_log(tmp_path)
+    trajcheck.score([tmp_path / "runs"], out=tmp_path / "L", mapping=MAPS / "actions-log.toml")
+    st = trajcheck.steps(tmp_path / "L")
+    for _, run in st.groupby("run_id"):
+        assert sorted(run["step_index"]) == list(range(1, len(run) + 1))

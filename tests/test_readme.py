@@ -130,3 +130,84 @@ def test_the_seed_is_defined_once_and_pointed_at() -> None:
         text = (DOCS / name).read_text()
         if re.search(r"\bseed\b", text, re.I):
             assert "README.md#where-the-rules-come-from" in text, f"docs/{name} says 'seed' without the definition"
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_closing_lines_quoted_are_those_of_the_sample_runs(sample_ledger: Path) -> None:
+    """The README quotes `score`'s closing lines for the sample runs: they are the lines the command prints
+    for a scoring of sample_runs/ (issue 46: it said 13 pass, 11 fail, 9 false claims for 14, 12 and 10)."""
+    from devtools.samplefigures import closing
+
+    verdicts, sources = closing(sample_ledger)
+    assert verdicts.startswith("verdicts: ") and sources.startswith("verdict for ")
+    for line in (verdicts, sources):
+        assert f"`{line}`" in _flat(README), f"README's quoted closing line is stale: {line}"
+
+
+def test_the_timings_are_those_last_measured_and_say_how() -> None:
+    """Timings cannot be checked by a test: the README's are the ones `python -m devtools.samplefigures --time`
+    last measured with `trajcheck score` on this project's machine (benchmarks/readme_timings.json), for the
+    sample runs as they are, and the paragraph says how they were measured."""
+    import json
+
+    from devtools.samplefigures import TIMINGS, timing_paragraph
+
+    t = json.loads(TIMINGS.read_text())
+    assert t["runs"] == len(list((ROOT / "sample_runs").glob("*/run.json"))), \
+        "sample runs were added or removed since the timings: python -m devtools.samplefigures --time"
+    text = timing_paragraph(t)
+    assert text in README, "README's timings are not the last measured: python -m devtools.samplefigures --time"
+    assert f"Measured on a {t['cpus']}-core machine" in text and "start-up included" in text
+    assert t["cpus"] == 2  # the project's machine, as docs/performance.md measures on
+
+
+#: Each cause a test may skip for: words in the skip's reason (or the names it uses) that say which cause, and
+#: what the README's list names it by.
+SKIP_CAUSES = {
+    "chromium": ("Chromium",), "pdflatex": ("pdflatex",), "realruns": ("../shared/realruns",),
+    "junit": ("JUnit schema", "junit-10.xsd"), "ocr": ("OCR",), "lxml": ("lxml",), "pywuffs": ("pywuffs",),
+    "mkfifo": ("named pipes",),
+}
+#: The words of a skip's source that name its cause (a reason built from a path names the path's variable).
+_CAUSE_WORDS = {"chromium": "chromium", "pdflatex": "pdflatex", "realruns": "realruns", "REALRUNS": "realruns",
+                "frame does not decode": "realruns",  # inside the real runs' test: only those runs are skipped
+                "JUNIT_XSD": "junit", "OCR": "ocr", "lxml": "lxml", "pywuffs": "pywuffs", "mkfifo": "mkfifo"}
+
+
+def _skip_sources() -> list[tuple[str, str]]:
+    """Every skip in the tests (pytest.skip, pytest.mark.skip/skipif, pytest.importorskip): its file and its
+    source, with the module-level assignments of the names it uses (``f"{BU} is not present"`` names BU)."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        src = path.read_text()
+        tree = ast.parse(src)
+        assigned = {t.id: ast.get_source_segment(src, node) or "" for node in tree.body if isinstance(node, ast.Assign)
+                    for t in node.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = ast.unparse(node.func)
+            if name not in ("pytest.skip", "pytest.mark.skip", "pytest.mark.skipif", "pytest.importorskip"):
+                continue
+            text = ast.get_source_segment(src, node) or ""
+            names = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
+            text += " " + " ".join(assigned.get(n, "") for n in names)
+            found.append((path.name, text))
+    return found
+
+
+def test_the_skip_causes_listed_cover_every_skip_in_the_tests() -> None:
+    section = README.split("<!-- skip-causes:", 1)[1].split("<!-- skip-causes: end -->", 1)[0]
+    skips = _skip_sources()
+    assert len(skips) > 10
+    unknown = [(f, s[:120]) for f, s in skips if not any(w in s for w in _CAUSE_WORDS)]
+    assert not unknown, f"a test skips for a cause README's list does not name (add it, and here): {unknown}"
+    causes = {_CAUSE_WORDS[w] for _, s in skips for w in _CAUSE_WORDS if w in s}
+    assert causes == set(SKIP_CAUSES), causes ^ set(SKIP_CAUSES)
+    for cause in causes:
+        assert all(words in section for words in SKIP_CAUSES[cause]), f"README's skip causes do not name {cause}"

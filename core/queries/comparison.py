@@ -285,7 +285,9 @@ def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, succes
     if len(ledgers) == 1:
         if not by:
             raise UsageError("one ledger needs --by COLUMN (e.g. --by config.perceptual_verifier)")
-        rows = _load(ledgers[0], group_expr(by), None, where)
+        expr = group_expr(by)
+        _config_key_exists(ledgers[0], by)
+        rows = _load(ledgers[0], expr, None, where)
     elif len(ledgers) == 2:
         names = [Path(p).name or str(p) for p in ledgers]
         if names[0] == names[1]:
@@ -320,6 +322,23 @@ def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, succes
     shifts = [m for other in arm_names[1:] for m in mode_changes(arm_names[0], other, keyed)]
     return Comparison(by, success_score, arms, pairings, [c for c in cfs if c.runs_recorded_off], missing, where,
                       shifts)
+
+
+def _config_key_exists(ledger_dir: str | os.PathLike[str], by: str) -> None:
+    """UsageError when ``by`` is ``config.KEY`` and no run's config has KEY (a typo would compare nothing and
+    print an empty table): it names the key and the keys the runs' configs have."""
+    if not by.startswith("config."):
+        return
+    key = by[len("config."):]
+    con = ledger.connect(ledger_dir)
+    try:
+        keys = sorted(k for (k,) in con.execute("select distinct unnest(json_keys(config)) from runs "
+                                                "where config is not null").fetchall())
+    finally:
+        con.close()
+    if key not in keys:
+        have = ", ".join(f"config.{k}" for k in keys) or "none (no run records a config)"
+        raise UsageError(f"--by {by}: no run's config has the key {key!r}; the keys the runs have: {have}")
 
 
 def _arm(name: str, runs: list[RunOutcome], invalid: int, has: tuple[bool, bool] = (False, False)) -> Arm:

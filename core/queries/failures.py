@@ -10,6 +10,7 @@ the same ledger always gives the same result, byte for byte.
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -24,11 +25,14 @@ from .views import arm_rows, group_expr
 
 #: The arm of the runs without a value of ``by``.
 MISSING = "(null)"
+#: The final verdicts of the runs that did not pass (and so have a failure mode), in this order; an unknown
+#: run has a mode only when the agent claimed success.
+NOT_PASSED = ("fail", "uncertain", "unknown")
 #: How many error texts and blocking pages are listed per arm.
 TOP = 10
 
 _COLUMNS = ("run_id", "task_id", "trial", "eval_final_verdict", "claimed_success", "failure_mode", "failure_detail",
-            "failure_step", "failure_evidence")
+            "failure_step", "failure_evidence", "contract_checks")
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class ModeCount:
     share: stats.Rate  # of the arm's runs that have a failure mode
     rate: stats.Rate  # of all the arm's runs
     details: tuple[tuple[str, int], ...]  # sub-kinds, most frequent first
-    example: dict[str, Any]  # run_id, detail, step, evidence of the first run by id
+    example: dict[str, Any]  # run_id, detail, step, evidence, check (the failed contract check) of the first run
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "count": len(self.runs), "share": self.share.to_json(),
@@ -52,7 +56,8 @@ class ModeCount:
 class ArmFailures:
     arm: str
     runs: int  # scored runs of the arm
-    failed: int  # of them, runs with a failure mode
+    failed: int  # of them, runs with a failure mode: every run that did not pass (fail, uncertain, unknown claimed)
+    by_verdict: tuple[tuple[str, int], ...]  # those runs per final verdict: fail, uncertain, unknown (claimed)
     modes: tuple[ModeCount, ...]  # in precedence order, modes with at least one run
     errors: tuple[tuple[str, int], ...]  # the app_said_no error texts, most frequent first
     blocking_pages: tuple[tuple[str, int], ...]
@@ -61,7 +66,8 @@ class ArmFailures:
         return next((m for m in self.modes if m.mode == name), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"arm": self.arm, "runs": self.runs, "failed": self.failed, "modes": [m.to_json() for m in self.modes],
+        return {"arm": self.arm, "runs": self.runs, "failed": self.failed, "not_passed": dict(self.by_verdict),
+                "modes": [m.to_json() for m in self.modes],
                 "errors": [{"text": t, "count": n} for t, n in self.errors],
                 "blocking_pages": [{"page": p, "count": n} for p, n in self.blocking_pages]}
 
@@ -76,6 +82,25 @@ class Failures:
     def to_json(self) -> dict[str, Any]:
         return {"by": self.by, "where": self.where, "modes": [str(m) for m in FailureMode],
                 "arms": [a.to_json() for a in self.arms], "runs_scored_before_failure_modes": self.unscored}
+
+
+def checks_of(value: Any) -> list[dict[str, Any]]:
+    """``runs.contract_checks`` as a list of checks, whether still JSON text (the ledger) or parsed."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    return [c for c in value or [] if isinstance(c, dict)]
+
+def failed_check(evidence: str | None, checks: Any) -> dict[str, Any] | None:
+    """The contract check a ``wrong_result`` failure's evidence names (``contract check NAME failed: ...``,
+    analyzers/failures.py), from the run's checks; None for other evidence."""
+    if not evidence or not evidence.startswith("contract check "):
+        return None
+    return next((c for c in checks_of(checks) if c.get("passed") is False
+                 and evidence.startswith(f"contract check {c.get('name')} failed: ")), None)
+
 
 
 def load(ledger_dir: str | os.PathLike[str], by: str | None = None, where: str | None = None
@@ -106,8 +131,10 @@ def arm_failures(name: str, rows: list[dict[str, Any]]) -> ArmFailures:
         if not mine:
             continue
         first = mine[0]
+        # the evidence as the ledger keeps it (cut), and a failed contract check's whole evidence, raw
         example = {"run_id": first["run_id"], "detail": first["failure_detail"], "step": first["failure_step"],
-                   "evidence": first["failure_evidence"]}
+                   "evidence": first["failure_evidence"],
+                   "check": failed_check(first["failure_evidence"], first["contract_checks"])}
         modes.append(ModeCount(str(mode), tuple(r["run_id"] for r in mine), stats.wilson(len(mine), len(failing)),
                                stats.wilson(len(mine), len(rows)),
                                _ranked(Counter(r["failure_detail"] or "-" for r in mine)), example))
@@ -115,7 +142,10 @@ def arm_failures(name: str, rows: list[dict[str, Any]]) -> ArmFailures:
                      if r["failure_mode"] == FailureMode.APP_SAID_NO and r["failure_detail"])
     pages = Counter(p for r in failing if r["failure_mode"] == FailureMode.BLOCKED
                     for p in [blocking_page(r["failure_evidence"])] if p)
-    return ArmFailures(name, len(rows), len(failing), tuple(modes), _ranked(errors)[:TOP], _ranked(pages)[:TOP])
+    verdicts = Counter(r["eval_final_verdict"] or "unknown" for r in failing)
+    by_verdict = tuple((v, verdicts[v]) for v in NOT_PASSED)
+    return ArmFailures(name, len(rows), len(failing), by_verdict, tuple(modes), _ranked(errors)[:TOP],
+                       _ranked(pages)[:TOP])
 
 
 def failures(ledger_dir: str | os.PathLike[str], by: str | None = None, where: str | None = None) -> Failures:

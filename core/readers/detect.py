@@ -81,3 +81,72 @@ def _has_files(path: Path) -> bool:
             return any(not e.is_dir(follow_symlinks=False) for e in it)
     except OSError:
         return True
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Readers that gave one folder the same reason (``formats --detect --all`` groups them)."""
+
+    readers: tuple[str, ...]
+    claims: bool
+    reads: bool
+    why: str
+
+
+@dataclass(frozen=True)
+class FolderView:
+    """One folder as ``formats --detect`` shows it: the reader that reads it (None: none claims it) and its
+    reason (or, none claiming it, the first asked reader's), and every reader's reason grouped."""
+
+    folder: str
+    reader: str | None
+    why: str
+    asked: int  # readers that looked
+    reasons: tuple[Reason, ...]
+    note: bool = False  # not a folder: the note that more folders were not looked at
+
+
+def folders(rows: list[dict[str, object]]) -> list[FolderView]:
+    """:func:`detect`'s rows (as dicts, ``Looked.to_dict``), one view per folder in the order they came. Readers
+    giving one folder the same reason are one :class:`Reason`, the reader that reads it first."""
+    by: dict[str, list[dict[str, object]]] = {}
+    for r in rows:
+        by.setdefault(str(r["folder"]), []).append(r)
+    out = []
+    for folder, looks in by.items():
+        if len(looks) == 1 and not looks[0]["reader"]:  # MAX_FOLDERS reached: the note, not a folder
+            out.append(FolderView(folder, None, str(looks[0]["why"]), 0, (), note=True))
+            continue
+        groups: dict[tuple[bool, bool, str], list[str]] = {}
+        for r in sorted(looks, key=lambda r: not r["reads"]):
+            groups.setdefault((bool(r["claims"]), bool(r["reads"]), str(r["why"])), []).append(str(r["reader"]))
+        reasons = tuple(Reason(tuple(names), claims, reads, why) for (claims, reads, why), names in groups.items())
+        reader = next((x for x in looks if x["reads"]), None)
+        first = reader or looks[0]
+        out.append(FolderView(folder, None if reader is None else str(reader["reader"]), str(first["why"]),
+                              len(looks), reasons))
+    return out
+
+
+def summary(views: list[FolderView]) -> str:
+    """The folders counted by the reader that reads them: ``28 folders: trajcheck.run/1 28``, those no reader
+    claims last (``none 1``)."""
+    from collections import Counter
+
+    shown = [v for v in views if not v.note]
+    counts = Counter(v.reader for v in shown if v.reader is not None)
+    parts = [f"{name} {n}" for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    unclaimed = sum(1 for v in shown if v.reader is None)
+    if unclaimed:
+        parts.append(f"claimed by none {unclaimed}")
+    text = f"{len(shown)} folder{'' if len(shown) == 1 else 's'}: {', '.join(parts) or 'none'}"
+    return text + ("; " + next(v.why for v in views if v.note) if any(v.note for v in views) else "")
+
+
+def alike(views: list[FolderView]) -> list[tuple[tuple[str, ...], FolderView]]:
+    """The folders whose readers gave the same reasons (a folder of runs of one format: every run alike),
+    each group with its first folder's view, in the order first seen (``formats --detect --all``)."""
+    groups: dict[tuple[Reason, ...] | str, list[FolderView]] = {}
+    for v in views:
+        groups.setdefault(v.reasons if not v.note else v.folder, []).append(v)
+    return [(tuple(v.folder for v in vs), vs[0]) for vs in groups.values()]

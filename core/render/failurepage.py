@@ -4,17 +4,17 @@ share and rate with their Wilson intervals, an example's evidence and a link to 
 
 from __future__ import annotations
 
-import html
 import os
 from typing import Any
+
+from ..queries.failures import failed_check
+from .evidencetext import failure_sentence
+from .htmltext import escape as _e
+from ..base.words import count
 
 #: The section's own style (the report's CSS styles the rest).
 _CSS = ("table.failures td,table.failures th{vertical-align:top;text-align:left}"
         "table.failures .runs a{margin-right:6px;white-space:nowrap}")
-
-
-def _e(v: Any) -> str:
-    return html.escape("" if v is None else str(v), quote=True)
 
 
 def _pct(r: dict[str, Any]) -> str:
@@ -30,9 +30,10 @@ def _arm_table(arm: dict[str, Any], pages: dict[str, str]) -> str:
         details = ", ".join(f"{_e(d['detail'])} ({d['count']})" for d in m["details"])
         ex = m["example"]
         at = f"{ex['run_id']}" + (f" step {ex['step']}" if ex["step"] is not None else "")
+        said = failure_sentence(ex["evidence"], ex.get("check"))
         rows.append(f'<tr data-mode="{_e(m["mode"])}"><td><b>{_e(m["mode"])}</b></td><td>{m["count"]}</td>'
                     f"<td>{_e(_pct(m['share']))}</td><td>{_e(_pct(m['rate']))}</td><td>{details}</td>"
-                    f"<td><span class=muted>{_e(at)}:</span> {_e(ex['evidence'])}</td>"
+                    f"<td><span class=muted>{_e(at)}:</span> {_e(said)}</td>"
                     f'<td class=runs>{links}</td></tr>')
     head = "".join(f"<th>{h}</th>" for h in ("mode", "runs", "share of failures", "rate of runs", "details",
                                              "example", "its runs"))
@@ -57,7 +58,8 @@ def failure_section(ledger_dir: str | os.PathLike[str], by: str | None, pages: d
     for arm in data["arms"]:
         title = f"{by} = {arm['arm']}" if by else "all runs"
         parts.append(f'<h3 class=failure-arm data-arm="{_e(arm["arm"])}">{_e(title)}: {arm["failed"]} of '
-                     f"{arm['runs']} runs did not pass</h3>")
+                     f"{count(arm['runs'], 'run')} did not pass (failed {arm['not_passed']['fail']}, uncertain "
+                     f"{arm['not_passed']['uncertain']}, unknown-while-claiming {arm['not_passed']['unknown']})</h3>")
         if arm["modes"]:
             parts.append(_arm_table(arm, pages))
         parts.append(_top("Most frequent error texts", arm["errors"], "text"))
@@ -71,5 +73,6 @@ def failure_line(r: dict[str, Any]) -> str:
         return ""
     at = f" at step {r['failure_step']}" if r.get("failure_step") is not None else ""
     detail = f" ({_e(r['failure_detail'])})" if r.get("failure_detail") else ""
+    evidence = r.get("failure_evidence")
     return (f'<p class=failure-mode>Failure mode: <b>{_e(r["failure_mode"])}</b>{detail}{at}: '
-            f'<code>{_e(r.get("failure_evidence"))}</code></p>')
+            f'{_e(failure_sentence(evidence, failed_check(evidence, r.get("contract_checks"))))}</p>')

@@ -4,8 +4,9 @@
 text search: ``assets/index.js``, trajcheck's own script, no library and no network);
 ``runs/<name>.html`` tells one run's story (the name is the run id's safe form,
 :func:`trajcheck.render.reportfiles.page_name`). Everything that comes from a recorded run
-(reasoning, URLs, DOM text, run ids) is escaped with ``html.escape`` before it is
-written, and no script reads it. Texts
+(reasoning, URLs, DOM text, run ids) is written through :func:`trajcheck.render.htmltext.escape`
+(control characters and bidirectional overrides made visible as the terminal shows them, then
+``html.escape``), and no script reads it. Texts
 longer than a few hundred characters are cut, with the whole text in its own file
 one click away. Over the thumbnails (:mod:`trajcheck.media.thumbs`), an SVG marks where the
 action aimed (a magenta ring), the region the verifier hashed (blue) and the changed box (red)
@@ -14,14 +15,15 @@ action aimed (a magenta ring), the region the verifier hashed (blue) and the cha
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 from typing import Any
 
 from ..base.box import Box
 from ..media.thumbs import factor, thumb_size
+from .evidencetext import check_sentence
 from .failurepage import failure_line
+from .htmltext import escape as _e
 from .marks import Marks, shot
 from .reportfiles import Output, page_name
 from .reportgeometry import frame_point, motion
@@ -51,10 +53,6 @@ border-radius:3px;font-size:11px;padding:1px 3px;border:1px solid #ccc}.states .
 table.pairs td,table.pairs th{vertical-align:top;text-align:left}table.pairs .side{width:48%}
 .pairs .step{grid-template-columns:1fr}.pairs .frames .shot{max-width:calc(50% - 8px)}tr.diverge td{background:#ffebe9}
 """
-
-
-def _e(v: Any) -> str:
-    return html.escape("" if v is None else str(v), quote=True)
 
 
 def _chart(arms: list[dict[str, Any]], label: str) -> str:
@@ -137,7 +135,7 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
                  f'<td data-sort="{_RANK.get(v, 4)}">{_badges(r)}</td>',
                  f'<td>{"yes (" + _e(r.get("false_claim_basis") or "referee") + ")" if r.get("false_claim") else ""}'
                  '</td>',
-                 f'<td>{_e(r.get("source_format"))}</td>', f'<td>{_e("" if arm is None else arm)}</td>',
+                 f'<td>{_e(r.get("source_format"))}</td>', f'<td>{_e(_lower(arm))}</td>',
                  f'<td>{_e(r.get("task_id") or "")}</td>', f'<td>{_e(r.get("n_steps") or 0)}</td>',
                  f'<td>{_e(r.get("effect_no_effect") or 0)}</td>', f'<td>{_e(r.get("loops") or 0)}</td>',
                  f'<td>{"" if r.get("reward_total") is None else format(r["reward_total"], ".2f")}</td>',
@@ -152,6 +150,13 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
             "</p><table class=trajcheck id=runs><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
             + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
             "<p class=muted>Click a column to sort. False claims, uncertain and failed runs come first.</p>")
+
+
+def _lower(v: Any) -> str:
+    """A value as every other table writes it: true/false in lower case (JSON's), nothing for null."""
+    if v is None:
+        return ""
+    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def _badges(r: dict[str, Any]) -> str:
@@ -198,7 +203,7 @@ def _run_section(r: dict[str, Any], steps: list[dict[str, Any]], images: Images,
     checks = json.loads(r["contract_checks"]) if r.get("contract_checks") else []
     failed = [c for c in checks if not c["passed"]]
     parts.append(f"<p><b>contract</b> {_e(r['det_verdict'])} {_e(r['contract_name'] or '')}"
-                 + "".join(f"<br><code>{_e(c['name'])}: {_e(json.dumps(c['evidence']))[:400]}</code>" for c in failed)
+                 + "".join(f"<br>{_e(c['name'])}: {_e(check_sentence(c))}" for c in failed)
                  + f"<br><b>judge</b> {_e(r['judge_verdict'] or 'none')} {_e(r['judge_model'] or '')} "
                  f"<br><b>evidence</b> {_e(r.get('evidence_verdict') or 'unknown')} "
                  + "".join(f"<br><code>{_e(x)}</code>" for x in r.get("evidence_reasons") or [])
@@ -239,7 +244,10 @@ def _states_strip(r: dict[str, Any], steps: list[dict[str, Any]]) -> str:
             f"steps going back" + (f", stalled from step {_e(r['stalled_from_step'])}"
                                    if r.get("stalled_from_step") is not None else "")
             + (" <span class=neg>no net progress</span>" if r.get("no_net_progress") else ""))
-    return f"<div><p>{head}</p><div class=states>{''.join(boxes)}</div></div>"
+    label = ("<p class=muted>The screen each step ends on, a box a step: screens numbered in the order first seen "
+             "(the same number, the same screen), green a new one, red back to one seen before, - no frame; hover a "
+             "box for its step.</p>")
+    return f"<div><p>{head}</p>{label}<div class=states>{''.join(boxes)}</div></div>"
 
 
 def _img(images: Images, src: Path | None, alt: str, marks: Marks) -> str:

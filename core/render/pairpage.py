@@ -13,7 +13,8 @@ import os
 from typing import Any
 
 from ..analyzers.alignment import Pair, explain
-from .htmlreport import _badges, _e, _page, _step_html
+from .htmlreport import _badges, _page, _step_html
+from .htmltext import escape as _e
 from .reportfiles import Output, page_name
 from .reportwork import Images
 from ..queries.pairdiff import Picked, align_runs, report_pairs

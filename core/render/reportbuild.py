@@ -19,10 +19,12 @@ from ..base.verdicts import coverage
 from ..base.version import __version__
 from ..media.thumbs import RECIPE
 from ..store.lock import DEFAULT_WAIT, LockWait, acquire
-from .htmlreport import INDEX_JS, _chart, _e, _page, _runs_table, render_run
+from .htmlreport import INDEX_JS, _chart, _page, _runs_table, render_run
+from .htmltext import escape as _e
 from .failurepage import failure_section
 from .reportfiles import Output, ensure_folder, page_name, read_manifest
 from .reportwork import Images, run_pages
+from ..base.words import count
 
 #: Thumbnails and crops kept in the cache folder (a few KB to 30 KB each): a report folder keeps its own copies,
 #: so the cache only saves making them again.
@@ -108,7 +110,7 @@ def _write(ledger_dir: str | os.PathLike[str], root: Path, by: str | None, max_r
         drawn += got.drawn
         if on_progress is not None:
             on_progress(done, len(work))
-    body = [f"<h1>trajcheck report</h1><p class=muted>{len(runs)} runs from {_e(Path(ledger_dir).name)}; "
+    body = [f"<h1>trajcheck report</h1><p class=muted>{count(len(runs), 'run')} from {_e(Path(ledger_dir).name)}; "
             f"trajcheck {_e(__version__)}</p><p><b>{_e(coverage(runs).text())}</b></p>"]
     body.append("<h2>Summary</h2>" + to_html(build(ledger_dir, "summary", by, success_score)))
     body.append(failure_section(ledger_dir, by, {r["run_id"]: page_name(r["run_id"]) for r in runs}))

@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
-import html
 import json
 from typing import Any
 
+from .htmltext import escape as _e
+
 _CLASS = {"pass": "pos", "fail": "neg", "undecided": "muted"}
-
-
-def _e(v: Any) -> str:
-    return html.escape("" if v is None else str(v), quote=True)
 
 
 def _node(node: dict[str, Any]) -> str:

@@ -289,8 +289,9 @@ def _goal(m: Mapping, run_dir: Path, value: Any, run_name: str, problems: list[P
 def _steps(m: Mapping, recs: list[Rec], acts: list[tuple[list[Action], str | None, str]], pres: list[str | None],
            posts: list[str | None], space: coords.Space, spent: list[tuple[Usage | None, float | None]],
            rel: str) -> list[Step]:
-    """One trajcheck step per action: a log step holding several actions gives several, in order, the first
-    with the log step's screen before, the last with its screen after, its reasoning and cost on the first."""
+    """One trajcheck step per action, numbered from 1 as a native run's (``steps.jsonl``): a log step holding
+    several actions gives several, in order, the first with the log step's screen before, the last with its
+    screen after, its reasoning and cost on the first."""
     steps: list[Step] = []
     for i, (r, (calls, thought, _kind)) in enumerate(zip(recs, acts)):
         s, c = r.value, r.ctx
@@ -300,7 +301,8 @@ def _steps(m: Mapping, recs: list[Rec], acts: list[tuple[list[Action], str | Non
         for j, a in enumerate(calls):
             x, y = space.convert(a.x, a.y)
             extra = {**a.extra, **r.extra, **({"log_step": i, "action_of": [j + 1, n]} if n > 1 else {})}
-            steps.append(Step(index=len(steps), action=Action(a.type, x, y, a.keys, a.text, a.url, a.element, extra),
+            act = Action(a.type, x, y, a.keys, a.text, a.url, a.element, extra)
+            steps.append(Step(index=len(steps) + 1, action=act,
                               reasoning=(_str(m.get("step.reasoning", s, c)) or thought) if j == 0 else None,
                               frame_pre=pres[i] if j == 0 else None, frame_post=posts[i] if j == n - 1 else None,
                               executor_ok=None if err is None else False, executor_error=err,
