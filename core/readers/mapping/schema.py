@@ -29,13 +29,21 @@ MAX_LOG_BYTES = 512 * 1024 * 1024
 #: space given by ``model_scale`` or ``model_size``).
 COORDINATES = (*SPACES, "pixels", "model")
 _RUN_KEYS = {"files", "steps", "step_files", "step_files_not", "goal_file", "lines", "members", "chat", "coordinates",
-             "screen", "model_scale", "model_size", *RUN_FIELDS}
+             "screen", "model_scale", "model_size", "unsure", *RUN_FIELDS}
+#: The readings a mapping may mark unsure (``[run] unsure``): runs read through it get no verdict of their own.
+UNSURE = ("alignment", "coordinates", "actions")
 _STEP_KEYS = {*STEP_FIELDS, "grammar", "types", "screenshot_file", "screenshot_after_file", "screenshots",
               "screenshots_offset", "screenshot_is"}
 
 
 def _strs(table: dict[str, Any], *keys: str) -> dict[str, str]:
     return {k: str(table[k]) for k in keys if isinstance(table.get(k), str)}
+
+
+def action_key(name: str) -> str:
+    """A log's action name as the value map looks it up: lower case, spaces and dashes as ``_``, without the
+    punctuation around it (``stop.`` is ``stop``, ``Click:`` is ``click``, ``[TAP]`` is ``tap``)."""
+    return re.sub(r"[\s\-]+", "_", re.sub(r"^[^\w]+|[^\w]+$", "", name.strip().lower()))
 
 
 def _pair(v: Any) -> tuple[float, float] | None:
@@ -48,9 +56,9 @@ class Mapping:
     """A mapping file, compiled: its fields, the shape its steps come from, its action-type map, screenshots,
     coordinate space and outcome."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, text: str | None = None):
         try:
-            data = tomllib.loads(path.read_text("utf-8"))
+            data = tomllib.loads(path.read_text("utf-8") if text is None else text)
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"--mapping {path}: cannot read it ({exc})") from None
         except tomllib.TOMLDecodeError as exc:
@@ -92,6 +100,11 @@ class Mapping:
         screen = run.get("screen")
         self.screen = (int(screen[0]), int(screen[1])) if isinstance(screen, list) and len(screen) == 2 else None
         self.types = {str(k): str(v) for k, v in (step.get("types") or {}).items()}
+        self.type_keys = {action_key(k): v for k, v in self.types.items()}  # by action_key, where no name matches
+        unsure = run.get("unsure", [])
+        if not isinstance(unsure, list) or any(u not in UNSURE for u in unsure):
+            raise UsageError(f"{where}: [run] unsure = {unsure!r}: a list of {', '.join(UNSURE)}")
+        self.unsure: tuple[str, ...] = tuple(dict.fromkeys(str(u) for u in unsure))
         self.chat_role = Field("role", chat.get("role", "role"), f"{where}: [chat] role")
         self.chat_steps = str(chat.get("steps", "assistant"))
         self.chat_image = self._regex(str(chat.get("image", r"\bimage_\d+\b")), f"{where}: [chat] image")
@@ -99,7 +112,7 @@ class Mapping:
         self.fields: dict[str, Field] = {**compile_fields(run, ("steps", *RUN_FIELDS), "run.", where),
                                          **compile_fields(step, STEP_FIELDS, "step.", where)}
         self.outcome = Outcome(data.get("outcome", {}), where)
-        digest = hashlib.blake2b(path.read_bytes(), digest_size=4).hexdigest()
+        digest = hashlib.blake2b(path.read_bytes() if text is None else text.encode(), digest_size=4).hexdigest()
         self.name = f"mapping:{path.stem}@{digest}"  # a changed mapping rescores its runs
 
     def _space(self, run: dict[str, Any], where: str) -> None:
