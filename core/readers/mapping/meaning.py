@@ -89,7 +89,8 @@ def sample_of(run: Run, run_dir: Path, relative: bool) -> Sample | None:
     changes, size = _changes(run, _Frames(run, run_dir), wanted)
     if size is None:
         return None
-    points = tuple(pts[i] if i in set(keep) else None for i in range(len(steps)))
+    kept = set(keep)
+    points = tuple(pts[i] if i in kept else None for i in range(len(steps)))
     w, h = size
     if relative:
         _, _, fx, fy = to_frame(0, 0, (run.screen_width, run.screen_height), size)
