@@ -68,6 +68,7 @@ warning naming the field; `[run] steps` that gives nothing makes the run invalid
 | `screen` | `[width, height]` when the log records none |
 | `coordinates` | the space of the log's points (below) |
 | `ends` | how the harness ends a run: `"answer"` or `"external"` (below) |
+| `unsure` | the readings of the log its screenshots did not decide: a list of `alignment` (which screenshot is each step's), `coordinates` (the space of the points), `actions` (what an action name means). A run read through the mapping is warned `reading_unsure` and gets no verdict of its own evidence nor of the no-answer rule (unknown, `not_read`); a contract, the benchmark's evaluator and a judge still decide. `draft-mapping` writes it (below); remove a reading once checked by eye |
 
 With `step_files`, a file that gives no step still gives its screenshot (`[step] screenshot`) as the screen
 after the step before it: a judging call's screenshot is the post frame of the action it judges.
@@ -105,7 +106,7 @@ condition = { value = "{condition}" }      # runs.config = {"condition": "gpt4o"
 
 | key | meaning |
 |---|---|
-| `type` | the log's name for the action; `[step.types]` maps names to trajcheck's types (a name not there is kept when it upper-cases to one trajcheck knows, else the step is `UNKNOWN` with an `action_unparsed` warning naming it) |
+| `type` | the log's name for the action; `[step.types]` maps names to trajcheck's types (names are matched as written, in lower case, then without the punctuation around them: `stop.` and `Stop` find `stop`; a name not there is kept when it upper-cases to one trajcheck knows, else the step is `UNKNOWN` with an `action_unparsed` warning naming it) |
 | `grammar` | `ui-tars`, `anthropic`, `openai` or `pyautogui`: the value of `action` (default: the step, or a chat turn's `content_text`) is parsed as trajcheck's readers parse it: a UI-TARS reply (`Thought: ... Action: click(start_box='(1,2)')`) or its parsed structure; a `computer` tool call, its input or a list of calls; an OpenAI `computer_call` or its action; pyautogui code (with `ast`, never run) or `DONE`/`FAIL`/`WAIT`. A reply may have a section after its action (`Summary: ...`), and a bare name (`FINISH`) is a call without arguments. A value holding several actions (a list of calls, a reply with several) gives one step per action that acts (look-only calls beside them, a screenshot, give none), in order: the first has the log step's screen before, its reasoning and cost, the last its screen after; each has `extra.log_step` and `extra.action_of` = [k, n]. A call the grammar does not know (`tap(6)`) is typed by `[step.types]`. Fields given beside it (`type`, `x`, `text`...) override what the grammar found for the first action (with `type`, the step has that one action); the reply's thought is the reasoning unless `reasoning` is given |
 | `x`, `y`, `keys`, `text`, `url`, `url_after`, `reasoning`, `error` | fields |
 | `screenshot` | a path inside the run folder (relative to a step file's folder), base64 or a data: URL; a harness's annotated copy (`3_labeled.png`, `_som`, `_annotated`, `_marked`...) is read as the screenshot it was made from (`3.png`) when that file is beside it: the screen as it was; with `pre`, the screen after the last step is the file named like the last one with its last number one higher, when it exists |
@@ -142,6 +143,32 @@ it is `unknown` (`harness_may_stop`), and with no `ends`, `unknown` too (`ends_u
 does not say never fails a run for the answer it did not give. `draft-mapping` never declares it: it writes
 the key commented out, with how many of the sampled runs end in an answer (a sample cannot show that the
 harness never stops a run itself).
+
+### Readings checked against the screenshots
+
+What a log means is chosen by what its screenshots show. Under the right frame alignment and the right
+coordinate space, a click changes the screen where it lands (a blob of the pixel diff, other than rendering
+noise, within 8 px of the point) and typing changes it on the line of the last click. `draft-mapping` reads
+the sampled runs through its draft with the points as logged and counts, for each candidate, the clicks and
+typing that land: the alignment as drafted, the other one (`pre` or `post`) and one screenshot further off;
+the spaces `screenshot`, `model` with `model_scale` 1.25, 1.5, 2, 0.8, 0.667 or 0.5, `relative-1000` and
+`smart-resize` (those that put every point within 8 px or 1% of another are one). A reading is chosen only
+when, against every other, it wins the actions on which the two disagree by a one-sided sign test at 1%
+shared among the comparisons (7 of 7 decide between two readings; 10 against 6 do not: the module
+docstring of `trajcheck.analyzers.readings`). The choice is written with its counts:
+
+```toml
+screenshot_is = 'post'   # clicks and typing change the screen where they land: 41 of 50 as post; 23 of 68 as pre; ...
+coordinates = 'model'
+model_scale = 1.25   # clicks and typing change the screen where they land: 56 of 69 as model_scale 1.25; 21 of 69 as screenshot; ...
+```
+
+Where the counts do not separate the readings (clicks that change nothing, too few of them), the line says
+`UNSURE` with them and `[run] unsure` names the reading, so the runs' verdicts are held until a person has
+looked. An action name drafted as DONE that most runs it appears in go on after (an `exit` that goes back to
+the home screen) is left out of `[step.types]` with why. `trajcheck validate` makes the same count over up to
+20 runs of each reader, a mapping or a built-in one, and warns `reading_contradicted` where another
+alignment (one step earlier or later) or another scale of the points wins by the same rule.
 
 ### `[outcome]`: a recorded result is the evaluator
 

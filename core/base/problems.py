@@ -101,6 +101,8 @@ class Slug(StrEnum):
     COORDS_OUTSIDE_FRAME = "coords_outside_frame"
     ACTIONS_NOT_UNDERSTOOD = "actions_not_understood"
     FRAMES_NOT_FOUND = "frames_not_found"
+    READING_UNSURE = "reading_unsure"
+    READING_CONTRADICTED = "reading_contradicted"
     DOM_MISSING = "dom_missing"
     DOM_UNREADABLE = "dom_unreadable"
     DOM_TOO_LARGE = "dom_too_large"
@@ -304,6 +306,18 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
         _K(Slug.FRAMES_NOT_FOUND, "warning", "Most of a run's steps have no readable screenshot: their effect "
            "verdicts are null.", "copy the run's screenshots with it, check the paths the log records, or score "
            "the folder that holds both the log and its screenshots"),
+        _K(Slug.READING_UNSURE, "warning", "The run's mapping marks a reading of its log unsure (`[run] unsure`: "
+           "the frame alignment, the coordinate space or the action names): its screenshots did not separate the "
+           "readings (draft-mapping wrote the counts beside the line). The run gets no verdict from its own "
+           "evidence nor from the no-answer rule (unknown, `not_read`); a contract, the benchmark's evaluator "
+           "and a judge still decide.", "check that reading by eye against a few screenshots, set it in the "
+           "mapping, and take it out of [run] unsure"),
+        _K(Slug.READING_CONTRADICTED, "warning", "`validate`: the runs' screenshots contradict the reading their "
+           "reader declares: clicks change the screen where they land under another frame alignment (one step "
+           "earlier or later) or another scale of the points, by the margin rule of "
+           "trajcheck.analyzers.readings (a sign test on the clicks where the readings disagree). Said once per "
+           "reader, over up to 20 of its runs.", "check the mapping's screenshot_is, screenshots_offset and "
+           "coordinates (or model_scale) against a few screenshots"),
     )),
     ("DOM snapshots", (
         _K(Slug.DOM_MISSING, "warning", "A DOM snapshot a step references is not there; the observation check "

@@ -38,8 +38,11 @@ def _unread(run: Run, evidence: Sequence[ImageEvidence]) -> tuple[list[Step], in
 
 def not_read(run: Run, evidence: Sequence[ImageEvidence]) -> bool:
     """The run was not read: most of its actions were not understood, or most of its steps have no readable
-    screenshot. Such a run gets no verdict from its own evidence nor from the no-answer rule (the referee's
-    ``not_read``)."""
+    screenshot, or its mapping marks a reading of its log unsure (``extra.unsure_readings``: the screenshots did
+    not tell which frame is which step's, or in which space its points are, or what an action name means). Such a
+    run gets no verdict from its own evidence nor from the no-answer rule (the referee's ``not_read``)."""
+    if run.extra.get("unsure_readings"):
+        return True
     unknown, acts, lost, counted = _unread(run, evidence)
     return _most(len(unknown), acts) or _most(len(lost), counted)
 

@@ -17,6 +17,8 @@ from ..media.frames import ALLOWED_FORMATS, FrameError, in_frame, to_frame
 from ..base.inputs import NotRegularFile, regular_stat
 from ..readers.discovery import RunRef, discover, get_reader, reader_names
 from ..readers.kit.reader import Reader
+from ..readers.mapping.meaning import contradictions
+from ..schemas.records import Run
 from ..base.runfiles import safe_join, scoring_root
 
 if TYPE_CHECKING:
@@ -117,6 +119,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
 
         problems += explain(Path(mapping), run_paths)
     ids: dict[str, str] = {}  # run_id -> the run that has it: score keeps the first, rejects the others
+    read: dict[str, list[tuple[Run, Path]]] = {}  # by reader: whose readings the runs' frames are checked against
     for ref in refs:
         try:
             with scoring_root(ref.root):  # screenshots beside a run's folder, inside the argument, are found
@@ -131,6 +134,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
                                     run=run.run_id, file=ref.display, field="run_id",
                                     hint="give every run its own run_id"))
         ids.setdefault(run.run_id, ref.display)
+        read.setdefault(ref.reader, []).append((run, ref.run_dir))
         seen: dict[str, tuple[Slug | None, tuple[int, int] | None]] = {}
         for step in run.steps:
             for field, rel in (("frames.pre", step.frame_pre), ("frames.post", step.frame_post)):
@@ -166,6 +170,8 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
                                             run=run.run_id, file=step.source, line=step.line, field="action.x",
                                             severity="warning", reader=ref.reader,
                                             hint="check run.json screen {width, height} against the frame size"))
+    for reader, runs in read.items():  # the alignment and the points' space, against the screenshots
+        problems += contradictions(runs, reader)
     join = _join(Path(mapping), refs) if mapping is not None else None
     if join is not None and join.nothing_joined:
         problems.append(Problem(Slug.MAPPING_MATCHES_NOTHING, join.why, file=str(mapping), field="outcome.file",

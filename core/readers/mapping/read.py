@@ -15,7 +15,7 @@ from ..kit.reading import Frames, num, raise_errors, read_text_file, safe_join
 from ..kit.screenshots import frame_size
 from ..kit.usage import amount, count, elapsed, seconds_of
 from .grammars import parse_all
-from .schema import MAX_LOG_BYTES, Mapping, _load
+from .schema import MAX_LOG_BYTES, Mapping, _load, action_key
 from .steps import (Rec, chat_records, context, from_lines, glob_images, image_file, members, next_numbered, plain_twin,
                     template_frames)
 from ...base.errors import Problem, RunFormatError
@@ -171,7 +171,7 @@ def _action(m: Mapping, r: Rec) -> tuple[list[Action], str | None, str]:
     kind = _str(m.get("step.type", s, c))
     if kind is not None:
         kind = kind.strip()
-        t = m.types.get(kind) or m.types.get(kind.lower()) or kind.upper().replace(" ", "_")
+        t = _typed(m, kind) or action_key(kind).upper()
         t = t if t in UNDERSTOOD else "UNKNOWN"
         calls = calls[:1]  # the type field names one action: the step's
     elif parsed is not None:
@@ -200,8 +200,14 @@ def _action(m: Mapping, r: Rec) -> tuple[list[Action], str | None, str]:
 def _named(m: Mapping, a: Action) -> tuple[Action, str]:
     """A parsed call and the log's name for it; a call its grammar does not know, typed by ``[step.types]``."""
     kind = str(a.extra.get("tool_action") or a.extra.get("call") or a.type)
-    named = m.types.get(kind) or m.types.get(kind.lower())
+    named = _typed(m, kind)
     return (_retyped(a, named) if a.type == "UNKNOWN" and named in UNDERSTOOD else a), kind
+
+
+def _typed(m: Mapping, kind: str) -> str | None:
+    """The type ``[step.types]`` gives a log's action name: as spelt, in lower case, else by its
+    :func:`~trajcheck.readers.mapping.schema.action_key` (``stop.`` as ``stop``, ``Click:`` as ``click``)."""
+    return m.types.get(kind) or m.types.get(kind.lower()) or m.type_keys.get(action_key(kind))
 
 
 def _retyped(a: Action, t: str) -> Action:
@@ -355,6 +361,10 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
                                 hint=f"add them to [step.types] of {m.path.name}; they are scored as UNKNOWN"))
     steps = _steps(m, recs, acts, pres, posts, space, _spent(m, recs, model), rel)
     raise_errors(problems, run_name)
+    if m.unsure:  # the draft's evidence did not separate these readings: the run's own verdicts are held
+        problems.append(Problem(Slug.READING_UNSURE, f"{m.path.name} marks its {', '.join(m.unsure)} unsure: the "
+                                "run gets no verdict from its own evidence", run=run_name, file=rel,
+                                field="run.unsure", severity="warning"))
     groups, config = _from_path(m, display, value, run_name, rel, problems)
     names = {"folder": run_dir.name, "path": display, "run_id": _str(m.get("run.run_id", value, groups)),
              "task_id": _str(m.get("run.task_id", value, groups)), "goal": _str(m.get("run.goal", value, groups))}
@@ -373,7 +383,8 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
               agent_model=model, config=config, screen_width=space.screen[0] if space.screen else None,
               screen_height=space.screen[1] if space.screen else None,
               outcome_status="done" if last.type == "DONE" and not last.extra.get("infeasible") else None,
-              outcome_score=score, extra={"outcome_source": source} if source else {},
+              outcome_score=score, extra={**({"outcome_source": source} if source else {}),
+                                          **({"unsure_readings": list(m.unsure)} if m.unsure else {})},
               coord_space=space.name, coord_space_source=space.how, inline_frames=frames.inline,
               outside_files=outside)
     return run, [p for p in problems if p.severity != "error"]

@@ -31,14 +31,22 @@ MAX_LOG_BYTES = 512 * 1024 * 1024
 #: space given by ``model_scale`` or ``model_size``).
 COORDINATES = (*SPACES, "pixels", "model")
 _RUN_KEYS = {"files", "steps", "step_files", "step_files_not", "goal_file", "lines", "members", "chat", "coordinates",
-             "screen", "model_scale", "model_size", "ends", *RUN_FIELDS}
+             "screen", "model_scale", "model_size", "ends", "unsure", *RUN_FIELDS}
 _RUN_KEYS |= {"path", "config"}  # values from the run folder's path (paths.py), config values (runs.config)
+#: The readings a mapping may mark unsure (``[run] unsure``): runs read through it get no verdict of their own.
+UNSURE = ("alignment", "coordinates", "actions")
 _STEP_KEYS = {*STEP_FIELDS, "grammar", "types", "screenshot_file", "screenshot_after_file", "screenshots",
               "screenshots_offset", "screenshot_is"}
 
 
 def _strs(table: dict[str, Any], *keys: str) -> dict[str, str]:
     return {k: str(table[k]) for k in keys if isinstance(table.get(k), str)}
+
+
+def action_key(name: str) -> str:
+    """A log's action name as the value map looks it up: lower case, spaces and dashes as ``_``, without the
+    punctuation around it (``stop.`` is ``stop``, ``Click:`` is ``click``, ``[TAP]`` is ``tap``)."""
+    return re.sub(r"[\s\-]+", "_", re.sub(r"^[^\w]+|[^\w]+$", "", name.strip().lower()))
 
 
 def _pair(v: Any) -> tuple[float, float] | None:
@@ -101,6 +109,11 @@ class Mapping:
         screen = run.get("screen")
         self.screen = (int(screen[0]), int(screen[1])) if isinstance(screen, list) and len(screen) == 2 else None
         self.types = {str(k): str(v) for k, v in (step.get("types") or {}).items()}
+        self.type_keys = {action_key(k): v for k, v in self.types.items()}  # by action_key, where no name matches
+        unsure = run.get("unsure", [])
+        if not isinstance(unsure, list) or any(u not in UNSURE for u in unsure):
+            raise UsageError(f"{where}: [run] unsure = {unsure!r}: a list of {', '.join(UNSURE)}")
+        self.unsure: tuple[str, ...] = tuple(dict.fromkeys(str(u) for u in unsure))
         self.chat_role = Field("role", chat.get("role", "role"), f"{where}: [chat] role")
         self.chat_steps = str(chat.get("steps", "assistant"))
         self.chat_image = self._regex(str(chat.get("image", r"\bimage_\d+\b")), f"{where}: [chat] image")

@@ -18,6 +18,7 @@ from typing import Any
 
 from ...kit.reading import load_json_or_jsonl
 from ...kit.screenshots import looks_like_base64
+from .check import checked
 from .files import Folder, goal_key, images, log_names, outcome_lines, scan, shot_lines
 from .steps import StepDraft, draft_steps
 from ..steps import IMAGE_SUFFIXES, from_lines, members
@@ -160,6 +161,7 @@ def draft(folder: Path, sample: int = 20) -> Draft:
     unsure.append(ends[0])
     body.run_comments += ends[1:]
     text = _render(run_lines, body, out, unsure, folder, len(run_dirs), len(picked))
+    text = checked(text, picked, folder, unsure)  # the guesses tested against the runs' own screenshots
     return Draft(text, unsure, len(run_dirs), len(picked))
 
 

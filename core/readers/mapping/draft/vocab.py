@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..schema import action_key
+
 #: A log's action names (lower case, spaces and dashes as ``_``) -> trajcheck's types.
 ACTIONS = {
     "CLICK": ("click", "left_click", "tap", "click_element", "click_text", "touch", "left_single", "single_click",
@@ -53,7 +55,8 @@ URL_KEYS = ("url", "page_url", "current_url")
 
 
 def norm(name: str) -> str:
-    return re.sub(r"[\s\-]+", "_", name.strip().lower())
+    """A log's action name as the vocabulary looks it up (``Stop.`` as ``stop``): the mapping's own rule."""
+    return action_key(name)
 
 
 def type_of(name: str) -> tuple[str | None, str]:

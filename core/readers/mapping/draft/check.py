@@ -1,0 +1,129 @@
+"""A drafted mapping's guesses checked against the sampled runs themselves, and written into the draft with their
+evidence: which screenshot is each step's (``screenshot_is``), the space of the points (``coordinates``), and
+whether an action name drafted as DONE ends the runs it appears in.
+
+The draft is read as a mapping (the points as logged), each sampled run through it, and
+:func:`trajcheck.analyzers.readings.weigh` says which alignment and space the clicks support. A choice is written
+with its counts as a comment; where the counts do not separate the readings, the line says UNSURE with them, and
+``[run] unsure`` names the reading, so that the runs read through the draft get no verdict of their own until a
+person has looked (docs/formats.md, "Mapping files")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..meaning import weigh_runs
+from ..read import read_mapped
+from ..schema import Mapping
+from ....analyzers.readings import Choice
+from ....base.errors import RunFormatError, UsageError
+from ....base.runfiles import scoring_root
+from ....schemas.records import Run
+
+_IS = re.compile(r"^screenshot_is = '(pre|post)'.*$", re.M)
+#: The answer it left out: a screenshot_is guess (files.shot_lines) the evidence now decides.
+_ASKED = "screenshots: before or after each action? (screenshot_is)"
+
+
+def _runs(text: str, run_dirs: list[Path], root: Path) -> tuple[Mapping, list[tuple[Run, Path]]] | None:
+    """The draft compiled with its points as logged, and the sampled runs read through it."""
+    try:
+        m = Mapping(Path("drafted.toml"), text.encode())
+    except UsageError:
+        return None
+    m.coordinates, m.model_scale, m.model_size, m.unsure = "screenshot", None, None, ()
+    out = []
+    with scoring_root(root):
+        for d in run_dirs:
+            try:
+                run, _ = read_mapped(m, d, d.relative_to(root).as_posix() if d != root else d.name)
+            except (RunFormatError, UsageError, OSError, ValueError, RecursionError):
+                continue
+            out.append((run, d))
+    return m, out
+
+
+def _offsets(pre: bool) -> dict[str, int]:
+    """The alignments tried, the draft's first: each step's frames as drafted, or one step off."""
+    if pre:
+        return {"pre": 0, "post": -1, "pre, one screenshot later": 1}
+    return {"post": 0, "pre": 1, "post, one screenshot earlier": -1}
+
+
+def _alignment(lines: list[str], c: Choice, unsure: list[str], held: list[str]) -> None:
+    i = next((k for k, ln in enumerate(lines) if _IS.match(ln)), None)
+    if i is None or not c.tallies:
+        return
+    drafted = _IS.match(lines[i]).group(1)  # type: ignore[union-attr]  # matched above
+    if c.chosen in ("pre", "post"):
+        lines[i] = f"screenshot_is = '{c.chosen}'   # {c.evidence()}"
+        if _ASKED in unsure:
+            unsure.remove(_ASKED)
+        return
+    why = (f"the frames fit best one step off ({c.chosen}), which screenshot_is cannot say: set screenshots_offset "
+           "or the file template" if c.chosen else c.why)
+    lines[i] = f"screenshot_is = '{drafted}'   # UNSURE: {c.evidence()}"
+    unsure[:] = [u for u in unsure if u != _ASKED]
+    unsure.append(f"alignment: {c.evidence()}; {why}")
+    held.append("alignment")
+
+
+def _coordinates(c: Choice, unsure: list[str], held: list[str]) -> list[str]:
+    """The ``[run]`` lines of the space chosen (with its evidence), or the UNSURE comment."""
+    if not c.tallies:
+        return []
+    if c.chosen is None:
+        unsure.append(f"coordinates: {c.evidence()}; {c.why}")
+        held.append("coordinates")
+        return [f"# UNSURE: coordinates: {c.evidence()}"]
+    if c.chosen.startswith("model_scale "):
+        return ["coordinates = 'model'", f"model_scale = {float(c.chosen.split()[1]):.6g}   # {c.evidence()}"]
+    return [f"coordinates = '{c.chosen}'   # {c.evidence()}"]
+
+
+def _answers(lines: list[str], runs: list[tuple[Run, Path]], unsure: list[str]) -> None:
+    """An action name drafted as DONE that most runs it appears in go on after is not their answer (a harness's
+    ``exit`` that goes back to the home screen): its line is left out with why."""
+    seen: dict[str, list[bool]] = {}
+    for run, _ in runs:
+        last = len(run.steps) - 1
+        for s in run.steps:
+            if s.action.type == "DONE":
+                seen.setdefault(str(s.action.extra.get("log_type") or ""), []).append(s.index < last)
+    for name, followed in seen.items():
+        n = sum(followed)
+        if not name or 2 * n <= len(followed):
+            continue
+        why = f"followed by more actions in {n} of the {len(followed)} runs it appears in: not their answer"
+        for k, ln in enumerate(lines):
+            if re.match(rf"^['\"]{re.escape(name)}['\"] = 'DONE'", ln):
+                lines[k] = f"# {ln.split('#')[0].rstrip()}    UNSURE: {why}"
+        unsure.append(f"action {name!r}: drafted as DONE, but {why} (it is read as UNKNOWN)")
+
+
+def checked(text: str, run_dirs: list[Path], root: Path, unsure: list[str]) -> str:
+    """``text``, a drafted mapping, with its alignment, coordinate space and answer actions checked against the
+    runs in ``run_dirs`` (their evidence as comments, what stays unsure added to ``unsure`` and to
+    ``[run] unsure``)."""
+    got = _runs(text, run_dirs, root)
+    if got is None or not got[1]:
+        return text
+    m, runs = got
+    lines = text.split("\n")
+    held: list[str] = []
+    _answers(lines, runs, unsure)
+    has_is = any(_IS.match(ln) for ln in lines)
+    align, space = weigh_runs(runs, _offsets(m.pre) if has_is else {"as drafted": 0}, relative=False)
+    if has_is:
+        _alignment(lines, align, unsure, held)
+    run_lines = _coordinates(space, unsure, held)
+    if held:
+        run_lines.append(f"unsure = [{', '.join(repr(h) for h in held)}]   # the runs get no verdict of their own "
+                         "until these are checked by eye (then remove them)")
+    at = lines.index("[step]") - 1 if "[step]" in lines else len(lines)
+    lines[at:at] = run_lines
+    start = lines.index("[run]") if "[run]" in lines else 2
+    header = [ln for ln in lines[:start] if not ln.startswith("# UNSURE: ")]
+    top = ["# UNSURE: " + "".join(c if c.isprintable() else "?" for c in u) for u in unsure]
+    return "\n".join(header[:2] + top + header[2:] + lines[start:])
