@@ -34,7 +34,7 @@ _CALL_START = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.]*)\s*(?:$|[\[(]|\s)")
 _TIME_KEYS = ("time", "timestamp", "date", "datetime", "at")
 _TARGET_KEYS = ("target", "element", "element_id", "selector", "bid")
 _ACTION_LABELS = ("action", "actions", "act", "operation", "command", "step_action", "next_action")
-_RUN_LABELS = {"goal": GOAL_KEYS, "task_id": ("task_id", "task", "id"), "model": ("model", "model_name", "llm")}
+_RUN_LABELS = {"goal": GOAL_KEYS, "task_id": ("task_id",), "model": ("model", "model_name", "llm")}
 
 
 @dataclass
@@ -53,7 +53,7 @@ def _lines(text: str) -> list[str]:
 
 def _esc(text: str) -> str:
     """``text`` as a literal pattern (a space stays a space: the pattern reads as the line)."""
-    return re.escape(text).replace("\\ ", " ")
+    return re.escape(text).replace("\\ ", " ").replace("\\#", "#")
 
 
 def _shape(line: str) -> str:
@@ -216,7 +216,7 @@ def _label_rx(line: str, group: str, multiline_until: list[str] | None = None) -
     if multiline_until is None:
         return f"{_LABEL_PREFIX}{label}{_LABEL_SUFFIX}(?P<{group}>.*)$"
     stops = "|".join([f"{_LABEL_PREFIX}{_esc(s)}{_LABEL_SUFFIX}" for s in multiline_until] + [r"!\["])
-    return f"(?s){_LABEL_PREFIX}{label}{_LABEL_SUFFIX}(?P<{group}>.*?)\\s*(?=^(?:{stops})|\\Z)"
+    return f"(?ms){_LABEL_PREFIX}{label}{_LABEL_SUFFIX}(?P<{group}>.*?)\\s*(?=^(?:{stops})|\\Z)"
 
 
 def _written(blocks: list[list[str]], label: str) -> str | None:
@@ -282,7 +282,8 @@ def _action(sd: StepDraft, actions: list[str], at: str, unsure: list[str]) -> No
 
     for g in ("webarena", "pyautogui", "ui-tars"):
         ok = sum(parsed(g, a) for a in actions)
-        if actions and ok * 2 >= len(actions) and (g != "pyautogui" or any("pyautogui." in a for a in actions)):
+        own = {"pyautogui": r"pyautogui\.", "ui-tars": r"\b(?:start_box|start_point|point)\s*="}.get(g)
+        if actions and ok * 2 >= len(actions) and (own is None or any(re.search(own, a) for a in actions)):
             sd.grammar = g
             note = "   # click [id], type [id] [text] [1], scroll [down], stop [answer]..." if g == "webarena" else ""
             sd.lines += [f"grammar = '{g}'{note}", f"action = {field}"]
