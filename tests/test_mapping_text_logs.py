@@ -334,7 +334,7 @@ def test_a_field_regex_that_backtracks_gives_nothing_with_a_warning(tmp_path):
 
 
 def test_a_bad_block_pattern_is_a_usage_error(tmp_path):
-    with pytest.raises(UsageError, match="blocks"):
+    with pytest.raises(UsageError, match=r"\[run\] blocks = .* is not a regular expression"):
         Mapping(_map(tmp_path, "[run]\nblocks = '(unclosed'\n[step]\ntype = 'x'\n"))
 
 
