@@ -53,6 +53,10 @@ def draft_mapping(
     else:
         sys.stdout.write(d.text)  # the TOML itself (its strings escaped): never read as markup
         sys.stdout.flush()
+    if d.reader is not None:  # a reader trajcheck has reads every run: no mapping is drafted
+        err.print(f"no mapping is needed: the {d.reader} reader reads these {count(d.runs, 'run')} (trajcheck formats "
+                  f"{d.reader})", markup=False, highlight=False)
+        return
     err.print(f"drafted from {d.sampled} of {count(d.runs, 'run')}; {count(len(d.unsure), 'thing')} unsure (comments "
               "marked UNSURE)",
               markup=False, highlight=False)

@@ -300,10 +300,12 @@ class DraftedMapping:
     invalid: int | None = None
     verdicts: dict[str, int] | None = None
     summary: str = ""
+    #: a reader trajcheck has that reads every run under the folder: no mapping is needed (``text`` says so)
+    reader: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mapping": self.text, "unsure": self.unsure, "runs": self.runs,
-                               "sampled": self.sampled}
+                               "sampled": self.sampled, "reader": self.reader}
         if self.coverage is not None:
             out["check"] = {**self.coverage, "scored": self.scored, "invalid": self.invalid,
                             "verdicts": self.verdicts}
@@ -313,7 +315,8 @@ class DraftedMapping:
 def draft_mapping(folder: Pathish, *, sample: int = 20, check: bool = False) -> DraftedMapping:
     """A mapping file drafted from at most ``sample`` of the runs under ``folder`` (UsageError when nothing
     there looks like a log); with ``check``, the folder read and scored with the draft (in a temporary
-    ledger): runs read, actions understood, screenshots found, verdicts."""
+    ledger): runs read, actions understood, screenshots found, verdicts. When a reader trajcheck has reads every
+    run there, no mapping is drafted: ``reader`` names it and ``text`` says so (a TOML comment)."""
     import tempfile
 
     from .readers.mapping.draft.compose import draft
@@ -321,8 +324,8 @@ def draft_mapping(folder: Pathish, *, sample: int = 20, check: bool = False) -> 
     if sample < 1:
         raise UsageError("--sample must be at least 1")
     d = draft(Path(folder), sample=sample)
-    out = DraftedMapping(d.text, d.unsure, d.runs, d.sampled)
-    if not check:
+    out = DraftedMapping(d.text, d.unsure, d.runs, d.sampled, reader=d.reader)
+    if not check or d.reader is not None:
         return out
     from .api import score
     from .readers.mapping.reach import measure

@@ -21,10 +21,15 @@ import json
 import re
 from typing import Any
 
+from ...analyzers import patterns
 from ...base.errors import UsageError
+from ..kit.screenshots import MAX_FRAME_BYTES
 
 #: Longest string a regex or a parse is applied to: a field bigger than this is cut (a bounded read).
 MAX_FIELD_CHARS = 1024 * 1024
+#: ... but a screenshot field's regex sees as much as one inline frame at the frame size limit (its base64 text in
+#: a block of a text log), so that no screenshot is cut; the regex's time limit bounds the search.
+SHOT_FIELD_CHARS = MAX_FRAME_BYTES * 4 // 3 + 1024 * 1024
 _TEMPLATE = re.compile(r"\{([A-Za-z_]\w*)([+-]\d+)?(?::(0?\d{0,2}d?))?\}")
 _PARSES = ("json", "python", "auto")
 
@@ -44,7 +49,9 @@ class Field:
     def __init__(self, name: str, spec: Any, where: str):
         self.name, self.where = name, where
         self.only: tuple[str, ...] = ()
-        self.regex: re.Pattern[str] | None = None
+        self.regex: Any = None  # compiled by the regex library: searched under a time limit
+        self.limit = SHOT_FIELD_CHARS if name.startswith("screenshot") else MAX_FIELD_CHARS
+        self.timeouts = 0  # values on which the regex ran past its time limit (they gave nothing)
         self.group: str | None = None
         self.parse: str | None = None
         self.then: Any = None
@@ -62,8 +69,8 @@ class Field:
         self.template = str(spec["value"]) if "value" in spec else None
         if "regex" in spec:
             try:
-                self.regex = re.compile(str(spec["regex"]))
-            except re.error as exc:
+                self.regex = patterns.compiled(str(spec["regex"]))
+            except patterns.PatternError as exc:
                 raise UsageError(f"{where}.regex = {spec['regex']!r} is not a regular expression ({exc})") from None
         self.group = str(spec["group"]) if "group" in spec else None
         if "parse" in spec:
@@ -96,7 +103,11 @@ class Field:
     def _cut(self, got: Any) -> Any:
         assert self.regex is not None
         text = got if isinstance(got, str) else json.dumps(got, ensure_ascii=False, default=str)
-        m = self.regex.search(text[:MAX_FIELD_CHARS])
+        try:  # a step's block of a text log is long: a pattern that backtracks is stopped, not waited for
+            m = patterns.search(self.regex.pattern, text[:self.limit])
+        except patterns.PatternTimeout:
+            self.timeouts += 1
+            return None
         if m is None:
             return None
         groups = m.groupdict()

@@ -5,7 +5,11 @@ mapping's ``action`` field finds (a reply, a tool call, a list of tool calls, py
 * ``anthropic``: a ``computer`` tool call (``{name, input: {action, coordinate}}``), its ``input``, or a list
   of them (each call that acts is its own step, :func:`parse_all`);
 * ``openai``: a ``computer_call`` (``{action: {type, x, y}}``), its action, or a list of them;
-* ``pyautogui``: Python code calling pyautogui (read with :mod:`ast`, never run), or ``DONE`` / ``FAIL`` / ``WAIT``.
+* ``pyautogui``: Python code calling pyautogui (read with :mod:`ast`, never run), or ``DONE`` / ``FAIL`` / ``WAIT``;
+* ``webarena``: WebArena's and VisualWebArena's id-based actions (``click [8]``, ``type [12] [text] [1]``,
+  ``scroll [down]``, ``goto [url]``, ``stop [answer]``...), alone (the harness's parsed action) or in a reply's
+  first ``` fence, as ``browser_env/actions.py`` ``create_id_based_action`` reads them: the element id is the
+  action's target (``element``), never a point.
 
 Strings holding JSON or a Python literal are parsed first (safely, never evaluated). The action's points
 stay in the log's space: the reader converts them with the run's coordinate space.
@@ -13,6 +17,7 @@ stay in the log's space: the reader converts them with the run's coordinate spac
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..adapters.anthropic import actions as anthropic_actions
@@ -23,7 +28,7 @@ from ..kit.reading import Problems
 from .fields import parse_embedded
 from ...schemas.records import Action
 
-GRAMMARS = ("ui-tars", "anthropic", "openai", "pyautogui")
+GRAMMARS = ("ui-tars", "anthropic", "openai", "pyautogui", "webarena")
 
 
 def _calls(v: Any) -> list[Any]:
@@ -87,7 +92,62 @@ def _pyautogui(v: Any) -> tuple[list[Action], str | None]:
     return ([act] if act else []), None
 
 
-_PARSERS = {"ui-tars": _ui_tars, "anthropic": _anthropic, "openai": _openai, "pyautogui": _pyautogui}
+#: WebArena's id-based action names (lower case) -> trajcheck's types; ``none`` is the harness's own no-op for a
+#: reply it could not parse (it does nothing), ``stop`` the answer.
+WEBARENA = {"click": "CLICK", "hover": "MOUSE_MOVE", "type": "TYPE", "press": "KEY_PRESS", "scroll": "SCROLL",
+            "goto": "NAVIGATE", "new_tab": "NAVIGATE", "go_back": "NAVIGATE", "go_forward": "NAVIGATE",
+            "tab_focus": "NAVIGATE", "close_tab": "NAVIGATE", "stop": "DONE", "none": "WAIT"}
+_WA_FENCE = re.compile(r"```(.*?)```", re.S)
+_WA_ID = re.compile(r"^\w+ ?\[(\d+)\]")
+_WA_TYPE = re.compile(r"^type ?\[(\d+)\] ?\[(.+)\] ?\[(\d+)\]", re.S)
+_WA_ARG = re.compile(r"^\w+ ?\[(.+)\]", re.S)
+_WA_SCROLL = re.compile(r"^scroll ?\[?(up|down)\]?", re.I)
+#: Longest action string the grammar reads (a parsed action is one line; a reply is cut).
+MAX_WEBARENA_CHARS = 100_000
+
+
+def _webarena(v: Any) -> tuple[list[Action], str | None]:
+    if not isinstance(v, str):
+        return [], None
+    text = v[:MAX_WEBARENA_CHARS]
+    fence = _WA_FENCE.search(text)  # a reply: the harness reads its first fenced action
+    s = (fence.group(1) if fence else text).strip()
+    if not s:
+        return [], None
+    name = (s.split("[", 1)[0] if "[" in s else s.split()[0]).strip().lower()
+    t = WEBARENA.get(name)
+    extra: dict[str, Any] = {"call": name}
+    if t is None:
+        return [Action("UNKNOWN", extra=extra)], None
+    arg = _WA_ARG.match(s)
+    value = arg.group(1).strip() if arg else None
+    if name in ("click", "hover"):
+        el = _WA_ID.match(s)
+        return [Action(t if el else "UNKNOWN", element=el.group(1) if el else None, extra=extra)], None
+    if name == "type":
+        m = _WA_TYPE.match(s if s.rstrip().endswith(("[0]", "[1]")) else s + " [1]")  # enter is pressed by default
+        if m is None:
+            return [Action("UNKNOWN", extra=extra)], None
+        return [Action(t, text=m.group(2), element=m.group(1), extra={**extra, "press_enter": m.group(3) == "1"})], None
+    if name == "press":
+        return [Action(t if value else "UNKNOWN", keys=value, extra=extra)], None
+    if name == "scroll":
+        d = _WA_SCROLL.match(s)
+        more = {"direction": d.group(1).lower()} if d else {}
+        return [Action(t if d else "UNKNOWN", extra={**extra, **more})], None
+    if name == "goto":
+        return [Action(t if value else "UNKNOWN", url=value, extra=extra)], None
+    if name == "tab_focus":
+        return [Action(t, extra={**extra, "navigation": name, "page_number": value})], None
+    if name in ("new_tab", "go_back", "go_forward", "close_tab"):
+        return [Action(t, url="about:blank" if name == "new_tab" else None, extra={**extra, "navigation": name})], None
+    if name == "stop":
+        return [Action(t, text=value or "", extra=extra)], None
+    return [Action(t, extra=extra)], None
+
+
+_PARSERS = {"ui-tars": _ui_tars, "anthropic": _anthropic, "openai": _openai, "pyautogui": _pyautogui,
+            "webarena": _webarena}
 
 
 def parse_all(grammar: str, value: Any) -> tuple[list[Action], str | None]:

@@ -7,6 +7,7 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+from ...analyzers import patterns
 from ..adapters.anthropic import actions as anthropic_actions
 from ..adapters.osworld import actions as osworld_actions
 from ..adapters.ui_tars import actions as ui_tars_actions
@@ -14,7 +15,9 @@ from ..kit import coords
 from ..kit.reading import Frames, num, raise_errors, read_text_file, safe_join
 from ..kit.screenshots import frame_size
 from ..kit.usage import amount, count, elapsed, seconds_of
+from .extras import number, page_urls, run_spend, scroll_of, target_of
 from .grammars import parse_all
+from . import text as textlog
 from .schema import MAX_LOG_BYTES, Mapping, _load, action_key
 from .steps import (Rec, chat_records, context, from_lines, glob_images, image_file, members, next_numbered, plain_twin,
                     template_frames)
@@ -30,7 +33,8 @@ UNDERSTOOD = frozenset(KNOWN_ACTION_TYPES | set(ui_tars_actions.KINDS.values())
                        | {"READ", "TOOL", "FAIL", "ANSWER", "MOVE", "TRIPLE_CLICK", "KEY_DOWN"}) - {"UNKNOWN"}
 #: The action types a step field applies to: a run with none of them does not warn that it matched nothing.
 APPLIES = {"x": "POINTED", "y": "POINTED", "text": ("TYPE", "DONE", "ANSWER", "NAVIGATE"), "keys": ("KEY_PRESS",),
-           "url": ("NAVIGATE",), "url_after": ("NAVIGATE",)}
+           "url": ("NAVIGATE",), "url_after": ("NAVIGATE",), "scroll_direction": ("SCROLL",),
+           "scroll_amount": ("SCROLL",), "target": "POINTED"}
 _UNPOINTED = frozenset({"TYPE", "KEY_PRESS", "KEY_DOWN", "KEY_UP", "WAIT", "DONE", "FAIL", "NAVIGATE", "ANSWER",
                         "TOOL", "READ", "CALL_USER"})
 
@@ -45,11 +49,12 @@ def _spent(m: Mapping, recs: list[Rec], model: str | None) -> list[tuple[Usage |
     times = [seconds_of(m.get("step.timestamp", r.value, r.ctx)) for r in recs]
     out: list[tuple[Usage | None, float | None]] = []
     for i, r in enumerate(recs):
-        s, c = r.value, r.ctx
-        u = Usage(count(m.get("step.tokens_input", s, c)), count(m.get("step.tokens_output", s, c)),
-                  count(m.get("step.tokens_cached", s, c)), count(m.get("step.tokens_reasoning", s, c)),
-                  amount(m.get("step.cost_usd", s, c)), model)
-        seconds = amount(m.get("step.wall_seconds", s, c))
+        def get(key: str, s: Any = r.value, c: dict[str, Any] = r.ctx) -> Any:  # "12" (a CSV cell) is a number
+            return number(m.get("step." + key, s, c))
+
+        u = Usage(count(get("tokens_input")), count(get("tokens_output")), count(get("tokens_cached")),
+                  count(get("tokens_reasoning")), amount(get("cost_usd")), model)
+        seconds = amount(get("wall_seconds"))
         if seconds is None and i:
             seconds = elapsed(times[i - 1], times[i])
         out.append((None if u.empty else u, seconds))
@@ -75,10 +80,12 @@ def _records(m: Mapping, run_dir: Path, run_name: str, problems: list[Problem]) 
         log = m.log_of(run_dir)
         rel = log.name if log else m.files
         text = read_text_file(run_dir / rel, run=run_name, rel=rel, problems=problems, limit=MAX_LOG_BYTES)
-        if m.lines is not None:
+        if m.lines is not None or m.blocks is not None:
             raise_errors(problems, run_name)
-            found = from_lines(text or "", m.lines)
-            return rel, {}, [Rec(v, context(i, None, None, v), "", line=no) for i, (v, no) in enumerate(found)]
+            body = textlog.text_of(rel, text or "")  # an HTML log: its text, images as ![alt](src) lines
+            found = from_lines(body, m.lines) if m.lines is not None else _blocks(m, body, run_name, rel)
+            return rel, {"text": body}, [Rec(v, context(i, None, None, v), "", line=no)
+                                         for i, (v, no) in enumerate(found)]
         value = _load(text, rel, run_name, problems) if text is not None else None
         raise_errors(problems, run_name)
         return rel, value, _of_value(m, value, "", None, 0)
@@ -101,6 +108,15 @@ def _records(m: Mapping, run_dir: Path, run_name: str, problems: list[Problem]) 
         out += got
     raise_errors(problems, run_name)
     return (files[0].relative_to(run_dir).as_posix() if files else m.step_files), first, out
+
+
+def _blocks(m: Mapping, body: str, run_name: str, rel: str) -> list[tuple[dict[str, Any], int]]:
+    """The steps of ``[run] blocks`` over a text log; a pattern past its time limit ends the read."""
+    try:
+        return textlog.blocks(body, m.blocks)
+    except textlog.BlockTimeout as exc:
+        raise RunFormatError([Problem(Slug.MAPPING_MATCHES_NOTHING, str(exc), run=run_name, file=rel,
+                                      field="run.blocks", hint=f"rewrite [run] blocks of {m.path.name}")]) from None
 
 
 def _frames(m: Mapping, run_dir: Path, recs: list[Rec], frames: Frames,
@@ -189,7 +205,8 @@ def _action(m: Mapping, r: Rec) -> tuple[list[Action], str | None, str]:
     if x is None or y is None:
         x, y = base.x, base.y
     act = Action(t, x=x, y=y, keys=_str(get("keys")) or base.keys, text=_str(get("text")) or base.text,
-                 url=_str(get("url")) or base.url, element=base.element, extra={**base.extra, "log_type": kind})
+                 url=_str(get("url")) or base.url, element=target_of(m, s, c) or base.element,
+                 extra={**base.extra, **scroll_of(m, s, c), "log_type": kind})
     more = []
     for a in calls[1:]:
         a, k = _named(m, a)
@@ -277,6 +294,20 @@ def _unmatched(m: Mapping, recs: list[Rec], types: list[str], run: str, rel: str
     return out
 
 
+def _slow_fields(m: Mapping, before: dict[str, int], run: str, rel: str) -> list[Problem]:
+    """A warning for each field whose regex ran past its time limit on some of this run's values (they gave
+    nothing): ``before``, each field's count of such values before the run was read."""
+    out = []
+    for k, f in m.fields.items():
+        n = f.timeouts - before.get(k, 0)
+        if n > 0:
+            out.append(Problem(Slug.MAPPING_MATCHES_NOTHING, f"{k}: its regex took over {patterns.TIMEOUT:g} s on {n} "
+                               "value(s), which give nothing", run=run, file=rel, field=k, severity="warning",
+                               hint=f"rewrite the regex of {k} in {m.path.name}: overlapping repeats such as "
+                                    "(a|aa)+ backtrack without end"))
+    return out
+
+
 def _goal(m: Mapping, run_dir: Path, value: Any, run_name: str, problems: list[Problem]) -> str | None:
     goal = _str(m.get("run.goal", value))
     if goal or m.goal_file is None:
@@ -299,10 +330,11 @@ def _steps(m: Mapping, recs: list[Rec], acts: list[tuple[list[Action], str | Non
     several actions gives several, in order, the first with the log step's screen before, the last with its
     screen after, its reasoning and cost on the first."""
     steps: list[Step] = []
+    urls = page_urls(m, [(r.value, r.ctx) for r in recs])
     for i, (r, (calls, thought, _kind)) in enumerate(zip(recs, acts)):
         s, c = r.value, r.ctx
         err = _str(m.get("step.error", s, c))
-        url, url_after = _str(m.get("step.url", s, c)), _str(m.get("step.url_after", s, c))
+        url, url_after = urls[i]
         n = len(calls)
         for j, a in enumerate(calls):
             x, y = space.convert(a.x, a.y)
@@ -338,9 +370,11 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
     path under the folder being scored (``Gmail/2``), so runs in nested folders never share one."""
     run_name = display or run_dir.resolve().name
     problems: list[Problem] = []
+    timeouts = {k: f.timeouts for k, f in m.fields.items()}
     rel, value, recs = _records(m, run_dir, run_name, problems)
     if not recs:
-        field = "run.lines" if m.lines else "run.step_files" if m.step_files is not None else "run.steps"
+        field = "run.lines" if m.lines else "run.blocks" if m.blocks is not None else \
+            "run.step_files" if m.step_files is not None else "run.steps"
         raise RunFormatError([Problem(Slug.MAPPING_MATCHES_NOTHING, f"[{field.replace('.', '] ')} of {m.path.name} "
                                       "gives no step here", run=run_name, file=rel, field=field,
                                       hint="check the expression against the log (jmespath.org)")])
@@ -360,6 +394,7 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
                                 run=run_name, file=rel, field="step.type", severity="warning",
                                 hint=f"add them to [step.types] of {m.path.name}; they are scored as UNKNOWN"))
     steps = _steps(m, recs, acts, pres, posts, space, _spent(m, recs, model), rel)
+    problems += _slow_fields(m, timeouts, run_name, rel)
     raise_errors(problems, run_name)
     if m.unsure:  # the draft's evidence did not separate these readings: the run's own verdicts are held
         problems.append(Problem(Slug.READING_UNSURE, f"{m.path.name} marks its {', '.join(m.unsure)} unsure: the "
@@ -377,6 +412,7 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
                                     f"{'; '.join(joined.errors[:3])}", run=run_name, file=joined.files[0][0]
                                     if joined.files else "", field="outcome.file", severity="warning",
                                     hint="fix the results file: the run has no recorded outcome"))
+    usage, seconds = run_spend(m, value, model)
     last = steps[-1].action
     run = Run(run_id=names["run_id"] or run_name, path=display, source_format=m.name, steps=tuple(steps),
               task_id=names["task_id"], goal=names["goal"] or _goal(m, run_dir, value, run_name, problems),
@@ -385,6 +421,7 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
               outcome_status="done" if last.type == "DONE" and not last.extra.get("infeasible") else None,
               outcome_score=score, extra={**({"outcome_source": source} if source else {}),
                                           **({"unsure_readings": list(m.unsure)} if m.unsure else {})},
+              usage=usage, wall_seconds=seconds,
               coord_space=space.name, coord_space_source=space.how, inline_frames=frames.inline,
               outside_files=outside)
     return run, [p for p in problems if p.severity != "error"]

@@ -66,6 +66,7 @@ from pathlib import Path
 from ..kit.reader import Reader
 from .schema import MAX_LOG_BYTES, Mapping, _load
 from .read import read_mapped
+from . import text as textlog
 from ...base.errors import Problem
 from ...base.problems import Slug
 
@@ -111,8 +112,14 @@ def explain(path: str | Path, paths: list[str]) -> list[Problem]:
 def _why_not(m: Mapping, p: Path) -> Problem:
     """Why ``[run] steps`` (or ``lines``) gives no step in the log ``p``, with what the file holds."""
     text = p.read_text("utf-8", errors="replace")
-    if m.lines is not None:
+    if m.lines is not None or m.blocks is not None:
+        text = textlog.text_of(p.name, text)  # what the patterns see: an HTML log's text
         first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")[:120]
+        if m.blocks is not None:
+            return Problem(Slug.MAPPING_MATCHES_NOTHING, f"no stretch of this file's text matches [run] blocks of "
+                           f"{m.path.name}", file=str(p), field="run.blocks",
+                           hint="check the regular expression against the text (an HTML log: its text, images as "
+                                f"![alt](src) lines); it starts {first!r}")
         return Problem(Slug.MAPPING_MATCHES_NOTHING, f"no line of this file matches [run] lines of {m.path.name}",
                        file=str(p), field="run.lines", hint=f"check the regular expression against a line, e.g. "
                        f"{first!r}")
@@ -120,7 +127,8 @@ def _why_not(m: Mapping, p: Path) -> Problem:
     got = m.get("run.steps", value)
     what = "nothing" if got is None else f"a {type(got).__name__}" + (" (empty)" if got in ([], {}) else "")
     if value is None:
-        holds = "the file is not JSON (for a text log, set [run] lines to a regular expression per step)"
+        holds = "the file is not JSON (for a text log, set [run] lines to a regular expression per step, or blocks "\
+            "to one per step of several lines)"
     elif isinstance(value, dict):
         holds = "top-level keys: " + ", ".join(sorted(str(k) for k in value)[:8])
     else:

@@ -11,10 +11,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ..kit.reading import MAX_STEP_FILES, load_json_or_jsonl, natural, safe_join
+from ..kit.reading import MAX_STEP_FILES, natural, safe_join
 from ..kit.coords import SPACES
 from .grammars import GRAMMARS
 from .fields import Field, compile_fields
+from .extras import EXTRA_RUN_FIELDS, EXTRA_STEP_FIELDS
+from . import text as textlog
 from .outcome import Outcome
 from .paths import PathPattern
 from ...base.errors import Problem, UsageError
@@ -22,10 +24,11 @@ from ...base.verdicts import ENDS
 from ...base.inputs import exists_not_dir
 
 #: The step fields a mapping may name, and the run fields.
-STEP_FIELDS = ("type", "x", "y", "keys", "text", "url", "url_after", "reasoning", "error", "screenshot", "action",
+STEP_FIELDS: tuple[str, ...] = (
+               "type", "x", "y", "keys", "text", "url", "url_after", "reasoning", "error", "screenshot", "action",
                "tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd", "wall_seconds",
                "timestamp")
-RUN_FIELDS = ("run_id", "task_id", "goal", "model", "screen_width", "screen_height")
+RUN_FIELDS: tuple[str, ...] = ("run_id", "task_id", "goal", "model", "screen_width", "screen_height")
 MAX_LOG_BYTES = 512 * 1024 * 1024
 #: The coordinate spaces a mapping may declare: trajcheck's own, ``pixels`` (= screen) and ``model`` (a model
 #: space given by ``model_scale`` or ``model_size``).
@@ -37,6 +40,12 @@ _RUN_KEYS |= {"path", "config"}  # values from the run folder's path (paths.py),
 UNSURE = ("alignment", "coordinates", "actions")
 _STEP_KEYS = {*STEP_FIELDS, "grammar", "types", "screenshot_file", "screenshot_after_file", "screenshots",
               "screenshots_offset", "screenshot_is"}
+# text logs and the fields added with them (mapping/text.py, mapping/extras.py): a step as a block of lines; the
+# target element, a scroll's direction and amount, the URL a step saw; the run's elapsed time, cost and tokens
+STEP_FIELDS += EXTRA_STEP_FIELDS
+RUN_FIELDS += EXTRA_RUN_FIELDS
+_RUN_KEYS |= {"blocks", *EXTRA_RUN_FIELDS}
+_STEP_KEYS |= set(EXTRA_STEP_FIELDS)
 
 
 def _strs(table: dict[str, Any], *keys: str) -> dict[str, str]:
@@ -83,12 +92,13 @@ class Mapping:
         self.step_files_not = s.get("step_files_not")  # a glob of file names that are not steps
         self.lines = self._regex(s.get("lines"), f"{where}: [run] lines")
         self.members = self._regex(s.get("members"), f"{where}: [run] members")
+        self.blocks = textlog.compile_blocks(run.get("blocks"), f"{where}: [run] blocks")
         self.chat = bool(run.get("chat")) or bool(chat)
-        if not (isinstance(run.get("steps"), str) or self.step_files or self.lines) or \
+        if not (isinstance(run.get("steps"), str) or self.step_files or self.lines or self.blocks) or \
                 not isinstance(step.get("type"), (str, dict)) and not isinstance(step.get("grammar"), str):
-            raise UsageError(f"{where}: [run] steps (or step_files, or lines) and [step] type (or grammar) are "
-                             "required")
-        self.files = s.get("files", "*.log" if self.lines else "*.json")
+            raise UsageError(f"{where}: [run] steps (or step_files, lines or blocks) and [step] type (or grammar) "
+                             "are required")
+        self.files = s.get("files", "*.log" if self.lines or self.blocks else "*.json")
         self.goal_file = s.get("goal_file")
         for key, pattern in (("step_files", self.step_files), ("goal_file", self.goal_file)):
             if pattern is not None and not _inside(pattern):
@@ -206,12 +216,16 @@ class Mapping:
                 continue
             try:
                 text = log.read_text("utf-8", errors="replace")
-                if self.lines is not None:
+                if self.blocks is not None:
+                    if textlog.blocks(textlog.text_of(log.name, text), self.blocks):
+                        return True
+                elif self.lines is not None:
+                    text = textlog.text_of(log.name, text)
                     if any(self.lines.search(ln) for ln in itertools.islice(text.splitlines(), 100_000)):
                         return True
                 elif self.steps_in(_load(text, log.name, path.name, [])):
                     return True
-            except (RecursionError, OSError):
+            except (RecursionError, OSError, textlog.BlockTimeout):
                 continue
         return False
 
@@ -224,6 +238,6 @@ def _inside(pattern: str) -> bool:
 
 
 def _load(text: str, rel: str, run: str, problems: list[Problem]) -> Any:
-    return load_json_or_jsonl(text, run=run, rel=rel, problems=problems)
+    return textlog.load(text, rel, run=run, problems=problems)  # JSON, JSON Lines, or a CSV log's rows
 
 

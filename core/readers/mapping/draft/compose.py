@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...kit.reading import load_json_or_jsonl
 from ...kit.screenshots import looks_like_base64
 from .check import checked
-from .files import Folder, goal_key, images, log_names, outcome_lines, scan, shot_lines
+from .. import text as textlog
+from .blocks import draft_blocks
+from .builtin import reader_for
+from .files import LOG_SUFFIXES, Folder, goal_key, images, log_names, outcome_lines, scan, shot_lines
 from .steps import StepDraft, draft_steps
 from ..steps import IMAGE_SUFFIXES, from_lines, members
 from .vocab import SCORE_KEYS, SUCCESS_KEYS, jkey, pick, toml_str
@@ -38,9 +40,12 @@ class Draft:
     unsure: list[str] = field(default_factory=list)
     runs: int = 0
     sampled: int = 0
+    #: the reader trajcheck has that reads every run under the folder: no mapping is needed (``text`` says so)
+    reader: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"mapping": self.text, "unsure": self.unsure, "runs": self.runs, "sampled": self.sampled}
+        return {"mapping": self.text, "unsure": self.unsure, "runs": self.runs, "sampled": self.sampled,
+                "reader": self.reader}
 
 
 def _spread(items: list[Any], n: int) -> list[Any]:
@@ -57,7 +62,11 @@ def _read(path: Path) -> tuple[str, Any]:
         text = path.read_text("utf-8", errors="replace")
     except OSError:
         return "", None
-    value = load_json_or_jsonl(text, run="", rel=path.name, problems=[]) if path.suffix.lower() in (
+    if path.suffix.lower() in textlog.CSV_SUFFIXES:  # a CSV log: its rows are the steps
+        return text, textlog.load(text, path.name, run="", problems=[])
+    if textlog.is_html(path.name, text):  # an HTML log: its text, images as ![alt](src) lines
+        return textlog.html_text(text), None
+    value = textlog.load(text, path.name, run="", problems=[]) if path.suffix.lower() in (
         ".json", ".jsonl") or text.lstrip("\ufeff \t\r\n")[:1] in "[{" else None
     return text, value
 
@@ -130,14 +139,35 @@ def draft(folder: Path, sample: int = 20) -> Draft:
     """A mapping for the runs under ``folder``, drafted from at most ``sample`` of them."""
     if not folder.is_dir():
         raise UsageError(f"{folder} does not exist or is not a folder")
+    builtin = reader_for(folder, sample)
+    if builtin is not None:
+        name, runs = builtin
+        return Draft(f"# No mapping is needed: the {name} reader reads these runs (trajcheck formats {name}).\n"
+                     f"# Score them as they are: trajcheck score {_printable(str(folder))} --out LEDGER\n",
+                     [], runs, 0, reader=name)
     folders = scan(folder)
     cands = log_names(folders)
     if not cands:
-        raise UsageError(f"{folder}: no .json, .jsonl, .log or .txt file under it; nothing to draft from")
+        raise UsageError(f"{folder}: no log file ({', '.join(LOG_SUFFIXES)}) under it; nothing to draft from")
+    tied = [c for c in cands if c[2] == cands[0][2]][:8]
+    first_error: UsageError | None = None
+    for cand in tied:  # of logs in as many folders, the first the draft reads steps from
+        try:
+            return _draft_from(folder, folders, cand, [c for c in tied if c is not cand], sample)
+        except UsageError as exc:
+            first_error = first_error or exc
+    assert first_error is not None
+    raise first_error
+
+
+def _draft_from(folder: Path, folders: list[Folder], cand: tuple[str, str, int], tied: list[tuple[str, str, int]],
+                sample: int) -> Draft:
+    """The draft of the runs whose log is ``cand`` (kind, glob, folders holding it); UsageError when no step is
+    found in it. ``tied``: the other logs in as many folders (named as unsure)."""
     unsure: list[str] = []
-    kind, glob, count = cands[0]
-    if len(cands) > 1 and cands[1][2] == count:
-        unsure.append(f"log: {glob!r} and {cands[1][1]!r} are both in {count} folders; {glob!r} is used")
+    kind, glob, count = cand
+    if tied:
+        unsure.append(f"log: {glob!r} and {tied[0][1]!r} are both in {count} folders; {glob!r} is used")
     import fnmatch
 
     run_dirs = [f.path for f in folders if any(fnmatch.fnmatch(n, glob) for n in f.logs)]
@@ -212,11 +242,25 @@ def _body(kind: str, texts: list[str], values: list[Any], logs: list[list[Path]]
           unsure: list[str], run_lines: list[str]) -> StepDraft:
     """The ``[run]`` shape lines (added to ``run_lines``) and the drafted ``[step]`` of the sampled logs."""
     groups: list[dict[str, list[str]]] = []
-    if all(v is None for v in values):  # a text log: one step per matching line
+    if all(v is None for v in values):  # a text log: a step a block of lines, or one a matching line
         pattern = _line_pattern(texts)
+        more: list[str] = []
+        blocks = draft_blocks(texts, more)
+        if blocks is not None and (pattern is None or blocks.step.has_shot or
+                                   any(ln.startswith("reasoning") for ln in blocks.step.lines)):
+            run_lines += blocks.run_lines
+            unsure += more
+            sd = blocks.step
+            if not sd.has_shot:
+                runs: list[tuple[list[str], int, list[str], dict[str, list[str]]]] = \
+                    [(images(d), blocks.blocks // max(1, len(picked)), [], {}) for d in picked]
+                lines, extra = shot_lines(runs)
+                sd.lines += lines
+                unsure += extra
+            return sd
         if pattern is None:
-            raise UsageError("the logs are neither JSON nor text with numbered step lines; write the mapping by "
-                             "hand (docs/formats.md)")
+            raise UsageError("the logs are neither JSON nor text with numbered step lines or blocks of lines that "
+                             "hold actions; write the mapping by hand (docs/formats.md)")
         run_lines.append(f"lines = {toml_str(pattern)}")
         rx = re.compile(pattern)
         steps = [[v for v, _ in from_lines(t, rx)] for t in texts]

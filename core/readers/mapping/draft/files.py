@@ -17,7 +17,7 @@ from ...kit.reading import natural
 from ..steps import IMAGE_SUFFIXES
 from .vocab import GOAL_KEYS, SCORE_KEYS, SUCCESS_KEYS, jkey, pick
 
-LOG_SUFFIXES = (".json", ".jsonl", ".log", ".txt")
+LOG_SUFFIXES = (".json", ".jsonl", ".log", ".txt", ".csv", ".tsv", ".md", ".markdown", ".html", ".htm")
 #: Most folders a draft walks, and most images it lists in one run folder.
 MAX_DIRS = 200_000
 MAX_IMAGES = 5000
