@@ -60,10 +60,14 @@ class ScreenView:
 
 @dataclass(frozen=True)
 class ScreenEvidence:
-    """The screen a check reads: its views, and why some frame it names was not read (None: all were)."""
+    """The screen a check reads: its views, and why some frame it names was not read (None: all were); for a check
+    on the final frame, why that frame may not show the final state (``stale``: actions came after it); for a
+    check on any frame, the TYPE actions no screenshot after them shows (``typed``: step index, text)."""
 
     views: tuple[ScreenView, ...] = ()
     missing: str | None = None
+    stale: str | None = None
+    typed: tuple[tuple[int, str], ...] = ()
 
 
 def frame_of(chk: Mapping[str, Any]) -> str | int:
@@ -185,9 +189,30 @@ def _read(views: tuple[ScreenView, ...]) -> dict[str, Any]:
             "lines_read": len(lines), "min_confidence": min((x.confidence for x in lines), default=None)}
 
 
+def _typed(kind: str, chk: Mapping[str, Any], typed: tuple[tuple[int, str], ...]) -> dict[str, Any] | None:
+    """The evidence of a TYPE action that typed what a ``text_present`` or ``text_matches`` check on any frame looks
+    for (case and spacing aside), when no screenshot after it shows the field; None without one."""
+    if kind not in ("text_present", "text_matches") or frame_of(chk) != "any":
+        return None
+    for step, text in typed:
+        if patterns.search(chk["pattern"], _flat(text)) is not None if kind == "text_matches" \
+                else norm(chk["text"]) in norm(text):
+            return {"source": "typed", "step": step,
+                    "evidence_of": f"the harness typed it at step {step} without an error; no screenshot after that "
+                                   "step shows whether it reached a field"}
+    return None
+
+
 def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[bool | None, dict[str, Any]]:
-    """The result of a screen check (``passed`` None: undecided, ``evidence["undecided"]`` says why)."""
-    views = ev.views
+    """The result of a screen check (``passed`` None: undecided, ``evidence["undecided"]`` says why). On a final
+    frame that actions came after (``ev.stale``), what it shows decides nothing about the final state."""
+    passed, evidence = _evaluate(kind, chk, ev)
+    if ev.stale is not None and passed is not None:
+        return None, evidence | {"undecided": f"missing evidence: {ev.stale}"}
+    return passed, evidence
+
+
+def _evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[bool | None, dict[str, Any]]:
     base: dict[str, Any] = {"source": "screen_text"}
     if kind == "element_text":
         base |= {"selector": chk["selector"], "pattern": chk["pattern"], "weight": SCREEN_FALLBACK_WEIGHT}
@@ -195,10 +220,14 @@ def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[boo
         base["pattern"] = chk["pattern"]
     else:
         base["text"] = chk["text"]
+    views = ev.views
+    typed = _typed(kind, chk, ev.typed)
     if not views:
-        return None, base | {"undecided": f"missing evidence: {ev.missing or 'no screen text'}"}
+        return (True, base | typed) if typed else \
+            (None, base | {"undecided": f"missing evidence: {ev.missing or 'no screen text'}"})
     if not any(v.lines for v in views) and kind != "element_text":
-        return None, base | {"undecided": "missing evidence: no legible text on screen"} | _read(views)
+        return (True, base | typed) if typed else \
+            (None, base | {"undecided": "missing evidence: no legible text on screen"} | _read(views))
     if kind in ("text_matches", "element_text"):
         def hit(t: str) -> bool:
             return patterns.search(chk["pattern"], t) is not None
@@ -210,6 +239,8 @@ def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[boo
     sure, low = _find(views, hit)
     if sure is not None:
         return kind != "text_absent", base | sure
+    if typed:
+        return True, base | typed
     if low is not None:
         return None, base | low | {"undecided": "missing evidence: read below the OCR confidence threshold"}
     if kind == "element_text":

@@ -157,13 +157,16 @@ class ContractReads:
             self.views.setdefault(pos, []).append(ScreenView(label, rel, got[0], got[1]))
 
     def read_step(self, run: Run, i: int, frames: tuple[Any, Any], digests: tuple[bytes | None, bytes | None]) -> None:
-        """Read what the checks about the frame after step ``i`` (or before the first, or any frame) need."""
+        """Read what the checks about the frame after step ``i`` (or before the first, or any frame) need. A check
+        on any frame reads a step's pre frame too where the step before has no post frame: a harness that
+        screenshots only before each action shows the state after a step in the next step's pre frame."""
         s = run.steps[i]
+        own_pre = i == 0 or run.steps[i - 1].frame_post is None
         for pos, chk in self.checks:
             f = screencheck.frame_of(chk)
-            if i == 0 and f in (0, "any"):
-                self._add(run, pos, chk, frames[0], digests[0], "before step 1" if f == "any" else "after step 0",
-                          s.frame_pre)
+            if (i == 0 and f == 0) or (own_pre and f == "any"):
+                self._add(run, pos, chk, frames[0], digests[0], f"before step {s.index}" if f == "any"
+                          else "after step 0", s.frame_pre)
             if f == s.index or f == "any":
                 self._add(run, pos, chk, frames[1], digests[1], f"after step {s.index}", s.frame_post)
 
@@ -185,9 +188,18 @@ class ContractReads:
                     continue
             self._add(run, pos, chk, final, digest, "final", rel)
 
-    def evidence(self) -> dict[int, ScreenEvidence]:
+    def evidence(self, unseen: tuple[int, int] = (0, 0), after_final: int | None = None,
+                 typed: tuple[tuple[int, str], ...] = ()) -> dict[int, ScreenEvidence]:
+        """What each check read. ``unseen``: of the actions that change the screen, how many have no screenshot
+        after them (a check on any frame that does not find its text is undecided when some do), ``typed`` the
+        TYPE actions among them (:func:`trajcheck.analyzers.unseen.typed_unseen`); ``after_final``: the actions
+        after the final frame (a check on the final frame is undecided when some are)."""
         out = {}
+        stale = f"{after_final} action{'s' * (after_final != 1)} after the last screenshot: the final state was " \
+                "not seen" if after_final else None
+        gap = f"{unseen[0]} of {unseen[1]} actions have no screenshot after them" if unseen[0] else None
         for pos, chk in self.checks:
+            on = screencheck.frame_of(chk)
             views = [v for v in self.views.get(pos, []) if v.box.width > 0]
             return_missing: str | None
             if len(views) < len(self.views.get(pos, [])):
@@ -196,5 +208,8 @@ class ContractReads:
                 return_missing = f"{self.capped[pos]} frames past the first {MAX_CHANGES_PER_RUN} were not read"
             else:
                 return_missing = None if views else self.missing()
-            out[pos] = ScreenEvidence(tuple(views), return_missing)
+            if on == "any" and return_missing is None:
+                return_missing = gap
+            out[pos] = ScreenEvidence(tuple(views), return_missing, stale if on == "final" else None,
+                                      typed if on == "any" else ())
         return out
