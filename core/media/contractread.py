@@ -46,10 +46,11 @@ def _shaky(lines: tuple[TextLine, ...], area: Box, scale: float) -> list[Box]:
     return out[:ocr.MAX_ISLANDS]
 
 
-def _decisive(kind: str, chk: dict[str, Any], view: ScreenView) -> bool:
-    """Does ``view`` (a part of the check's area) decide the check as the whole area would: its text found?"""
+def _decisive(kind: str, chk: dict[str, Any], view: ScreenView, goal: str | None) -> bool:
+    """Does ``view`` (a part of the check's area) decide the check as the whole area would: its text found (the
+    lines that quote the goal left out, as the check leaves them)?"""
     try:
-        passed, _ = screencheck.evaluate(kind, chk, ScreenEvidence((view,)))
+        passed, _ = screencheck.evaluate(kind, chk, ScreenEvidence((view,), goal=goal))
     except (patterns.PatternError, patterns.PatternTimeout):
         return False  # the contract's evaluation says so, with the check
     return passed is (kind != "text_absent") and (passed is not None)
@@ -65,12 +66,14 @@ class ContractReads:
     seen: dict[int, set[Any]] = field(default_factory=dict)  # frames read per check ("any": each once)
     capped: dict[int, int] = field(default_factory=dict)  # frames of an "any" check left unread
     memo: dict[tuple[Any, Box, float | str], tuple[TextLine, ...]] = field(default_factory=dict)
+    goal: str | None = None  # the run's goal: lines that quote it are left out of the checks
 
     @classmethod
-    def of(cls, contract: dict[str, Any] | None, has_dom: bool, sp: ScreenPlan) -> "ContractReads":
+    def of(cls, contract: dict[str, Any] | None, has_dom: bool, sp: ScreenPlan,
+           goal: str | None = None) -> "ContractReads":
         checks = [(i, c) for i, c in enumerate((contract or {}).get("checks", []), start=1)
                   if screencheck.reads_screen(c, has_dom)]
-        return cls(checks, sp)
+        return cls(checks, sp, goal=goal)
 
     @property
     def wants_final(self) -> bool:
@@ -100,7 +103,7 @@ class ContractReads:
         lines = self.memo[key]
         kind = str(chk["type"])
         for more in ("islands", "shaky", "evened", "faint"):
-            if _decisive(kind, chk, ScreenView("", None, box, lines)):
+            if _decisive(kind, chk, ScreenView("", None, box, lines), self.goal):
                 break
             lines = lines + self._more(run, frame, digest, (box, at), more, lines)
         return box, lines
@@ -183,7 +186,7 @@ class ContractReads:
             if box is not None and prior:
                 lines = tuple(x for r in prior for x in r.after if _inside(x.box, box))
                 view = ScreenView("final", rel, box, lines)
-                if lines and _decisive(str(chk["type"]), chk, view):
+                if lines and _decisive(str(chk["type"]), chk, view, self.goal):
                     self.views[pos] = [view]
                     continue
             self._add(run, pos, chk, final, digest, "final", rel)
@@ -211,5 +214,5 @@ class ContractReads:
             if on == "any" and return_missing is None:
                 return_missing = gap
             out[pos] = ScreenEvidence(tuple(views), return_missing, stale if on == "final" else None,
-                                      typed if on == "any" else ())
+                                      typed if on == "any" else (), self.goal)
         return out

@@ -335,7 +335,7 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
     has_dom = plan.dom_rel is not None
     sp = ScreenPlan.of(run, opts.ocr, plan.frame_rel, has_dom, any(
         screencheck.reads_screen(c, has_dom) and screencheck.frame_of(c) == "final" for c in checks))
-    cr = ContractReads.of(plan.contract.data if plan.contract is not None else None, has_dom, sp)
+    cr = ContractReads.of(plan.contract.data if plan.contract is not None else None, has_dom, sp, run.goal)
     for rel in (sp.since_rel, sp.post_rel):
         if rel:
             frame_uses[rel] += 1  # kept for the final frame's read
