@@ -19,6 +19,7 @@ it is undecided (the element may be scrolled out of view).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -60,10 +61,16 @@ class ScreenView:
 
 @dataclass(frozen=True)
 class ScreenEvidence:
-    """The screen a check reads: its views, and why some frame it names was not read (None: all were)."""
+    """The screen a check reads: its views, and why some frame it names was not read (None: all were); for a check
+    on the final frame, why that frame may not show the final state (``stale``: actions came after it); for a
+    check on any frame, the TYPE actions no screenshot after them shows (``typed``: step index, text); the run's
+    goal, whose quotes on the screen are not evidence (:func:`goal_quotes`)."""
 
     views: tuple[ScreenView, ...] = ()
     missing: str | None = None
+    stale: str | None = None
+    typed: tuple[tuple[int, str], ...] = ()
+    goal: str | None = None
 
 
 def frame_of(chk: Mapping[str, Any]) -> str | int:
@@ -153,6 +160,96 @@ def _near_match(pat: str, views: tuple[ScreenView, ...]) -> bool | None:
     return False
 
 
+#: Lines that quote the goal, together, are the goal shown on the screen (a harness window showing the
+#: instruction) when they hold at least this many of its words in order (all of them for a shorter goal).
+QUOTE_WORDS = 5
+#: A line quotes the goal when a run of the goal's words, in order, makes at least this share of its words (a
+#: label or a field before the quote, "Task:", is allowed), and at least 2 words.
+QUOTE_SHARE = 0.75
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Equal, or (4 letters or more) one letter misread, added or dropped: OCR's "dispIay" for "display"."""
+    if a == b:
+        return True
+    if min(len(a), len(b)) < 4 or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long_ = sorted((a, b), key=len)
+    i = next((k for k, (x, y) in enumerate(zip(short, long_)) if x != y), len(short))
+    return short[i:] == long_[i + 1:]
+
+
+def _goal_run(words: list[str], goal: list[str]) -> int:
+    """The longest run of ``words`` that is a run of the goal's words, in order, each the same or misread."""
+    best, prev = 0, [0] * (len(goal) + 1)
+    for w in words:
+        cur = [0] * (len(goal) + 1)
+        for j, g in enumerate(goal, start=1):
+            if _same_word(w, g):
+                cur[j] = prev[j - 1] + 1
+                best = max(best, cur[j])
+        prev = cur
+    return best
+
+
+@functools.lru_cache(maxsize=1024)
+def goal_quotes(lines: tuple[str, ...], goal: str | None) -> frozenset[int]:
+    """Which of ``lines`` (in reading order) quote ``goal``: a line quotes it when a run of the goal's words in
+    order (:func:`_goal_run`) is at least :data:`QUOTE_SHARE` of its words and 2 words or more; consecutive
+    quoting lines are the goal on the screen when together they hold :data:`QUOTE_WORDS` of its words or more
+    (the whole goal, when it is shorter). A product name or a message that shares a few words with the task
+    ("Display name changed to Jane Doe" for "Change the display name to Jane Doe") is no quote."""
+    want = _words(goal or "")
+    if len(want) < 3:
+        return frozenset()
+    need = min(QUOTE_WORDS, len(want))
+    runs = []
+    for text in lines:
+        words = _words(text)
+        r = _goal_run(words, want) if words else 0
+        runs.append(r if r >= 2 and r >= QUOTE_SHARE * len(words) else 0)
+    out: set[int] = set()
+    i = 0
+    while i < len(runs):
+        j = i
+        while j < len(runs) and runs[j]:
+            j += 1
+        if sum(runs[i:j]) >= need:
+            out.update(range(i, j))
+        i = max(j, i + 1)
+    quoted = {" ".join(_words(lines[k])) for k in out}  # a quoting line read again (a fallback pass) is one too
+    return frozenset(out | {k for k, r in enumerate(runs) if r and " ".join(_words(lines[k])) in quoted})
+
+
+def _within(b: Box, boxes: list[Box]) -> bool:
+    cx, cy = (b.left + b.right) / 2, (b.top + b.bottom) / 2
+    return any(o.left <= cx <= o.right and o.top <= cy <= o.bottom for o in boxes)
+
+
+def without_goal(views: tuple[ScreenView, ...], goal: str | None) -> tuple[tuple[ScreenView, ...], int]:
+    """``views`` without the lines that quote the goal (:func:`goal_quotes`) and the words read within them (a
+    fallback pass reads a window's words alone), and how many were left out: the task's own words on the screen
+    are not evidence that it was done."""
+    if not goal:
+        return views, 0
+    out, left = [], 0
+    for v in views:
+        drop = set(goal_quotes(tuple(x.text for x in v.lines), goal))
+        boxes = [v.lines[k].box for k in drop]
+        drop |= {k for k, x in enumerate(v.lines) if k not in drop and boxes and _within(x.box, boxes)}
+        left += len(drop)
+        out.append(v if not drop else ScreenView(v.frame, v.file, v.box,
+                                                 tuple(x for i, x in enumerate(v.lines) if i not in drop)))
+    return tuple(out), left
+
+
 def _where(view: ScreenView, lines: list[TextLine]) -> dict[str, Any]:
     b = lines[0].box if lines else view.box
     return {"frame": view.frame, "file": view.file, "box": [b.left, b.top, b.width, b.height],
@@ -185,9 +282,30 @@ def _read(views: tuple[ScreenView, ...]) -> dict[str, Any]:
             "lines_read": len(lines), "min_confidence": min((x.confidence for x in lines), default=None)}
 
 
+def _typed(kind: str, chk: Mapping[str, Any], typed: tuple[tuple[int, str], ...]) -> dict[str, Any] | None:
+    """The evidence of a TYPE action that typed what a ``text_present`` or ``text_matches`` check on any frame looks
+    for (case and spacing aside), when no screenshot after it shows the field; None without one."""
+    if kind not in ("text_present", "text_matches") or frame_of(chk) != "any":
+        return None
+    for step, text in typed:
+        if patterns.search(chk["pattern"], _flat(text)) is not None if kind == "text_matches" \
+                else norm(chk["text"]) in norm(text):
+            return {"source": "typed", "step": step,
+                    "evidence_of": f"the harness typed it at step {step} without an error; no screenshot after that "
+                                   "step shows whether it reached a field"}
+    return None
+
+
 def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[bool | None, dict[str, Any]]:
-    """The result of a screen check (``passed`` None: undecided, ``evidence["undecided"]`` says why)."""
-    views = ev.views
+    """The result of a screen check (``passed`` None: undecided, ``evidence["undecided"]`` says why). On a final
+    frame that actions came after (``ev.stale``), what it shows decides nothing about the final state."""
+    passed, evidence = _evaluate(kind, chk, ev)
+    if ev.stale is not None and passed is not None:
+        return None, evidence | {"undecided": f"missing evidence: {ev.stale}"}
+    return passed, evidence
+
+
+def _evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[bool | None, dict[str, Any]]:
     base: dict[str, Any] = {"source": "screen_text"}
     if kind == "element_text":
         base |= {"selector": chk["selector"], "pattern": chk["pattern"], "weight": SCREEN_FALLBACK_WEIGHT}
@@ -195,10 +313,16 @@ def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[boo
         base["pattern"] = chk["pattern"]
     else:
         base["text"] = chk["text"]
+    views, quoted = without_goal(ev.views, ev.goal)
+    if quoted:
+        base["note"] = f"{quoted} line{'s' * (quoted != 1)} that quote{'s' * (quoted == 1)} the goal left out"
+    typed = _typed(kind, chk, ev.typed)
     if not views:
-        return None, base | {"undecided": f"missing evidence: {ev.missing or 'no screen text'}"}
+        return (True, base | typed) if typed else \
+            (None, base | {"undecided": f"missing evidence: {ev.missing or 'no screen text'}"})
     if not any(v.lines for v in views) and kind != "element_text":
-        return None, base | {"undecided": "missing evidence: no legible text on screen"} | _read(views)
+        return (True, base | typed) if typed else \
+            (None, base | {"undecided": "missing evidence: no legible text on screen"} | _read(views))
     if kind in ("text_matches", "element_text"):
         def hit(t: str) -> bool:
             return patterns.search(chk["pattern"], t) is not None
@@ -210,6 +334,8 @@ def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[boo
     sure, low = _find(views, hit)
     if sure is not None:
         return kind != "text_absent", base | sure
+    if typed:
+        return True, base | typed
     if low is not None:
         return None, base | low | {"undecided": "missing evidence: read below the OCR confidence threshold"}
     if kind == "element_text":

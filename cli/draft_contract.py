@@ -29,8 +29,9 @@ def draft_contract(
 ) -> None:
     """Draft a contract from a run that succeeded.
 
-    It has a check for each new line of text its final screen shows (DOM text, else what OCR read), its
-    URL and its title when they changed. Trim it, then score with it. It prints the contract file
+    It has a check for each new line of text its final screen shows (DOM text, else what OCR read; no
+    clocks, menu-bar items or lines quoting the task), its URL and its title when they changed, its
+    title band and its final answer. Trim it, then score with it. It prints the contract file
     (--format json: the contract and the notes; csv: a check a row).
 
     Example: trajcheck draft-contract ledger/ terms-checkbox-on --out contracts/create-workspace.json

@@ -89,6 +89,10 @@ def render(data: dict[str, Any]) -> Group:
     parts.append(head)
     if r["goal"]:
         parts.append(Text(f"goal: {r['goal']}", style="dim"))
+    if r.get("actions_after_last_frame"):  # the final state those actions led to: no frame shows it
+        n = r["actions_after_last_frame"]
+        parts.append(Text(f"{n} action{'s' * (n != 1)} after the last screenshot: the final state was not seen",
+                          style="yellow"))
     for s in data["steps"]:
         rows: list[tuple[str, Text | str]] = [(f"step {s['step_index']}", Text(action_label(s), style="cyan"))]
         if s["reasoning"]:

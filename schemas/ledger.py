@@ -69,6 +69,7 @@ RUNS: tuple[Column, ...] = (
     _c("outcome_judge", S, "fn:outcome_judge", "outcome.judge as recorded (JSON), when present."),
     _c("n_steps", I32, "fn:n_steps", "Number of steps."),
     _c("n_frames", I32, "n_frames", "Number of distinct frame files decoded."),
+    _c("actions_after_last_frame", I32, "actions_after_last_frame", "Actions that change the screen (not DONE, FAIL, WAIT, READ or a screenshot) taken after the run's last readable screenshot: the final state they led to was not seen, and a contract's screen checks on the final frame are undecided (docs/referee.md, \"Steps no screenshot shows\"); 0 when the last screenshot follows the last action, null when the run has none."),
     _c("perceptual_summary", S, "fn:perceptual_summary", "The seed's per-run summary as JSON: `{\"checked\": n, \"no_effect\": k}` over trajcheck's verdicts, `{}` when the verifier never fired."),
     _c("effect_checked", I32, "totals.effect_checked", "High-risk steps with a verdict (trajcheck's rule)."),
     _c("effect_no_effect", I32, "totals.effect_no_effect", "Of those, steps with no observed effect (trajcheck's rule)."),

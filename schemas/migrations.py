@@ -77,4 +77,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "Where runs fail (issue 41): the failure mode of each run that did not pass, its sub-kind, the "
                   "step it rests on and its evidence.",
               {"runs": ("failure_mode", "failure_detail", "failure_step", "failure_evidence")}),
+    Migration(12, "Missing evidence stays missing (issue 48, item 2): the actions taken after a run's last "
+                  "screenshot, whose final state no frame shows.",
+              {"runs": ("actions_after_last_frame",)}),
 )

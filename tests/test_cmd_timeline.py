@@ -73,6 +73,7 @@ CONSENT_ON = {
         # a flat contract: its one check holds; no rubric tree, no judge of score --judgments
         "contract_score": 1.0, "contract_tree": None, "judgments": None, "failure_mode": None, "failure_detail": None,
         "failure_step": None, "failure_evidence": None,
+        "actions_after_last_frame": 0,  # its last screenshot follows its last action
     },
     "steps": [
         {**COMMON, "step_index": 1, "action_type": "CLICK", "action_x": 640.0, "action_y": 316.0,

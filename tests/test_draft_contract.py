@@ -12,9 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 import trajcheck
-from trajcheck.analyzers.draft import MAX_TEXT_CHECKS, Screen, new_lines, propose, url_pattern
+from trajcheck.analyzers.draft import MAX_TEXT_CHECKS, Screen, new_lines, propose, url_pattern, without_clock
+from trajcheck.analyzers.screentext import TextLine
+from trajcheck.base.box import Box
 from trajcheck.cli.main import app
 from trajcheck.errors import UsageError
+from trajcheck.media import ocr
 from trajcheck.readers.rundir import validator
 
 from conftest import SAMPLES
@@ -109,7 +112,8 @@ def test_without_a_dom_the_final_screen_is_what_ocr_read(tmp_path):
     (run_dir / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
     (ref,), _ = discover([run_dir])
     run, _ = get_reader(ref.reader).read(ref.path, ref.display)
-    first, final = _screens(run, run_dir, ["Workspace created", "Invite your team to get started."])
+    # OCR not asked to read the frames: what the ledger says it read on the final one (as where it is not installed)
+    first, final = _screens(run, run_dir, ["Workspace created", "Invite your team to get started."], read=False)
     assert first.source == "none" and final.source == "screen_text"
     draft = propose(run.run_id, run.task_id, first, final)
     assert [(c["type"], c.get("text") or c.get("pattern")) for c in draft.contract["checks"]] == [
@@ -117,7 +121,74 @@ def test_without_a_dom_the_final_screen_is_what_ocr_read(tmp_path):
         ("text_present", "Workspace created - Tasklane"),  # the title the log records, checked as text on screen
         ("text_present", "Workspace created"), ("text_present", "Invite your team to get started.")]
     # nothing read on screen and no DOM: only the URL and the title, and a note that says so
-    first, final = _screens(run, run_dir, None)
+    first, final = _screens(run, run_dir, None, read=False)
     draft = propose(run.run_id, run.task_id, first, final)
     assert [c["type"] for c in draft.contract["checks"]] == ["url_matches", "text_present"]
     assert draft.notes and draft.notes[0].startswith("no DOM snapshot and no screen text")
+
+
+# -- issue 48, item 5: clocks, menu bars, noise and the goal left out; numbers, the answer and the title band in --
+
+GOAL = "Change the Tasklane display name to 'Jane Doe' and save it."
+
+
+def test_clocks_dates_and_the_goal_are_left_out_and_numbers_kept():
+    final = Screen(lines=("Tue Jul 1 7:48AM", "579", "12/07/2026", "Task: Change the Tasklane display name",
+                          "to 'Jane Doe' and save it.", "Sent 7:52 PM", "May I help you?", "Version 2.10.3"))
+    assert new_lines(Screen(), final, GOAL) == ["579", "Sent", "May I help you?", "Version 2.10.3"]
+    assert without_clock("Quillpad File Edit View Tue Jul 1 7:48AM") == "Quillpad File Edit View"
+    assert without_clock("Meeting booked for Jul 1 at noon") == "Meeting booked for Jul 1 at noon"
+
+
+def _line(text: str, top: int, confidence: float = 0.95) -> TextLine:
+    return TextLine(text, confidence, Box(10, top, 600, top + 18))
+
+
+def test_where_ocr_read_the_frame_noise_and_the_menu_bar_are_left_out_and_the_title_band_is_checked():
+    first = Screen(lines=(), read=(_line("Quillpad File Edit View Tue Jul 1 7:48AM", 4), _line("Untitled", 30)),
+                   source="screen_text", band=64)
+    final = Screen(read=(_line("Quillpad File Edit View Tue Jul 1 7:52AM", 4), _line("notes.txt - Quillpad", 30),
+                         _line("Tue Jul 1 7:52AM", 300), _line("Saved to notes.txt", 400), _line("@® ~|", 500, 0.41)),
+                   source="screen_text", band=64)
+    draft = propose("r", "t", first, final, GOAL, answer=" 579 ")
+    assert list(validator("contract").iter_errors(draft.contract)) == []
+    assert [(c["type"], c.get("text") or c.get("value"), c.get("area")) for c in draft.contract["checks"]] == [
+        ("text_present", "notes.txt - Quillpad", "title"), ("text_present", "Saved to notes.txt", None),
+        ("answer_matches", "579", None)]
+
+
+@pytest.mark.skipif(ocr.engine()[0] is None, reason="OCR is not installed here")
+def test_a_desktop_like_run_gets_a_draft_without_its_clock_that_holds_on_it(tmp_path):
+    """nc-profile-toast without its DOM and URLs (as a desktop run records it), with a menu bar whose clock moves
+    drawn over its frames: the draft reads the first and final frames, proposes no clock, a check of the title
+    band, the toast, and holds on the run."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    run_dir = tmp_path / "runs" / "nc-profile-toast"
+    shutil.copytree(SAMPLES / "nc-profile-toast", run_dir, ignore=shutil.ignore_patterns("dom"))
+    steps = [json.loads(x) for x in (run_dir / "steps.jsonl").read_text().splitlines()]
+    for s in steps:
+        s.pop("page", None)
+    (run_dir / "steps.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    font = ImageFont.load_default(size=15)
+    for k, png in enumerate(sorted((run_dir / "frames").glob("*.png"))):
+        img = Image.open(png).convert("RGB")
+        d = ImageDraw.Draw(img)
+        d.rectangle((0, 0, 1280, 22), fill=(236, 236, 236))
+        d.text((12, 3), "Chromium   File   Edit   View", fill=(0, 0, 0), font=font)
+        d.text((1100, 3), f"Tue Jul 1 7:{48 + k}AM", fill=(0, 0, 0), font=font)
+        img.save(png)
+    trajcheck.score([tmp_path / "runs"], tmp_path / "ledger", jobs=1, ocr="auto")
+    draft = trajcheck.draft_contract(tmp_path / "ledger", "nc-profile-toast")
+    checks = draft.contract["checks"]
+    said = " ".join(str(c.get("text") or c.get("pattern") or "") for c in checks)
+    assert "7:" not in said and "Jul" not in said, checks
+    assert any(c.get("area") == "title" for c in checks), checks
+    assert any("Profile saved" in str(c.get("text")) or "visible to your team" in str(c.get("text"))
+               for c in checks), checks
+    contracts = tmp_path / "contracts"
+    contracts.mkdir()
+    (contracts / "profile-name.json").write_text(json.dumps(draft.contract))
+    trajcheck.score([tmp_path / "runs"], tmp_path / "ledger2", jobs=1, ocr="auto", contracts=contracts)
+    row = trajcheck.query(tmp_path / "ledger2", "select det_verdict, contract_checks from runs").to_json()[0]
+    assert row["det_verdict"] == "pass", row["contract_checks"]

@@ -46,10 +46,11 @@ def _shaky(lines: tuple[TextLine, ...], area: Box, scale: float) -> list[Box]:
     return out[:ocr.MAX_ISLANDS]
 
 
-def _decisive(kind: str, chk: dict[str, Any], view: ScreenView) -> bool:
-    """Does ``view`` (a part of the check's area) decide the check as the whole area would: its text found?"""
+def _decisive(kind: str, chk: dict[str, Any], view: ScreenView, goal: str | None) -> bool:
+    """Does ``view`` (a part of the check's area) decide the check as the whole area would: its text found (the
+    lines that quote the goal left out, as the check leaves them)?"""
     try:
-        passed, _ = screencheck.evaluate(kind, chk, ScreenEvidence((view,)))
+        passed, _ = screencheck.evaluate(kind, chk, ScreenEvidence((view,), goal=goal))
     except (patterns.PatternError, patterns.PatternTimeout):
         return False  # the contract's evaluation says so, with the check
     return passed is (kind != "text_absent") and (passed is not None)
@@ -65,12 +66,14 @@ class ContractReads:
     seen: dict[int, set[Any]] = field(default_factory=dict)  # frames read per check ("any": each once)
     capped: dict[int, int] = field(default_factory=dict)  # frames of an "any" check left unread
     memo: dict[tuple[Any, Box, float | str], tuple[TextLine, ...]] = field(default_factory=dict)
+    goal: str | None = None  # the run's goal: lines that quote it are left out of the checks
 
     @classmethod
-    def of(cls, contract: dict[str, Any] | None, has_dom: bool, sp: ScreenPlan) -> "ContractReads":
+    def of(cls, contract: dict[str, Any] | None, has_dom: bool, sp: ScreenPlan,
+           goal: str | None = None) -> "ContractReads":
         checks = [(i, c) for i, c in enumerate((contract or {}).get("checks", []), start=1)
                   if screencheck.reads_screen(c, has_dom)]
-        return cls(checks, sp)
+        return cls(checks, sp, goal=goal)
 
     @property
     def wants_final(self) -> bool:
@@ -100,7 +103,7 @@ class ContractReads:
         lines = self.memo[key]
         kind = str(chk["type"])
         for more in ("islands", "shaky", "evened", "faint"):
-            if _decisive(kind, chk, ScreenView("", None, box, lines)):
+            if _decisive(kind, chk, ScreenView("", None, box, lines), self.goal):
                 break
             lines = lines + self._more(run, frame, digest, (box, at), more, lines)
         return box, lines
@@ -157,13 +160,16 @@ class ContractReads:
             self.views.setdefault(pos, []).append(ScreenView(label, rel, got[0], got[1]))
 
     def read_step(self, run: Run, i: int, frames: tuple[Any, Any], digests: tuple[bytes | None, bytes | None]) -> None:
-        """Read what the checks about the frame after step ``i`` (or before the first, or any frame) need."""
+        """Read what the checks about the frame after step ``i`` (or before the first, or any frame) need. A check
+        on any frame reads a step's pre frame too where the step before has no post frame: a harness that
+        screenshots only before each action shows the state after a step in the next step's pre frame."""
         s = run.steps[i]
+        own_pre = i == 0 or run.steps[i - 1].frame_post is None
         for pos, chk in self.checks:
             f = screencheck.frame_of(chk)
-            if i == 0 and f in (0, "any"):
-                self._add(run, pos, chk, frames[0], digests[0], "before step 1" if f == "any" else "after step 0",
-                          s.frame_pre)
+            if (i == 0 and f == 0) or (own_pre and f == "any"):
+                self._add(run, pos, chk, frames[0], digests[0], f"before step {s.index}" if f == "any"
+                          else "after step 0", s.frame_pre)
             if f == s.index or f == "any":
                 self._add(run, pos, chk, frames[1], digests[1], f"after step {s.index}", s.frame_post)
 
@@ -180,14 +186,23 @@ class ContractReads:
             if box is not None and prior:
                 lines = tuple(x for r in prior for x in r.after if _inside(x.box, box))
                 view = ScreenView("final", rel, box, lines)
-                if lines and _decisive(str(chk["type"]), chk, view):
+                if lines and _decisive(str(chk["type"]), chk, view, self.goal):
                     self.views[pos] = [view]
                     continue
             self._add(run, pos, chk, final, digest, "final", rel)
 
-    def evidence(self) -> dict[int, ScreenEvidence]:
+    def evidence(self, unseen: tuple[int, int] = (0, 0), after_final: int | None = None,
+                 typed: tuple[tuple[int, str], ...] = ()) -> dict[int, ScreenEvidence]:
+        """What each check read. ``unseen``: of the actions that change the screen, how many have no screenshot
+        after them (a check on any frame that does not find its text is undecided when some do), ``typed`` the
+        TYPE actions among them (:func:`trajcheck.analyzers.unseen.typed_unseen`); ``after_final``: the actions
+        after the final frame (a check on the final frame is undecided when some are)."""
         out = {}
+        stale = f"{after_final} action{'s' * (after_final != 1)} after the last screenshot: the final state was " \
+                "not seen" if after_final else None
+        gap = f"{unseen[0]} of {unseen[1]} actions have no screenshot after them" if unseen[0] else None
         for pos, chk in self.checks:
+            on = screencheck.frame_of(chk)
             views = [v for v in self.views.get(pos, []) if v.box.width > 0]
             return_missing: str | None
             if len(views) < len(self.views.get(pos, [])):
@@ -196,5 +211,8 @@ class ContractReads:
                 return_missing = f"{self.capped[pos]} frames past the first {MAX_CHANGES_PER_RUN} were not read"
             else:
                 return_missing = None if views else self.missing()
-            out[pos] = ScreenEvidence(tuple(views), return_missing)
+            if on == "any" and return_missing is None:
+                return_missing = gap
+            out[pos] = ScreenEvidence(tuple(views), return_missing, stale if on == "final" else None,
+                                      typed if on == "any" else (), self.goal)
         return out

@@ -11,8 +11,16 @@ import os
 from pathlib import Path
 from typing import Any
 
+import hashlib
+
 from ..analyzers import skeleton as sk
 from ..analyzers.draft import Draft, Screen, propose
+from ..analyzers.screencheck import TITLE_BAND
+from ..base.box import Box
+from ..media import ocr
+from ..media.frames import FrameError, decode, read_frame_file
+from ..media.screenread import ScreenPlan
+from ..scoring.loading import final_answer
 from ..base.errors import UsageError
 from ..base.inputs import read_regular
 from ..base.runfiles import safe_join, scoring_root
@@ -47,8 +55,32 @@ def _dom_screen(run_dir: Path, rel: str | None, url: str | None, title: str | No
                   "dom")
 
 
-def _screens(run: Run, run_dir: Path, final_ocr: list[str] | None) -> tuple[Screen, Screen]:
-    """The run's first screen (before its first step) and its final one (after its last)."""
+def _ocr_screen(run: Run, run_dir: Path, rel: str | None, url: str | None, title: str | None) -> Screen | None:
+    """A screen from a frame read whole with OCR (cached on disk by its bytes, as scoring reads it): each line
+    with its confidence and box, and the frame's title band where the run records no URL (a desktop or phone
+    run); None without OCR or a readable frame."""
+    path = safe_join(run_dir, rel) if rel else None
+    eng, _why = ocr.engine() if path is not None else (None, None)
+    if path is None or eng is None:
+        return None
+    try:
+        raw = read_frame_file(path)
+        frame = decode(path, raw)
+    except (FrameError, OSError):
+        return None
+    scale = ScreenPlan.scale(run, frame)
+    lines = tuple(ocr.cached_lines(eng, hashlib.blake2b(raw, digest_size=16).digest(), frame.luma,
+                                   Box(0, 0, frame.width, frame.height), max(scale, ocr.TEXT_SCALE)))
+    # the title band is a desktop's (menu bar, window titles): a run that records URLs shows a page there
+    band = min(frame.height, round(TITLE_BAND * scale)) if url is None else 0
+    return Screen(url, title, tuple(x.text for x in lines), "\n".join(x.text for x in lines), "screen_text", lines,
+                  band)
+
+
+def _screens(run: Run, run_dir: Path, final_ocr: list[str] | None, read: bool = True) -> tuple[Screen, Screen]:
+    """The run's first screen (before its first step) and its final one (after its last). Without a DOM
+    snapshot, the first and final frames are read whole with OCR (``read``), else the final one is what the
+    ledger says OCR read on it (``runs.screen_text_final``: its changed regions, without confidences)."""
     pages = [s.page for s in run.steps if s.page is not None]
     if not pages:
         first = Screen()
@@ -61,6 +93,13 @@ def _screens(run: Run, run_dir: Path, final_ocr: list[str] | None) -> tuple[Scre
         final = _dom_screen(run_dir, pn.dom_after or pn.dom_before, last_url, last_title)
         if final is not None:
             return first, final
+    if read and run.steps:
+        s0, sn = run.steps[0], run.steps[-1]
+        got = _ocr_screen(run, run_dir, sn.frame_post or sn.frame_pre, last_url, last_title)
+        if got is not None:
+            if first.source == "none":
+                first = _ocr_screen(run, run_dir, s0.frame_pre or s0.frame_post, first.url, first.title) or first
+            return first, got
     if final_ocr:
         return first, Screen(last_url, last_title, tuple(final_ocr), "\n".join(final_ocr), "screen_text")
     return first, Screen(last_url, last_title)
@@ -96,7 +135,7 @@ def draft_contract(ledger_dir: str | os.PathLike[str], run_id: str) -> Draft:
     with scoring_root(ref.root):
         run, _ = get_reader(ref.reader).read(ref.path, ref.display)
     first, final = _screens(run, ref.run_dir, row["screen_text_final"])
-    draft = propose(run_id, row["task_id"], first, final)
+    draft = propose(run_id, row["task_id"], first, final, run.goal, final_answer(run))
     if row["eval_final_verdict"] not in ("pass", None):
         draft.notes.insert(0, f"the ledger's verdict of this run is {row['eval_final_verdict']}: draft a contract "
                               "only from a run you know succeeded")

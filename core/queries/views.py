@@ -35,7 +35,7 @@ TIMELINE_RUN_COLUMNS = (
     "lesson_candidate", "reward_total", "longest_loop", "states_distinct", "states_returning", "oscillations",
     "stalled_from_step", "no_net_progress", "message_source", "message_text", "screen_text_final",
     "screen_messages_final", "contract_score", "contract_tree", "judgments", "failure_mode", "failure_detail",
-    "failure_step", "failure_evidence",
+    "failure_step", "failure_evidence", "actions_after_last_frame",
 )
 
 

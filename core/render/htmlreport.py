@@ -200,6 +200,9 @@ def _run_section(r: dict[str, Any], steps: list[dict[str, Any]], images: Images,
     parts.append(f"<p><b>task</b> {_e(r['task_id'])} &middot; <b>goal</b> {_e(r['goal'])} &middot; <b>outcome</b> "
                   f"{_e(r['outcome_status'])} &middot; <b>perceptual verifier</b> "
                   f"{_VERIFIER[r['config_perceptual_verifier']]}</p>")
+    if r.get("actions_after_last_frame"):  # issue 48: the final state those actions led to was not seen
+        parts.append(f"<p class=neg>{_e(r['actions_after_last_frame'])} action(s) after the last screenshot: the "
+                     "final state was not seen</p>")
     checks = json.loads(r["contract_checks"]) if r.get("contract_checks") else []
     failed = [c for c in checks if not c["passed"]]
     parts.append(f"<p><b>contract</b> {_e(r['det_verdict'])} {_e(r['contract_name'] or '')}"

@@ -93,6 +93,7 @@ class RunFindings:
     rubric: rubric_mod.RubricResult = rubric_mod.NO_RUBRIC  # the contract's tree and partial credit
     judgments: tuple[Judgment, ...] = ()  # the judges of score --judgments that judged this run
     failure: failures.Failure = failures.NONE  # the decisive cause of a run that did not pass (analyzers/failures)
+    actions_after_last_frame: int | None = None  # actions that change the screen after the last screenshot
 
 
 def _judges(run: Run, ev: RefereeEvidence, contract_data: dict[str, Any] | None, given: list[Judgment]
@@ -239,7 +240,7 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
                        ev_verdict=ev_verdict, evaluator=evaluator, claim=claim, states=run_states,
                        no_net_progress=stalled, reference_steps=_reference_steps(run, contract, opts),
                        spend=run_spend, final_screen=final_screen, ocr_engine=loaded.ocr_engine, rubric=rubric,
-                       judgments=tuple(given),
+                       judgments=tuple(given), actions_after_last_frame=loaded.actions_after_last_frame,
                        failure=failure_of(run, verdict, ev_verdict, claim, contract_result, evaluator,
                                           {sf.step.index: sf.page.overlay_before for sf in found}))
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analyzers.ambient import Transition, transition_of
-from ..analyzers import screencheck
+from ..analyzers import screencheck, unseen
 from ..analyzers.contract import ContractState, Picture, hashed_regions
 from ..analyzers.page import PageFacts, page_facts
 from ..analyzers.image_evidence import ImageEvidence
@@ -302,6 +302,8 @@ class LoadedRun:
     #: Regions the rules asked to read that were not, OCR not being installed (:func:`trajcheck.media.ocr.engine`).
     ocr_unread: int = 0
     ocr_engine: str | None = None  # the engine that read, when any region was read
+    #: Actions that change the screen after the run's last readable screenshot (None: it has none).
+    actions_after_last_frame: int | None = None
 
 
 def gap_transition(post: Any, pre: Any, tolerance: int, page: str | None) -> Transition | None:
@@ -333,7 +335,7 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
     has_dom = plan.dom_rel is not None
     sp = ScreenPlan.of(run, opts.ocr, plan.frame_rel, has_dom, any(
         screencheck.reads_screen(c, has_dom) and screencheck.frame_of(c) == "final" for c in checks))
-    cr = ContractReads.of(plan.contract.data if plan.contract is not None else None, has_dom, sp)
+    cr = ContractReads.of(plan.contract.data if plan.contract is not None else None, has_dom, sp, run.goal)
     for rel in (sp.since_rel, sp.post_rel):
         if rel:
             frame_uses[rel] += 1  # kept for the final frame's read
@@ -346,9 +348,11 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
     transitions: list[Transition] = []
     step_problems: list[Problem] = []
     screen: list[list[ScreenRead]] = []
+    readable: set[str] = set()  # the frame files that decoded: what a screenshot shows
     for i, s in enumerate(steps):
         pre = frames.get(s.frame_pre, s, "frames.pre")
         post = frames.get(s.frame_post, s, "frames.post")
+        readable.update(rel for rel, f in ((s.frame_pre, pre), (s.frame_post, post)) if rel and isinstance(f, Frame))
         ev = step_evidence(run, s, pre, post, opts.pixel_tolerance, step_problems)
         evidence.append(ev)
         digests = (frames.digest_of(s.frame_pre), frames.digest_of(s.frame_post))
@@ -376,7 +380,11 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
             frames.release(rel)
     referee = load_referee(run, run_dir, plan, frames, doms)
     if referee.contract_state is not None:
-        referee.contract_state.screen = cr.evidence()
+        judged = steps[:plan.eval_pos + 1]
+        referee.contract_state.screen = cr.evidence(
+            unseen.unseen_steps(steps, readable),
+            unseen.actions_after(judged, readable, plan.frame_rel) if plan.frame_rel else None,
+            unseen.typed_unseen(steps, readable))
         referee.contract_state.screen_missing = cr.missing()
         referee.contract_state.answer = final_answer(run)
     if sp.capped:
@@ -385,7 +393,8 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
                                      severity="warning", hint="their screen_text is null"))
     problems = frames.problems + doms.problems + step_problems + referee.problems
     return LoadedRun(evidence, pages, transitions, referee, frames.decoded, problems, screen, final_screen,
-                     sp.unread, sp.engine_version(any(screen) or bool(final_screen) or bool(cr.memo)))
+                     sp.unread, sp.engine_version(any(screen) or bool(final_screen) or bool(cr.memo)),
+                     unseen.actions_after(steps, readable))
 
 
 def final_answer(run: Run) -> str | None:
