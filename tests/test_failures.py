@@ -308,6 +308,7 @@ def test_mode_changes_between_unpaired_arms():
 # ---- the report ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.browser
 def test_the_report_shows_failure_modes_per_arm_linking_to_their_runs_in_chromium(sample_ledger, tmp_path):
     from test_report_export import ARGS, CHROMIUM, _browser
 

@@ -108,6 +108,7 @@ def _column_digests(rows: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str
     return out
 
 
+@pytest.mark.realruns
 @pytest.mark.skipif(not REALRUNS.is_dir(), reason="../shared/realruns is absent (a user's clone has none): "
                     "the real-run golden needs the recorded third-party runs beside the checkout")
 def test_realruns_ledger_matches_golden(tmp_path):

@@ -60,6 +60,7 @@ def test_no_answer_is_a_fail_a_give_up_is_not_and_an_evaluator_outranks_both(tmp
     assert got["evaluator-pass"][:3] == ("pass", "evaluator", "evaluator_only")
 
 
+@pytest.mark.realruns
 @pytest.mark.skipif(not REALRUNS.is_dir(), reason="../shared/realruns is absent (a user's clone has none)")
 def test_the_browsergym_runs_keep_their_evaluator_verdicts():
     report = score_paths([REALRUNS / "browsergym-fork"], ScoreOptions(), jobs=1)

@@ -93,6 +93,7 @@ def _browser():
     return sync_playwright()
 
 
+@pytest.mark.browser
 def test_report_renders_in_chromium_with_thumbnails(sample_ledger, tmp_path):
     """Issue 15: the index lists every run, filters by verdict and false claim, searches and sorts; a run page
     shows its thumbnails."""
@@ -151,6 +152,7 @@ def paired_ledger(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.browser
 def test_pair_pages_show_both_runs_and_mark_the_divergence_in_chromium(paired_ledger, tmp_path):
     """Issue 30: the comparison links a pair page for each task recorded in both arms (the five sample pairs);
     the newsletter-subscribe page shows the two runs side by side with their thumbnails, and marks pair 2, where
@@ -195,6 +197,7 @@ def test_pair_pages_show_both_runs_and_mark_the_divergence_in_chromium(paired_le
     assert (tmp_path / "pair.png").stat().st_size > 10_000
 
 
+@pytest.mark.browser
 def test_hostile_report_runs_no_script_in_chromium(tmp_path):
     out = _hostile_ledger(tmp_path)
     runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
@@ -210,6 +213,7 @@ def test_hostile_report_runs_no_script_in_chromium(tmp_path):
         browser.close()
 
 
+@pytest.mark.latex
 @pytest.mark.parametrize("table", ["summary", "per-task", "compare"])
 def test_latex_export_compiles_in_a_document(sample_ledger, tmp_path, table):
     """The exported body is pasted into a real document and compiled by pdflatex."""
@@ -233,6 +237,7 @@ def test_latex_export_compiles_in_a_document(sample_ledger, tmp_path, table):
     assert (tmp_path / "doc.pdf").stat().st_size > 1000
 
 
+@pytest.mark.browser
 def test_thumbnails_mark_the_click_and_long_texts_are_cut(sample_ledger, tmp_path):
     """Issue 15: the pre thumbnail of a click marks where it aimed (checked on the pixels Chromium draws of the
     thumbnail and the SVG over it, at the point scaled as the verifier scales it), and nowhere else."""

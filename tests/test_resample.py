@@ -37,6 +37,7 @@ def _real_frames(limit: int = 60) -> list:
 REAL = _real_frames()
 
 
+@pytest.mark.realruns
 @pytest.mark.skipif(not REALRUNS.is_dir(), reason="../shared/realruns is absent (a user's clone has none): the "
                     "real-frame hash checks need the recorded third-party runs beside the checkout")
 def test_real_frames_cover_several_sizes():
@@ -44,6 +45,7 @@ def test_real_frames_cover_several_sizes():
     assert len(REAL) >= 20 and len(sizes) >= 3, sizes
 
 
+@pytest.mark.realruns
 @pytest.mark.parametrize("path", REAL or [pytest.param(None, marks=pytest.mark.skip(
     reason="../shared/realruns is absent (a user's clone has none): the real-frame hash checks need the recorded "
     "third-party runs beside the checkout"))], ids=lambda p: f"{p.parent.name}/{p.name}" if p else "no-real-runs")

@@ -169,6 +169,7 @@ def _stats(run: Path) -> dict[int, dict[str, Any]]:
     return out
 
 
+@pytest.mark.realruns
 @pytest.mark.skipif(not BROWSERGYM.is_dir(), reason="../shared/realruns/browsergym-fork is not here (the real "
                                                       "runs are kept outside the repository)")
 def test_browsergym_steps_take_the_agent_and_the_environment_time(tmp_path):
@@ -199,6 +200,7 @@ def test_browsergym_steps_take_the_agent_and_the_environment_time(tmp_path):
             assert s["stats.cum_agent_elapsed"] + s["stats.cum_step_elapsed"] - reset < run["wall_seconds"]
 
 
+@pytest.mark.realruns
 def test_agentlab_token_stats_are_read_and_a_zero_cost_beside_tokens_is_unknown(tmp_path):
     """AgentLab's LLM tracker adds input_tokens, output_tokens and cost to a step's stats (agentlab
     llm/tracking.py); a cost of 0 beside tokens is its "no price for this model", not a free call."""
