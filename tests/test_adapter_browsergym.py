@@ -312,6 +312,7 @@ def test_real_pickles_read_as_plain_data():
     assert s["profiling"]["__class__"] == "browsergym.experiments.loop.StepTimestamps"
 
 
+@pytest.mark.slow
 def test_shared_references_cannot_expand_exponentially():
     node: list = ["x"]
     for _ in range(40):  # 2**40 leaves in a few hundred bytes, through the pickle memo

@@ -73,6 +73,7 @@ def _compare_rows(table: str, got: list[dict[str, Any]], want: list[dict[str, An
     return sorted(diffs)[:40]
 
 
+@pytest.mark.slow
 def test_sample_ledger_matches_golden(tmp_path):
     rows = _ledger_rows([SAMPLES], tmp_path / "ledger")
     assert len(rows["runs"]) == len(list(SAMPLES.glob("*/run.json")))

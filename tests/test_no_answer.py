@@ -76,6 +76,7 @@ def test_the_browsergym_runs_keep_their_evaluator_verdicts():
     assert (cut["eval_final_verdict"], cut["verdict_source"], cut["claim_reason"]) == ("fail", "no_answer", "no_done")
 
 
+@pytest.mark.slow
 def test_every_table_says_how_many_runs_have_a_verdict(sample_ledger, tmp_path):
     import trajcheck
     from trajcheck.base.verdicts import coverage
@@ -97,6 +98,7 @@ def test_every_table_says_how_many_runs_have_a_verdict(sample_ledger, tmp_path):
     assert text in page
 
 
+@pytest.mark.slow
 def test_scoring_a_batch_again_gives_a_changed_run_the_verdict_a_whole_score_gives(tmp_path):
     """An incremental score rescores only the run that changed; the no-answer rule still counts the unchanged
     runs of the batch (as the ledger holds them): a cut-off run stays failed beside a run that answered."""
@@ -122,6 +124,7 @@ def test_scoring_a_batch_again_gives_a_changed_run_the_verdict_a_whole_score_giv
     assert trajcheck.query(alone, sql).to_json()[0]["verdict_reason"] == "no_answer_action"
 
 
+@pytest.mark.slow
 def test_when_the_batch_turns_from_no_answer_to_answered_the_skipped_runs_follow(tmp_path):
     """The skipped runs the rule decided are scored again when the runs scored now change whether any run of
     the batch answered, both ways: each run ends with the verdict a --force score of the batch gives it."""

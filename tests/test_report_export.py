@@ -74,6 +74,7 @@ def _hostile_ledger(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_report_escapes_everything_from_the_run(tmp_path):
     out = _hostile_ledger(tmp_path)
     res = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
@@ -328,6 +329,7 @@ def test_drag_paths_and_scroll_directions_are_drawn(tmp_path):
     assert (300.0, 200.0, 300.0, 240.0) not in lines(Marks(point=(300, 200)))  # a click: no arrow
 
 
+@pytest.mark.slow
 def test_the_report_counts_only_the_thumbnails_it_drew(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a ledger scored from a relative path keeps run_path relative: from another folder its frames are not found
     import shutil
@@ -348,6 +350,7 @@ def test_the_report_counts_only_the_thumbnails_it_drew(tmp_path: Path, monkeypat
     assert json.loads(res.stdout)["with_thumbnails"] == 0
 
 
+@pytest.mark.slow
 def test_run_pages_say_the_verifier_setting_and_count_screens_in_words(sample_ledger, tmp_path):
     res = CliRunner().invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "r"), "--max-runs", "0"])
     assert res.exit_code == 0, res.output
