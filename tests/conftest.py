@@ -57,6 +57,8 @@ def cause_met(event: str, args: tuple[Any, ...]) -> str | None:
             return "latex"
         if "moto.server" in words or "moto_server" in line:
             return "s3"
+        if "--engine dask" in line or "--engine=dask" in words:  # trajcheck score on a Dask cluster, in a process
+            return "dask"
         if _REALRUNS in line:  # a command run on real runs
             return "realruns"
     return None

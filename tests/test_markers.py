@@ -14,7 +14,7 @@ import conftest
 from conftest import CAUSES, FIXTURE_CAUSES, REALRUNS, ROOT
 
 
-def test_the_markers_are_registered_and_a_typo_fails(request):
+def test_the_markers_are_registered_and_an_unregistered_one_is_an_error(request):
     ini = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert {m.split(":")[0] for m in ini["markers"]} == {"slow", *CAUSES}
     assert "--strict-markers" in ini["addopts"].split()
@@ -54,6 +54,9 @@ def test_the_cause_fixtures_exist():
      "realruns"),
     ("subprocess.Popen", (sys.executable, [sys.executable, "-m", "trajcheck", "score", "sample_runs"], None, None),
      None),
+    ("subprocess.Popen", ("trajcheck", ["trajcheck", "score", "runs", "--engine", "dask"], None, None), "dask"),
+    ("subprocess.Popen", ("trajcheck", ["trajcheck", "score", "runs", "--engine=dask"], None, None), "dask"),
+    ("subprocess.Popen", ("trajcheck", ["trajcheck", "score", "runs", "--engine", "local"], None, None), None),
 ])
 def test_cause_met_reads_audit_events(event, args, cause):
     assert conftest.cause_met(event, args) == cause
