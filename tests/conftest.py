@@ -1,15 +1,110 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_runs"
 REALRUNS = ROOT.parent / "shared" / "realruns"
+
+# Slow tests (STYLE.md 17): `pytest -m "not slow"` is the loop while working, the full suite is the gate. A slow
+# test is marked with what makes it slow (a cause), or with `slow` alone when it is only long; every cause implies
+# `slow`. The markers are registered in pyproject.toml ([tool.pytest.ini_options], with --strict-markers).
+CAUSES = ("browser", "latex", "s3", "dask", "realruns")
+# Fixtures that bring a cause: a test that uses one is marked from it, with no marker line of its own.
+FIXTURE_CAUSES = {"s3_store": "s3"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, cause in FIXTURE_CAUSES.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(cause)
+        if any(item.get_closest_marker(c) for c in CAUSES):
+            item.add_marker("slow")
+
+
+# The guard: a test that meets a cause it is not marked with fails at teardown, so the fast loop cannot grow slow
+# unseen. What a test meets is seen by an audit hook (reading real runs, starting a program) and, for Dask, by a
+# wrapper of the engine's entry point: the cluster's workers are spawned by multiprocessing, which raises no event.
+_REALRUNS = str(REALRUNS)
+_AUDITED = frozenset({"open", "os.listdir", "os.scandir", "subprocess.Popen"})
+_met: set[str] | None = None  # the causes the running test met; None between tests
+
+
+def cause_met(event: str, args: tuple[Any, ...]) -> str | None:
+    """The cause an audit event shows a test meeting, if any. Reading real runs opens or lists REALRUNS or a path
+    below it (``is_dir()``, to decide on a skip, does not count)."""
+    if event in ("open", "os.listdir", "os.scandir"):
+        path = args[0] if args else None
+        if isinstance(path, (str, bytes, os.PathLike)):
+            full = os.path.abspath(os.fsdecode(path))
+            if full == _REALRUNS or full.startswith(_REALRUNS + os.sep):
+                return "realruns"
+    elif event == "subprocess.Popen":  # (executable, args, cwd, env)
+        argv = args[1] if isinstance(args[1], (list, tuple)) else [args[1]]
+        words = [os.fsdecode(a) if isinstance(a, (str, bytes, os.PathLike)) else str(a) for a in argv]
+        line = " ".join(words)
+        if "run-driver" in words:  # Playwright's driver, which starts Chromium
+            return "browser"
+        if words and os.path.basename(words[0]) == "pdflatex":
+            return "latex"
+        if "moto.server" in words or "moto_server" in line:
+            return "s3"
+        if "--engine dask" in line or "--engine=dask" in words:  # trajcheck score on a Dask cluster, in a process
+            return "dask"
+        if _REALRUNS in line:  # a command run on real runs
+            return "realruns"
+    return None
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if _met is not None and event in _AUDITED:
+        cause = cause_met(event, args)
+        if cause:
+            _met.add(cause)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    sys.addaudithook(_audit)  # for the life of the process (a hook cannot be removed); it records only in a test
+    from trajcheck.scoring import engine_dask
+
+    ordered = engine_dask.dask_ordered
+
+    def dask_ordered(*args: Any, **kwargs: Any) -> Any:
+        if _met is not None:
+            _met.add("dask")
+        return ordered(*args, **kwargs)
+
+    engine_dask.dask_ordered = dask_ordered  # the pipeline imports it when it scores
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    global _met
+    _met = set()
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    global _met
+    try:
+        result = yield
+    finally:
+        seen, _met = _met or set(), None
+    missing = sorted(c for c in seen if not item.get_closest_marker(c))
+    if missing:
+        pytest.fail(f"this test meets {', '.join(missing)} and is not marked so: add "
+                    + " ".join(f"@pytest.mark.{c}" for c in missing) + " (tests/conftest.py, STYLE.md 17)",
+                    pytrace=False)
+    return result
 
 
 def sample_run_dirs() -> list[Path]:

@@ -212,6 +212,7 @@ def test_other_tools_are_steps_and_an_unknown_tool_is_unknown_with_a_warning(tmp
 REAL = ROOT / "tests" / "fixtures" / "real" / "anthropic"
 
 
+@pytest.mark.slow
 def test_logs_a_claude_harness_wrote():
     """Real event logs (provenance in the fixtures' README): every tool call a step, every screenshot found."""
     runs = _score(REAL)

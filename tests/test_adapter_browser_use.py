@@ -35,6 +35,7 @@ def _real() -> Path:
 
 # --- the real run --------------------------------------------------------------------------------
 
+@pytest.mark.realruns
 def test_real_history_maps_actions_inline_frames_and_urls():
     d = _real()
     assert READER.claims(d) and not READER.claims(BU)
@@ -69,6 +70,7 @@ def test_real_history_maps_actions_inline_frames_and_urls():
     assert [s.line for s in run.steps] == [3, 35, 984, 2277]
 
 
+@pytest.mark.realruns
 def test_real_history_scores_ok(adapters):
     if not BU.is_dir():
         pytest.skip(f"{BU} is not present")

@@ -46,6 +46,7 @@ def _real(name: str) -> Path:
 
 # --- real runs -----------------------------------------------------------------------------------
 
+@pytest.mark.realruns
 def test_errored_run_maps_actions_urls_errors_and_outcome():
     d = _real(R196)
     assert READER.claims(d)
@@ -75,6 +76,7 @@ def test_errored_run_maps_actions_urls_errors_and_outcome():
     assert run.screen_width is None  # no coordinates and no recorded viewport: screen is omitted
 
 
+@pytest.mark.realruns
 def test_successful_run_fill_and_send_msg():
     run, _ = READER.read(_real(R210), "x")
     assert [s.action.type for s in run.steps] == ["CLICK", "CLICK", "TYPE", "CLICK", "DONE"]
@@ -86,6 +88,7 @@ def test_successful_run_fill_and_send_msg():
     assert (run.outcome_status, run.outcome_score, run.trial) == ("done", 1.0, 30)
 
 
+@pytest.mark.realruns
 def test_report_infeasible_is_done_without_a_success_claim():
     run, _ = READER.read(_real(IPAD5), "x")
     last = run.steps[-1].action
@@ -96,6 +99,7 @@ def test_report_infeasible_is_done_without_a_success_claim():
     assert (run.outcome_status, run.outcome_score) == ("done", 1.0)
 
 
+@pytest.mark.realruns
 def test_unfinished_run_is_valid_with_a_warning():
     run, warnings = READER.read(_real(UNFINISHED), "x")
     assert [w.slug for w in warnings] == ["run_unfinished"]
@@ -108,6 +112,7 @@ def test_unfinished_run_is_valid_with_a_warning():
         "screenshot_step_6.png", "screenshot_step_7.png", None, None)
 
 
+@pytest.mark.realruns
 def test_every_real_run_scores_ok(adapters):
     if not BG.is_dir():
         pytest.skip(f"{BG} is not present")
@@ -297,6 +302,7 @@ def test_plain_values_decode_without_their_libraries():
         del globals()["Thing"]
 
 
+@pytest.mark.realruns
 def test_real_pickles_read_as_plain_data():
     v = safe_pickle.load_plain(_real(R196) / "exp_args.pkl")
     assert v["__class__"] == "browsergym.experiments.loop.ExpArgs"
@@ -306,6 +312,7 @@ def test_real_pickles_read_as_plain_data():
     assert s["profiling"]["__class__"] == "browsergym.experiments.loop.StepTimestamps"
 
 
+@pytest.mark.slow
 def test_shared_references_cannot_expand_exponentially():
     node: list = ["x"]
     for _ in range(40):  # 2**40 leaves in a few hundred bytes, through the pickle memo
@@ -316,6 +323,7 @@ def test_shared_references_cannot_expand_exponentially():
         safe_pickle.to_plain(safe_pickle.loads(data))
 
 
+@pytest.mark.realruns
 def test_benchmark_evaluator_decides_runs_without_contract_or_judge():
     """Issue 20: WebArena's and WorkArena's own evaluator results are a verdict source; the reward-1 runs
     pass. Two runs end with the agent's message and reward 0: WebArena 2_14 answers (a false claim on the

@@ -173,6 +173,7 @@ def test_num_and_run_id_of(tmp_path):
     assert kit.run_id_of(tmp_path / "task-9" / ".", "shown") == "task-9"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["trajcheck.readers.adapters", "trajcheck.readers.kit.reading", "devtools.formatsdoc",
                                     "trajcheck.readers.discovery", "trajcheck.readers.mapping.reader"])
 def test_any_module_can_be_imported_first_and_every_reader_is_registered(module):
@@ -256,6 +257,7 @@ def test_no_adapter_claims_a_folder_without_a_file_in_it(tmp_path):
         assert [r.name for r in ALL if r.claims(outer)] == [], reader.name
 
 
+@pytest.mark.slow
 def test_a_folder_of_native_runs_is_found_and_checked_without_the_adapters(tmp_path):
     """`trajcheck score` of a folder of native runs, unchanged since the last score, imports no adapter."""
     import shutil

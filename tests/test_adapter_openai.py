@@ -49,6 +49,7 @@ def test_cua_transcript_steps_frames_and_verdicts():
     assert r.run["claimed_success"] is True and r.run["claim_reason"] == "done"
 
 
+@pytest.mark.slow
 def test_other_containers_read_the_same(tmp_path):
     data = json.loads((FIX / "items.json").read_text())
     want = [s["action_type"] for s in _one(FIX).steps]
@@ -119,6 +120,7 @@ def test_an_unknown_action_type_is_an_unknown_step_with_a_warning(tmp_path):
     assert any("'teleport'" in w and w.endswith("[action_unparsed]") for w in r.run["warnings"])
 
 
+@pytest.mark.slow
 def test_a_large_transcript_is_read_one_item_at_a_time(monkeypatch, tmp_path):
     """Past STREAM_BYTES a transcript is streamed: the same steps as read whole, in each container shape."""
     from trajcheck.readers.adapters.openai import reader as openai_responses

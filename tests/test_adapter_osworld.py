@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from trajcheck.readers import discovery
 from trajcheck.store import ledger  # noqa: F401  (discovery first: it registers the adapters)
 from trajcheck.readers.adapters.osworld import reader as ow
@@ -60,6 +62,7 @@ def test_crashed_run_finds_its_renamed_screenshot_and_reports_the_error():
     assert run.outcome_status == "error" and "Time limit exceeded" in run.extra["error"]
 
 
+@pytest.mark.slow
 def test_scored_into_the_ledger_with_enter_as_a_checked_submit(tmp_path):
     report = score_paths([RESULTS], jobs=1)
     assert sorted(r.run["source_format"] for r in report.results) == ["osworld", "osworld"]

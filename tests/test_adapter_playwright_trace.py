@@ -131,6 +131,7 @@ def test_native_runs_are_not_claimed(tmp_path):
     assert not pt.READER.claims(d)
 
 
+@pytest.mark.realruns
 def test_one_folder_mixing_every_format_scores_into_one_ledger(tmp_path):
     """Native, WebVoyager, BrowserGym, browser-use, OSWorld and a Playwright trace side by side."""
     from conftest import REALRUNS, SAMPLES

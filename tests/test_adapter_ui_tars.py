@@ -162,6 +162,7 @@ def test_a_flat_raw_action_falls_back_to_the_reply_and_an_unreadable_one_is_unkn
 REAL = ROOT / "tests" / "fixtures" / "real" / "ui_tars" / "agent-tars-gui-basic"
 
 
+@pytest.mark.slow
 def test_a_log_the_agent_tars_harness_wrote():
     """A real log (provenance in the fixture's README): a JSON array under a .jsonl name, screenshots inline,
     UI-TARS's <point> grammar inside tool calls, a final answer without a tool call."""

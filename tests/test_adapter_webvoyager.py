@@ -33,6 +33,7 @@ def _real(name: str) -> Path:
 
 # --- real runs -----------------------------------------------------------------------------------
 
+@pytest.mark.realruns
 def test_amazon_run_maps_actions_frames_goal_and_outcome():
     d = _real("taskAmazon--0")
     assert READER.claims(d)
@@ -58,6 +59,7 @@ def test_amazon_run_maps_actions_frames_goal_and_outcome():
     assert [s.line for s in run.steps] == [21, 40, 59]  # the assistant messages in interact_messages.json
 
 
+@pytest.mark.realruns
 def test_scroll_answer_and_reference_answers():
     run, _ = READER.read(_real("taskGoogle Search--3"), "x")
     assert [s.action.type for s in run.steps] == ["TYPE", "CLICK", "SCROLL", "SCROLL", "DONE"]
@@ -70,6 +72,7 @@ def test_scroll_answer_and_reference_answers():
     assert amazon.reference_answers == () and amazon.extra["reference"]["type"] == "possible"
 
 
+@pytest.mark.realruns
 def test_harness_note_after_typing_into_a_button():
     run, _ = READER.read(_real("taskCoursera--16"), "x")
     s = run.steps[3]
@@ -78,6 +81,7 @@ def test_harness_note_after_typing_into_a_button():
     assert s.executor_ok is True
 
 
+@pytest.mark.realruns
 def test_no_box_frames_are_kept_in_extra():
     run, _ = READER.read(_real("taskCambridge Dictionary--29"), "x")
     assert len(run.steps) == 12
@@ -85,6 +89,7 @@ def test_no_box_frames_are_kept_in_extra():
     assert run.steps[0].extra["frame_pre_no_box"] == "screenshot1_no_box.png"
 
 
+@pytest.mark.realruns
 def test_every_real_run_scores_ok(adapters):
     if not WV.is_dir():
         pytest.skip(f"{WV} is not present")
@@ -240,6 +245,7 @@ def test_no_answer_means_max_steps_and_unanswered_observation_means_error(tmp_pa
     assert run.steps[-1].frame_post == "screenshot3.png"
 
 
+@pytest.mark.realruns
 @pytest.mark.parametrize("name,steps", [("taskCambridge Dictionary--29", (6, 7, 8, 9)), ("taskHuggingface--3", (3,))])
 def test_change_the_agent_caused_is_not_learned_as_ambient(adapters, name, steps):
     """Issue 20: each quiz answer brings the next question (33,000-38,000 pixels), a licence filter

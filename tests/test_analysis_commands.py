@@ -76,6 +76,7 @@ def mixed(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_compare_leaves_runs_without_the_key_out_of_the_arms(mixed):
     got = run_json("compare", str(mixed), "--by", "config.perceptual_verifier")
     assert [a["arm"] for a in got["arms"]] == ["false", "true"] and got["runs_without_value"] == 2
@@ -88,6 +89,7 @@ def test_compare_leaves_runs_without_the_key_out_of_the_arms(mixed):
     assert got["runs_without_value"] == 0
 
 
+@pytest.mark.slow
 def test_compare_baseline_and_where(mixed):
     got = run_json("compare", str(mixed), "--by", "config.perceptual_verifier", "--baseline", "true")
     [pair] = got["paired"]

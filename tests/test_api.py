@@ -9,6 +9,7 @@ import trajcheck
 from conftest import SAMPLES
 
 
+@pytest.mark.slow
 def test_score_then_read_the_tables(tmp_path):
     out = tmp_path / "ledger"
     result = trajcheck.score([SAMPLES / "consent-overlay-off", SAMPLES / "captcha-blocked"], out=out, jobs=1)
@@ -37,6 +38,7 @@ def test_errors_are_exceptions_not_exits(tmp_path):
     assert not (tmp_path / "L").exists()
 
 
+@pytest.mark.slow
 def test_the_score_command_skips_pandas_in_its_own_process_only(tmp_path):
     """`trajcheck score` (the console entry) tells pyarrow there is no pandas, a fifth of scoring one run;
     the same command invoked in a caller's process (a test runner, a notebook) leaves pandas alone."""
@@ -62,6 +64,7 @@ def test_the_score_command_skips_pandas_in_its_own_process_only(tmp_path):
     assert trajcheck.runs(tmp_path / "b")["run_id"].tolist() == ["captcha-blocked"]
 
 
+@pytest.mark.slow
 def test_scoring_the_sample_runs_loads_no_library_it_does_not_need(tmp_path):
     """Issue 16: the `score` command's process loads neither scipy, jsonschema, pandas nor numpy.ma to
     score every sample run (0.02-0.5 s each, in every worker process)."""

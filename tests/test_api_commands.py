@@ -68,6 +68,7 @@ def test_every_command_has_a_case_here(sample_ledger, tmp_path):
     assert set(_cases(sample_ledger, tmp_path)) | {"score"} == set(COMMANDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"score"}))
 def test_format_json_is_exactly_the_library_result(command, sample_ledger, tmp_path):
     args, call = _cases(sample_ledger, tmp_path)[command]

@@ -145,6 +145,7 @@ def test_a_private_file_is_its_owners_only(tmp_path):
     assert (tmp_path / "shared.json").stat().st_mode & 0o777 == 0o644
 
 
+@pytest.mark.slow
 def test_concurrent_writers_and_a_reader_never_see_half_a_file(tmp_path):
     path = tmp_path / "shared.bin"
     path.write_bytes(b"0" * 200_000)
@@ -195,6 +196,7 @@ def test_the_helper_imports_nothing_of_trajcheck():
     assert not any(levels), "a relative import reaches into trajcheck"
 
 
+@pytest.mark.slow
 def test_every_atomic_replacement_goes_through_the_helper():
     """No module writes temp-then-rename by hand: os.replace and Path.rename appear in trajcheck.base.atomic only."""
     hits = []

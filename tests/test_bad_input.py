@@ -163,6 +163,7 @@ def bad(tmp_path_factory):
     return root, exp, {r.run["run_id"]: r for r in report.results}
 
 
+@pytest.mark.slow
 def test_every_bad_run_is_reported_and_the_good_run_is_scored(bad):
     _root, exp, results = bad
     good = results["good"]
@@ -182,6 +183,7 @@ def test_every_bad_run_is_reported_and_the_good_run_is_scored(bad):
     assert len(results) == len(exp) + 1  # the folder without run.json is not a run
 
 
+@pytest.mark.slow
 def test_a_step_with_an_unreadable_frame_gets_a_null_verdict(bad):
     _root, exp, results = bad
     bad_frame = exp["corrupt_png"][1][1]
@@ -194,6 +196,7 @@ def test_a_step_with_an_unreadable_frame_gets_a_null_verdict(bad):
     assert [r["frame_post_phash"] for r in after] == [None] * len(after)
 
 
+@pytest.mark.slow
 def test_cli_reports_without_traceback_and_keeps_the_good_run(bad, tmp_path):
     root, exp, _ = bad
     out = tmp_path / "L"
@@ -207,6 +210,7 @@ def test_cli_reports_without_traceback_and_keeps_the_good_run(bad, tmp_path):
     assert {k for k, v in got.items() if v == "invalid"} == {k for k, (s, _) in exp.items() if s == "invalid"}
 
 
+@pytest.mark.slow
 def test_validate_lists_every_problem_with_location(bad):
     root, exp, _ = bad
     res = CliRunner().invoke(app, ["validate", str(root), "--format", "json"])
@@ -220,6 +224,7 @@ def test_validate_lists_every_problem_with_location(bad):
         assert p["run"] and p["file"] and p["hint"], p
 
 
+@pytest.mark.slow
 def test_duplicate_run_ids_are_both_reported(tmp_path):
     good = _first_clickable_run()
     copy_run(good, tmp_path / "a")
@@ -257,6 +262,7 @@ def test_safe_join_refuses_every_way_out_of_the_run_directory(tmp_path):
         assert safe_join(run, rel) is None, rel
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["step", "run"])
 def test_fast_schema_check_agrees_with_jsonschema_on_mutated_records(name):
     """The compiled validator only short-cuts valid records: on recorded records with values swapped for

@@ -180,6 +180,7 @@ def test_the_same_drop_is_confirmed_or_within_noise_by_its_interval(tmp_path: Pa
     assert code == 0 and data["rules"][0]["overall"]["reason"] == "within_noise"  # 30 > 20, but not beyond doubt
 
 
+@pytest.mark.slow
 def test_runs_without_one_partner_each_are_compared_unpaired(tmp_path: Path) -> None:
     # the baseline ran each of 10 tasks twice (no trial numbers), the ledger once: no run-to-run pairing
     base = write_ledger(tmp_path / "base", outcomes("a", [True] * 10) + outcomes("b", [True] * 8 + [False] * 2))
@@ -209,6 +210,7 @@ def test_a_cost_increase_needs_cost_data(sample_ledger: Path, arms: dict[str, Pa
     assert res.stderr.startswith(f"error: {arms['on']}: no cost data in the ledger (runs.cost_usd is missing")
 
 
+@pytest.mark.slow
 def test_a_cost_increase_its_interval_confirms_exits_1(tmp_path: Path) -> None:
     base_cost = [0.10, 0.12, 0.08, 0.11, 0.09, 0.10, 0.13, 0.07]
     cur_cost = [0.16, 0.17, 0.13, 0.18, 0.12, 0.15, 0.20, 0.11]
@@ -402,6 +404,7 @@ def _doc_commands() -> list[str]:
     return commands
 
 
+@pytest.mark.slow
 def test_the_ci_examples_run(tmp_path: Path) -> None:
     commands = _doc_commands()
     for name, runs in (("runs", ON), ("baseline-runs", OFF)):

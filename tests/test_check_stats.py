@@ -13,6 +13,7 @@ from scipy import stats as scipy_stats
 from trajcheck.base import stats
 
 
+@pytest.mark.slow
 def test_wilson_is_scipys_wilson() -> None:
     for confidence in (0.9, 0.95, 0.99):
         for n in range(1, 41):
@@ -25,6 +26,7 @@ def test_wilson_is_scipys_wilson() -> None:
     assert stats.wilson(0, 0) == stats.Rate(0, 0, None, None)
 
 
+@pytest.mark.slow
 def test_mcnemar_is_scipys_binomial_test() -> None:
     for n in range(1, 80):
         for b in range(n + 1):

@@ -45,6 +45,7 @@ def test_bad_sql_is_exit_3_with_one_line(sample_ledger):
     assert "query failed" in res.output and "Traceback" not in res.output
 
 
+@pytest.mark.slow
 def test_score_json_output_and_exit_code(samples, tmp_path):
     res = runner.invoke(app, ["score", str(samples), "--out", str(tmp_path / "L"), "--format", "json", "-q",
                               "--jobs", "2"])
@@ -57,6 +58,7 @@ def test_score_json_output_and_exit_code(samples, tmp_path):
     assert sorted((r["run_id"], r["effect_no_effect"]) for r in rows) == got
 
 
+@pytest.mark.slow
 def test_no_verifier_is_the_ablation_toggle(samples, tmp_path):
     res = runner.invoke(app, ["score", str(samples), "--out", str(tmp_path / "L"), "--no-verifier", "-q", "-j", "1"])
     assert res.exit_code == 0

@@ -76,6 +76,7 @@ def test_a_bad_format_is_exit_2_naming_the_choices(command):
     assert ", ".join(f"'{c}'" for c in FORMATS[command]) + "." in text
 
 
+@pytest.mark.slow
 def test_every_format_is_accepted_by_the_ledger_commands(sample_ledger):
     calls = {"query": [str(sample_ledger), "select count(*) as n from runs"],
              "best-of": [str(sample_ledger)], "compare": [str(sample_ledger), "--by", "config.perceptual_verifier"],
@@ -101,6 +102,7 @@ def test_the_ledger_argument_is_declared_once():
     assert _param("score", "mapping").help == _param("validate", "mapping").help
 
 
+@pytest.mark.slow
 def test_a_command_loads_its_own_module_only(tmp_path):
     """The app imports a command's module when the command is looked up: `score` loads none of the other
     commands' modules (nor click, nor with --quiet rich.progress), and help lists every command in order."""

@@ -334,6 +334,7 @@ def test_three_ledgers_or_a_missing_one(sample_ledger: Path, tmp_path: Path) -> 
     assert res.exit_code == 3 and res.stderr.startswith(f"error: {tmp_path / 'nowhere'}: no such ledger"), res.stderr
 
 
+@pytest.mark.slow
 def test_two_ledgers_are_two_arms_named_by_their_folders(tmp_path: Path) -> None:
     def one(path: Path, verdicts: list[str]) -> Path:
         return write_ledger(path, [{"run_id": f"r{i}", "task_id": f"t{i}", "eval_final_verdict": v}

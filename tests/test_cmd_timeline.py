@@ -13,6 +13,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -248,6 +249,7 @@ def test_a_failed_check_says_why(sample_ledger: Path, width100: None) -> None:
     assert re.search(r"text_present#1: \S", contract), contract
 
 
+@pytest.mark.slow
 def test_every_run_shows_what_was_recorded(sample_ledger: Path) -> None:
     """For every sample run, the timeline's actions, reasoning, URLs and feedback are the recording's."""
     runs = sample_run_dirs()

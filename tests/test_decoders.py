@@ -34,6 +34,7 @@ def _recorded_pngs() -> list[Path]:
     return found
 
 
+@pytest.mark.realruns
 def test_wuffs_gives_pillows_pixels_on_recorded_frames():
     used = 0
     checked = 0

@@ -170,6 +170,7 @@ def test_the_score_summary_names_the_readers(tmp_path):
     assert rows["nc-inbox-read"]["warnings"][0].startswith("run nc-inbox-read (read by trajcheck.run/1), steps.jsonl")
 
 
+@pytest.mark.realruns
 def test_no_reader_claims_a_real_run_of_another_reader():
     """The same cross-check on the recorded third-party runs (WebVoyager, BrowserGym, browser-use)."""
     from conftest import REALRUNS

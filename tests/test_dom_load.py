@@ -11,6 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from trajcheck.analyzers import messages, skeleton as sk
@@ -77,6 +78,7 @@ def _keys_as_before(ids: list[str]) -> list[str]:
     return list(sk_)
 
 
+@pytest.mark.slow
 def test_skeleton_keys_of_repeated_ids_are_counted_as_before_in_linear_time() -> None:
     rng = random.Random(1)
     for _ in range(300):
@@ -89,6 +91,7 @@ def test_skeleton_keys_of_repeated_ids_are_counted_as_before_in_linear_time() ->
     assert len(keys) == 20_000 and time.perf_counter() - start < 2  # counted anew each time: 17 s
 
 
+@pytest.mark.slow
 def test_text_collapsed_by_prefix_equals_the_whole_collapsed() -> None:
     rng = random.Random(2)
     parts = ["a", "bb ", " ", "\n\t", "\u00a0", "é", "word " * 30, " " * 400]
@@ -141,6 +144,7 @@ def _scan_a_token_at_a_time(html: str, max_elements: int, max_depth: int) -> Dom
     return DomShape(elements, depth)
 
 
+@pytest.mark.slow
 def test_dom_scan_reads_tags_as_a_token_at_a_time_scan_does() -> None:
     rng = random.Random(3)
     tokens = ["<div>", "</div>", "<p>", "</p>", "<b>", "</b>", "<a title='>'>", "</a>", "<table>", "<tr>", "<td>",

@@ -61,6 +61,7 @@ def scored(tmp_path_factory) -> Path:
     return tmp
 
 
+@pytest.mark.slow
 def test_the_draft_holds_on_its_run_and_fails_the_failed_run(scored):
     runner = CliRunner()
     contracts = scored / "contracts"

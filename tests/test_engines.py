@@ -47,6 +47,7 @@ def subset(tmp_path_factory):
     return root
 
 
+@pytest.mark.dask
 def test_dask_local_cluster_gives_the_local_engines_rows(tmp_path, subset):
     local = _ledger(tmp_path, "local", [subset])
     dask = _ledger(tmp_path, "dask", [subset], engine="dask")
@@ -99,7 +100,7 @@ def s3_store(subset):
         mp.undo()
 
 
-@pytest.mark.parametrize("engine", ["local", "dask"])
+@pytest.mark.parametrize("engine", ["local", pytest.param("dask", marks=pytest.mark.dask)])
 def test_s3_runs_give_the_same_rows_as_local_copies(tmp_path, subset, s3_store, engine):
     local = _ledger(tmp_path, "local", [subset])
     remote = _ledger(tmp_path, "remote", [s3_store], engine=engine)

@@ -14,6 +14,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from trajcheck.readers import plugins
@@ -48,6 +49,7 @@ def _trajcheck(*args: str, path: Path) -> subprocess.CompletedProcess[str]:
                           timeout=300)
 
 
+@pytest.mark.slow
 def test_a_reader_registered_by_an_entry_point_reads_its_runs_through_score(tmp_path):
     site = tmp_path / "site"
     _install(site, "acme_trajcheck", plugins.EXAMPLE_MODULE, "[trajcheck.readers]\nacme = acme_trajcheck:READER\n")
@@ -77,6 +79,7 @@ def test_a_reader_registered_by_an_entry_point_reads_its_runs_through_score(tmp_
     assert bare.returncode == 3 and "no_reader_claims" in bare.stderr
 
 
+@pytest.mark.slow
 def test_an_entry_point_that_fails_to_load_is_a_warning_naming_it(tmp_path):
     site = tmp_path / "site"
     _install(site, "broken_reader", None, "[trajcheck.readers]\nbroken = no_such_module_here:READER\n")
@@ -109,6 +112,7 @@ def test_the_example_in_the_docs_is_the_one_installed_here():
     assert 35 <= len(plugins.EXAMPLE_MODULE.splitlines()) <= 50
 
 
+@pytest.mark.slow
 def test_reading_a_built_in_format_by_name_never_reads_the_entry_points():
     """A worker process gets its run's reader by name: a built-in one is found without importlib.metadata (the
     scan of the installed packages); every reader, as discovery asks them, reads the group once."""

@@ -244,6 +244,7 @@ def test_failures_where_and_a_bad_by_or_where(sample_ledger):
         assert res.exit_code == 2 and res.stdout == "", res.output
 
 
+@pytest.mark.slow
 def test_a_second_scoring_gives_byte_identical_failures_output(tmp_path, samples):
     outputs = []
     for n in (1, 2):
@@ -270,6 +271,7 @@ def test_markdown_output_keeps_log_text_as_data(tmp_path, samples):
 # ---- check and compare ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_check_gates_a_failure_mode(sample_ledger):
     res = runner.invoke(app, ["check", str(sample_ledger), "--max-mode-rate", "dead_action=0.1",
                               "--max-mode-rate", "blocked=0.2", "-f", "json"])
@@ -309,6 +311,7 @@ def test_mode_changes_between_unpaired_arms():
 # ---- the report ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.browser
 def test_the_report_shows_failure_modes_per_arm_linking_to_their_runs_in_chromium(sample_ledger, tmp_path):
     from test_report_export import ARGS, CHROMIUM, _browser
 
@@ -372,6 +375,7 @@ def test_a_dead_action_under_a_modal_overlay_is_blocked_by_it():
                           overlays={1: "We use cookies"})).mode == "dead_action"
 
 
+@pytest.mark.slow
 def test_scored_without_contracts_evaluator_or_judge_the_evidence_gives_the_same_modes(tmp_path, samples, labels):
     """The held-out check's setting: no contract, no benchmark score, no judge; the modes come from the evidence
     alone. Every labelled failure the evidence can see keeps its mode (sequencer-near-miss's wrong grid shows only

@@ -308,6 +308,7 @@ def test_a_run_without_warnings_has_none() -> None:
 ORDER_RUN = REALRUNS / "browsergym-fork" / "2024-11-20_16-48-41_DemoAgentArgs_on_workarena.servicenow.order-ipad-pro_5"
 
 
+@pytest.mark.realruns
 @pytest.mark.skipif(not ORDER_RUN.is_dir(), reason="../shared/realruns (third-party BrowserGym runs) is not beside "
                                                    "the checkout")
 def test_a_real_delayed_effect_makes_the_seeds_warning_false() -> None:

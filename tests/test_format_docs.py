@@ -50,6 +50,7 @@ def test_readme_format_table_is_the_generated_one_inside_its_section():
     assert [line.split(" | ")[0] for line in table.splitlines()[2:]] == [f"| `{r.name}`" for r in ALL]
 
 
+@pytest.mark.slow
 def test_the_module_entry_point_prints_both_texts():
     out = subprocess.run([sys.executable, "-m", "devtools.formatsdoc"], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 import trajcheck
 
 from conftest import ROOT, SAMPLES
@@ -12,6 +14,7 @@ FIX = ROOT / "tests" / "fixtures"
 REAL = ROOT.parent / "shared" / "realruns"
 
 
+@pytest.mark.realruns
 def test_a_folder_mixing_every_format_scores_into_one_ledger(tmp_path):
     mixed = tmp_path / "mixed"
     copies = {

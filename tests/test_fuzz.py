@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import fuzz_runs  # noqa: E402
 
 
+@pytest.mark.realruns
 @pytest.mark.parametrize("seed", [11, 23, 37])
 def test_mutated_runs_never_cost_the_batch(tmp_path, seed):
     failures, slugs = fuzz_runs.run_fuzz(cases=24, batch=24, seed=seed, jobs=1, keep=tmp_path, log=lambda m: None)
@@ -24,6 +25,7 @@ def test_mutated_runs_never_cost_the_batch(tmp_path, seed):
     assert slugs["(runs ok)"] and slugs["(runs invalid)"]  # the mutations make both kinds of run
 
 
+@pytest.mark.realruns
 def test_the_fuzzer_mutates_a_run_of_every_reader():
     """Issue 27: every reader's logs are fuzzed, not only the native format's: the fuzzer's sources, unmutated,
     are read by every reader (WebVoyager and BrowserGym runs come from ../shared/realruns, when it is there)."""
@@ -39,6 +41,7 @@ def test_the_fuzzer_mutates_a_run_of_every_reader():
     assert want <= have, f"no fuzzed run for {sorted(want - have)}"
 
 
+@pytest.mark.realruns
 @pytest.mark.parametrize("seed", [101, 202])
 def test_mutated_logs_of_other_harnesses_never_cost_the_batch(tmp_path, seed):
     sources = fuzz_runs.adapter_sources()
@@ -61,6 +64,7 @@ def _jsonl_copy(src: Path, dest: Path, key: str, head: list[str]) -> Path:
     return dest
 
 
+@pytest.mark.realruns
 def test_mutated_logs_read_streamed_never_cost_the_batch(tmp_path, monkeypatch):
     """Issue 27: with the stream threshold at 0, every JSON and JSONL transcript and every browser-use history is
     read streamed (an item or a line at a time): mutated, they give problems, never tracebacks."""

@@ -73,6 +73,7 @@ def _compare_rows(table: str, got: list[dict[str, Any]], want: list[dict[str, An
     return sorted(diffs)[:40]
 
 
+@pytest.mark.slow
 def test_sample_ledger_matches_golden(tmp_path):
     rows = _ledger_rows([SAMPLES], tmp_path / "ledger")
     assert len(rows["runs"]) == len(list(SAMPLES.glob("*/run.json")))
@@ -108,6 +109,7 @@ def _column_digests(rows: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str
     return out
 
 
+@pytest.mark.realruns
 @pytest.mark.skipif(not REALRUNS.is_dir(), reason="../shared/realruns is absent (a user's clone has none): "
                     "the real-run golden needs the recorded third-party runs beside the checkout")
 def test_realruns_ledger_matches_golden(tmp_path):

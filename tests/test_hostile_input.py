@@ -63,6 +63,7 @@ def _assert_scored(out: Path, expected: set[str]) -> dict[str, tuple[str, str, l
 # --- a FIFO anywhere in a run folder ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @fifo_only
 def test_a_fifo_beside_run_json_is_never_opened(tmp_path):
     root = _batch(tmp_path, "fifo-extra")
@@ -77,6 +78,7 @@ def test_a_fifo_beside_run_json_is_never_opened(tmp_path):
     assert inputs["files"]["extra.fifo"][2] == "special:a named pipe (FIFO)"
 
 
+@pytest.mark.slow
 @fifo_only
 def test_fifo_frames_snapshots_and_contracts_are_warnings_and_never_opened(tmp_path):
     root = _batch(tmp_path, "fifo-frame", "fifo-dom", "fifo-contract")
@@ -106,6 +108,7 @@ def test_fifo_frames_snapshots_and_contracts_are_warnings_and_never_opened(tmp_p
     assert took < 30 and "not_a_regular_file" in {p["slug"] for p in json.loads(res.stdout)["problems"]}
 
 
+@pytest.mark.slow
 @fifo_only
 @pytest.mark.parametrize("name", ["run.json", "steps.jsonl"])
 def test_a_fifo_run_file_makes_the_run_invalid(tmp_path, name):
@@ -120,6 +123,7 @@ def test_a_fifo_run_file_makes_the_run_invalid(tmp_path, name):
     assert status == "invalid" and f"{name}: a named pipe (FIFO)" in error and "[not_a_regular_file]" in error
 
 
+@pytest.mark.slow
 @fifo_only
 def test_a_fifo_trace_zip_makes_the_run_invalid(tmp_path):
     root = _batch(tmp_path)
@@ -210,6 +214,7 @@ def _trace_with_big_frames(run: Path, size: int, lie: bool) -> list[str]:
     return used
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lie", [False, True], ids=["honest-headers", "lying-headers"])
 def test_trace_frames_are_unpacked_lazily_with_a_byte_budget(tmp_path, monkeypatch, lie):
     """Frame members that unpack past the frame byte budget are refused (frame_too_large) after that many
@@ -252,6 +257,7 @@ def _with_dom(root: Path, name: str, html: str) -> str:
     return rel
 
 
+@pytest.mark.slow
 def test_a_deep_dom_snapshot_is_a_named_warning_in_bounded_time(tmp_path):
     root = _batch(tmp_path, "deep-dom", "wide-dom")
     deep = _with_dom(root, "deep-dom", "<html><body>" + "<div>" * 80_000 + "x" + "</div>" * 80_000 + "</body></html>")
@@ -361,6 +367,7 @@ def _leftovers(out: Path, extra: str | None = None) -> None:
         (out / extra).write_text("someone's notes")
 
 
+@pytest.mark.slow
 def test_a_folder_holding_only_trajcheck_leftovers_is_a_new_ledger(tmp_path):
     root = _batch(tmp_path)
     out = tmp_path / "L"
@@ -375,6 +382,7 @@ def test_a_folder_holding_only_trajcheck_leftovers_is_a_new_ledger(tmp_path):
     assert not list(out.glob("**/*.tmp"))
 
 
+@pytest.mark.slow
 def test_a_folder_with_anything_else_is_still_refused(tmp_path):
     root = _batch(tmp_path)
     out = tmp_path / "L"
@@ -485,6 +493,7 @@ def _no_escape_from_the_log(stdout: str) -> None:
     assert not any(c in log_codes for c in RAW), [c for c in RAW if c in log_codes]
 
 
+@pytest.mark.slow
 def test_timeline_and_diff_show_hostile_reasoning_literally(tmp_path):
     ledger_dir = _hostile_pair(tmp_path)
     timeline = _terminal("timeline", str(ledger_dir), "hostile-a")
@@ -524,6 +533,7 @@ def test_a_table_cell_with_markup_and_escapes_prints_them_visibly(tmp_path, widt
     assert "".join(MARKUP.split()) in flat and "\\x1b]8;;https://evil.example/\\x07" in flat
 
 
+@pytest.mark.slow
 def test_a_one_megabyte_line_of_reasoning_is_scored_and_shown_in_bounded_time(tmp_path):
     root = _batch(tmp_path, "megabyte")
     steps = read_steps(root / "megabyte")
@@ -540,6 +550,7 @@ def test_a_one_megabyte_line_of_reasoning_is_scored_and_shown_in_bounded_time(tm
     assert "\\x1b[2J" in res.stdout.replace("\n", "").replace(" ", "")  # the table shows the whole cell
 
 
+@pytest.mark.slow
 def test_the_report_escapes_text_from_a_run(tmp_path):
     root = _batch(tmp_path, "scripted")
     meta = json.loads((root / "scripted" / "run.json").read_text())
@@ -558,6 +569,7 @@ def test_the_report_escapes_text_from_a_run(tmp_path):
     assert "<script>alert(" not in text and "<img src=x" not in text
 
 
+@pytest.mark.slow
 def test_a_deeply_nested_log_is_sniffed_in_bounded_memory(tmp_path):
     """Readers claim a log by the shape of its head (trajcheck.readers.kit.shape): a JSON file nested 30,000 deep
     once took gigabytes there, each event's dotted prefix growing with the depth (quadratic: 28,000 deep took over

@@ -168,6 +168,7 @@ def test_analyzers_import_no_module_that_reads_files_and_hash_nothing(graph):
     assert not calls, f"analyzers computing a pHash: {calls}"
 
 
+@pytest.mark.slow
 def test_the_module_entry_points_say_there_is_no_loop():
     out = subprocess.run([sys.executable, "-m", "devtools.imports"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0 and out.stdout.endswith("loops: none\n"), out.stdout + out.stderr
@@ -175,6 +176,7 @@ def test_the_module_entry_points_say_there_is_no_loop():
     assert out.returncode == 0 and out.stdout.endswith("every import goes one way\n"), out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_inside_the_package_every_import_of_trajcheck_is_relative():
     """One import style inside the package (issue 37): relative, so that a tool that reads the folders sees every
     import where it points; ``trajcheck.`` spelled out is for code outside (tests, benchmarks, devtools)."""

@@ -49,6 +49,7 @@ def _generation(out):
     return json.loads((out / "manifest.json").read_text())["generation"]
 
 
+@pytest.mark.slow
 def test_unchanged_runs_are_skipped_and_nothing_is_written(corpus):
     root, out = corpus
     before = _counts(out)
@@ -75,6 +76,7 @@ def test_a_touched_but_identical_file_does_not_force_a_rescore(corpus):
     assert _score(root, out).results == []
 
 
+@pytest.mark.slow
 def test_a_changed_frame_rescores_that_run_only_and_replaces_its_rows_once(corpus):
     root, out = corpus
     before = _counts(out)
@@ -95,12 +97,14 @@ def test_a_changed_frame_rescores_that_run_only_and_replaces_its_rows_once(corpu
     assert row == [(True,)]  # the recomputation saw the new pixels
 
 
+@pytest.mark.slow
 def test_a_changed_option_rescores_everything(corpus):
     root, out = corpus
     again = _score(root, out, ScoreOptions(PerceptualOptions(threshold=5)))
     assert len(again.results) == 3 and again.skipped == []
 
 
+@pytest.mark.slow
 def test_a_new_run_is_appended_without_rewriting_old_parts(corpus, samples):
     root, out = corpus
     old_parts = json.loads((out / "manifest.json").read_text())["tables"]
@@ -114,6 +118,7 @@ def test_a_new_run_is_appended_without_rewriting_old_parts(corpus, samples):
     assert _counts(out)[0] == 4
 
 
+@pytest.mark.slow
 def test_a_deleted_run_is_dropped(corpus):
     root, out = corpus
     shutil.rmtree(root / NAMES[2])
@@ -124,6 +129,7 @@ def test_a_deleted_run_is_dropped(corpus):
     assert ledger.query(out, f"select count(*) from steps where run_id = '{NAMES[2]}'").rows == [(0,)]
 
 
+@pytest.mark.slow
 def test_runs_scored_from_another_folder_are_not_dropped(corpus, tmp_path, samples):
     root, out = corpus
     other = tmp_path / "other"
@@ -134,6 +140,7 @@ def test_runs_scored_from_another_folder_are_not_dropped(corpus, tmp_path, sampl
     assert _counts(out)[0] == 4
 
 
+@pytest.mark.slow
 def test_compact_merges_parts_and_keeps_every_row(corpus, samples):
     root, out = corpus
     shutil.copytree(samples / "drift-loop-off", root / "drift-loop-off")
@@ -147,6 +154,7 @@ def test_compact_merges_parts_and_keeps_every_row(corpus, samples):
     assert sorted(p.name for p in (out / "steps").iterdir()) == [os.path.basename(parts["steps"][0])]
 
 
+@pytest.mark.slow
 def test_force_rescores_unchanged_runs(corpus):
     root, out = corpus
     res = CliRunner().invoke(app, ["score", str(root), "--out", str(out), "-q", "--force", "-f", "json"])

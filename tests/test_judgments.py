@@ -120,6 +120,7 @@ def _rows(ledger: Path) -> dict[str, dict]:
     return {r["run_id"]: r for r in trajcheck.query(ledger, "select * from runs").to_json()}
 
 
+@pytest.mark.slow
 def test_judgments_are_recorded_and_a_changed_file_rescores(batch):
     a, b = batch / "a.csv", batch / "b.jsonl"
     a.write_text("run_id,verdict,confidence,judge,reason\n"
@@ -167,6 +168,7 @@ def test_bad_judgments_file_is_a_usage_error(batch, tmp_path):
     assert res.exit_code == 2 and "verdict must be pass or fail" in res.output
 
 
+@pytest.mark.slow
 def test_agree_scores_each_judge_and_the_report_shows_reasons(batch, tmp_path):
     ledger = batch / "ledger"
     labels = tmp_path / "labels.json"

@@ -44,6 +44,7 @@ def test_config_is_queryable_as_json(sample_ledger):
     assert {r[0]: r[1] for r in rows} == {False: 5, True: 14, None: 9}
 
 
+@pytest.mark.slow
 def test_rescoring_replaces_rows_exactly_once(tmp_path, samples):
     one = sample_run_dirs()[0]
     report = score_paths([samples], jobs=1)
@@ -59,6 +60,7 @@ def test_rescoring_replaces_rows_exactly_once(tmp_path, samples):
     assert parts == ["part-000002-0000.parquet", "part-000002.parquet"]
 
 
+@pytest.mark.slow
 def test_interrupted_write_leaves_the_previous_ledger_whole(tmp_path, samples, monkeypatch):
     report = score_paths([sample_run_dirs()[0]], jobs=1)
     ledger.write(tmp_path, [r.run for r in report.results], [s for r in report.results for s in r.steps])
@@ -141,6 +143,7 @@ def _index_from_parts(out):
     return sorted(ledger.query(out, f"SELECT {', '.join(ledger.DIGEST_COLUMNS)} FROM runs").rows)
 
 
+@pytest.mark.slow
 def test_digest_index_is_carried_forward_without_reading_the_runs_parts(tmp_path, samples, monkeypatch):
     """Each commit derives digests.json from the previous index (minus dropped and rescored runs, plus the
     new ones) instead of reading every runs part: after new runs, a rescore, a removed run and a compaction
@@ -195,6 +198,7 @@ def test_a_stale_digest_index_is_not_trusted(tmp_path, samples):
     assert not (out / "digests.json.deadbeef.tmp").exists()
 
 
+@pytest.mark.slow
 def test_warm_rescore_of_an_unchanged_corpus_loads_no_pyarrow(tmp_path, samples):
     import subprocess
     import sys

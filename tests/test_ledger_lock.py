@@ -50,6 +50,7 @@ def _run_ids(out: Path) -> set[str]:
     return {r[0] for r in ledger.query(out, "select run_id from runs").rows}
 
 
+@pytest.mark.slow
 def test_two_concurrent_writers_lose_no_run(tmp_path):
     a = _copies(tmp_path / "a", "a", SMALL[:3])
     b = _copies(tmp_path / "b", "b", SMALL[3:])
@@ -67,6 +68,7 @@ def test_two_concurrent_writers_lose_no_run(tmp_path):
     assert not (out / LOCK_FILE).read_text()  # released: no holder named
 
 
+@pytest.mark.slow
 def test_a_second_writer_names_the_holder_then_exits_4(tmp_path):
     runs = _copies(tmp_path / "r", "r", SMALL[:1])
     out = tmp_path / "L"
@@ -98,6 +100,7 @@ def test_a_second_writer_names_the_holder_then_exits_4(tmp_path):
         holder.wait()
 
 
+@pytest.mark.slow
 def test_a_waiting_writer_proceeds_when_the_holder_finishes(tmp_path):
     runs = _copies(tmp_path / "r", "r", SMALL[:1])
     out = tmp_path / "L"
@@ -112,6 +115,7 @@ def test_a_waiting_writer_proceeds_when_the_holder_finishes(tmp_path):
     assert _run_ids(out) == {"r-terms-checkbox-on"}
 
 
+@pytest.mark.slow
 def test_a_lock_left_by_a_killed_writer_is_taken_over(tmp_path):
     runs = _copies(tmp_path / "r", "r", SMALL[:1])
     out = tmp_path / "L"
@@ -129,6 +133,7 @@ def test_a_lock_left_by_a_killed_writer_is_taken_over(tmp_path):
     assert _run_ids(out) == {"r-terms-checkbox-on"}
 
 
+@pytest.mark.slow
 def test_threads_of_one_process_take_turns_and_the_holder_may_take_it_again(tmp_path):
     out = tmp_path / "L"
     order: list[str] = []
@@ -177,6 +182,7 @@ def _kill_when(proc: subprocess.Popen[str], root: Path, pattern: str, timeout: f
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("moment", ["**/part-*.tmp", "steps/part-000002.parquet"])  # writing; committing
 def test_kill_9_during_score_leaves_the_last_generation_readable(tmp_path, moment):
     runs = _copies(tmp_path / "r", "r", SMALL[:2])
@@ -196,6 +202,7 @@ def test_kill_9_during_score_leaves_the_last_generation_readable(tmp_path, momen
     assert not list(out.glob("**/*.tmp"))
 
 
+@pytest.mark.slow
 def test_kill_9_during_compact_leaves_the_last_generation_readable(tmp_path):
     runs = _copies(tmp_path / "r", "r", SMALL[:3])
     out = tmp_path / "L"
@@ -228,6 +235,7 @@ def test_ledger_write_and_compact_hold_the_lock(tmp_path, sample_ledger):
     assert os.path.exists(out / "manifest.json")
 
 
+@pytest.mark.slow
 def test_one_report_at_a_time_writes_a_folder(tmp_path, sample_ledger):
     """Two reports into one folder would mix their pages and remove each other's: a report holds the folder's
     lock from before it reads the last report's record until it has written its own. A second names the holder,

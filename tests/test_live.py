@@ -32,6 +32,7 @@ def _replay(run_dir, frame=lambda p: p):
     return out
 
 
+@pytest.mark.slow
 def test_live_verdicts_equal_the_ledger_on_every_high_risk_step():
     results = score_paths([SAMPLES], jobs=2).results
     checked = 0
@@ -49,6 +50,7 @@ def test_live_verdicts_equal_the_ledger_on_every_high_risk_step():
     assert checked == 42  # every labelled high-risk step of the 26 sample runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["bytes", "array", "pil", "str"])
 def test_frames_as_bytes_arrays_images_or_paths_give_one_verdict(kind):
     def as_kind(p):
@@ -79,6 +81,7 @@ def test_bad_frames_are_a_problem_not_an_exception(tmp_path):
         trajcheck.verify_step(good, np.zeros((4, 4), dtype=np.float32), "CLICK")
 
 
+@pytest.mark.slow
 def test_the_state_learns_ambient_change_across_calls():
     """ticker-dead-send: the dead click on Send shows only the clock ticking, which the state learned from
     the steps before it; a fresh state for that one step calls the clock an effect."""

@@ -6,6 +6,7 @@ import base64
 import json
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 import trajcheck
@@ -99,6 +100,7 @@ def test_a_mapping_does_not_linger_into_the_next_call(tmp_path):
     assert run["source_format"] == "ui-tars"  # a built-in reader's, not the mapping's of the call before
 
 
+@pytest.mark.slow
 def test_one_file_per_step_read_through_a_mapping(tmp_path):
     """Issue 27: a mapping names a per-step file pattern (natural order: step_10 after step_9), a goal file,
     and a screenshot beside each step file by its stem (docs/mappings/claude-step-files.toml)."""

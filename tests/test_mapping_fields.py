@@ -74,6 +74,7 @@ def test_a_field_for_some_action_types_does_not_warn_on_runs_without_them(tmp_pa
     assert [p.field for p in report.problems if p.slug == "mapping_matches_nothing"] == ["step.reasoning"]
 
 
+@pytest.mark.slow
 def test_a_text_log_a_mapping_reads_nothing_of_is_explained_as_text(tmp_path):
     shapes.actions_log(tmp_path)
     m = tmp_path / "m.toml"

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import trajcheck
 from trajcheck.commands import draft_mapping
 from trajcheck.readers.mapping.reach import measure
@@ -24,6 +26,7 @@ def test_screenagent_sessions_through_a_drafted_mapping_with_no_edit():
     assert "step_files_not = '*-*-*_*-*-*-*_neg_eval.json'" in d.text and "[?status=='acting']" in d.text
 
 
+@pytest.mark.slow
 def test_screenagent_sessions_through_the_hand_mapping(tmp_path):
     cov = measure([REAL / "screenagent"], MAPS / "screenagent.toml")
     assert (cov.runs_read, cov.actions, cov.understood, cov.screenshots_used, cov.frames_missing) == (2, 4, 4, 8, 0)
@@ -40,6 +43,7 @@ def test_screenagent_sessions_through_the_hand_mapping(tmp_path):
     assert set(runs["coord_space"]) == {"screen"} and set(runs["screen_width"]) == {1024}
 
 
+@pytest.mark.slow
 def test_mobile_agent_results_through_a_drafted_mapping_with_no_edit():
     d = draft_mapping(REAL / "mobile-agent", check=True)
     assert d.coverage is not None
@@ -48,6 +52,7 @@ def test_mobile_agent_results_through_a_drafted_mapping_with_no_edit():
     assert (c["screenshots"], c["screenshots_found"], c["frames_not_there"]) == (12, 12, 0)
 
 
+@pytest.mark.slow
 def test_mobile_agent_results_through_the_phone_agent_mapping(tmp_path):
     res = trajcheck.score([REAL / "mobile-agent"], out=tmp_path / "L", mapping=MAPS / "phone-agent.toml")
     assert res.scored == 2 and not res.invalid
@@ -77,6 +82,7 @@ def test_appagent_task_logs_through_a_drafted_mapping_with_no_edit():
     assert "grammar = 'ui-tars'" in d.text and "'tap' = 'CLICK'" in d.text
 
 
+@pytest.mark.slow
 def test_appagent_steps_read_through_the_drafted_mapping(tmp_path):
     (tmp_path / "m.toml").write_text(draft_mapping(APPAGENT).text)
     res = trajcheck.score([APPAGENT], out=tmp_path / "L", mapping=tmp_path / "m.toml")

@@ -22,6 +22,7 @@ SHAPES = {"ui-tars-chat": shapes.ui_tars_chat, "phone-agent": shapes.phone_agent
           "actions-log": shapes.actions_log, "tool-call-strings": shapes.tool_call_strings}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_each_shape_is_read_in_full_through_its_mapping(tmp_path, name):
     want = SHAPES[name](tmp_path / "runs")
@@ -33,6 +34,7 @@ def test_each_shape_is_read_in_full_through_its_mapping(tmp_path, name):
     assert res.scored == want["runs"] and not res.invalid
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_each_shape_is_read_in_full_through_a_drafted_mapping_with_no_edit(tmp_path, name):
     want = SHAPES[name](tmp_path / "runs")
@@ -45,6 +47,7 @@ def test_each_shape_is_read_in_full_through_a_drafted_mapping_with_no_edit(tmp_p
     assert d.scored == want["runs"] and d.invalid == 0
 
 
+@pytest.mark.slow
 def test_ui_tars_chat_steps_are_the_assistant_turns_with_the_named_images(tmp_path):
     shapes.ui_tars_chat(tmp_path / "runs", runs=1)
     trajcheck.score([tmp_path / "runs"], out=tmp_path / "L", mapping=MAPS / "ui-tars-chat.toml")
@@ -59,6 +62,7 @@ def test_ui_tars_chat_steps_are_the_assistant_turns_with_the_named_images(tmp_pa
     assert run["goal"] == "Rename the file to hello world and save it." and run["coord_space"] == "smart-resize"
 
 
+@pytest.mark.slow
 def test_phone_runs_in_nested_folders_get_their_path_as_run_id_and_frames_by_key(tmp_path):
     shapes.phone_agent(tmp_path)
     res = trajcheck.score([tmp_path / "results"], out=tmp_path / "L", mapping=MAPS / "phone-agent.toml")
@@ -73,6 +77,7 @@ def test_phone_runs_in_nested_folders_get_their_path_as_run_id_and_frames_by_key
     assert (g3[0]["frame_pre"], g3[0]["frame_post"], g3[-1]["frame_post"]) == ("1.jpg", "2.jpg", "8.jpg")
 
 
+@pytest.mark.slow
 def test_validate_with_a_mapping_reports_the_run_ids_score_would_reject(tmp_path):
     shapes.phone_agent(tmp_path)
     m = tmp_path / "same-id.toml"
@@ -84,6 +89,7 @@ def test_validate_with_a_mapping_reports_the_run_ids_score_would_reject(tmp_path
     assert len(scored.invalid) == 4  # what validate reported is what score rejects
 
 
+@pytest.mark.slow
 def test_a_recorded_outcome_beside_the_runs_is_the_evaluator(tmp_path):
     """The harness stops when its own state check passes: no run ends with DONE, and the recorded success (not
     the no-answer rule) decides, as a benchmark's evaluator does."""
@@ -99,6 +105,7 @@ def test_a_recorded_outcome_beside_the_runs_is_the_evaluator(tmp_path):
         251.0, 37.0, "step_01.png", "step_01_action.png")
 
 
+@pytest.mark.slow
 def test_points_in_a_declared_model_space_are_scaled_to_the_screenshot(tmp_path):
     shapes.tool_call_strings(tmp_path / "runs")
     trajcheck.score([tmp_path / "runs"], out=tmp_path / "L", mapping=MAPS / "tool-call-strings.toml")
@@ -112,6 +119,7 @@ def test_points_in_a_declared_model_space_are_scaled_to_the_screenshot(tmp_path)
     assert run["coord_space"] == "model" and run["goal"] == "Find the weather"
 
 
+@pytest.mark.slow
 def test_draft_mapping_command_prints_toml_and_checks(tmp_path):
     shapes.actions_log(tmp_path)
     res = CliRunner().invoke(app, ["draft-mapping", str(tmp_path / "runs"), "--check"])

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 from typer.testing import CliRunner
 
 from trajcheck.store import ledger
@@ -35,6 +36,7 @@ def test_every_column_added_since_v2_is_named_by_a_migration():
         assert not v2 - now, f"{table}: columns removed need a rewrite migration: {sorted(v2 - now)}"
 
 
+@pytest.mark.slow
 def test_old_ledger_reads_with_nulls_and_upgrades_on_score(tmp_path):
     old = shutil.copytree(V2, tmp_path / "ledger")
     before = ledger.query(old, "select run_id, evidence_verdict, verdict_source from runs order by run_id")
@@ -70,6 +72,7 @@ def _stored(slug: str, message: str, hint: str, old: str, **where: str) -> str:
     return text[: -len(slug) - 2] + f"[{old}]"
 
 
+@pytest.mark.slow
 def test_retired_slugs_read_under_their_successors_and_match_by_either_name(tmp_path):
     # A ledger as trajcheck wrote it before issue 28 retired four slugs, plus a run scored since (a mixed
     # ledger, as after a partial rescore): queries with the old names and with the new ones both work.

@@ -28,6 +28,7 @@ def ledgers(tmp_path_factory) -> tuple[dict[str, dict], dict[str, dict]]:
     return got[0], got[1]
 
 
+@pytest.mark.slow
 def test_no_contract_fails_for_lack_of_evidence(ledgers):
     _, nodom = ledgers
     undecided_somewhere = 0
@@ -45,6 +46,7 @@ def test_no_contract_fails_for_lack_of_evidence(ledgers):
     assert undecided_somewhere >= 5  # the DOM checks of the web runs' contracts
 
 
+@pytest.mark.slow
 def test_without_the_dom_no_verdict_is_wrong_and_no_true_success_is_accused(ledgers):
     dom, nodom = ledgers
     labels = json.loads((SAMPLES / "labels.json").read_text())

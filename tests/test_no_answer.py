@@ -64,6 +64,7 @@ def test_no_answer_is_a_fail_a_give_up_is_not_and_an_evaluator_outranks_both(tmp
     assert got["evaluator-pass"][:3] == ("pass", "evaluator", "evaluator_only")
 
 
+@pytest.mark.realruns
 @pytest.mark.skipif(not REALRUNS.is_dir(), reason="../shared/realruns is absent (a user's clone has none)")
 def test_the_browsergym_runs_keep_their_evaluator_verdicts():
     report = score_paths([REALRUNS / "browsergym-fork"], ScoreOptions(), jobs=1)
@@ -81,6 +82,7 @@ def test_the_browsergym_runs_keep_their_evaluator_verdicts():
         "unknown", "harness_may_stop", "no_done")
 
 
+@pytest.mark.slow
 def test_every_table_says_how_many_runs_have_a_verdict(sample_ledger, tmp_path):
     import trajcheck
     from trajcheck.base.verdicts import coverage
@@ -102,6 +104,7 @@ def test_every_table_says_how_many_runs_have_a_verdict(sample_ledger, tmp_path):
     assert text in page
 
 
+@pytest.mark.slow
 def test_scoring_a_batch_again_gives_a_changed_run_the_verdict_a_whole_score_gives(tmp_path):
     """An incremental score rescores only the run that changed, and gives it the verdict a whole score gives: a
     run's no-answer verdict follows its own declaration, so the runs beside it do not matter."""

@@ -58,6 +58,7 @@ def test_prepare_turns_a_dark_crop_light_and_scales_text_to_twice_its_css_size()
     assert ocr.prepare(np.full((20, 40), 250, dtype=np.uint8), scale=2.0).size == (40, 20)  # HiDPI: as it is
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_every_boxed_message_is_read_back_from_its_frame():
     found = _messages()

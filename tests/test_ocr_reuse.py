@@ -80,6 +80,7 @@ def test_a_crop_read_before_is_not_read_again_wherever_it_sits(calls):
     assert len(calls) == n + 1
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_reads_are_kept_on_disk_and_a_damaged_entry_is_read_again(calls, monkeypatch, tmp_path):
     px = np.asarray(Image.open(FRAME).convert("L"))
@@ -218,6 +219,7 @@ def test_a_cache_of_subfolders_is_kept_bounded_across_them(monkeypatch, tmp_path
     assert left == [f"{k:02d}.webp" for k in range(12, 30)]
 
 
+@pytest.mark.slow
 def test_a_report_leaves_the_thumbnail_cache_bounded_and_keeps_its_own(sample_ledger, monkeypatch, tmp_path):
     import trajcheck
     from trajcheck.render import reportbuild

@@ -142,6 +142,7 @@ def _inputs(ledger: Path) -> dict[str, dict[str, list[object]]]:
     return {rid: json.loads(inputs)["files"] for rid, inputs in rows}
 
 
+@pytest.mark.slow
 def test_the_digest_covers_the_screenshots_beside_the_run(tmp_path):
     """Rescoring skips an unchanged run, and rescores a run whose screenshot outside its folder changed, was
     removed, or (missing when it was scored) was copied in later."""
@@ -171,6 +172,7 @@ def test_the_digest_covers_the_screenshots_beside_the_run(tmp_path):
     assert (back.scored, back.skipped) == (1, [S15])
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_screenshots_beside_the_run(tmp_path):
     h = _harness(tmp_path)
     trajcheck.score([h], out=tmp_path / "L", jobs=1)

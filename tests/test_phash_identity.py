@@ -18,6 +18,7 @@ def test_there_are_sample_frames():
     assert len(FRAMES) >= 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", FRAMES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_global_and_region_hashes_equal_imagehash(path):
     frame = decode(path)

@@ -126,6 +126,7 @@ def test_changed_pixels_match_a_per_pixel_comparison(width, contiguous):
             assert got.bbox is None and not got.cells.any()
 
 
+@pytest.mark.slow
 def test_rgba_and_rgb_arrays_give_the_same_change_map():
     """Frames decoded as RGBA (the fast path) and as plain RGB are compared alike, on recorded frames:
     same changed pixels, box, cells and blob kinds, with and without a tolerance."""

@@ -125,16 +125,19 @@ def test_enum_and_catalogue_hold_the_same_slugs() -> None:
     assert all(m.name == m.value.upper() for m in Slug)  # Slug.JSON_INVALID is "json_invalid"
 
 
+@pytest.mark.slow
 def test_no_slug_is_a_free_string(sources: list[tuple[str, ast.Module]]) -> None:
     found = free_strings(sources, {*map(str, Slug), *ALIASES})
     assert not found, "name these by Slug (trajcheck.base.problems), not by a string: " + "; ".join(found)
 
 
+@pytest.mark.slow
 def test_every_declared_slug_is_used(sources: list[tuple[str, ast.Module]]) -> None:
     dead = sorted(m.name for m in Slug if m.name not in members_used(sources))
     assert not dead, f"declared in core/base/problems.py but used nowhere: {dead} (remove them)"
 
 
+@pytest.mark.slow
 def test_severities_at_call_sites_are_declared(sources: list[tuple[str, ast.Module]]) -> None:
     seen = list(severities(sources))
     assert len(seen) > 80  # the scanner still finds the call sites

@@ -81,6 +81,7 @@ def _without_dom(src: Path, dst: Path) -> Path:
     return dst
 
 
+@pytest.mark.slow
 def test_the_screen_alone_shows_the_aimless_run_too(tmp_path):
     """Desktop runs record no DOM: the menus toggled are told apart, and gone back to, by their frames alone."""
     run = _without_dom(SAMPLES / AIMLESS, tmp_path / "runs" / AIMLESS)
@@ -123,6 +124,7 @@ def test_a_done_whose_answer_matches_keeps_its_reward():
     assert [r.score for r in out] == [0.4, 0.0, 0.0, 0.9]
 
 
+@pytest.mark.slow
 def test_efficiency_against_the_reference_step_count(scored, tmp_path):
     """The paged run's contract gives the shortest way, six actions: the run took six (its DONE not counted).
     A run's own reference_steps wins over its contract's; without either there is no efficiency."""
@@ -153,6 +155,7 @@ def test_compare_and_export_show_progress_per_arm(sample_ledger):
     assert next(r for r in rows if r["config.perceptual_verifier"] == "(null)")["stalled from"] == 2.0
 
 
+@pytest.mark.slow
 def test_timeline_and_report_show_the_states(sample_ledger, tmp_path):
     import io
     import re
@@ -174,6 +177,7 @@ def test_timeline_and_report_show_the_states(sample_ledger, tmp_path):
     assert strip.group(1).count('class="return"') == 5 and "back to the screen of step 1" in strip.group(1)
 
 
+@pytest.mark.slow
 def test_a_tasks_file_gives_reference_step_counts(tmp_path):
     """--tasks FILE: JSON {task_id: N} or CSV task_id,reference_steps; a run's own count, then its contract's,
     come first; a changed file rescores the runs it touches; a bad one is a usage error naming what is wrong."""

@@ -74,6 +74,7 @@ def _hostile_ledger(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_report_escapes_everything_from_the_run(tmp_path):
     out = _hostile_ledger(tmp_path)
     res = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
@@ -93,6 +94,7 @@ def _browser():
     return sync_playwright()
 
 
+@pytest.mark.browser
 def test_report_renders_in_chromium_with_thumbnails(sample_ledger, tmp_path):
     """Issue 15: the index lists every run, filters by verdict and false claim, searches and sorts; a run page
     shows its thumbnails."""
@@ -151,6 +153,7 @@ def paired_ledger(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.browser
 def test_pair_pages_show_both_runs_and_mark_the_divergence_in_chromium(paired_ledger, tmp_path):
     """Issue 30: the comparison links a pair page for each task recorded in both arms (the five sample pairs);
     the newsletter-subscribe page shows the two runs side by side with their thumbnails, and marks pair 2, where
@@ -195,6 +198,7 @@ def test_pair_pages_show_both_runs_and_mark_the_divergence_in_chromium(paired_le
     assert (tmp_path / "pair.png").stat().st_size > 10_000
 
 
+@pytest.mark.browser
 def test_hostile_report_runs_no_script_in_chromium(tmp_path):
     out = _hostile_ledger(tmp_path)
     runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
@@ -210,6 +214,7 @@ def test_hostile_report_runs_no_script_in_chromium(tmp_path):
         browser.close()
 
 
+@pytest.mark.latex
 @pytest.mark.parametrize("table", ["summary", "per-task", "compare"])
 def test_latex_export_compiles_in_a_document(sample_ledger, tmp_path, table):
     """The exported body is pasted into a real document and compiled by pdflatex."""
@@ -233,6 +238,7 @@ def test_latex_export_compiles_in_a_document(sample_ledger, tmp_path, table):
     assert (tmp_path / "doc.pdf").stat().st_size > 1000
 
 
+@pytest.mark.browser
 def test_thumbnails_mark_the_click_and_long_texts_are_cut(sample_ledger, tmp_path):
     """Issue 15: the pre thumbnail of a click marks where it aimed (checked on the pixels Chromium draws of the
     thumbnail and the SVG over it, at the point scaled as the verifier scales it), and nowhere else."""
@@ -323,6 +329,7 @@ def test_drag_paths_and_scroll_directions_are_drawn(tmp_path):
     assert (300.0, 200.0, 300.0, 240.0) not in lines(Marks(point=(300, 200)))  # a click: no arrow
 
 
+@pytest.mark.slow
 def test_the_report_counts_only_the_thumbnails_it_drew(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a ledger scored from a relative path keeps run_path relative: from another folder its frames are not found
     import shutil
@@ -343,6 +350,7 @@ def test_the_report_counts_only_the_thumbnails_it_drew(tmp_path: Path, monkeypat
     assert json.loads(res.stdout)["with_thumbnails"] == 0
 
 
+@pytest.mark.slow
 def test_run_pages_say_the_verifier_setting_and_count_screens_in_words(sample_ledger, tmp_path):
     res = CliRunner().invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "r"), "--max-runs", "0"])
     assert res.exit_code == 0, res.output

@@ -40,6 +40,7 @@ def _count_makes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
     return calls
 
 
+@pytest.mark.slow
 def test_every_run_page_has_its_thumbnails(sample_ledger: Path, tmp_path: Path) -> None:
     written = trajcheck.report(sample_ledger, tmp_path / "rep", jobs=1)
     runs = ledger.query(sample_ledger, "select run_id from runs").records()
@@ -56,6 +57,7 @@ def test_every_run_page_has_its_thumbnails(sample_ledger: Path, tmp_path: Path) 
         assert all((tmp_path / "rep" / s).is_file() for s in shown)
 
 
+@pytest.mark.slow
 def test_thumbnails_are_made_once_per_frame_and_reused_from_the_cache(
         sample_ledger: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _count_makes(monkeypatch)
@@ -74,6 +76,7 @@ def test_thumbnails_are_made_once_per_frame_and_reused_from_the_cache(
             (tmp_path / "one" / "assets" / "t" / name).read_bytes()
 
 
+@pytest.mark.slow
 def test_a_second_report_of_an_unchanged_ledger_writes_nothing(sample_ledger: Path, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     first = trajcheck.report(sample_ledger, tmp_path / "rep", jobs=2)
@@ -88,6 +91,7 @@ def _score(runs: list[Path], out: Path) -> None:
     trajcheck.score(runs, out, jobs=1)
 
 
+@pytest.mark.slow
 def test_a_grown_ledger_rewrites_only_the_new_pages_and_a_smaller_one_removes_the_gone(tmp_path: Path) -> None:
     names = ["consent-overlay-on", "captcha-blocked", "sequencer-correct"]
     runs = [copy_run(SAMPLES / n, tmp_path / "runs" / n) for n in names]
@@ -114,6 +118,7 @@ def test_a_grown_ledger_rewrites_only_the_new_pages_and_a_smaller_one_removes_th
     assert set(recorded) == set(last) - {MANIFEST}
 
 
+@pytest.mark.slow
 def test_files_the_report_did_not_write_are_left_alone(sample_ledger: Path, tmp_path: Path) -> None:
     (tmp_path / "rep" / "runs").mkdir(parents=True)
     (tmp_path / "rep" / "notes.txt").write_text("mine")
@@ -123,6 +128,7 @@ def test_files_the_report_did_not_write_are_left_alone(sample_ledger: Path, tmp_
     assert (tmp_path / "rep" / "runs" / "old.html").read_text() == "mine too"
 
 
+@pytest.mark.slow
 def test_a_tampered_record_cannot_remove_files_outside_the_report(sample_ledger: Path, tmp_path: Path) -> None:
     trajcheck.report(sample_ledger, tmp_path / "rep", jobs=1, max_runs=0)
     (tmp_path / "keep.txt").write_text("outside")
@@ -151,6 +157,7 @@ def test_page_names_are_safe_stable_and_distinct_for_hostile_ids() -> None:
     assert page_name("nc-inbox-read") == "nc-inbox-read" and page_name("run-a") == "run-a"  # plain ids kept
 
 
+@pytest.mark.slow
 def test_hostile_run_ids_get_pages_inside_the_report_whose_links_work(tmp_path: Path) -> None:
     ids = ["../../outside", "a/b/<script>", "ünïcödé", "x" * 300, "Run-A"]
     for k, run_id in enumerate(ids):
@@ -171,6 +178,7 @@ def test_hostile_run_ids_get_pages_inside_the_report_whose_links_work(tmp_path: 
                for link in links)
 
 
+@pytest.mark.slow
 def test_the_report_tells_its_progress_run_by_run(sample_ledger: Path, tmp_path: Path) -> None:
     told: list[tuple[int, int]] = []
     written = trajcheck.report(sample_ledger, tmp_path / "rep", jobs=2, max_runs=0,
@@ -178,6 +186,7 @@ def test_the_report_tells_its_progress_run_by_run(sample_ledger: Path, tmp_path:
     assert told == [(k, written.runs) for k in range(1, written.runs + 1)]
 
 
+@pytest.mark.slow
 def test_the_command_draws_a_progress_bar_on_stderr_only(sample_ledger: Path, tmp_path: Path) -> None:
     import subprocess
     import sys

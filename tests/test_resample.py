@@ -37,6 +37,7 @@ def _real_frames(limit: int = 60) -> list:
 REAL = _real_frames()
 
 
+@pytest.mark.realruns
 @pytest.mark.skipif(not REALRUNS.is_dir(), reason="../shared/realruns is absent (a user's clone has none): the "
                     "real-frame hash checks need the recorded third-party runs beside the checkout")
 def test_real_frames_cover_several_sizes():
@@ -44,6 +45,7 @@ def test_real_frames_cover_several_sizes():
     assert len(REAL) >= 20 and len(sizes) >= 3, sizes
 
 
+@pytest.mark.realruns
 @pytest.mark.parametrize("path", REAL or [pytest.param(None, marks=pytest.mark.skip(
     reason="../shared/realruns is absent (a user's clone has none): the real-frame hash checks need the recorded "
     "third-party runs beside the checkout"))], ids=lambda p: f"{p.parent.name}/{p.name}" if p else "no-real-runs")
@@ -60,6 +62,7 @@ def test_real_frame_hashes_equal_imagehash(path):
             assert str(frame.region_hash(box)) == str(imagehash.phash(img.crop(box))), box
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(1280, 800), (800, 1280), (2560, 1600), (1920, 1080), (1366, 768), (200, 200),
                                   (33, 5000), (17, 900), (5000, 31), (31, 31), (32, 32), (7, 3), (1, 1)])
 def test_noise_images_of_many_shapes(size):
@@ -96,6 +99,7 @@ def test_float32_split_is_refused_for_windows_too_wide_to_stay_exact():
     assert np.array_equal(resample.resize_gray(gray), _pillow(gray))
 
 
+@pytest.mark.slow
 def test_repeated_rows_are_resized_once_with_the_same_result():
     gray = np.asarray(Image.open(sample_frames()[0]).convert("L"))
     rows = resample._distinct_rows(gray)

@@ -170,6 +170,7 @@ def test_the_tree_and_the_score_are_in_the_ledger(scored):
     assert off["det_verdict"] == "fail"
 
 
+@pytest.mark.slow
 def test_timeline_and_report_show_the_tree(scored, tmp_path):
     from typer.testing import CliRunner
 

@@ -33,6 +33,7 @@ SILENT_FAILURES = {"click_absorbed_by_overlay", "validation_flash", "modal_mount
                    "drift_loop_dead_button", "click_on_disabled_button", "dead_click_ticker"}
 
 
+@pytest.mark.slow
 def test_every_silent_failure_is_flagged(sample_ledger, labels):
     for rid, idx, lab in _labelled(labels, SILENT_FAILURES):
         assert lab["effect"] is False
@@ -139,6 +140,7 @@ def test_grid_detector_on_real_frames(sample_ledger):
         assert grid["passed"] is (active == [1, 5, 9, 13])
 
 
+@pytest.mark.slow
 def test_near_miss_with_a_lying_judge_is_never_pass(sample_ledger):
     r = _run(sample_ledger, "sequencer-near-miss")
     assert r["det_verdict"] == "fail" and r["judge_verdict"] == "pass"
@@ -168,6 +170,7 @@ NO_CONTRACT = ("nc-swallowed-send", "nc-server-validation", "nc-pay-loop", "nc-r
                "nc-profile-toast", "nc-consent-recovered", "nc-inbox-read", "nc-signin-gave-up")
 
 
+@pytest.mark.slow
 def test_runs_without_contract_or_judge_get_the_evidence_verdict(sample_ledger, labels):
     """Issue 12: recorded without a contract, a judge or an evaluator score; their own evidence decides,
     and it agrees with the label wherever it is decisive."""
@@ -194,6 +197,7 @@ def test_runs_without_contract_or_judge_get_the_evidence_verdict(sample_ledger, 
         assert r["lesson_promotable"] is False, rid
 
 
+@pytest.mark.slow
 def test_false_claims_without_contracts_are_caught(sample_ledger, labels):
     claims = {rid for rid in NO_CONTRACT if _run(sample_ledger, rid)["false_claim"]}
     truth = {rid for rid in NO_CONTRACT if labels[rid]["claims_success"] and labels[rid]["outcome"] == "fail"}

@@ -126,6 +126,7 @@ def test_a_pattern_that_matches_but_for_a_misread_is_undecided_not_failed():
 
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chk", [{"type": "text_matches", "pattern": "(a|aa)+b"},
                                  {"type": "url_matches", "pattern": "(a|aa)+b"},
                                  {"type": "element_text", "selector": "#status", "pattern": "(a|aa)+b"},
@@ -223,6 +224,7 @@ def _copy(dst: Path, dom: bool, contract: dict | None = None, only: str | None =
     return copy_samples(dst, dom=dom, evaluator=False, contract=contract, only=only)
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_sample_runs_without_their_dom_read_the_screen_and_give_no_wrong_verdict(tmp_path):
     trajcheck.score([_copy(tmp_path / "runs", dom=False)], tmp_path / "l", jobs=1, ocr="auto")
@@ -253,6 +255,7 @@ CHECKOUT = [{"type": "text_matches", "pattern": r"Order [A-Z]{2}-\d+ confirmed"}
             {"type": "text_absent", "text": "confirmed", "frame": 0}]
 
 
+@pytest.mark.slow
 @needs_ocr
 @pytest.mark.parametrize("run, checks", [("validation-flash-on", SIGNUP), ("shop-checkout-1080p-jpeg", CHECKOUT)])
 def test_a_contract_of_screen_checks_is_decided_alike_with_and_without_the_dom(tmp_path, run, checks):
@@ -266,6 +269,7 @@ def test_a_contract_of_screen_checks_is_decided_alike_with_and_without_the_dom(t
     assert out[True] == out[False] == ("pass", [True] * len(checks))
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_the_final_read_reuses_what_the_last_high_risk_step_read(tmp_path, monkeypatch):
     from trajcheck.media import screenread
@@ -317,6 +321,7 @@ def test_the_final_read_reuses_what_the_last_high_risk_step_read(tmp_path, monke
     ("terms-checkbox-off", {"type": "text_present", "text": "I agree to the terms of service"}, True),  # "| agree"
     ("paged-results-progress", {"type": "text_present", "text": "‹ Back to orders"}, True),  # "<Back"
 ])
+@pytest.mark.slow
 def test_a_check_that_has_not_found_its_text_reads_what_the_page_read_misses(tmp_path, run, chk, passed):
     """Read whole at its own resolution, a frame's page read misses the light text of solid elements and small
     text; a check that has not found its text reads the elements alone, the frame at twice its size and faint

@@ -132,6 +132,7 @@ def _has(r: dict, code: str) -> bool:
     return any(x.startswith(code) for x in r["evidence_reasons"])
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_every_lie_the_dom_catches_through_a_message_is_caught_through_screen_text(three_ledgers):
     dom, ocr_on, off = three_ledgers
@@ -145,6 +146,7 @@ def test_every_lie_the_dom_catches_through_a_message_is_caught_through_screen_te
     assert all(r["ocr_engine"] for k, r in ocr_on.items() if r["message_source"] == "screen_text")
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_no_true_success_is_accused_through_screen_text(three_ledgers):
     dom, ocr_on, _ = three_ledgers
@@ -156,6 +158,7 @@ def test_no_true_success_is_accused_through_screen_text(three_ledgers):
     assert len(found) >= len(read) - 1, (read, found)
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_beside_the_dom_both_are_recorded_and_the_trust_constant_is_what_they_measure(tmp_path):
     trajcheck.score([SAMPLES], tmp_path / "l", jobs=1, ocr="always")
@@ -168,6 +171,7 @@ def test_beside_the_dom_both_are_recorded_and_the_trust_constant_is_what_they_me
     assert all(r["message_source"] in (None, "dom") for r in runs.values())  # the DOM decides where it exists
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_a_second_score_reads_the_regions_from_the_cache(tmp_path, monkeypatch):
     src = strip_dom(tmp_path / "nodom")
@@ -183,6 +187,7 @@ def test_a_second_score_reads_the_regions_from_the_cache(tmp_path, monkeypatch):
     assert trajcheck.query(tmp_path / "a", q).to_json() == trajcheck.query(tmp_path / "b", q).to_json()
 
 
+@pytest.mark.slow
 def test_without_ocr_installed_it_is_said_once_and_verdicts_are_those_without_screen_text(tmp_path, monkeypatch):
     src = strip_dom(tmp_path / "nodom")
     monkeypatch.setattr(ocr, "engine", lambda: (None, "tesserocr is not installed (pip install 'trajcheck[ocr]')"))
@@ -196,6 +201,7 @@ def test_without_ocr_installed_it_is_said_once_and_verdicts_are_those_without_sc
                 if p.slug == "ocr_not_installed"]
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_timeline_and_report_show_the_text_beside_its_region(tmp_path):
     from typer.testing import CliRunner
@@ -230,12 +236,14 @@ def test_a_stray_letter_read_from_an_icon_does_not_cancel_a_confident_message():
     assert pm.errors == {"password is too short"} and found == (("error", "password is too short", 0.95),)
 
 
+@pytest.mark.slow
 def test_a_huge_crop_is_read_at_a_bounded_size():
     img = ocr.prepare(np.full((6000, 8000), 255, dtype=np.uint8), scale=1.0)
     assert img.width * img.height <= ocr.MAX_READ_PIXELS * 1.01 and img.width / img.height == pytest.approx(8 / 6, 0.01)
     assert ocr.prepare(np.full((100, 400), 255, dtype=np.uint8), scale=1.0).size == (800, 200)  # a message: 2x
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_past_the_cap_changes_are_not_read_and_it_is_said_but_the_final_frame_still_is(tmp_path, monkeypatch):
     from trajcheck.media import screenread

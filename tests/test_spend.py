@@ -56,6 +56,7 @@ def _ledger(tmp_path: Path, *paths: Path, **options: Any) -> tuple[Any, dict[str
 
 # --- the vendor transcripts ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("session", ["cs715-session-3", "cs715-session-15"])
 def test_a_session_logs_token_usage_events_give_tokens_cost_and_time(tmp_path, session):
     """The CS715 harness logs a token_usage event (input_tokens, output_tokens, cost_usd) before each response, a
@@ -85,6 +86,7 @@ def test_a_session_logs_token_usage_events_give_tokens_cost_and_time(tmp_path, s
     assert all(r["wall_seconds"] is None or r["wall_seconds"] > 0 for r in rows)
 
 
+@pytest.mark.slow
 def test_a_calls_usage_is_on_the_step_whose_effect_is_checked(tmp_path):
     """Session 3's third response issues a mouse_move, a left_click and a screenshot: one click (checked) and a
     look. The call's tokens are on the click, not on the look."""
@@ -96,6 +98,7 @@ def test_a_calls_usage_is_on_the_step_whose_effect_is_checked(tmp_path):
         None, None, None)
 
 
+@pytest.mark.slow
 def test_messages_saved_whole_give_anthropic_usage_with_the_cached_input(tmp_path):
     """claude-steps saves each response as the API's Message (make_fixtures.py, anthropic-sdk-python's
     types/usage.py): Anthropic's input_tokens leaves the cache out, so the input is the three counts' sum."""
@@ -115,6 +118,7 @@ def test_messages_saved_whole_give_anthropic_usage_with_the_cached_input(tmp_pat
     assert (run["agent_model"], run["cost_usd"], run["cost_source"]) == (responses[0]["model"], None, None)
 
 
+@pytest.mark.slow
 def test_a_responses_api_response_gives_its_usage(tmp_path):
     """A Response the GA computer tool returned (amplifier-captures): input_tokens already holds the cached ones,
     output_tokens the reasoning ones."""
@@ -131,6 +135,7 @@ def test_a_responses_api_response_gives_its_usage(tmp_path):
     assert (run["cost_usd"], run["wall_seconds"]) == (None, None)
 
 
+@pytest.mark.slow
 def test_responses_created_at_gives_each_calls_seconds(tmp_path):
     """A list of responses: a response's seconds run from its created_at to the next one's; the last one, a final
     answer, to its own completed_at."""
@@ -169,6 +174,7 @@ def _stats(run: Path) -> dict[int, dict[str, Any]]:
     return out
 
 
+@pytest.mark.realruns
 @pytest.mark.skipif(not BROWSERGYM.is_dir(), reason="../shared/realruns/browsergym-fork is not here (the real "
                                                       "runs are kept outside the repository)")
 def test_browsergym_steps_take_the_agent_and_the_environment_time(tmp_path):
@@ -199,6 +205,7 @@ def test_browsergym_steps_take_the_agent_and_the_environment_time(tmp_path):
             assert s["stats.cum_agent_elapsed"] + s["stats.cum_step_elapsed"] - reset < run["wall_seconds"]
 
 
+@pytest.mark.realruns
 def test_agentlab_token_stats_are_read_and_a_zero_cost_beside_tokens_is_unknown(tmp_path):
     """AgentLab's LLM tracker adds input_tokens, output_tokens and cost to a step's stats (agentlab
     llm/tracking.py); a cost of 0 beside tokens is its "no price for this model", not a free call."""
@@ -244,6 +251,7 @@ def _native(tmp_path: Path, name: str, usages: list[dict[str, Any] | None], seco
     return run
 
 
+@pytest.mark.slow
 def test_the_native_format_carries_usage_and_seconds(tmp_path):
     n = len(read_steps(SAMPLES / "consent-overlay-on"))
     usages = [{"tokens_input": 1000 * (i + 1), "tokens_output": 20, "tokens_cached": 500, "cost_usd": 0.01}
@@ -259,6 +267,7 @@ def test_the_native_format_carries_usage_and_seconds(tmp_path):
     assert [r["tokens_input"] for r in steps["native-spend"]] == [1000 * (i + 1) for i in range(n)]
 
 
+@pytest.mark.slow
 def test_run_level_totals_stand_for_steps_that_have_none(tmp_path):
     _native(tmp_path, "totals-only", [], [], {"usage": {"tokens_input": 9000, "tokens_output": 300,
                                                         "model": "m-1"}, "wall_seconds": 42.0})
@@ -271,6 +280,7 @@ def test_run_level_totals_stand_for_steps_that_have_none(tmp_path):
     assert all(r["tokens_input"] is None and r["cost_usd"] is None for r in steps["totals-only"])
 
 
+@pytest.mark.slow
 def test_a_negative_token_count_makes_the_run_invalid_naming_the_field(tmp_path):
     _native(tmp_path, "bad-usage", [{"tokens_input": -5}], [None])
     res, runs, _ = _ledger(tmp_path, tmp_path / "runs")
@@ -279,6 +289,7 @@ def test_a_negative_token_count_makes_the_run_invalid_naming_the_field(tmp_path)
     assert runs["bad-usage"]["error"].endswith("[value_out_of_range]")
 
 
+@pytest.mark.slow
 def test_a_mapping_names_the_token_columns(tmp_path):
     """docs/mappings/claude-step-files.toml reads the step files' usage through JMESPath, as the reader does."""
     folder = FIX / "anthropic" / "claude-steps"
@@ -292,6 +303,7 @@ def test_a_mapping_names_the_token_columns(tmp_path):
     assert runs["claude-steps"]["agent_model"] == "claude-sonnet-4-5"
 
 
+@pytest.mark.slow
 def test_a_mapping_timestamp_gives_the_time_since_the_previous_step(tmp_path):
     d = tmp_path / "logs" / "run1"
     d.mkdir(parents=True)
@@ -308,6 +320,7 @@ def test_a_mapping_timestamp_gives_the_time_since_the_previous_step(tmp_path):
 
 # --- prices --------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_prices_give_a_cost_where_the_log_has_tokens_and_the_model(tmp_path):
     prices = tmp_path / "prices.csv"
     prices.write_text("model,input_per_million,output_per_million,cached_per_million\n"
@@ -325,6 +338,7 @@ def test_prices_give_a_cost_where_the_log_has_tokens_and_the_model(tmp_path):
     assert res.ok  # a warning: the runs are scored
 
 
+@pytest.mark.slow
 def test_a_changed_price_list_rescores_the_runs_it_prices(tmp_path):
     """The price list is part of every run's digest: the same list skips the runs, another one rescores them."""
     prices, ledger_dir = tmp_path / "p.csv", tmp_path / "L"
@@ -339,6 +353,7 @@ def test_a_changed_price_list_rescores_the_runs_it_prices(tmp_path):
     assert trajcheck.runs(ledger_dir)["cost_usd"].iloc[0] == pytest.approx(2 * cost)
 
 
+@pytest.mark.slow
 def test_a_recorded_cost_is_never_replaced_by_prices(tmp_path):
     prices = tmp_path / "prices.toml"
     prices.write_text('[models."claude-3-5-sonnet-*"]\ninput_per_million = 100\noutput_per_million = 100\n')
@@ -347,6 +362,7 @@ def test_a_recorded_cost_is_never_replaced_by_prices(tmp_path):
     assert run["cost_source"] == "log" and run["cost_usd"] < 0.1  # the log's 0.066, not 100 $/M x 19,813
 
 
+@pytest.mark.slow
 def test_without_a_model_there_is_no_cost_and_the_score_says_so(tmp_path):
     n = len(read_steps(SAMPLES / "consent-overlay-on"))
     run = _native(tmp_path, "no-model", [{"tokens_input": 100, "tokens_output": 10}] * n, [None] * n)
@@ -484,6 +500,7 @@ def _t_interval(xs: list[float]) -> tuple[float, float, float]:
     return m, max(0.0, m - h), m + h  # a cost is never negative: the interval stops at 0
 
 
+@pytest.mark.slow
 def test_compare_gives_cost_per_run_success_and_the_spend_on_no_effect_steps_and_false_claims(tmp_path):
     costs = _priced_runs(tmp_path)
     trajcheck.score([tmp_path / "runs"], out=tmp_path / "L", jobs=1)
@@ -513,6 +530,7 @@ def test_compare_gives_cost_per_run_success_and_the_spend_on_no_effect_steps_and
     assert table.exit_code == 0 and "cost/run" in table.stdout and "seconds/run" in table.stdout
 
 
+@pytest.mark.slow
 def test_export_shows_the_spend_columns_it_has_data_for(tmp_path, sample_ledger):
     from trajcheck.queries import tables
 
@@ -534,6 +552,7 @@ def test_export_shows_the_spend_columns_it_has_data_for(tmp_path, sample_ledger)
     assert "Student's t" in both.caption
 
 
+@pytest.mark.slow
 def test_score_says_what_the_runs_cost_only_when_they_record_it(tmp_path):
     _priced_runs(tmp_path)
     res = CliRunner().invoke(app, ["score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q", "-j", "1"])

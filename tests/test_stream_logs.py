@@ -245,6 +245,7 @@ def test_a_streamed_history_gives_the_items_seconds_and_the_runs_usage(monkeypat
     assert streamed.usage == Usage(900, 60, 300, None, None, "gpt-4.1")
 
 
+@pytest.mark.realruns
 def test_the_real_browser_use_history_streams_to_the_same_run(monkeypatch):
     if not BU_REAL.is_dir():
         pytest.skip(f"{BU_REAL} is not present")

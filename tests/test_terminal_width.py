@@ -151,6 +151,7 @@ def test_diff_prints_both_run_ids_whole(sample_ledger: Path, width: Callable[[in
     ["columns"], ["formats"], ["export", "{L}", "--table", "per-task"],
     ["score", str(SAMPLES / "terms-checkbox-on"), "--out", "{T}", "-q"],
 ], ids=lambda a: a[0])
+@pytest.mark.slow
 def test_every_command_fits(sample_ledger: Path, tmp_path: Path, width: Callable[[int], None], columns: int,
                             args: list[str]) -> None:
     width(columns)

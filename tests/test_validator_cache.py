@@ -92,6 +92,7 @@ def test_a_validator_is_compiled_once_per_machine(cache: Path, monkeypatch: pyte
     assert all(rundir.valid_fast("step", r) for r in records)
 
 
+@pytest.mark.slow
 def test_the_validator_is_fastjsonschemas_own(cache: Path) -> None:
     """The validator made from fastjsonschema's code (compile_to_code) accepts exactly what the function
     fastjsonschema.compile returns accepts, compiled or read back."""

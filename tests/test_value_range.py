@@ -42,6 +42,7 @@ def _status(out):
     ("step", "1" + "0" * 400, "action.x", 2),  # a Python int no float64 column takes
     ("run", "-1e+309", "outcome.score", None),  # overflows to -inf
 ])
+@pytest.mark.slow
 def test_an_out_of_range_value_makes_that_run_invalid_and_the_batch_commits(tmp_path, where, value, field, line):
     root = _runs(tmp_path)
     bad = root / "captcha-blocked"
@@ -85,6 +86,7 @@ def test_validate_reports_the_same_problem_first(tmp_path):
     assert (p["slug"], p["file"], p["line"], p["field"]) == ("value_out_of_range", "steps.jsonl", 1, "index")
 
 
+@pytest.mark.slow
 def test_a_value_past_the_reader_is_caught_by_the_row_check_with_its_location(tmp_path, monkeypatch):
     """A reader that lets a value through (here: a step index made 2**40 after the schema check, as an
     adapter could) still costs only its run: the rows are checked before they are buffered."""
@@ -111,6 +113,7 @@ def test_a_value_past_the_reader_is_caught_by_the_row_check_with_its_location(tm
         "terms-checkbox-on": "ok", "captcha-blocked": "invalid", "consent-overlay-on": "ok"}
 
 
+@pytest.mark.slow
 def test_the_writer_refuses_rows_arrow_cannot_store_one_run_at_a_time(tmp_path, sample_ledger):
     """Rows handed straight to the writer (ledger.write) are checked too: each run with a value the
     ledger cannot store gets its invalid row; the others are committed."""
@@ -155,6 +158,7 @@ def test_the_sample_rows_pass_the_check(sample_ledger):
         assert find_bad_value(r, []) is None, r["run_id"]
 
 
+@pytest.mark.slow
 def test_a_commit_that_fails_aborts_cleanly_and_keeps_the_previous_generation(tmp_path, monkeypatch):
     root = _runs(tmp_path, ["terms-checkbox-on"])
     out = tmp_path / "L"
