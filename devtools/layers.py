@@ -59,7 +59,8 @@ GROUPS = (
     Group("readers.mapping", "mapping files: their schema, reading a run through one, how much of a folder one "
           "reads, and drafting one from a folder (draft/)", nested=True),
     Group("scoring", "every read that scoring does, one run (analysis, rows, the row check), digests, what needs "
-          "scoring, validation, many runs (the execution engines)"),
+          "scoring, validation, many runs (the execution engines), judges' files (judgments/, a module per format)",
+          nested=True),
     Group("store", "the Parquet ledger, its manifest and lock, DuckDB views for reading"),
     Group("queries", "comparisons, agreement, tables, paired runs side by side, the CI gate"),
     Group("render", "the HTML report, its pair pages, the gate's report"),
