@@ -9,11 +9,11 @@ import typer
 from ..base.errors import LedgerError, QueryError
 
 from .common import Exit, emit, print_json
-from .exits import Outcome, exit_on_error
+from .exits import ExitOutcome, exit_on_error
 from .options import Format, FormatOpt, LedgerArg
 
 
-@exit_on_error(Outcome(Exit.USAGE, "the SQL holds no statement, or one that does more than read (COPY, CREATE, "
+@exit_on_error(ExitOutcome(Exit.USAGE, "the SQL holds no statement, or one that does more than read (COPY, CREATE, "
                                    "DROP, INSERT, ATTACH, INSTALL, LOAD, SET...)"),
                raises=(LedgerError, QueryError))
 def query(
