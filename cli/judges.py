@@ -105,9 +105,9 @@ def judges(
 
     Example: trajcheck judges ledger/ --judgments judgments/webarena/AGENT/JUDGE --labels labels.json
     """
-    from ..queries.judges import judges as run_judges
+    from ..commands import judges as run_judges
 
-    data = run_judges(ledger_dir, judgments or [], labels, max_false_success)
+    data = run_judges(ledger_dir, list(judgments or []), labels, max_false_success)
     if fmt is JudgesFormat.json:
         print_json(data)
         return

@@ -21,8 +21,10 @@ def query(
     sql: Annotated[str, typer.Argument(help="SQL over the views `runs` and `steps`.")],
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Run SQL against a ledger (DuckDB, views `runs` and `steps`). It only reads: a statement that writes,
-    attaches, installs, loads or changes a setting is refused, and no file but the ledger's can be opened.
+    """Run SQL against a ledger (DuckDB, views `runs` and `steps`), read only.
+
+    A statement that writes, attaches, installs, loads or changes a setting is refused, and no file but the
+    ledger's can be opened.
 
     Example: trajcheck query ledger/ "select run_id, effect_no_effect from runs order by 2 desc"
     """

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from ..base.errors import LedgerError
 from ..base.reasons import WarningFollowup
-from ..queries.failures import failed_check
+from ..queries.failuremodes import failed_check
 from ..queries.views import action_label
 from ..render.evidencetext import check_sentence, failure_sentence
 

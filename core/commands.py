@@ -27,7 +27,7 @@ from .store.lock import DEFAULT_WAIT, LockWait
 if TYPE_CHECKING:
     from .analyzers.draft import ContractDraft
     from .queries.comparison import Comparison
-    from .queries.failures import Failures
+    from .queries.failuremodes import Failures
     from .queries.gate import GateResult
     from .store.ledgerquery import QueryResult
     from .queries.pairdiff import PairDiff
@@ -87,7 +87,7 @@ def failures(ledger: Pathish, by: str | None = None, *, where: str | None = None
     and its rate over all its runs (Wilson intervals), its run ids, an example run with its evidence; the most
     frequent error texts and blocking pages. The same ledger gives the same result. UsageError for a bad ``by``
     or ``where``."""
-    from .queries.failures import failures as run
+    from .queries.failuremodes import failures as run
 
     return run(ledger, by, where)
 
@@ -116,6 +116,18 @@ def agree(ledger: Pathish, labels: Pathish) -> dict[str, Any]:
     from .queries.agreement import agree as run
 
     return run(ledger, labels)
+
+
+def judges(ledger: Pathish, judgments: list[Pathish] | None = None, labels: Pathish | None = None,
+           max_false_success: float | None = None) -> dict[str, Any]:
+    """Every judge of the ledger (``score --judgments``) and of ``judgments`` (files or folders in each judge's own
+    format, matched to the ledger's runs) checked against the evidence and, with ``labels``, against labels:
+    coverage, rates with Wilson intervals, kappa, flip rates, cost, and each success the evidence contradicts
+    (docs/judges.md). UsageError with no judgment, a path that matches no run, or ``max_false_success`` without
+    labels."""
+    from .queries.judges import judges as run
+
+    return run(ledger, [Path(j) for j in judgments or []], labels, max_false_success)
 
 
 #: The tables :func:`export_table` builds, and the formats it writes them in.

@@ -213,7 +213,7 @@ def _modes(limits: dict[str, float] | None) -> list[tuple[str, float]]:
 def _modes_scored(ledger_dir: str | os.PathLike[str], where: str | None) -> None:
     """UsageError when runs that did not pass have no failure mode because they were scored before failure modes
     existed: a mode's rate over them would be too low."""
-    from .failures import failures
+    from .failuremodes import failures
 
     unscored = failures(ledger_dir, None, where).unscored
     if unscored:
