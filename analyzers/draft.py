@@ -34,7 +34,7 @@ MAX_CHARS = 120
 
 
 @dataclass(frozen=True)
-class Screen:
+class DraftScreen:
     """What one screen of the run shows: its URL, its title, its lines of text, and the whole text they
     are matched in (the DOM's page text as contracts read it, or the OCR lines joined)."""
 
@@ -61,7 +61,7 @@ class Screen:
 
 
 @dataclass
-class Draft:
+class ContractDraft:
     contract: dict[str, Any]
     notes: list[str] = field(default_factory=list)  # what the user should know (said on stderr)
 
@@ -108,7 +108,7 @@ def clock_or_date(line: str) -> bool:
     return bool(line.strip()) and not without_clock(line)
 
 
-def new_lines(first: Screen, final: Screen, goal: str | None = None) -> list[str]:
+def new_lines(first: DraftScreen, final: DraftScreen, goal: str | None = None) -> list[str]:
     """The final screen's lines worth a check that the first screen's text does not hold, in order, at most
     :data:`MAX_TEXT_CHECKS`: not the title band's, the goal's words, a clock or a date, or noise."""
     before = _norm(first.text).casefold()
@@ -149,7 +149,7 @@ def _short(s: str, n: int = 48) -> str:
     return s if len(s) <= n else s[:n - 3] + "..."
 
 
-def title_line(first: Screen, final: Screen, goal: str | None = None) -> str | None:
+def title_line(first: DraftScreen, final: DraftScreen, goal: str | None = None) -> str | None:
     """The longest new line of the final frame's title band (a window's title), where OCR read it: not on the
     first screen's title band, not a clock, a date or the goal; None without one."""
     band = final.title_band()
@@ -160,8 +160,8 @@ def title_line(first: Screen, final: Screen, goal: str | None = None) -> str | N
     return max(got, key=len) if got else None
 
 
-def propose(run_id: str, task_id: str | None, first: Screen, final: Screen, goal: str | None = None,
-            answer: str | None = None) -> Draft:
+def propose(run_id: str, task_id: str | None, first: DraftScreen, final: DraftScreen, goal: str | None = None,
+            answer: str | None = None) -> ContractDraft:
     """The checks of a contract for the run's task, from what ``final`` shows that ``first`` did not, and the
     run's final ``answer``; lines that quote ``goal`` are left out."""
     checks: list[dict[str, Any]] = []
@@ -199,4 +199,4 @@ def propose(run_id: str, task_id: str | None, first: Screen, final: Screen, goal
         notes.append("the final screen shows nothing new that a check could name; write the checks by hand")
     contract = {"format": "trajcheck.contract/1", "name": f"drafted from run {run_id}", "task_id": task_id,
                 "checks": checks}
-    return Draft(contract, notes)
+    return ContractDraft(contract, notes)

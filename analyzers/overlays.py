@@ -6,7 +6,7 @@ element with ``role=dialog`` or ``role=alertdialog`` and ``aria-modal="true"``, 
 not hidden (:func:`trajcheck.analyzers.messages.is_hidden`) and, when the snapshot records boxes
 (``data-bbox``), has a box of its own on the screen: a modal mounted but never drawn (no box) covers nothing.
 An action whose point falls inside the overlay's box acts on the overlay, not beneath it: no overlay then.
-The failure modes (:mod:`trajcheck.analyzers.failures`) read it on the step of a dead action: that action was
+The failure modes (:mod:`trajcheck.analyzers.failuremodes`) read it on the step of a dead action: that action was
 blocked by the overlay.
 """
 

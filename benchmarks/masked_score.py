@@ -27,7 +27,7 @@ CORNER = 32
 def main() -> int:
     real = ocr._content_lines
 
-    def masked(eng: ocr.Engine, gray: np.ndarray) -> list:
+    def masked(eng: ocr.OcrEngine, gray: np.ndarray) -> list:
         blank = np.array(gray)
         blank[:CORNER, :CORNER] = 255
         return real(eng, blank)

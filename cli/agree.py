@@ -11,11 +11,11 @@ from ..base.errors import LedgerError
 
 from .common import Exit, emit, err, print_json, say
 from .compare import pct
-from .exits import Outcome, exit_on_error
+from .exits import ExitOutcome, exit_on_error
 from .options import Format, FormatOpt, LedgerArg
 
 
-@exit_on_error(Outcome(Exit.USAGE, "the labels cannot be read"), raises=(LedgerError,))
+@exit_on_error(ExitOutcome(Exit.USAGE, "the labels cannot be read"), raises=(LedgerError,))
 def agree(
     ledger_dir: LedgerArg,
     labels: Annotated[Path, typer.Option("--labels", help="Labels: JSON {run_id: {...}} or CSV.")],

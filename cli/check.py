@@ -13,21 +13,21 @@ import typer
 from ..base.errors import LedgerError, UsageError
 
 from .common import Exit, emit, err, say
-from .exits import Outcome, Rule, exit_on_error
+from .exits import ExitOutcome, ExitRule, exit_on_error
 from .options import CheckFormat, CheckFormatOpt, Format, LedgerArg, SuccessScoreOpt
 
 if TYPE_CHECKING:
-    from ..queries.gate import CheckResult
+    from ..queries.gate import GateResult
 
 
 def _limit(name: str, metavar: str, text: str, top: int | None = 1) -> typer.models.OptionInfo:
     return typer.Option(name, min=0, max=top, metavar=metavar, help=text, show_default=False)
 
 
-@exit_on_error(Outcome(Exit.OK, "every rule holds"), Outcome(Exit.FINDINGS, "a rule fails"),
-               Outcome(Exit.USAGE, "no rule given, a limit out of range, a baseline rule without --baseline, a "
+@exit_on_error(ExitOutcome(Exit.OK, "every rule holds"), ExitOutcome(Exit.FINDINGS, "a rule fails"),
+               ExitOutcome(Exit.USAGE, "no rule given, a limit out of range, a baseline rule without --baseline, a "
                        "baseline sharing no task, no cost data, or runs scored before failure modes"),
-               Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out_file']}: {exc}",
+               ExitRule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out_file']}: {exc}",
                     means="the --out file cannot be written"), raises=(LedgerError,))
 def check(
     ledger_dir: LedgerArg,
@@ -100,7 +100,7 @@ def _mode_limits(given: list[str] | None) -> dict[str, float] | None:
     return limits
 
 
-def _table(result: "CheckResult", by: str) -> None:
+def _table(result: "GateResult", by: str) -> None:
     """For people: each rule's row and the task rows beyond a limit, then each rule's verdict in words."""
     from ..render import gatereport
 
@@ -115,7 +115,7 @@ def _table(result: "CheckResult", by: str) -> None:
                   "--format csv or json lists every row", highlight=False)
 
 
-def _text(result: "CheckResult", fmt: CheckFormat) -> str:
+def _text(result: "GateResult", fmt: CheckFormat) -> str:
     from ..render import gatereport
 
     if fmt is CheckFormat.json:  # the library's result, as is (a row to a line: gatereport.json_text)

@@ -8,7 +8,7 @@ from ..base.errors import LedgerError
 from ..store.lock import DEFAULT_WAIT, LedgerBusy
 
 from .common import Exit, emit, err, print_json, wait_line
-from .exits import Rule, exit_on_error
+from .exits import ExitRule, exit_on_error
 from .options import Format, FormatOpt, LedgerArg, WaitOpt
 
 #: What compact could not do, said of a ledger that cannot be read and of a file that cannot be written.
@@ -16,7 +16,7 @@ CANNOT = "cannot compact the ledger: {error}"
 WHEN = "the ledger cannot be read or written"
 
 
-@exit_on_error(Rule(LedgerError, Exit.INPUT, CANNOT, means=WHEN), Rule(OSError, Exit.INPUT, CANNOT, means=WHEN),
+@exit_on_error(ExitRule(LedgerError, Exit.INPUT, CANNOT, means=WHEN), ExitRule(OSError, Exit.INPUT, CANNOT, means=WHEN),
                raises=(LedgerBusy,))
 def compact(ledger_dir: LedgerArg, wait: WaitOpt = DEFAULT_WAIT, fmt: FormatOpt = Format.table) -> None:
     """Merge the ledger's parts (one per scoring batch) into one part per table; rows are unchanged.

@@ -15,7 +15,7 @@ from ..queries.tables import flat_rows
 from ..queries.views import action_label
 
 from .common import Exit, cleaned, emit, out, print_json
-from .exits import Outcome, exit_on_error
+from .exits import ExitOutcome, exit_on_error
 from .options import ByOpt, Format, FormatOpt, LedgerArg
 
 #: How a pair's match reads in the middle column (a member is its text: the JSON's value finds it).
@@ -100,7 +100,7 @@ def csv_records(data: dict[str, Any]) -> list[dict[str, Any]]:
              **{k: v for k, v in p.items() if k not in ("pair", "match")}} for p in data["pairs"]]
 
 
-@exit_on_error(Outcome(Exit.USAGE, "a run, task or arm not in the ledger"),
+@exit_on_error(ExitOutcome(Exit.USAGE, "a run, task or arm not in the ledger"),
                raises=(LedgerError,))
 def diff(
     ledger_dir: LedgerArg,

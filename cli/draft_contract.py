@@ -11,14 +11,15 @@ import typer
 from ..base.errors import LedgerError
 
 from .common import Exit, emit, err, out, print_json
-from .exits import Outcome, Rule, exit_on_error
+from .exits import ExitOutcome, ExitRule, exit_on_error
 from .options import Format, FormatOpt, LedgerArg
 from ..base.words import count
 
 
-@exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the contract: {error}",
+@exit_on_error(ExitRule(OSError, Exit.INPUT, "cannot write the contract: {error}",
                     means="the --out file cannot be written"),
-               Outcome(Exit.USAGE, "no such run, its files are gone, or it shows nothing new"), raises=(LedgerError,))
+               ExitOutcome(Exit.USAGE, "no such run, its files are gone, or it shows nothing new"),
+               raises=(LedgerError,))
 def draft_contract(
     ledger_dir: LedgerArg,
     run_id: Annotated[str, typer.Argument(help="A run you know succeeded.")],

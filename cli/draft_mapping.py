@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from .common import Exit, err, print_json
-from .exits import Outcome, exit_on_error
+from .exits import ExitOutcome, exit_on_error
 from .options import _format_option
 from ..base.words import count
 
@@ -22,9 +22,9 @@ class DraftFormat(str, enum.Enum):
     json = "json"
 
 
-@exit_on_error(Outcome(Exit.OK, "a mapping was drafted (with --check: and it reads every run found)"),
-               Outcome(Exit.FINDINGS, "with --check: the draft leaves a run unread"),
-               Outcome(Exit.INPUT, "the folder does not exist, or holds nothing that looks like a log"))
+@exit_on_error(ExitOutcome(Exit.OK, "a mapping was drafted (with --check: and it reads every run found)"),
+               ExitOutcome(Exit.FINDINGS, "with --check: the draft leaves a run unread"),
+               ExitOutcome(Exit.INPUT, "the folder does not exist, or holds nothing that looks like a log"))
 def draft_mapping(
     folder: Annotated[Path, typer.Argument(help="A folder of runs (searched recursively).", show_default=False)],
     check: Annotated[bool, typer.Option("--check", help="Read and score the folder with the draft, and print "

@@ -5,14 +5,14 @@ its exit code (the README's "Exit codes"), a one-line message on stderr and, whe
 The most specific rule wins (a class's own rule before its base's), so a command may re-word one kind
 (`score` says "cannot write the ledger: ...") or handle one more (`report` makes an OSError exit 3)::
 
-    @exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the report: {error}", means="the report cannot be
+    @exit_on_error(ExitRule(OSError, Exit.INPUT, "cannot write the report: {error}", means="the report cannot be
                         written"), raises=(LedgerError,))
     def report(...) -> None: ...
 
 The same declarations write the "Exit codes:" line of the command's help: each rule says in a few words
 when it applies (``means``); a command names the shared errors its library call raises (``raises``; every
 command exits 2 on a bad option, as click does before it runs) and the exits it makes itself
-(:class:`Outcome`: `score`'s 1 for invalid runs). ``python -m devtools.exitdoc`` writes the README's
+(:class:`ExitOutcome`: `score`'s 1 for invalid runs). ``python -m devtools.exitdoc`` writes the README's
 table from every command's.
 """
 
@@ -35,7 +35,7 @@ Message = Union[str, Callable[[BaseException, Mapping[str, Any]], str]]
 
 
 @dataclass(frozen=True)
-class Rule:
+class ExitRule:
     """How one kind of error ends a command."""
 
     error: type[BaseException]
@@ -53,7 +53,7 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ExitOutcome:
     """An exit a command makes itself, not for an error (`score`'s 1: some runs are invalid), or one more
     case of an error's code worth naming in its help (`timeline`'s 2: no such run)."""
 
@@ -62,25 +62,25 @@ class Outcome:
 
 
 #: The rules every command shares. LedgerBusy is a LedgerError: its own rule wins for it.
-RULES: tuple[Rule, ...] = (
-    Rule(UsageError, Exit.USAGE, means="bad options or arguments"),
-    Rule(LedgerError, Exit.INPUT, means="the ledger cannot be read"),
-    Rule(LedgerBusy, Exit.LOCKED, hint="nothing was written; {command} again when it is done, or raise --wait",
+RULES: tuple[ExitRule, ...] = (
+    ExitRule(UsageError, Exit.USAGE, means="bad options or arguments"),
+    ExitRule(LedgerError, Exit.INPUT, means="the ledger cannot be read"),
+    ExitRule(LedgerBusy, Exit.LOCKED, hint="nothing was written; {command} again when it is done, or raise --wait",
          means="another writer held the ledger for longer than --wait (nothing was written)"),
-    Rule(QueryError, Exit.INPUT, "query failed: {error}",
+    ExitRule(QueryError, Exit.INPUT, "query failed: {error}",
          "the views are `runs` and `steps`; `trajcheck columns` lists them", means="the SQL fails"),
-    Rule(NoRunsFound, Exit.INPUT, hint="pass run directories (holding run.json) or folders that contain them",
+    ExitRule(NoRunsFound, Exit.INPUT, hint="pass run directories (holding run.json) or folders that contain them",
          problems=True, means="no runs found (the folders no reader claims are named)"),
-    Rule(RunFormatError, Exit.INPUT, means="a run cannot be read"),
+    ExitRule(RunFormatError, Exit.INPUT, means="a run cannot be read"),
 )
 
-#: What a command's 0 means unless it says (an Outcome of code 0).
-DONE = Outcome(Exit.OK, "done")
+#: What a command's 0 means unless it says (an ExitOutcome of code 0).
+DONE = ExitOutcome(Exit.OK, "done")
 
 F = TypeVar("F", bound=Callable[..., None])
 
 
-def rule_for(exc: BaseException | type[BaseException], rules: tuple[Rule, ...] = RULES) -> Rule | None:
+def rule_for(exc: BaseException | type[BaseException], rules: tuple[ExitRule, ...] = RULES) -> ExitRule | None:
     """The rule for ``exc`` (an error or its class): the first rule naming its class, else its nearest base
     class's; None if none."""
     for cls in (exc if isinstance(exc, type) else type(exc)).__mro__:
@@ -90,8 +90,8 @@ def rule_for(exc: BaseException | type[BaseException], rules: tuple[Rule, ...] =
     return None
 
 
-def exit_codes(rules: tuple[Rule, ...], raises: tuple[type[BaseException], ...],
-               outcomes: tuple[Outcome, ...]) -> dict[Exit, tuple[str, ...]]:
+def exit_codes(rules: tuple[ExitRule, ...], raises: tuple[type[BaseException], ...],
+               outcomes: tuple[ExitOutcome, ...]) -> dict[Exit, tuple[str, ...]]:
     """Each code a command exits with, in order, and what it means: the rules of the errors it raises (its
     own rules' errors, ``raises`` and UsageError, whose 2 click also gives a bad option), then its outcomes,
     and :data:`DONE` for a 0 it does not explain."""
@@ -120,7 +120,7 @@ def codes_of(command: Callable[..., None]) -> dict[Exit, tuple[str, ...]]:
     return codes
 
 
-def exit_on_error(*own: Rule | Outcome, raises: tuple[type[BaseException], ...] = ()) -> Callable[[F], F]:
+def exit_on_error(*own: ExitRule | ExitOutcome, raises: tuple[type[BaseException], ...] = ()) -> Callable[[F], F]:
     """Run a command so that an error a rule names ends it with the rule's message, hint and exit code, and
     end its help with the "Exit codes:" line made from the same declarations (see the module docstring).
 
@@ -128,8 +128,8 @@ def exit_on_error(*own: Rule | Outcome, raises: tuple[type[BaseException], ...] 
     ``own`` outcomes and ``raises`` (the shared errors the command's library call raises) only add to the
     help. An error no rule names propagates (a bug: the traceback is wanted).
     """
-    rules = (*(r for r in own if isinstance(r, Rule)), *RULES)
-    codes = exit_codes(rules, raises, tuple(o for o in own if isinstance(o, Outcome)))
+    rules = (*(r for r in own if isinstance(r, ExitRule)), *RULES)
+    codes = exit_codes(rules, raises, tuple(o for o in own if isinstance(o, ExitOutcome)))
     unexplained = [r.error.__name__ for r in rules if not r.means] + \
                   [c.__name__ for c in raises if rule_for(c, rules) is None]
     if unexplained:  # a declaration the help could not show: refused when the command is defined

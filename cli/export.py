@@ -12,7 +12,7 @@ import typer
 from ..base.errors import LedgerError
 
 from .common import Exit
-from .exits import Rule, exit_on_error
+from .exits import ExitRule, exit_on_error
 from .options import ByOpt, ExportFormat, ExportFormatOpt, LedgerArg, SuccessScoreOpt
 
 
@@ -24,7 +24,7 @@ class ExportTable(str, enum.Enum):
 
 
 # the file is named, not its temporary sibling the OSError names
-@exit_on_error(Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out'] or 'stdout'}: {exc}",
+@exit_on_error(ExitRule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out'] or 'stdout'}: {exc}",
                     means="the file cannot be written"), raises=(LedgerError,))
 def export(
     ledger_dir: LedgerArg,

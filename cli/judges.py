@@ -12,7 +12,7 @@ import typer
 from ..base.errors import LedgerError
 
 from .common import Exit, emit, err, literal, print_json
-from .exits import Outcome, exit_on_error
+from .exits import ExitOutcome, exit_on_error
 from .options import Format, LedgerArg, _format_option
 
 
@@ -80,7 +80,7 @@ def to_markdown(data: dict[str, Any]) -> str:
     return "".join(out)
 
 
-@exit_on_error(Outcome(Exit.USAGE, "no judgments, a --judgments path that cannot be read or matches no run, "
+@exit_on_error(ExitOutcome(Exit.USAGE, "no judgments, a --judgments path that cannot be read or matches no run, "
                                    "or labels that cannot be read"), raises=(LedgerError,))
 def judges(
     ledger_dir: LedgerArg,
@@ -105,9 +105,9 @@ def judges(
 
     Example: trajcheck judges ledger/ --judgments judgments/webarena/AGENT/JUDGE --labels labels.json
     """
-    from ..queries.judges import judges as run_judges
+    from ..commands import judges as run_judges
 
-    data = run_judges(ledger_dir, judgments or [], labels, max_false_success)
+    data = run_judges(ledger_dir, list(judgments or []), labels, max_false_success)
     if fmt is JudgesFormat.json:
         print_json(data)
         return

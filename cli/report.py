@@ -11,7 +11,7 @@ from ..base.errors import LedgerError
 
 from ..store.lock import DEFAULT_WAIT, LedgerBusy
 from .common import Exit, emit, err, print_json, wait_line
-from .exits import Rule, exit_on_error
+from .exits import ExitRule, exit_on_error
 from .options import ByOpt, Format, FormatOpt, LedgerArg, QuietOpt
 from ..base.words import count
 
@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 
-@exit_on_error(Rule(OSError, Exit.INPUT, "cannot write the report: {error}", means="the report cannot be written"),
-               Rule(LedgerBusy, Exit.LOCKED, hint="nothing was written; report again when it is done, or raise --wait",
-                    means="another report held the folder for longer than --wait (nothing was written)"),
+@exit_on_error(ExitRule(OSError, Exit.INPUT, "cannot write the report: {error}", means="the report cannot be written"),
+               ExitRule(LedgerBusy, Exit.LOCKED,
+                        hint="nothing was written; report again when it is done, or raise --wait",
+                        means="another report held the folder for longer than --wait (nothing was written)"),
                raises=(LedgerError, LedgerBusy))
 def report(
     ledger_dir: LedgerArg,

@@ -18,7 +18,7 @@ from ..scoring.scoreargs import Engine
 from ..store.lock import LedgerBusy
 
 from .common import Exit, emit, err, literal, out, print_json, print_problems, wait_line
-from .exits import Outcome, Rule, exit_on_error
+from .exits import ExitOutcome, ExitRule, exit_on_error
 from .options import Format, FormatOpt, QuietOpt
 
 if TYPE_CHECKING:
@@ -96,10 +96,10 @@ MAX_LISTED = 60
 
 
 #: ``--judgments``: the verdicts of judges the user runs (:func:`trajcheck.scoring.judgments.read_judgments`).
-@exit_on_error(Rule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}",
+@exit_on_error(ExitRule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}",
                     means="the ledger cannot be read or written"),
-               Outcome(Exit.OK, "all runs scored"),
-               Outcome(Exit.FINDINGS, "the ledger was written but some runs are invalid, or a folder holds JSON, "
+               ExitOutcome(Exit.OK, "all runs scored"),
+               ExitOutcome(Exit.FINDINGS, "the ledger was written but some runs are invalid, or a folder holds JSON, "
                                       "HTML or images that no reader claims (named on stderr)"),
                raises=(NoRunsFound, LedgerBusy))
 @with_score_options

@@ -12,12 +12,12 @@ from rich.text import Text
 
 from ..base.errors import LedgerError
 from ..base.reasons import WarningFollowup
-from ..queries.failures import failed_check
+from ..queries.failuremodes import failed_check
 from ..queries.views import action_label
 from ..render.evidencetext import check_sentence, failure_sentence
 
 from .common import Exit, cleaned, out, print_json
-from .exits import Outcome, exit_on_error
+from .exits import ExitOutcome, exit_on_error
 from .options import LedgerArg, TimelineFormat, TimelineFormatOpt
 
 
@@ -205,7 +205,7 @@ def _short(v: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@exit_on_error(Outcome(Exit.USAGE, "no such run"), raises=(LedgerError,))
+@exit_on_error(ExitOutcome(Exit.USAGE, "no such run"), raises=(LedgerError,))
 def timeline(
     ledger_dir: LedgerArg,
     run_id: Annotated[str, typer.Argument(help="The run to show.")],

@@ -8,13 +8,13 @@ from typing import Annotated
 import typer
 
 from .common import Exit, emit, err, fail, print_json
-from .exits import Outcome, exit_on_error
+from .exits import ExitOutcome, exit_on_error
 from .options import Format, FormatOpt, InputFormatOpt, MappingOpt
 from ..base.words import count
 
 
-@exit_on_error(Outcome(Exit.OK, "no errors"), Outcome(Exit.FINDINGS, "errors found, or warnings with --strict"),
-               Outcome(Exit.INPUT, "a path does not exist, or no run was found (a folder of JSON or images no "
+@exit_on_error(ExitOutcome(Exit.OK, "no errors"), ExitOutcome(Exit.FINDINGS, "errors found, or warnings with --strict"),
+               ExitOutcome(Exit.INPUT, "a path does not exist, or no run was found (a folder of JSON or images no "
                                    "reader claims, an unfinished run, or nothing), as score exits"))
 def validate(
     runs: Annotated[list[Path], typer.Argument(help="Run directories, or folders searched recursively.",

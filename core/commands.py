@@ -25,10 +25,10 @@ from .base.errors import UsageError
 from .store.lock import DEFAULT_WAIT, LockWait
 
 if TYPE_CHECKING:
-    from .analyzers.draft import Draft
+    from .analyzers.draft import ContractDraft
     from .queries.comparison import Comparison
-    from .queries.failures import Failures
-    from .queries.gate import CheckResult
+    from .queries.failuremodes import Failures
+    from .queries.gate import GateResult
     from .store.ledgerquery import QueryResult
     from .queries.pairdiff import PairDiff
     from .scoring.validation import ValidationReport
@@ -87,7 +87,7 @@ def failures(ledger: Pathish, by: str | None = None, *, where: str | None = None
     and its rate over all its runs (Wilson intervals), its run ids, an example run with its evidence; the most
     frequent error texts and blocking pages. The same ledger gives the same result. UsageError for a bad ``by``
     or ``where``."""
-    from .queries.failures import failures as run
+    from .queries.failuremodes import failures as run
 
     return run(ledger, by, where)
 
@@ -95,7 +95,7 @@ def failures(ledger: Pathish, by: str | None = None, *, where: str | None = None
 def check(ledger: Pathish, baseline: Pathish | None = None, *, max_false_claim_rate: float | None = None,
           min_success: float | None = None, max_success_drop: float | None = None,
           max_cost_increase: float | None = None, by: str = "task_id", success_score: float = 1.0,
-          where: str | None = None, max_mode_rate: dict[str, float] | None = None) -> "CheckResult":
+          where: str | None = None, max_mode_rate: dict[str, float] | None = None) -> "GateResult":
     """A gate for CI: each rule given, judged over all runs and shown per task (``by``). The false-claim rate at
     most ``max_false_claim_rate`` and success at least ``min_success`` (the observed rates, Wilson intervals
     beside them); against ``baseline``, on the tasks both ledgers ran, a drop in success that its interval
@@ -116,6 +116,18 @@ def agree(ledger: Pathish, labels: Pathish) -> dict[str, Any]:
     from .queries.agreement import agree as run
 
     return run(ledger, labels)
+
+
+def judges(ledger: Pathish, judgments: list[Pathish] | None = None, labels: Pathish | None = None,
+           max_false_success: float | None = None) -> dict[str, Any]:
+    """Every judge of the ledger (``score --judgments``) and of ``judgments`` (files or folders in each judge's own
+    format, matched to the ledger's runs) checked against the evidence and, with ``labels``, against labels:
+    coverage, rates with Wilson intervals, kappa, flip rates, cost, and each success the evidence contradicts
+    (docs/judges.md). UsageError with no judgment, a path that matches no run, or ``max_false_success`` without
+    labels."""
+    from .queries.judges import judges as run
+
+    return run(ledger, [Path(j) for j in judgments or []], labels, max_false_success)
 
 
 #: The tables :func:`export_table` builds, and the formats it writes them in.
@@ -199,7 +211,7 @@ def timeline(ledger: Pathish, run_id: str) -> dict[str, Any]:
     return build(ledger, run_id)
 
 
-def draft_contract(ledger: Pathish, run_id: str) -> "Draft":
+def draft_contract(ledger: Pathish, run_id: str) -> "ContractDraft":
     """A contract for the task of ``run_id``, a run the user says succeeded: checks of what its final screen shows
     that its first did not (new lines of text, the URL, the title), for the user to trim (``.contract``, valid
     against schemas/contract.schema.json; ``.notes`` what to know). UsageError when the run is not in the ledger,

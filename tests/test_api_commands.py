@@ -28,6 +28,9 @@ def _cases(ledger: Path, tmp: Path) -> dict[str, tuple[list[str], Callable[[], A
     """Per command: its arguments (before --format json) and the library call that must give the same data."""
     labels = SAMPLES / "labels.json"
     copy = tmp / "compact-copy"
+    judged = tmp / "lenient.csv"  # a judge that calls every sample run a success
+    judged.write_text("run_id,verdict\n" + "".join(f"{p.name},pass\n" for p in sorted(SAMPLES.iterdir())
+                                                     if (p / "run.json").is_file()))
     return {
         "validate": ([str(SAMPLES)], lambda: trajcheck.validate([SAMPLES])),
         "query": ([str(ledger), SQL], lambda: trajcheck.query(ledger, SQL)),
@@ -45,6 +48,8 @@ def _cases(ledger: Path, tmp: Path) -> dict[str, tuple[list[str], Callable[[], A
         "check": ([str(ledger), "--max-false-claim-rate", "0.5", "--min-success", "0.4"],
                   lambda: trajcheck.check(ledger, max_false_claim_rate=0.5, min_success=0.4)),
         "agree": ([str(ledger), "--labels", str(labels)], lambda: trajcheck.agree(ledger, labels)),
+        "judges": ([str(ledger), "--judgments", str(judged), "--labels", str(labels)],
+                   lambda: trajcheck.judges(ledger, [judged], labels)),
         "export": ([str(ledger), "--table", "per-task"],
                    lambda: trajcheck.export_table(ledger, "per-task", "json")),
         # a report into a folder writes only what changed since the last: each call gets an empty folder

@@ -17,7 +17,7 @@ import trajcheck
 from trajcheck.analyzers.effect_options import DEFAULT_THRESHOLD
 from trajcheck.api import NoRunsFound, ScoreResult
 from trajcheck.cli.common import Exit
-from trajcheck.cli.exits import RULES, Outcome, Rule, codes_of, exit_on_error, help_line
+from trajcheck.cli.exits import RULES, ExitOutcome, ExitRule, codes_of, exit_on_error, help_line
 from trajcheck.cli.main import COMMANDS, app, command
 from trajcheck.base.errors import LedgerError, Problem, QueryError, RunFormatError, UsageError
 from trajcheck.store.lock import DEFAULT_WAIT, LedgerBusy
@@ -168,8 +168,8 @@ def test_help_lists_exactly_the_exit_codes_of_the_command(name):
 
 
 def test_the_help_line_is_made_from_rules_raised_errors_and_outcomes():
-    @exit_on_error(Rule(OSError, Exit.INPUT, "cannot write: {error}", means="the file cannot be written"),
-                   Outcome(Exit.FINDINGS, "something was found"), Outcome(Exit.USAGE, "no such thing"),
+    @exit_on_error(ExitRule(OSError, Exit.INPUT, "cannot write: {error}", means="the file cannot be written"),
+                   ExitOutcome(Exit.FINDINGS, "something was found"), ExitOutcome(Exit.USAGE, "no such thing"),
                    raises=(LedgerBusy, LedgerError))
     def made(target: str = "out.txt") -> None:
         """Do a thing.
@@ -182,13 +182,13 @@ def test_the_help_line_is_made_from_rules_raised_errors_and_outcomes():
         "2 bad options or arguments, or no such thing; 3 the ledger cannot be read, or the file cannot be "
         "written; 4 another writer held the ledger for longer than --wait (nothing was written).")
     # a command's own 0 replaces "done"; a shared error it does not raise is not listed
-    quiet = exit_on_error(Outcome(Exit.OK, "all went well"))(lambda: None)
+    quiet = exit_on_error(ExitOutcome(Exit.OK, "all went well"))(lambda: None)
     assert codes_of(quiet) == {Exit.OK: ("all went well",), Exit.USAGE: ("bad options or arguments",)}
 
 
 def test_a_rule_without_meaning_or_an_error_without_rule_is_refused():
     with pytest.raises(ValueError, match="OSError"):
-        exit_on_error(Rule(OSError, Exit.INPUT, "cannot write: {error}"))
+        exit_on_error(ExitRule(OSError, Exit.INPUT, "cannot write: {error}"))
     with pytest.raises(ValueError, match="KeyError"):
         exit_on_error(raises=(KeyError,))
 
@@ -214,7 +214,7 @@ def test_an_unreadable_ledger_is_exit_3_and_one_line_in_every_command(tmp_path):
     assert (res.exit_code, res.stdout, res.stderr.splitlines()) == (3, "", [f"error: cannot write the ledger: {why}"])
 
 
-def _run(exc: BaseException, *own: Rule) -> "typer.testing.Result":
+def _run(exc: BaseException, *own: ExitRule) -> "typer.testing.Result":
     """Invoke a one-command app, named boom, whose command raises ``exc``."""
     one = typer.Typer()
 
@@ -259,8 +259,8 @@ def test_an_error_no_rule_names_is_a_bug_and_keeps_its_traceback():
 
 
 def test_a_command_rule_rewords_its_class_and_the_subclass_rules_still_win():
-    own = (Rule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}", means="the ledger cannot be written"),
-           Rule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['target']}: {exc}",
+    own = (ExitRule(LedgerError, Exit.INPUT, "cannot write the ledger: {error}", means="the ledger cannot be written"),
+           ExitRule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['target']}: {exc}",
                 means="the target cannot be written"))
     res = _run(LedgerError("L: unreadable"), *own)
     assert (res.exit_code, res.stderr) == (3, "error: cannot write the ledger: L: unreadable\n")

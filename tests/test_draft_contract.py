@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 import trajcheck
-from trajcheck.analyzers.draft import MAX_TEXT_CHECKS, Screen, new_lines, propose, url_pattern, without_clock
+from trajcheck.analyzers.draft import MAX_TEXT_CHECKS, DraftScreen, new_lines, propose, url_pattern, without_clock
 from trajcheck.analyzers.screentext import TextLine
 from trajcheck.base.box import Box
 from trajcheck.cli.main import app
@@ -24,17 +24,17 @@ from conftest import SAMPLES
 
 
 def test_new_lines_leave_out_what_the_first_screen_showed_and_noise():
-    first = Screen(text="Create a workspace Name Create")
-    final = Screen(lines=("Create a workspace", "Workspace created", "Workspace created", "42", "ok", "x" * 200,
+    first = DraftScreen(text="Create a workspace Name Create")
+    final = DraftScreen(lines=("Create a workspace", "Workspace created", "Workspace created", "42", "ok", "x" * 200,
                           "Invite your team"), text="Workspace created Invite your team")
     assert new_lines(first, final) == ["Workspace created", "Invite your team"]
-    many = Screen(lines=tuple(f"line number {i}" for i in range(40)))
-    assert len(new_lines(Screen(), many)) == MAX_TEXT_CHECKS
+    many = DraftScreen(lines=tuple(f"line number {i}" for i in range(40)))
+    assert len(new_lines(DraftScreen(), many)) == MAX_TEXT_CHECKS
 
 
 def test_propose_is_a_valid_contract_with_unique_names():
-    first = Screen("https://shop.example/cart?id=1", "Cart", ("Your cart",), "Your cart", "dom")
-    final = Screen("https://shop.example/order/done?id=77#top", "Order placed", ("Thank you!", "Thank you!!"),
+    first = DraftScreen("https://shop.example/cart?id=1", "Cart", ("Your cart",), "Your cart", "dom")
+    final = DraftScreen("https://shop.example/order/done?id=77#top", "Order placed", ("Thank you!", "Thank you!!"),
                    "Thank you! Thank you!!", "dom")
     draft = propose("r1", "t1", first, final)
     assert list(validator("contract").iter_errors(draft.contract)) == []
@@ -46,7 +46,7 @@ def test_propose_is_a_valid_contract_with_unique_names():
     assert [c["type"] for c in checks[2:]] == ["text_present", "text_present"]
     assert len({c["name"] for c in checks}) == len(checks)
     # without a DOM: OCR lines, and the window title as text
-    ocr = propose("r2", None, Screen(title="Finder"), Screen(None, "Saved - Notes", ("Note saved",), "Note saved",
+    ocr = propose("r2", None, DraftScreen(title="Finder"), DraftScreen(None, "Saved - Notes", ("Note saved",), "Note saved",
                                                                "screen_text"))
     assert [c["type"] for c in ocr.contract["checks"]] == ["text_present", "text_present"]
     assert ocr.contract["checks"][0]["text"] == "Saved - Notes"
@@ -134,9 +134,9 @@ GOAL = "Change the Tasklane display name to 'Jane Doe' and save it."
 
 
 def test_clocks_dates_and_the_goal_are_left_out_and_numbers_kept():
-    final = Screen(lines=("Tue Jul 1 7:48AM", "579", "12/07/2026", "Task: Change the Tasklane display name",
+    final = DraftScreen(lines=("Tue Jul 1 7:48AM", "579", "12/07/2026", "Task: Change the Tasklane display name",
                           "to 'Jane Doe' and save it.", "Sent 7:52 PM", "May I help you?", "Version 2.10.3"))
-    assert new_lines(Screen(), final, GOAL) == ["579", "Sent", "May I help you?", "Version 2.10.3"]
+    assert new_lines(DraftScreen(), final, GOAL) == ["579", "Sent", "May I help you?", "Version 2.10.3"]
     assert without_clock("Quillpad File Edit View Tue Jul 1 7:48AM") == "Quillpad File Edit View"
     assert without_clock("Meeting booked for Jul 1 at noon") == "Meeting booked for Jul 1 at noon"
 
@@ -146,9 +146,9 @@ def _line(text: str, top: int, confidence: float = 0.95) -> TextLine:
 
 
 def test_where_ocr_read_the_frame_noise_and_the_menu_bar_are_left_out_and_the_title_band_is_checked():
-    first = Screen(lines=(), read=(_line("Quillpad File Edit View Tue Jul 1 7:48AM", 4), _line("Untitled", 30)),
+    first = DraftScreen(lines=(), read=(_line("Quillpad File Edit View Tue Jul 1 7:48AM", 4), _line("Untitled", 30)),
                    source="screen_text", band=64)
-    final = Screen(read=(_line("Quillpad File Edit View Tue Jul 1 7:52AM", 4), _line("notes.txt - Quillpad", 30),
+    final = DraftScreen(read=(_line("Quillpad File Edit View Tue Jul 1 7:52AM", 4), _line("notes.txt - Quillpad", 30),
                          _line("Tue Jul 1 7:52AM", 300), _line("Saved to notes.txt", 400), _line("@® ~|", 500, 0.41)),
                    source="screen_text", band=64)
     draft = propose("r", "t", first, final, GOAL, answer=" 579 ")

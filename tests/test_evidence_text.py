@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from trajcheck.cli.main import app
-from trajcheck.queries.failures import checks_of, failed_check
+from trajcheck.queries.failuremodes import checks_of, failed_check
 from trajcheck.render.evidencetext import SENTENCES, check_sentence, failure_sentence
 from trajcheck.store import ledger
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from trajcheck.analyzers.failures import NONE, FailureFacts, blocking_page, classify, error_texts, normalise
+from trajcheck.analyzers.failuremodes import NONE, FailureFacts, blocking_page, classify, error_texts, normalise
 from trajcheck.base.reasons import FailureMode as M
 from trajcheck.cli.main import app
 
@@ -299,7 +299,7 @@ def test_compare_shows_the_modes_whose_rate_changed_with_a_paired_test(sample_le
 
 
 def test_mode_changes_between_unpaired_arms():
-    from trajcheck.queries.failures import mode_changes
+    from trajcheck.queries.failuremodes import mode_changes
 
     runs = [("a", ("t1", None), "blocked"), ("a", ("t2", None), None), ("b", ("t3", None), None),
             ("b", ("t4", None), None)]

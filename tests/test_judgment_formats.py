@@ -12,7 +12,7 @@ import pytest
 
 from trajcheck.scoring.judgments import formats
 from trajcheck.scoring.judgments.formats import format_of, read_path
-from trajcheck.scoring.judgments.matching import RunRef, match, why_none
+from trajcheck.scoring.judgments.matching import JudgedRun, match, why_none
 from trajcheck.scoring.judgments.model import FileJudgments, Judgment, JudgmentFormat
 
 
@@ -179,8 +179,8 @@ def test_the_same_judge_in_several_files_gives_samples(tmp_path: Path) -> None:
 
 
 def test_matching_by_run_id_folder_and_task(tmp_path: Path) -> None:
-    runs = [RunRef("r-a", "results/chrome/bb5e4c0d", "t1"), RunRef("r-b", "runs/webarena.13", "t2"),
-            RunRef("r-c", "runs/c", "t3"), RunRef("r-d", "runs/d", "t3")]
+    runs = [JudgedRun("r-a", "results/chrome/bb5e4c0d", "t1"), JudgedRun("r-b", "runs/webarena.13", "t2"),
+            JudgedRun("r-c", "runs/c", "t3"), JudgedRun("r-d", "runs/d", "t3")]
 
     def j(rid: str, *keys: str) -> Judgment:
         return Judgment(rid, "x", "pass", None, None, "f:1", keys=keys)

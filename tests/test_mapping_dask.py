@@ -31,6 +31,7 @@ def _rows(out: Path, table: str) -> list[tuple[object, ...]]:
         con.close()
 
 
+@pytest.mark.dask
 @pytest.mark.parametrize("folder,mapping", CASES)
 def test_mapped_runs_on_a_local_dask_cluster_give_the_local_engines_ledger(tmp_path, folder, mapping):
     runs, m = REAL / folder, MAPS / mapping
@@ -44,6 +45,7 @@ def test_mapped_runs_on_a_local_dask_cluster_give_the_local_engines_ledger(tmp_p
     assert len(formats) == 1 and formats.pop().startswith(f"mapping:{Path(mapping).stem}@")
 
 
+@pytest.mark.slow
 def test_a_local_pool_of_spawned_workers_gets_the_mapping_from_the_options(tmp_path, monkeypatch):
     """The local engine's workers read mapped runs when they start fresh (spawn, as forkserver, Python 3.14's
     default on Linux, does): they inherit nothing from the caller, so the mapping can only come with the options."""

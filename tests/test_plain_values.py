@@ -40,6 +40,14 @@ DISPLAY = {
     "an amount and its share": re.compile(r"-?[\d.]+ \(\d+%\)"),
 }
 
+def _judged(tmp: Path) -> str:
+    """A judgments file in ``tmp``: a judge that calls every sample run a success."""
+    path = tmp / "lenient.csv"
+    path.write_text("run_id,verdict\n" + "".join(f"{p.name},pass\n" for p in sorted(SAMPLES.iterdir())
+                                                   if (p / "run.json").is_file()))
+    return str(path)
+
+
 #: Each command that has --format csv: its arguments, given the sample ledger and a folder of its own.
 Args = Callable[[Path, Path], list[str]]
 COMMANDS: dict[str, list[Args]] = {
@@ -57,6 +65,7 @@ COMMANDS: dict[str, list[Args]] = {
               + [lambda L, tmp: [str(L), "--table", "summary"]],
     "failures": [lambda L, tmp: [str(L), "--by", BY]],
     "formats": [lambda L, tmp: []],
+    "judges": [lambda L, tmp: [str(L), "--judgments", _judged(tmp), "--labels", str(SAMPLES / "labels.json")]],
     "query": [lambda L, tmp: [str(L), "select run_id, n_steps, reward_total, eval_final_verdict from runs"]],
     "report": [lambda L, tmp: [str(L), "--out", str(tmp / "report")]],
     "score": [lambda L, tmp: [str(SAMPLES / "terms-checkbox-off"), str(SAMPLES / "captcha-blocked"),
@@ -100,7 +109,10 @@ def _run(command: str, args: list[str], fmt: str) -> str:
 
 
 #: Commands another change fixes: `failures` cuts its example's evidence with "…" (issue 46; its owner's).
-ELSEWHERE = {"failures": "failures cuts its evidence with '…': fixed with the rest of failures (issue 46)"}
+#: Commands whose output quotes a text the ledger itself keeps cut: the evidence referee's reasons quote an app's
+#: message to a bounded length (analyzers/evidence.py), and failures and judges show those reasons as they are.
+CUT_IN_LEDGER = "quotes runs.evidence_reasons, whose message texts the ledger keeps cut with '…'"
+ELSEWHERE = {"failures": CUT_IN_LEDGER, "judges": CUT_IN_LEDGER}
 CASES = [(c, i) for c in sorted(COMMANDS) for i in range(len(COMMANDS[c]))]
 
 

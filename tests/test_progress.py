@@ -149,10 +149,10 @@ def test_compare_and_export_show_progress_per_arm(sample_ledger):
     assert arms["(null)"]["steps_returning"] == round(round(5 / 12, 4) / 9, 6)  # the column keeps 4 places
     assert arms["true"]["no_net_progress"]["k"] == 0 and arms["true"]["mean_stalled_from_step"] is None
     table = json.loads(export_table(sample_ledger, "summary", "json", by="config.perceptual_verifier"))
-    rows = [dict(zip(table["columns"], r)) for r in table["rows"]]
-    true = next(r for r in rows if r["config.perceptual_verifier"] == "true")
+    rows = table["rows"]  # records of plain values, the group under its column's name
+    true = next(r for r in rows if r["config_perceptual_verifier"] == "true")
     assert true["efficiency"] == 1.0  # the one passing run with a reference: paged-results-progress
-    assert next(r for r in rows if r["config.perceptual_verifier"] == "(null)")["stalled from"] == 2.0
+    assert next(r for r in rows if r["config_perceptual_verifier"] == "(null)")["stalled_from"] == 2.0
 
 
 @pytest.mark.slow

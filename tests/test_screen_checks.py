@@ -276,7 +276,7 @@ def test_the_final_read_reuses_what_the_last_high_risk_step_read(tmp_path, monke
 
     monkeypatch.setenv("TRAJCHECK_CACHE_DIR", str(tmp_path / "cache"))
     calls = {"n": 0}
-    real_read = screenread.Reader.read
+    real_read = screenread.ScreenReader.read
 
     def counted(self, *a, **kw):
         calls["n"] += 1
@@ -292,7 +292,7 @@ def test_the_final_read_reuses_what_the_last_high_risk_step_read(tmp_path, monke
         seen[run.run_id] = (calls["n"] - before, len(got), last is not None and bool(screen[last]))
         return got
 
-    monkeypatch.setattr(screenread.Reader, "read", counted)
+    monkeypatch.setattr(screenread.ScreenReader, "read", counted)
     monkeypatch.setattr(screenread.ScreenPlan, "read_final", final)
     runs = tmp_path / "runs"
     for name in ("nc-profile-toast", "menu-toggle-aimless", "shop-checkout-1080p-jpeg"):

@@ -2,7 +2,7 @@
 
 Declared here, apart from :mod:`trajcheck.base.reasons` (whose ``SECTIONS`` lists this catalogue as the
 "Failure modes" section of docs/reasons.md), in the order of their precedence: the first mode whose
-evidence a run shows is its mode (:mod:`trajcheck.analyzers.failures` applies it; docs/failures.md).
+evidence a run shows is its mode (:mod:`trajcheck.analyzers.failuremodes` applies it; docs/failures.md).
 """
 
 from __future__ import annotations

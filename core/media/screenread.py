@@ -49,10 +49,10 @@ MAX_SCALE = 4.0
 
 
 @dataclass(frozen=True)
-class Reader:
+class ScreenReader:
     """OCR as one scoring process uses it: the engine and the frames' device scale."""
 
-    engine: ocr.Engine
+    engine: ocr.OcrEngine
 
     def read(self, frame: Frame, digest: bytes | None, box: Box, scale: float) -> tuple[TextLine, ...]:
         # the frame's grey pixels (Pillow's L conversion, made for its pHash): what a read prepares anyway
@@ -123,7 +123,7 @@ def _changed_under(change: ChangeMap, line: TextLine) -> bool:
     return bool(cells[b.top // CELL: -(-b.bottom // CELL), b.left // CELL: -(-b.right // CELL)].any())
 
 
-def read_change(reader: Reader, pre: Frame, post: Frame, digests: tuple[bytes | None, bytes | None],
+def read_change(reader: ScreenReader, pre: Frame, post: Frame, digests: tuple[bytes | None, bytes | None],
                 change: ChangeMap, scale: float) -> list[ScreenRead]:
     """What each region of ``change`` (between ``pre`` and ``post``) reads on the post frame, each line marked
     new or not."""
@@ -137,7 +137,7 @@ def read_change(reader: Reader, pre: Frame, post: Frame, digests: tuple[bytes | 
     return out
 
 
-def read_since(reader: Reader, before: Frame, final: Frame, digests: tuple[bytes | None, bytes | None],
+def read_since(reader: ScreenReader, before: Frame, final: Frame, digests: tuple[bytes | None, bytes | None],
                tolerance: int, scale: float) -> list[ScreenRead]:
     """What appeared on ``final`` since ``before`` (the frame before the last high-risk action)."""
     if before is final:
@@ -161,7 +161,7 @@ class ScreenPlan:
     post_rel: str | None = None  # the post frame of the last high-risk step, when not the final frame itself
     wanted: int = 0  # regions asked for (read or not)
     last_post: bytes | None = None  # the content digest of the last high-risk step's post frame, once read
-    used: Reader | None = None  # the reader, once a region asked for it
+    used: ScreenReader | None = None  # the reader, once a region asked for it
     read: int = 0  # changes read
     capped: int = 0  # changes left unread past MAX_CHANGES_PER_RUN
 
@@ -198,12 +198,12 @@ class ScreenPlan:
     def last_high_risk(self) -> int | None:
         return next((i for i in range(len(self.high_risk) - 1, -1, -1) if self.high_risk[i]), None)
 
-    def reader(self) -> Reader | None:
+    def reader(self) -> ScreenReader | None:
         """The process's OCR, built when a region first needs it (a run whose every step has a DOM snapshot
         never loads Tesseract), or None when it is not installed."""
         if self.used is None:
             eng, _missing = ocr.engine()
-            self.used = Reader(eng) if eng is not None else None
+            self.used = ScreenReader(eng) if eng is not None else None
         return self.used
 
     @property

@@ -25,7 +25,7 @@ from ..base import stats
 from ..base.reasons import WarningFollowup
 from ..base.verdicts import Coverage, coverage
 from ..base.errors import UsageError
-from .failures import ModeChange, mode_changes
+from .failuremodes import ModeChange, mode_changes
 from .views import arm_rows, group_expr
 
 RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "verdict_source", "outcome_score",

@@ -14,7 +14,7 @@ from typing import Any
 import hashlib
 
 from ..analyzers import skeleton as sk
-from ..analyzers.draft import Draft, Screen, propose
+from ..analyzers.draft import ContractDraft, DraftScreen, propose
 from ..analyzers.screencheck import TITLE_BAND
 from ..base.box import Box
 from ..media import ocr
@@ -34,7 +34,7 @@ from ..store import ledger
 MAX_LINES = 2000
 
 
-def _dom_screen(run_dir: Path, rel: str | None, url: str | None, title: str | None) -> Screen | None:
+def _dom_screen(run_dir: Path, rel: str | None, url: str | None, title: str | None) -> DraftScreen | None:
     """A screen from a DOM snapshot: its text a line per text node, and its page text as contracts read it;
     None when it cannot be read or parsed within the limits scoring keeps."""
     path = safe_join(run_dir, rel) if rel else None
@@ -51,11 +51,11 @@ def _dom_screen(run_dir: Path, rel: str | None, url: str | None, title: str | No
     page = sk.page_text(tree)  # drops scripts and styles from the tree: their text is not on the page
     body = tree.body
     lines = (body.text(deep=True, separator="\n") or "").splitlines()[:MAX_LINES] if body is not None else []
-    return Screen(url, page.title or title, tuple(x for x in (" ".join(s.split()) for s in lines) if x), page.text,
+    return DraftScreen(url, page.title or title, tuple(x for x in (" ".join(s.split()) for s in lines) if x), page.text,
                   "dom")
 
 
-def _ocr_screen(run: Run, run_dir: Path, rel: str | None, url: str | None, title: str | None) -> Screen | None:
+def _ocr_screen(run: Run, run_dir: Path, rel: str | None, url: str | None, title: str | None) -> DraftScreen | None:
     """A screen from a frame read whole with OCR (cached on disk by its bytes, as scoring reads it): each line
     with its confidence and box, and the frame's title band where the run records no URL (a desktop or phone
     run); None without OCR or a readable frame."""
@@ -73,22 +73,23 @@ def _ocr_screen(run: Run, run_dir: Path, rel: str | None, url: str | None, title
                                    Box(0, 0, frame.width, frame.height), max(scale, ocr.TEXT_SCALE)))
     # the title band is a desktop's (menu bar, window titles): a run that records URLs shows a page there
     band = min(frame.height, round(TITLE_BAND * scale)) if url is None else 0
-    return Screen(url, title, tuple(x.text for x in lines), "\n".join(x.text for x in lines), "screen_text", lines,
+    return DraftScreen(url, title, tuple(x.text for x in lines), "\n".join(x.text for x in lines), "screen_text", lines,
                   band)
 
 
-def _screens(run: Run, run_dir: Path, final_ocr: list[str] | None, read: bool = True) -> tuple[Screen, Screen]:
+def _screens(run: Run, run_dir: Path, final_ocr: list[str] | None,
+             read: bool = True) -> tuple[DraftScreen, DraftScreen]:
     """The run's first screen (before its first step) and its final one (after its last). Without a DOM
     snapshot, the first and final frames are read whole with OCR (``read``), else the final one is what the
     ledger says OCR read on it (``runs.screen_text_final``: its changed regions, without confidences)."""
     pages = [s.page for s in run.steps if s.page is not None]
     if not pages:
-        first = Screen()
+        first = DraftScreen()
         last_url = last_title = None
     else:
         p0, pn = pages[0], pages[-1]
         first = _dom_screen(run_dir, p0.dom_before, p0.url_before, p0.title_before) or \
-            Screen(p0.url_before, p0.title_before)
+            DraftScreen(p0.url_before, p0.title_before)
         last_url, last_title = pn.url_after or pn.url_before, pn.title_after or pn.title_before
         final = _dom_screen(run_dir, pn.dom_after or pn.dom_before, last_url, last_title)
         if final is not None:
@@ -101,8 +102,8 @@ def _screens(run: Run, run_dir: Path, final_ocr: list[str] | None, read: bool = 
                 first = _ocr_screen(run, run_dir, s0.frame_pre or s0.frame_post, first.url, first.title) or first
             return first, got
     if final_ocr:
-        return first, Screen(last_url, last_title, tuple(final_ocr), "\n".join(final_ocr), "screen_text")
-    return first, Screen(last_url, last_title)
+        return first, DraftScreen(last_url, last_title, tuple(final_ocr), "\n".join(final_ocr), "screen_text")
+    return first, DraftScreen(last_url, last_title)
 
 
 def _row(ledger_dir: str | os.PathLike[str], run_id: str) -> dict[str, Any]:
@@ -120,7 +121,7 @@ def _row(ledger_dir: str | os.PathLike[str], run_id: str) -> dict[str, Any]:
     return dict(zip(cols, got))
 
 
-def draft_contract(ledger_dir: str | os.PathLike[str], run_id: str) -> Draft:
+def draft_contract(ledger_dir: str | os.PathLike[str], run_id: str) -> ContractDraft:
     """A contract for ``run_id``'s task, from what its final screen shows that its first did not. UsageError when
     the run is not in the ledger, was not scored, cannot be read again, or shows nothing new."""
     row = _row(ledger_dir, run_id)

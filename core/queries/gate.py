@@ -29,7 +29,7 @@ from enum import StrEnum
 from typing import Any, Callable, NamedTuple
 
 from ..base.errors import UsageError
-from .gateruns import (CONFIDENCE, EPS, Measure, Run, by_group, cost_increase, count, load, no_cost, pct,
+from .gateruns import (CONFIDENCE, EPS, Measure, RunRow, by_group, cost_increase, count, load, no_cost, pct,
                        success_drop, wilson)
 
 #: The scope of a rule's row over all the runs (the other rows' scopes are the values of ``by``).
@@ -113,7 +113,7 @@ class RuleResult:
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class GateResult:
     """What :func:`check` found: every rule's result; it passes when every rule holds."""
 
     ledger: str
@@ -147,7 +147,7 @@ def check(ledger_dir: str | os.PathLike[str], baseline: str | os.PathLike[str] |
           max_false_claim_rate: float | None = None, min_success: float | None = None,
           max_success_drop: float | None = None, max_cost_increase: float | None = None, by: str = "task_id",
           success_score: float = 1.0, where: str | None = None,
-          max_mode_rate: dict[str, float] | None = None) -> CheckResult:
+          max_mode_rate: dict[str, float] | None = None) -> GateResult:
     """Judge the rules given (see the module docstring); UsageError without a rule, for a limit out of range,
     for a baseline rule without a baseline (or a baseline without one), for a baseline that shares no task,
     and for no cost data."""
@@ -187,11 +187,11 @@ def check(ledger_dir: str | os.PathLike[str], baseline: str | os.PathLike[str] |
             if not any(r.cost is not None for r in base_shared):
                 raise UsageError(no_cost(baseline))
             results.append(_compared(Rule.MAX_COST_INCREASE, given[Rule.MAX_COST_INCREASE], both, cost_increase))
-    return CheckResult(str(ledger_dir), None if baseline is None else str(baseline), by, success_score, where,
+    return GateResult(str(ledger_dir), None if baseline is None else str(baseline), by, success_score, where,
                        len(runs), invalid, base_runs, n_shared, results)
 
 
-def _in_mode(mode: str) -> Callable[[Run], bool]:
+def _in_mode(mode: str) -> Callable[[RunRow], bool]:
     return lambda r: r.mode == mode
 
 
@@ -213,7 +213,7 @@ def _modes(limits: dict[str, float] | None) -> list[tuple[str, float]]:
 def _modes_scored(ledger_dir: str | os.PathLike[str], where: str | None) -> None:
     """UsageError when runs that did not pass have no failure mode because they were scored before failure modes
     existed: a mode's rate over them would be too low."""
-    from .failures import failures
+    from .failuremodes import failures
 
     unscored = failures(ledger_dir, None, where).unscored
     if unscored:
@@ -238,14 +238,14 @@ def _validate(given: dict[Rule, float], baseline: object, modes: bool = False) -
         raise UsageError("--baseline is used by --max-success-drop and --max-cost-increase: give one of them")
 
 
-def _rate_rule(rule: Rule, limit: float, runs: list[Run], groups: dict[str, list[Run]],
-               pick: Callable[[Run], bool], mode: str | None = None) -> RuleResult:
+def _rate_rule(rule: Rule, limit: float, runs: list[RunRow], groups: dict[str, list[RunRow]],
+               pick: Callable[[RunRow], bool], mode: str | None = None) -> RuleResult:
     """An absolute rule on a rate: the false-claim rate (or a failure mode's rate) at most ``limit``, or success
     at least ``limit``."""
     upper = rule is not Rule.MIN_SUCCESS
     what = f"{mode} rate" if mode else "false-claim rate" if upper else "success"
 
-    def row(scope: str, rs: list[Run], rule_fails: bool | None) -> Row:
+    def row(scope: str, rs: list[RunRow], rule_fails: bool | None) -> Row:
         k, n = sum(1 for r in rs if pick(r)), len(rs)
         rate = wilson(k, n)
         if not n:
@@ -274,10 +274,10 @@ def _rate_rule(rule: Rule, limit: float, runs: list[Run], groups: dict[str, list
 class _Both(NamedTuple):
     """The runs of the tasks both ledgers ran, each side's and by group."""
 
-    base: list[Run]
-    cur: list[Run]
-    base_groups: dict[str, list[Run]]
-    cur_groups: dict[str, list[Run]]
+    base: list[RunRow]
+    cur: list[RunRow]
+    base_groups: dict[str, list[RunRow]]
+    cur_groups: dict[str, list[RunRow]]
 
 
 def _compared(rule: Rule, limit: float, both: _Both, measure: Measure) -> RuleResult:
@@ -285,7 +285,7 @@ def _compared(rule: Rule, limit: float, both: _Both, measure: Measure) -> RuleRe
     unit = " pp" if rule is Rule.MAX_SUCCESS_DROP else "%"
     allowed = f"the allowed {100 * limit:.1f}{unit}"
 
-    def row(scope: str, b: list[Run], c: list[Run], rule_fails: bool | None) -> Row:
+    def row(scope: str, b: list[RunRow], c: list[RunRow], rule_fails: bool | None) -> Row:
         value, low, high, n, method, detail, text = measure(b, c)
         interval = "" if low is None or high is None else f"its interval [{100 * low:.1f}, {100 * high:.1f}]{unit}"
         if value is None:  # nothing to compare in this group (no run with a cost): nothing against it

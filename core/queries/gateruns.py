@@ -28,7 +28,7 @@ def rounded(v: float | None) -> float | None:
     return None if v is None or v != v else round(v, 6)
 
 
-class Run(NamedTuple):  # a tuple, not a dataclass: a check makes 20,000 of these, 3x faster
+class RunRow(NamedTuple):  # a tuple, not a dataclass: a check makes 20,000 of these, 3x faster
     task: str  # task_id, or the run_id of a run without one (its own task, as compare pairs it)
     trial: int | None
     group: str
@@ -39,7 +39,7 @@ class Run(NamedTuple):  # a tuple, not a dataclass: a check makes 20,000 of thes
 
 
 def load(path: str | os.PathLike[str], by: str, success_score: float, where: str | None,
-          cost: bool) -> tuple[list[Run], int]:
+          cost: bool) -> tuple[list[RunRow], int]:
     """The scored runs of a ledger (and how many are invalid); UsageError for a bad ``by`` or ``where``, or for
     a ledger without ``runs.cost_usd`` when ``cost`` is asked."""
     con = ledger.connect(path)
@@ -68,7 +68,7 @@ def load(path: str | os.PathLike[str], by: str, success_score: float, where: str
         if ok is None:
             ok = success[verdict, source, score] = outcome_of(
                 {"eval_final_verdict": verdict, "verdict_source": source, "outcome_score": score}, success_score)[0]
-        runs.append(Run(task, trial, MISSING if group is None else group, ok, bool(false_claim),
+        runs.append(RunRow(task, trial, MISSING if group is None else group, ok, bool(false_claim),
                          None if usd is None else float(usd), mode))
     return runs, len(rows) - len(runs)
 
@@ -78,8 +78,8 @@ def no_cost(path: str | os.PathLike[str]) -> str:
             "both ledgers scored from logs that record cost")
 
 
-def by_group(runs: Iterable[Run]) -> dict[str, list[Run]]:
-    out: dict[str, list[Run]] = {}
+def by_group(runs: Iterable[RunRow]) -> dict[str, list[RunRow]]:
+    out: dict[str, list[RunRow]] = {}
     for r in runs:
         out.setdefault(r.group, []).append(r)
     return dict(sorted(out.items()))
@@ -117,18 +117,18 @@ def pct(v: float) -> str:
 
 #: A comparison of one scope: (figure, low, high, n, method, detail, phrase) from the baseline's and the ledger's
 #: runs; the phrase says what happened ("success fell 20.0 pp (80.0% to 60.0%, 10 pairs)").
-Measure = Callable[[list[Run], list[Run]], tuple[float | None, float | None, float | None, int, str,
+Measure = Callable[[list[RunRow], list[RunRow]], tuple[float | None, float | None, float | None, int, str,
                                                     dict[str, Any], str]]
 
 
-def pair_up(base: list[Run], cur: list[Run]) -> list[tuple[Run, Run]] | None:
+def pair_up(base: list[RunRow], cur: list[RunRow]) -> list[tuple[RunRow, RunRow]] | None:
     """The pairs when every run has exactly one partner of the same task and trial; else None (unpaired)."""
     if len(base) != len(cur):
         return None
     if len(base) == 1:  # a task run once on each side, the usual case of a task's row: no dictionaries
         b, c = base[0], cur[0]
         return [(b, c)] if (b.task, b.trial) == (c.task, c.trial) else None
-    keyed: list[dict[tuple[str, int | None], Run]] = [{}, {}]
+    keyed: list[dict[tuple[str, int | None], RunRow]] = [{}, {}]
     for side, runs in zip(keyed, (base, cur)):
         for r in runs:
             if side.setdefault((r.task, r.trial), r) is not r:
@@ -138,7 +138,7 @@ def pair_up(base: list[Run], cur: list[Run]) -> list[tuple[Run, Run]] | None:
     return [(keyed[0][k], keyed[1][k]) for k in keyed[0]]
 
 
-def success_drop(base: list[Run], cur: list[Run]) -> tuple[float | None, float | None, float | None, int, str,
+def success_drop(base: list[RunRow], cur: list[RunRow]) -> tuple[float | None, float | None, float | None, int, str,
                                                         dict[str, Any], str]:
     """Success of the baseline minus the ledger's, with Newcombe's interval: paired (and McNemar's exact test)
     when the runs pair up, else of two independent samples."""
@@ -166,7 +166,7 @@ def success_drop(base: list[Run], cur: list[Run]) -> tuple[float | None, float |
     return drop, None if high is None else -high, None if low is None else -low, n, method, detail, text
 
 
-def cost_increase(base: list[Run], cur: list[Run]) -> tuple[float | None, float | None, float | None, int, str,
+def cost_increase(base: list[RunRow], cur: list[RunRow]) -> tuple[float | None, float | None, float | None, int, str,
                                                         dict[str, Any], str]:
     """The ledger's mean cost per run over the baseline's, less 1, with a delta-method interval (paired when
     the runs with a cost pair up)."""
@@ -192,5 +192,5 @@ def cost_increase(base: list[Run], cur: list[Run]) -> tuple[float | None, float 
     return inc, None if low is None else low - 1, None if high is None else high - 1, n, method, detail, text
 
 
-def _costs(runs: Iterable[Run]) -> list[float]:
+def _costs(runs: Iterable[RunRow]) -> list[float]:
     return [r.cost for r in runs if r.cost is not None]

@@ -30,7 +30,7 @@ from typing import Any
 from ..base import stats
 from ..base.errors import UsageError
 from ..base.reasons import ClaimReason, EvidenceCode, VerdictReason
-from ..scoring.judgments.matching import RunRef, match, why_none
+from ..scoring.judgments.matching import JudgedRun, match, why_none
 from ..store import ledger
 
 #: The contract checks of text the final screen must show.
@@ -94,7 +94,7 @@ def _entries_from_ledger(runs: list[dict[str, Any]]) -> list[Entry]:
 def _entries_from_paths(paths: list[Path], runs: list[dict[str, Any]]) -> tuple[list[Entry], list[dict[str, Any]]]:
     from ..scoring.judgments.formats import read_path
 
-    refs = [RunRef(r["run_id"], r["run_path"], r["task_id"]) for r in runs]
+    refs = [JudgedRun(r["run_id"], r["run_path"], r["task_id"]) for r in runs]
     entries: list[Entry] = []
     report: list[dict[str, Any]] = []
     for p in paths:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .discovery import _SKIP_DIRS, IGNORE_FILE, NATIVE, _ignored, fit, readers
-from .kit.reader import NO_CLAIM, Claim, Reader
+from .kit.reader import NO_CLAIM, FolderClaim, Reader
 
 #: How many folders are looked at, at most (the rest are counted in the last row).
 MAX_FOLDERS = 200
@@ -38,7 +38,7 @@ def look(path: Path, rel: str, only: list[Reader] | None = None) -> list[Looked]
     """Every reader's claim on ``path`` (or those of ``only``), the one that reads it marked: the native reader's
     claim stands alone, else the best fit (the first of equal fits)."""
     asked = only if only is not None else readers()
-    claims: list[tuple[Reader, Claim]] = [(r, r.judge(path)) for r in asked]
+    claims: list[tuple[Reader, FolderClaim]] = [(r, r.judge(path)) for r in asked]
     native = next((c for r, c in claims if r is NATIVE and c.claimed), None)
     best: Reader | None = NATIVE if native is not None and only is None else None
     if best is None:

@@ -25,8 +25,8 @@ from ..base.errors import Problem
 from ..base.problems import Slug
 from ..base.inputs import exists_not_dir
 # re-exported (`X as X`): what a reader is, where the callers of discovery look for it
-from .kit.reader import (BY_NAME, BY_SHAPE, NO_CLAIM, Claim as Claim, FormatDoc as FormatDoc, Reader as Reader,
-                         Table as Table)
+from .kit.reader import (BY_NAME, BY_SHAPE, NO_CLAIM, FolderClaim as FolderClaim, FormatDoc as FormatDoc,
+                         Reader as Reader, Table as Table)
 
 if TYPE_CHECKING:
     from ..schemas.records import Run
@@ -44,11 +44,13 @@ def _read_native(path: Path, display: str) -> "tuple[Run, list[Problem]]":
     return read_native_run(path, display)
 
 
-def _native_claim(path: Path) -> Claim:
+def _native_claim(path: Path) -> FolderClaim:
     # a FIFO run.json is a run, reported as not_a_regular_file; steps.jsonl without run.json is a run whose
     # run.json is missing (an invalid row that says so), not a folder to pass over in silence
     found = next((n for n in ("run.json", "steps.jsonl") if exists_not_dir(path / n)), None)
-    return Claim(BY_NAME, f"{found} is there", found) if found else Claim(NO_CLAIM, "no run.json or steps.jsonl")
+    if found:
+        return FolderClaim(BY_NAME, f"{found} is there", found)
+    return FolderClaim(NO_CLAIM, "no run.json or steps.jsonl")
 
 
 NATIVE = Reader(
@@ -162,7 +164,7 @@ class RunRef:
 def _claim(path: Path, only: list[Reader] | None, notes: list[Problem] | None = None,
            extra: Sequence[Reader] = ()) -> Reader | None:
     """The reader (of ``only``, or of every reader and ``extra``) whose claim on ``path`` fits best
-    (:class:`Claim`: the shape of a log's data before a file name; between equal fits, the reader asked first).
+    (:class:`FolderClaim`: the shape of a log's data before a file name; between equal fits, the reader asked first).
     The native reader is asked first, and alone when it claims (no other reader claims a folder with run.json),
     so the adapters are loaded only for a directory it does not claim. When several readers claim, ``notes``
     gets a ``readers_compete`` warning that names them."""
@@ -191,7 +193,7 @@ def _claim(path: Path, only: list[Reader] | None, notes: list[Problem] | None = 
     return best[0]
 
 
-def fit(reader: Reader, claim: Claim) -> int:
+def fit(reader: Reader, claim: FolderClaim) -> int:
     """How well ``claim`` fits, ranked: a --mapping file's reader (the user's choice for this call) above every
     built-in reader, then by the claim's own fit."""
     return claim.fit + (BY_SHAPE + 1 if claim.claimed and reader.name.startswith("mapping:") else 0)

@@ -145,7 +145,7 @@ def check_sentence(check: Mapping[str, Any]) -> str:
 
 def failure_sentence(evidence: str | None, check: Mapping[str, Any] | None = None) -> str:
     """A run's failure evidence (``runs.failure_evidence``) for people: a failed contract check (``check``,
-    found by :func:`trajcheck.queries.failures.failed_check`) as its sentence, any other evidence as the
+    found by :func:`trajcheck.queries.failuremodes.failed_check`) as its sentence, any other evidence as the
     analyzer worded it."""
     if check is not None:
         return f"contract check {quote(check.get('name'))} failed: {check_sentence(check)}"

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from ..queries.gate import CheckResult, Finding, Row, Rule, RuleResult
+from ..queries.gate import GateResult, Finding, Row, Rule, RuleResult
 from ..queries.gateruns import CONFIDENCE
 
 #: The columns of :func:`rows` for people (the table; each rule's reason is printed under it) and for scripts (CSV).
@@ -75,7 +75,7 @@ def beyond(r: RuleResult) -> list[Row]:
     return [g for g in r.groups if shown(g)]
 
 
-def rows(result: CheckResult, everything: bool = True) -> tuple[list[list[Any]], int]:
+def rows(result: GateResult, everything: bool = True) -> tuple[list[list[Any]], int]:
     """One row per rule and scope (:data:`TABLE_COLUMNS`): each rule's row over all runs, then its tasks' rows,
     all of them or (``everything`` False) at most :data:`MAX_TASK_ROWS` of those beyond the limit. With how many
     task rows were left out."""
@@ -90,7 +90,7 @@ def rows(result: CheckResult, everything: bool = True) -> tuple[list[list[Any]],
     return out, total - len(out)
 
 
-def csv_rows(result: CheckResult) -> list[list[Any]]:
+def csv_rows(result: GateResult) -> list[list[Any]]:
     """Every row with its raw figures (:data:`CSV_COLUMNS`): fractions, not percentages."""
     out = []
     for r in result.rules:
@@ -101,7 +101,7 @@ def csv_rows(result: CheckResult) -> list[list[Any]]:
     return out
 
 
-def summary(result: CheckResult) -> str:
+def summary(result: GateResult) -> str:
     """One line: 'every rule holds (2 rules)' or '1 of 2 rules fails: max-success-drop'."""
     n = len(result.rules)
     if result.passed:
@@ -111,7 +111,7 @@ def summary(result: CheckResult) -> str:
         ", ".join(failed)
 
 
-def scope_line(result: CheckResult) -> str:
+def scope_line(result: GateResult) -> str:
     """What was judged: the ledger's runs and, against a baseline, the tasks both ran."""
     text = f"{result.ledger}: {result.runs} scored runs ({result.invalid} invalid, not judged)"
     if result.baseline is not None:
@@ -124,7 +124,7 @@ def _md(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(result: CheckResult) -> str:
+def markdown(result: GateResult) -> str:
     """A pull-request comment: the verdict, each rule's row, and the tasks beyond a limit (at most
     :data:`MAX_TASK_ROWS` a rule)."""
     head = f"### trajcheck check: {'passed' if result.passed else 'FAILED'}: {summary(result)}"
@@ -185,7 +185,7 @@ def _attrs(**values: object) -> str:
     return "".join(f' {k}="{_attr(v)}"' for k, v in values.items())
 
 
-def junit(result: CheckResult) -> str:
+def junit(result: GateResult) -> str:
     """JUnit XML: one test case per rule and task, failures where a row fails, counts in the test suite. Written
     as text: ElementTree and its indent took 0.5 s of CPU for the 27,000 test cases of a 10,000-run check."""
     cases = [(r, row) for r in result.rules for row in [r.overall, *r.groups]]
@@ -228,7 +228,7 @@ def _listed(items: list[str], indent: str) -> str:
 _ROW = ', {"scope": '
 
 
-def json_text(result: CheckResult) -> str:
+def json_text(result: GateResult) -> str:
     """``result.to_json()`` as JSON text, indented but for the rows, one to a line: the same data as
     ``json.dumps(..., indent=2)`` (the other commands' --format json) in a fifth of the CPU and two thirds of
     the bytes for a check of 10,000 tasks, and a line per row for grep. Each rule's rows are encoded at once

@@ -22,7 +22,7 @@ from typing import Any
 from ..base.box import Box
 from ..media.thumbs import factor, thumb_size
 from .evidencetext import check_sentence
-from .failurepage import failure_line
+from .failuremodes import failure_line
 from .htmltext import escape as _e
 from .marks import Marks, shot
 from .reportfiles import Output, page_name

@@ -21,7 +21,7 @@ from ..media.thumbs import RECIPE
 from ..store.lock import DEFAULT_WAIT, LockWait, acquire
 from .htmlreport import INDEX_JS, _chart, _page, _runs_table, render_run
 from .htmltext import escape as _e
-from .failurepage import failure_section
+from .failuremodes import failure_section
 from .reportfiles import Output, ensure_folder, page_name, read_manifest
 from .reportwork import Images, run_pages
 from ..base.words import count

@@ -25,10 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..analyzers import (claims, evidence as evidence_mod, failures, followup, highrisk, loops, lookback,
-                         perceptual, predictions, progress, referee, rubric as rubric_mod, screentext,
-                         spend as spend_mod,
-                         states as states_mod)
+from ..analyzers import (claims, evidence as evidence_mod, failuremodes as failures, followup, highrisk, loops,
+                         lookback, perceptual, predictions, progress, referee, rubric as rubric_mod, screentext,
+                         spend as spend_mod, states as states_mod)
 from ..analyzers.ambient import learn_per_page, page_of
 from ..analyzers.answers import answer_matches
 from ..analyzers.contract import NOT_APPLICABLE, ContractResult
@@ -43,7 +42,7 @@ from ..schemas.records import Run, Step
 
 from .coverage import not_read
 from .contracts import LoadedContract
-from .failing import failure_of
+from .failuremodes import failure_of
 from .judgments import Judgment
 from .loading import LoadedRun, RefereeEvidence, RefereePlan
 from .options import ScoreOptions

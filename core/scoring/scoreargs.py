@@ -91,10 +91,9 @@ class ScoreArgs:
         "cost get tokens x price (cost_source prices): a CSV or TOML file of input, output and cached prices per "
         "model (its columns: README, \"Cost and time\"). Nothing is priced without it."))
     judgments: tuple[PathLike, ...] = _opt((), "--judgments", help=(
-        "Verdicts of a judge you run (repeatable): a file or a folder in the judge's own format (AgentRewardBench, "
-        "Agent-Eval-Refine, Online-Mind2Web, OSWorld, rubric verifiers, cube-harness: docs/judges.md) or CSV or "
-        "JSONL with run_id, verdict (pass|fail) and optionally confidence, judge, reason. Each judgment is a judge "
-        "of the run its run_id names (docs/referee.md, \"Judges you run\")."))
+        "Verdicts of a judge you run (repeatable): a file or a folder in the judge's own format (the formats: "
+        "docs/judges.md) or CSV or JSONL with run_id, verdict (pass|fail) and optionally confidence, judge, reason. "
+        "Each judgment is a judge of the run its run_id names (docs/referee.md, \"Judges you run\")."))
     input_format: str | None = _opt(None, "--input-format", help=(
         "Read every run as this format instead of detecting it (see `trajcheck formats`)."))
     engine: Engine = _opt(Engine.LOCAL, "--engine", help=(

@@ -1,5 +1,5 @@
 """How a reader claims a folder: by a file its format names (:func:`by_names`), or by the shape of a log's parsed
-data (:class:`Sniffer`), never by a substring. Each gives a :class:`~trajcheck.readers.kit.reader.Claim`: how well
+data (:class:`Sniffer`), never by a substring. Each gives a :class:`~trajcheck.readers.kit.reader.FolderClaim`: how well
 the folder fits and why, which ``trajcheck formats --detect`` prints for every reader that looked.
 """
 
@@ -12,7 +12,7 @@ from ...base.errors import Problem
 from ...base.inputs import exists_not_dir
 from ...base.problems import Slug
 
-from .reader import BY_NAME, BY_SHAPE, NO_CLAIM, Claim
+from .reader import BY_NAME, BY_SHAPE, NO_CLAIM, FolderClaim
 from .shape import MISSING, head_value, json_files
 
 __all__ = ["MAX_ENTRIES", "SNIFF_BYTES", "SNIFF_FILES", "ShapeTest", "Sniffer", "by_names", "claims_plain_dir",
@@ -27,19 +27,19 @@ MAX_ENTRIES = 10_000
 #: A test on a log's parsed data: the name of the format's shape it has ("a UI-TARS session log"), else None.
 ShapeTest = Callable[[Any], "str | None"]
 
-_NATIVE = Claim(NO_CLAIM, "run.json is there: a trajcheck run, read by the native reader")
+_NATIVE = FolderClaim(NO_CLAIM, "run.json is there: a trajcheck run, read by the native reader")
 
 
-def by_names(*names: str) -> Callable[[Path], Claim]:
+def by_names(*names: str) -> Callable[[Path], FolderClaim]:
     """A reader's ``claim``: any of ``names`` is a file in the folder (a FIFO or a device too: the reader reports it
     as not_a_regular_file and never opens it), and the folder is not a native run."""
-    def claim(path: Path) -> Claim:
+    def claim(path: Path) -> FolderClaim:
         if (path / "run.json").exists():
             return _NATIVE
         found = next((n for n in names if exists_not_dir(path / n)), None)
         if found is not None:
-            return Claim(BY_NAME, f"{found} is there", found)
-        return Claim(NO_CLAIM, f"no {' or '.join(names)}")
+            return FolderClaim(BY_NAME, f"{found} is there", found)
+        return FolderClaim(NO_CLAIM, f"no {' or '.join(names)}")
 
     return claim
 
@@ -126,19 +126,19 @@ class Sniffer:
         parsed data (nothing by default: the data of thousands of logs is never held at once)."""
         return [(p, v) for p, v, _ in self._heads(path, MAX_ENTRIES, keep)]
 
-    def claim(self, path: Path) -> Claim:
+    def claim(self, path: Path) -> FolderClaim:
         """A reader's ``claim``: not a native run, and one of its files has the format's shape."""
         if (path / "run.json").exists():
             return _NATIVE
         heads = self._heads(path)
         if heads:
             p, _, shape = heads[0]
-            return Claim(BY_SHAPE, f"{p.name} is {shape}", p.name)
+            return FolderClaim(BY_SHAPE, f"{p.name} is {shape}", p.name)
         looked = json_files(path, self.suffixes)
         if not looked:
-            return Claim(NO_CLAIM, f"no {'/'.join(self.suffixes)} file")
+            return FolderClaim(NO_CLAIM, f"no {'/'.join(self.suffixes)} file")
         seen = "; ".join(f"{p.name} is {describe(head_value(p))}" for p in looked[:3])
-        return Claim(NO_CLAIM, f"{seen}: not {self.what}", looked[0].name)
+        return FolderClaim(NO_CLAIM, f"{seen}: not {self.what}", looked[0].name)
 
     def claims(self, path: Path) -> bool:
         """A reader's ``claims``: :meth:`claim` claims it."""

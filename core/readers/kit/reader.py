@@ -64,7 +64,7 @@ NO_CLAIM, BY_NAME, BY_SHAPE = 0, 1, 2
 
 
 @dataclass(frozen=True)
-class Claim:
+class FolderClaim:
     """A reader's answer about one folder: how well it fits (:data:`NO_CLAIM`, :data:`BY_NAME`, :data:`BY_SHAPE`)
     and why, in words for ``trajcheck formats --detect`` (the file it looked at, what it found)."""
 
@@ -91,25 +91,25 @@ class Reader:
     #: a claimed folder's run files, when it holds several runs of one file each (a folder of transcripts);
     #: empty when the folder is one run
     entries: Callable[[Path], list[str]] | None = None
-    #: how well a folder fits and why (:class:`Claim`); None: from ``claims`` (a claim by the files it names)
-    claim: Callable[[Path], Claim] | None = None
+    #: how well a folder fits and why (:class:`FolderClaim`); None: from ``claims`` (a claim by the files it names)
+    claim: Callable[[Path], FolderClaim] | None = None
     #: How the format's harness ends a run (:data:`trajcheck.base.verdicts.ENDS`): ``answer``, only by the agent's
     #: answer or a limit that cuts it off (a step budget, a crash); ``external``, it may also stop a run itself
     #: (its own state check, a person). None: not declared. Only under ``answer`` does a run that ended without
     #: an answer fail (:mod:`trajcheck.scoring.noanswer`); a run's own declaration (run.json ``ends``) wins.
     ends: str | None = None
 
-    def judge(self, path: Path) -> Claim:
+    def judge(self, path: Path) -> FolderClaim:
         """Does this reader claim ``path``, how well, and why. Never raises: a folder that cannot be looked at
         is not claimed, and says so."""
         try:
             if self.claim is not None:
                 return self.claim(path)
             if self.claims(path):
-                return Claim(BY_NAME, "a file of its format is there")
-            return Claim(NO_CLAIM, "none of the files its format names is there")
+                return FolderClaim(BY_NAME, "a file of its format is there")
+            return FolderClaim(NO_CLAIM, "none of the files its format names is there")
         except OSError as exc:
-            return Claim(NO_CLAIM, f"the folder could not be read: {exc.strerror or exc}")
+            return FolderClaim(NO_CLAIM, f"the folder could not be read: {exc.strerror or exc}")
 
     @property
     def mapping(self) -> tuple[tuple[str, str], ...]:

@@ -122,7 +122,7 @@ class JoinKey:
 
 
 @dataclass
-class Table:
+class ResultsTable:
     """A results file read: its records, their numbers by key (a record without a key is in none), and what went
     wrong reading it (``error``: nothing read; ``notes``: lines left out)."""
 
@@ -177,7 +177,7 @@ class Join:
         self.joins = str(joins if joins is not None else "folder")
         if self.joins not in JOINS:
             raise UsageError(f"{where} [outcome] joins = {self.joins!r}: one of {', '.join(JOINS)}")
-        self._tables: dict[tuple[str, int, int], Table] = {}
+        self._tables: dict[tuple[str, int, int], ResultsTable] = {}
         self._listings: dict[tuple[str, str], tuple[int, list[str]]] = {}
 
     @property
@@ -215,12 +215,12 @@ class Join:
         resolved path)."""
         return results_files(run_dir, self.spec, self._listings)
 
-    def table(self, path: Path) -> Table:
+    def table(self, path: Path) -> ResultsTable:
         """A results file's records and their keys (kept while the file is unchanged)."""
         try:
             st = path.stat()
         except OSError as exc:
-            return Table(error=f"cannot be read ({exc.strerror})")
+            return ResultsTable(error=f"cannot be read ({exc.strerror})")
         tag = (str(path), st.st_mtime_ns, st.st_size)
         if tag not in self._tables:
             if len(self._tables) > 16:
@@ -228,12 +228,12 @@ class Join:
             self._tables[tag] = self._read(path, st.st_size)
         return self._tables[tag]
 
-    def _read(self, path: Path, size: int) -> Table:
+    def _read(self, path: Path, size: int) -> ResultsTable:
         if size > MAX_RESULTS_BYTES:
-            return Table(error=f"is larger than {MAX_RESULTS_BYTES >> 20} MiB; not read")
+            return ResultsTable(error=f"is larger than {MAX_RESULTS_BYTES >> 20} MiB; not read")
         value, notes, error = load_results(path)
         if error is not None:
-            return Table(error=error)
+            return ResultsTable(error=error)
         if self.records is not None:
             value = self.records.value(value)
         if isinstance(value, dict):
@@ -241,7 +241,7 @@ class Join:
                     for k, v in value.items()]
         else:
             rows = [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
-        t = Table(rows=rows, notes=notes)
+        t = ResultsTable(rows=rows, notes=notes)
         for i, r in enumerate(rows):
             k = self.record_key(r)
             if k is not None:

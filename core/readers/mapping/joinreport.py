@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ...base.runfiles import scoring_root
-from .join import MAX_EXAMPLES, Join, Table
+from .join import MAX_EXAMPLES, Join, ResultsTable
 from .paths import PathPattern
 from .schema import Mapping
 
@@ -141,7 +141,7 @@ def report(join: Join, pattern: PathPattern | None, runs: list[tuple[Path, str, 
 
 
 def _why(join: Join, pattern: PathPattern | None, rep: JoinReport,
-         first: tuple[str, dict[str, str] | None, tuple[str, ...] | None] | None, tables: list[tuple[str, Table]]
+         first: tuple[str, dict[str, str] | None, tuple[str, ...] | None] | None, tables: list[tuple[str, ResultsTable]]
          ) -> str:
     """Why no run joined a record: the pattern matches no path, no results file was found, it holds no record,
     or the keys differ (a run's path, its groups and key; a record's key values and key)."""

@@ -20,7 +20,7 @@ from ...base.runfiles import safe_join, scoring_root
 
 
 @dataclass
-class Coverage:
+class Reach:
     runs_found: int = 0
     runs_read: int = 0
     actions: int = 0
@@ -49,11 +49,11 @@ class Coverage:
                 + (f"; {self.frames_missing} frames named but missing" if self.frames_missing else ""))
 
 
-def measure(paths: list[str | os.PathLike[str]], mapping: str | os.PathLike[str]) -> Coverage:
+def measure(paths: list[str | os.PathLike[str]], mapping: str | os.PathLike[str]) -> Reach:
     """Read every run under ``paths`` through ``mapping`` and count what was understood."""
     own = (reader_of(Mapping(Path(mapping))),)  # the mapping's reader, for this call only
     refs, _problems = discover(paths, extra=own)
-    c = Coverage(runs_found=len(refs))
+    c = Reach(runs_found=len(refs))
     for ref in refs:
         try:
             with scoring_root(ref.root):

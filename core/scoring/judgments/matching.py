@@ -21,7 +21,7 @@ HOW = ("run_id", "path", "task_id")
 
 
 @dataclass(frozen=True)
-class RunRef:
+class JudgedRun:
     """What a run is known by: its id, its folder and its task."""
 
     run_id: str
@@ -50,11 +50,11 @@ def _tails(path: str) -> list[str]:
     return ["/".join(parts[-n:]) for n in range(1, min(len(parts), 4) + 1)]
 
 
-def match(judgments: list[Judgment], runs: list[RunRef]) -> Matching:
+def match(judgments: list[Judgment], runs: list[JudgedRun]) -> Matching:
     """Each judgment's run (module docstring)."""
     by_id = {r.run_id: r for r in runs}
-    by_path: dict[str, list[RunRef]] = {}
-    by_task: dict[str, list[RunRef]] = {}
+    by_path: dict[str, list[JudgedRun]] = {}
+    by_task: dict[str, list[JudgedRun]] = {}
     for r in runs:
         for t in _tails(r.path) if r.path else []:
             by_path.setdefault(t, []).append(r)
@@ -89,7 +89,7 @@ def match(judgments: list[Judgment], runs: list[RunRef]) -> Matching:
     return out
 
 
-def why_none(path: str, judgments: list[Judgment], runs: list[RunRef], m: Matching) -> str:
+def why_none(path: str, judgments: list[Judgment], runs: list[JudgedRun], m: Matching) -> str:
     """Why no judgment of ``path`` matched a run: the ids it gives, and what the runs are known by."""
     if not judgments:
         return f"{path}: holds no judgments"

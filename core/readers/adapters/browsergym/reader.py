@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...kit.claiming import by_names
-from ...kit.reader import Claim, FormatDoc, Reader, Table
+from ...kit.reader import FolderClaim, FormatDoc, Reader, Table
 from ....base.errors import Problem
 from ....base.problems import Slug
 from ....schemas.records import Page, Run, Step
@@ -307,7 +307,7 @@ def read_browsergym(run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     return run, problems.warnings()
 
 
-def _claim(p: Path) -> Claim:
+def _claim(p: Path) -> FolderClaim:
     if (p / EXP_ARGS).is_file() or not (p / SUMMARY).is_file() or not (p / "step_0.pkl.gz").is_file():
         return by_names(EXP_ARGS)(p)
     return by_names(SUMMARY)(p) if not (p / "run.json").exists() else by_names()(p)

@@ -121,7 +121,7 @@ def event_lines(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[tuple[int
 def unpack(z: zipfile.ZipFile, info: zipfile.ZipInfo, keep: bool) -> bytes:
     """A screencast member's bytes (``keep``) or just its check, unpacked in chunks with the frame byte
     budget counted on the bytes produced. Raises FrameError (frame_too_large, frame_unreadable)."""
-    from ....media.frames import MAX_FRAME_BYTES, FrameError
+    from ....media.frames import MAX_FRAME_BYTES, FrameError  # numpy and Pillow: not at import (warm `score`)
 
     parts: list[bytes] = []
     produced = 0

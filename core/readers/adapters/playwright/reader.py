@@ -100,7 +100,7 @@ class _Frames:
 
     def load(self, member: str | None, field_name: str, c: dict[str, Any]) -> str | None:
         """``member`` as a step's frame, or None with a warning when it is missing or cannot be unpacked."""
-        from ....media.frames import FrameError
+        from ....media.frames import FrameError  # numpy and Pillow: not at import (warm `score`)
 
         if member is None:
             return None

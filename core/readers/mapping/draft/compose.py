@@ -33,7 +33,7 @@ _LINE = re.compile(r"^\s*(?P<head>[A-Za-z][A-Za-z _-]{0,20}?)[ #:]*(?P<num>\d+)\
 
 
 @dataclass
-class Draft:
+class MappingDraft:
     """A drafted mapping: its TOML text, what the draft is unsure of, the folders holding the log and those read."""
 
     text: str
@@ -135,14 +135,14 @@ def _line_pattern(texts: list[str]) -> str | None:
     return rf"^\s*{head}[ #:]*(?P<step>\d+)\s*[:.)\]-]+\s*(?P<action>[A-Za-z_][\w.-]*)\W*?(?P<rest>.*)$"
 
 
-def draft(folder: Path, sample: int = 20) -> Draft:
+def draft(folder: Path, sample: int = 20) -> MappingDraft:
     """A mapping for the runs under ``folder``, drafted from at most ``sample`` of them."""
     if not folder.is_dir():
         raise UsageError(f"{folder} does not exist or is not a folder")
     builtin = reader_for(folder, sample)
     if builtin is not None:
         name, runs = builtin
-        return Draft(f"# No mapping is needed: the {name} reader reads these runs (trajcheck formats {name}).\n"
+        return MappingDraft(f"# No mapping is needed: the {name} reader reads these runs (trajcheck formats {name}).\n"
                      f"# Score them as they are: trajcheck score {_printable(str(folder))} --out LEDGER\n",
                      [], runs, 0, reader=name)
     folders = scan(folder)
@@ -161,7 +161,7 @@ def draft(folder: Path, sample: int = 20) -> Draft:
 
 
 def _draft_from(folder: Path, folders: list[Folder], cand: tuple[str, str, int], tied: list[tuple[str, str, int]],
-                sample: int) -> Draft:
+                sample: int) -> MappingDraft:
     """The draft of the runs whose log is ``cand`` (kind, glob, folders holding it); UsageError when no step is
     found in it. ``tied``: the other logs in as many folders (named as unsure)."""
     unsure: list[str] = []
@@ -192,7 +192,7 @@ def _draft_from(folder: Path, folders: list[Folder], cand: tuple[str, str, int],
     body.run_comments += ends[1:]
     text = _render(run_lines, body, out, unsure, folder, len(run_dirs), len(picked))
     text = checked(text, picked, folder, unsure)  # the guesses tested against the runs' own screenshots
-    return Draft(text, unsure, len(run_dirs), len(picked))
+    return MappingDraft(text, unsure, len(run_dirs), len(picked))
 
 
 def ends_evidence(text: str, runs: list[Path]) -> tuple[int, int]:
@@ -371,4 +371,4 @@ def image_like(v: Any) -> bool:
                                    or looks_like_base64(v))
 
 
-__all__ = ["Draft", "draft", "image_like"]
+__all__ = ["MappingDraft", "draft", "image_like"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..queries.failures import failed_check
+from ..queries.failuremodes import failed_check
 from .evidencetext import failure_sentence
 from .htmltext import escape as _e
 from ..base.words import count
@@ -48,7 +48,7 @@ def _top(title: str, items: list[dict[str, Any]], key: str) -> str:
 
 def failure_section(ledger_dir: str | os.PathLike[str], by: str | None, pages: dict[str, str]) -> str:
     """The index's failure-modes section (``pages``: each run's page name, runs/<name>.html)."""
-    from ..queries.failures import failures  # DuckDB: loaded when a report is written
+    from ..queries.failuremodes import failures  # DuckDB: loaded when a report is written
 
     data = failures(ledger_dir, by).to_json()
     parts = [f"<style>{_CSS}</style><h2 id=failure-modes>Failure modes</h2><p class=muted>Each run that did not "

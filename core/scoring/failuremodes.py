@@ -1,4 +1,4 @@
-"""A run's failure mode from its findings: what :mod:`trajcheck.analyzers.failures` reads, gathered from what
+"""A run's failure mode from its findings: what :mod:`trajcheck.analyzers.failuremodes` reads, gathered from what
 the other analyzers found (kept apart from :mod:`trajcheck.scoring.analysis`, which calls :func:`failure_of`)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from ..analyzers import claims, failures
+from ..analyzers import claims, failuremodes as failures
 from ..analyzers.answers import answer_matches
 from ..analyzers.contract import ContractResult
 from ..analyzers.evidence import EvidenceVerdict

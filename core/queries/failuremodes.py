@@ -1,7 +1,7 @@
 """Where runs fail: the failure modes of a ledger's runs, per arm (``trajcheck failures``).
 
 Each run that did not pass has one failure mode in the ledger (``runs.failure_mode``, chosen by
-:mod:`trajcheck.analyzers.failures`); this module counts them per arm (``by`` a runs column or
+:mod:`trajcheck.analyzers.failuremodes`); this module counts them per arm (``by`` a runs column or
 ``config.KEY``), with the share of the arm's failing runs and the rate over all its runs, each with a
 Wilson interval, the run ids of each mode, one example run with its evidence, the sub-kinds, the most frequent
 error texts and the pages that blocked. Everything is ordered by a fixed rule (counts down, then names), so
@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from ..analyzers.failures import blocking_page
+from ..analyzers.failuremodes import blocking_page
 from ..base import stats
 from ..base.failuremodes import FailureMode
 from ..store import ledger
@@ -95,7 +95,7 @@ def checks_of(value: Any) -> list[dict[str, Any]]:
 
 def failed_check(evidence: str | None, checks: Any) -> dict[str, Any] | None:
     """The contract check a ``wrong_result`` failure's evidence names (``contract check NAME failed: ...``,
-    analyzers/failures.py), from the run's checks; None for other evidence."""
+    analyzers/failuremodes.py), from the run's checks; None for other evidence."""
     if not evidence or not evidence.startswith("contract check "):
         return None
     return next((c for c in checks_of(checks) if c.get("passed") is False
