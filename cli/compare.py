@@ -108,15 +108,33 @@ def _verdicts(v: dict[str, Any] | None) -> str:
 
 def pair_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     cols = ["baseline", "arm", "pairs", "difference", "95% CI", "ci_method", "only_baseline", "only_arm",
-            "mcnemar_p", "wins/losses/ties"]
+            "mcnemar_p", "wins/losses/ties", "noise floor"]
     rows = []
     for p in c["paired"]:
         ci = "-" if p["low"] is None else f"[{100 * p['low']:+.1f}, {100 * p['high']:+.1f}] pp"
         rows.append([p["baseline"], p["arm"], p["pairs"],
                      "-" if p["difference"] is None else f"{100 * p['difference']:+.1f} pp", ci, p["ci_method"] or "-",
                      p["baseline_only"], p["arm_only"], num(p["mcnemar_p"], ".4f"),
-                     f"{p['task_wins']}/{p['task_losses']}/{p['task_ties']}"])
+                     f"{p['task_wins']}/{p['task_losses']}/{p['task_ties']}", noise_text(p["noise_floor"])])
     return cols, rows
+
+
+def noise_text(n: dict[str, Any] | None) -> str:
+    """Whether a difference clears the noise floor: 'significant (MDD 12.3 pp)', 'inconclusive (MDD 30.1 pp;
+    4 more repeats per task)'."""
+    if not n:
+        return "-"
+    mdd = "no variation" if n["mdd"] is None else f"MDD {100 * n['mdd']:.1f} pp"
+    if n["verdict"] == "significant":
+        return f"significant ({mdd})"
+    more = {"no_difference": "no difference to detect", "no_variation": "no variation to measure noise by",
+            "needs_more_tasks": "repeats alone cannot: more tasks"}.get(n["reason"] or "",
+                                                                        _more(n['more_repeats_per_task']))
+    return f"inconclusive ({mdd}; {more})"
+
+
+def _more(k: int) -> str:
+    return f"{k} more repeat{'' if k == 1 else 's'} per task"
 
 
 @exit_on_error(raises=(LedgerError,))

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .queries.gate import CheckResult
     from .store.ledgerquery import QueryResult
     from .queries.pairdiff import PairDiff
+    from .queries.repeats import Repeats
     from .scoring.validation import ValidationReport
 
 Pathish = str | os.PathLike[str]
@@ -108,6 +109,17 @@ def check(ledger: Pathish, baseline: Pathish | None = None, *, max_false_claim_r
     return run(ledger, baseline, max_false_claim_rate=max_false_claim_rate, min_success=min_success,
                max_success_drop=max_success_drop, max_cost_increase=max_cost_increase, by=by,
                success_score=success_score, where=where, max_mode_rate=max_mode_rate)
+
+
+def flaky(ledger: Pathish, repeat_key: str | None = None, by: str | None = None, *, where: str | None = None,
+          success_score: float = 1.0) -> "Repeats":
+    """Repeats and the noise floor: every task's repeated runs (same task and config; ``repeat_key``,
+    ``config.KEY``, names a config key that may differ between repeats) with its pass rate, whether it flips,
+    pass@k and pass^k; per arm of ``by`` the flip rate, the ICC of verdicts within tasks, the design effect and the
+    minimum detectable difference. ``.flaky``: the tasks that flip. UsageError for a bad key, ``by`` or ``where``."""
+    from .queries.repeats import repeats as run
+
+    return run(ledger, repeat_key, by, where=where, success_score=success_score)
 
 
 def agree(ledger: Pathish, labels: Pathish) -> dict[str, Any]:

@@ -45,6 +45,8 @@ def _cases(ledger: Path, tmp: Path) -> dict[str, tuple[list[str], Callable[[], A
         "check": ([str(ledger), "--max-false-claim-rate", "0.5", "--min-success", "0.4"],
                   lambda: trajcheck.check(ledger, max_false_claim_rate=0.5, min_success=0.4)),
         "agree": ([str(ledger), "--labels", str(labels)], lambda: trajcheck.agree(ledger, labels)),
+        "flaky": ([str(ledger), "--by", "config.perceptual_verifier"],
+                  lambda: trajcheck.flaky(ledger, by="config.perceptual_verifier")),
         "export": ([str(ledger), "--table", "per-task"],
                    lambda: trajcheck.export_table(ledger, "per-task", "json")),
         # a report into a folder writes only what changed since the last: each call gets an empty folder

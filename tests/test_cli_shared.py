@@ -36,6 +36,7 @@ FORMATS = {
     "compact": ["table", "json", "csv"], "diff": ["table", "json", "csv"],
     "check": ["table", "json", "csv", "md", "junit"], "draft-contract": ["table", "json", "csv"],
     "draft-mapping": ["toml", "json"], "failures": ["table", "json", "csv", "md"],
+    "flaky": ["table", "json", "csv"],
 }
 #: Arguments that make each command valid apart from its --format (a missing ledger is only seen later).
 ARGS = {
@@ -45,9 +46,10 @@ ARGS = {
     "draft-contract": ["L", "run"],
     "draft-mapping": ["nowhere"],
     "failures": ["L"],
+    "flaky": ["L"],
 }
 LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff", "check",
-                   "draft-contract", "failures"]
+                   "draft-contract", "failures", "flaky"]
 
 
 def _param(command: str, name: str):
@@ -137,6 +139,7 @@ EXIT_CODES = {
     "draft-contract": [0, 2, 3],
     "draft-mapping": [0, 1, 2, 3],
     "failures": [0, 2, 3],
+    "flaky": [0, 2, 3],
 }
 
 
