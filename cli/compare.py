@@ -150,6 +150,10 @@ def compare(
     include_missing: Annotated[bool, typer.Option("--include-missing", help="Make the runs without a value of --by "
                                                   "an arm of their own, (null); by default they are only "
                                                   "counted.")] = False,
+    missing: Annotated[str, typer.Option(help="With the expected runs (score --expect): skip leaves the missing "
+                                         "runs out of success, fail counts each as a failure.")] = "skip",
+    damaged: Annotated[str, typer.Option(help="With the expected runs: keep counts the damaged runs, exclude "
+                                         "leaves them out of success.")] = "keep",
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Compare ablation arms: success, the paired difference and what the verifier-off arm missed.
@@ -167,7 +171,7 @@ def compare(
 
     # a new list typed as compare() takes it (a list[Path] is not a list[str | PathLike]: lists are invariant)
     data = run_compare(list(ledgers), by, success_score, baseline=baseline, where=where,
-                       include_missing=include_missing).to_json()
+                       include_missing=include_missing, missing=missing, damaged=damaged).to_json()
     if fmt is Format.json:
         print_json(data)
         return
@@ -180,6 +184,10 @@ def compare(
     # metrics down, arms across: readable in 80 columns for the usual two arms
     emit([data["by"], *[str(r[0]) for r in rows]], [[c, *[r[i] for r in rows]] for i, c in enumerate(cols) if i],
          fmt, title=f"arms (success: verdict pass, else score >= {success_score:g})")
+    for d in data.get("expected") or []:  # score --expect: each arm's denominator, and what success is over
+        err.print(f"{d['group']}: {d['text']}", highlight=False, markup=False)
+    if data.get("rates_over"):
+        err.print(f"success: {data['rates_over']}", highlight=False, markup=False)
     if data["runs_without_value"]:
         err.print(f"{data['runs_without_value']} runs have no value of {data['by']} and are not compared "
                   "(--include-missing makes them an arm)", highlight=False)

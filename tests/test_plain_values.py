@@ -57,6 +57,7 @@ COMMANDS: dict[str, list[Args]] = {
               + [lambda L, tmp: [str(L), "--table", "summary"]],
     "failures": [lambda L, tmp: [str(L), "--by", BY]],
     "flaky": [lambda L, tmp: [str(L)]],
+    "redo": [lambda L, tmp: [str(L)]],
     "formats": [lambda L, tmp: []],
     "query": [lambda L, tmp: [str(L), "select run_id, n_steps, reward_total, eval_final_verdict from runs"]],
     "report": [lambda L, tmp: [str(L), "--out", str(tmp / "report")]],

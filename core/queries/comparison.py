@@ -265,10 +265,15 @@ class Comparison:
     missing: int = 0  # runs without a value of --by, left out of the arms (include_missing=False)
     where: str | None = None
     mode_changes: list[ModeChange] = field(default_factory=list)  # failure modes whose rate moved from the baseline
+    # the runs expected (score --expect), each arm's denominator (queries.expected), and what success is over
+    expected: list[dict[str, Any]] | None = None
+    rates_over: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"by": self.by, "success_score": self.success_score, "where": self.where,
-                "runs_without_value": self.missing, "arms": [a.to_json() for a in self.arms],
+                "runs_without_value": self.missing,
+                **({"expected": self.expected, "rates_over": self.rates_over} if self.expected is not None else {}),
+                "arms": [a.to_json() for a in self.arms],
                 "paired": [p.to_json() for p in self.pairings],
                 "counterfactual": [c.to_json() for c in self.counterfactuals],
                 "failure_modes": [m.to_json() for m in self.mode_changes]}
