@@ -174,14 +174,14 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
         args = ScoreArgs.of(options)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if expect is None and not (Path(out) / "expected.json").is_file():  # none recorded: leave Arrow unloaded
+        return _score(paths, out, args, on_found, on_result, on_wait)
     from .queries import expected
 
     tasks = None if expect is None else expected.read_expect(expect)  # a bad file stops before any work
     result = _score(paths, out, args, on_found, on_result, on_wait)
-    if tasks is not None:
-        expected.save(out, tasks)
-    found = expected.denominators(out)
-    return result if found is None else dataclasses.replace(result, expected=[d.to_json() for d in found])
+    found = expected.record(out, tasks)
+    return result if found is None else dataclasses.replace(result, expected=found)
 
 
 def _signature() -> inspect.Signature:

@@ -63,6 +63,15 @@ def save(ledger_dir: str | os.PathLike[str], tasks: dict[str, int]) -> None:
         f.write(json.dumps({"format": FORMAT, "tasks": dict(sorted(tasks.items()))}, indent=1) + "\n")
 
 
+def record(ledger_dir: str | os.PathLike[str], tasks: dict[str, int] | None) -> list[dict[str, Any]] | None:
+    """After a score: record ``tasks`` as the expected runs (None: keep the table there is), and each group's
+    :class:`Denominator` as JSON; None when the ledger records no expected runs."""
+    if tasks is not None:
+        save(ledger_dir, tasks)
+    found = denominators(ledger_dir)
+    return None if found is None else [d.to_json() for d in found]
+
+
 def load(ledger_dir: str | os.PathLike[str]) -> dict[str, int] | None:
     """The ledger's expected runs (task -> repeats), None when ``score --expect`` never recorded any."""
     path = Path(ledger_dir) / EXPECTED
