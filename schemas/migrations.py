@@ -77,4 +77,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "Where runs fail (issue 41): the failure mode of each run that did not pass, its sub-kind, the "
                   "step it rests on and its evidence.",
               {"runs": ("failure_mode", "failure_detail", "failure_step", "failure_evidence")}),
+    Migration(12, "Damaged runs (issue 50): why a run's failure or success is not the agent's doing (an "
+                  "infrastructure error, a failed reset, a killed harness, a marker parsed from the reasoning, a task "
+                  "already satisfied), and its evidence; the verdict is kept.",
+              {"runs": ("damage", "damage_evidence")}),
 )
