@@ -109,15 +109,33 @@ def _verdicts(v: dict[str, Any] | None) -> str:
 
 def pair_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     cols = ["baseline", "arm", "pairs", "difference", "95% CI", "ci_method", "only_baseline", "only_arm",
-            "mcnemar_p", "wins/losses/ties"]
+            "mcnemar_p", "wins/losses/ties", "noise floor"]
     rows = []
     for p in c["paired"]:
         ci = "-" if p["low"] is None else f"[{100 * p['low']:+.1f}, {100 * p['high']:+.1f}] pp"
         rows.append([p["baseline"], p["arm"], p["pairs"],
                      "-" if p["difference"] is None else f"{100 * p['difference']:+.1f} pp", ci, p["ci_method"] or "-",
                      p["baseline_only"], p["arm_only"], num(p["mcnemar_p"], ".4f"),
-                     f"{p['task_wins']}/{p['task_losses']}/{p['task_ties']}"])
+                     f"{p['task_wins']}/{p['task_losses']}/{p['task_ties']}", noise_text(p["noise_floor"])])
     return cols, rows
+
+
+def noise_text(n: dict[str, Any] | None) -> str:
+    """Whether a difference clears the noise floor: 'significant (MDD 12.3 pp)', 'inconclusive (MDD 30.1 pp;
+    4 more repeats per task)'."""
+    if not n:
+        return "-"
+    mdd = "no variation" if n["mdd"] is None else f"MDD {100 * n['mdd']:.1f} pp"
+    if n["verdict"] == "significant":
+        return f"significant ({mdd})"
+    more = {"no_difference": "no difference to detect", "no_variation": "no variation to measure noise by",
+            "needs_more_tasks": "repeats alone cannot: more tasks"}.get(n["reason"] or "",
+                                                                        _more(n['more_repeats_per_task']))
+    return f"inconclusive ({mdd}; {more})"
+
+
+def _more(k: int) -> str:
+    return f"{k} more repeat{'' if k == 1 else 's'} per task"
 
 
 @exit_on_error(raises=(LedgerError,))
@@ -133,6 +151,10 @@ def compare(
     include_missing: Annotated[bool, typer.Option("--include-missing", help="Make the runs without a value of --by "
                                                   "an arm of their own, (null); by default they are only "
                                                   "counted.")] = False,
+    missing: Annotated[str, typer.Option(help="With the expected runs (score --expect): skip leaves the missing "
+                                         "runs out of success, fail counts each as a failure.")] = "skip",
+    damaged: Annotated[str, typer.Option(help="With the expected runs: keep counts the damaged runs, exclude "
+                                         "leaves them out of success.")] = "keep",
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Compare ablation arms: success, the paired difference and what the verifier-off arm missed.
@@ -150,7 +172,7 @@ def compare(
 
     # a new list typed as compare() takes it (a list[Path] is not a list[str | PathLike]: lists are invariant)
     data = run_compare(list(ledgers), by, success_score, baseline=baseline, where=where,
-                       include_missing=include_missing).to_json()
+                       include_missing=include_missing, missing=missing, damaged=damaged).to_json()
     if fmt is Format.json:
         print_json(data)
         return
@@ -163,6 +185,10 @@ def compare(
     # metrics down, arms across: readable in 80 columns for the usual two arms
     emit([data["by"], *[str(r[0]) for r in rows]], [[c, *[r[i] for r in rows]] for i, c in enumerate(cols) if i],
          fmt, title=f"arms, unpaired: rates over all runs (success: verdict pass, else score >= {success_score:g})")
+    for d in data.get("expected") or []:  # score --expect: each arm's denominator, and what success is over
+        err.print(f"{d['group']}: {d['text']}", highlight=False, markup=False)
+    if data.get("rates_over"):
+        err.print(f"success: {data['rates_over']}", highlight=False, markup=False)
     if data["runs_without_value"]:
         n = data["runs_without_value"]
         err.print(f"{count(n, 'run')} {'has' if n == 1 else 'have'} no value of {data['by']} and "

@@ -23,6 +23,16 @@ class ExportTable(str, enum.Enum):
     compare = "compare"
 
 
+class Missing(str, enum.Enum):
+    skip = "skip"
+    fail = "fail"
+
+
+class Damaged(str, enum.Enum):
+    keep = "keep"
+    exclude = "exclude"
+
+
 # the file is named, not its temporary sibling the OSError names
 @exit_on_error(ExitRule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out'] or 'stdout'}: {exc}",
                     means="the file cannot be written"), raises=(LedgerError,))
@@ -34,6 +44,11 @@ def export(
     by: ByOpt = None,
     success_score: SuccessScoreOpt = 1.0,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write here (default: stdout).")] = None,
+    missing: Annotated[Missing, typer.Option(help="With the expected runs (score --expect): skip leaves the "
+                                             "missing runs out of the rates, fail counts each as a failure.")
+                       ] = Missing.skip,
+    damaged: Annotated[Damaged, typer.Option(help="With the expected runs: keep counts the damaged runs as "
+                                             "scored, exclude leaves them out of the rates.")] = Damaged.keep,
 ) -> None:
     """Export a table for a paper or a PR: same ledger, byte-identical output.
 
@@ -41,6 +56,7 @@ def export(
     """
     from ..commands import export_table  # scipy.stats: imported only when used
 
-    text = export_table(ledger_dir, table.value, fmt.value, by=by, success_score=success_score, out=out)
+    text = export_table(ledger_dir, table.value, fmt.value, by=by, success_score=success_score, out=out,
+                        missing=missing.value, damaged=damaged.value)
     if out is None:
         sys.stdout.write(text)

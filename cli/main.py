@@ -21,7 +21,7 @@ from ..base.version import __version__
 COMMANDS: dict[str, str] = {
     "score": "score", "validate": "validate", "query": "query", "columns": "columns", "formats": "formats",
     "timeline": "timeline", "diff": "diff", "compare": "compare", "failures": "failures", "check": "check",
-    "agree": "agree", "judges": "judges",
+    "agree": "agree", "judges": "judges", "flaky": "flaky", "redo": "redo",
     "export": "export", "report": "report", "best-of": "best_of", "compact": "compact",
     "draft-contract": "draft_contract",
     "draft-mapping": "draft_mapping",

@@ -108,6 +108,11 @@ def score(
                                               "fsspec URLs (s3://bucket/prefix).", show_default=False)],
     out: Annotated[Path, typer.Option("--out", "-o", help="Ledger directory to write (created, or updated: "
                                       "rescored runs replace their rows).")] = Path("ledger"),
+    expect: Annotated[Optional[Path], typer.Option("--expect", metavar="TASKS", help="A file of the task ids the "
+                                                   "benchmark should have runs of, one a line, each optionally with "
+                                                   "its repeats ('task x 3'): recorded beside the ledger, and the "
+                                                   "summary says how many runs were scored, damaged and missing.")
+                      ] = None,
     fmt: FormatOpt = Format.table,
     quiet: QuietOpt = False,
     **options: Any,
@@ -126,7 +131,8 @@ def score(
         _no_pandas()
     with _Bar(quiet) as bar:
         given = {k: () if v is None and k in _REPEATABLE else v for k, v in options.items()}
-        result = run_score(runs, out, on_found=bar.found, on_result=bar.scored, on_wait=_waiting, **given)
+        result = run_score(runs, out, expect=expect, on_found=bar.found, on_result=bar.scored, on_wait=_waiting,
+                           **given)
     print_problems(result.problems)
     if fmt is Format.json:
         print_json(result.to_json())
@@ -220,6 +226,8 @@ def _summary(result: "ScoreResult") -> None:
     if len(poor) > MAX_LISTED:
         err.print(f"[yellow]warning:[/] and {len(poor) - MAX_LISTED} more runs read as poorly (the runs table's "
                   "warnings column has them all)", highlight=False)
+    for d in result.expected or []:  # score --expect: the denominator, whole
+        err.print(("" if d["group"] == "(all)" else f"{d['group']}: ") + d["text"], highlight=False, markup=False)
     for r in result.invalid:
         err.print(f"[red]invalid:[/] {literal(r['error'])}", highlight=False)
 

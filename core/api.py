@@ -12,6 +12,7 @@ Heavy libraries load only when they are needed: a re-score of unchanged runs rea
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 import re
@@ -69,6 +70,8 @@ class ScoreResult:
     #: How the contracts of ``contracts`` (a folder) applied to the runs scored; None without one
     contracts: "ContractUse | None" = None
     join: "JoinReport | None" = None  # how the mapping's results file joined the runs (None: no such join)
+    # with a table of expected runs (score --expect): queries.expected.Denominator.to_json() of the ledger
+    expected: list[dict[str, Any]] | None = None
 
     @property
     def ok(self) -> bool:
@@ -134,14 +137,15 @@ class ScoreResult:
                 "frames": self.frames, "elapsed": round(self.elapsed, 3), "verdicts": self.coverage.to_json(),
                 "runs": self.summaries,
                 "invalid": self.invalid, "skipped": self.skipped, "removed": self.removed,
-                "problems": [p.to_dict() for p in self.problems],
+                "problems": [p.to_dict() for p in self.problems], "expected": self.expected,
                 "join": self.join.to_json() if self.join is not None else None} | (
                     {"contracts": self.contracts.to_json()} if self.contracts is not None else {})
 
 
 def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] = "ledger", *,
-          on_found: Callable[[int], None] | None = None, on_result: Callable[["RunResult"], None] | None = None,
-          on_wait: Callable[["LockWait"], None] | None = None, **options: Any) -> ScoreResult:
+          expect: str | os.PathLike[str] | None = None, on_found: Callable[[int], None] | None = None,
+          on_result: Callable[["RunResult"], None] | None = None, on_wait: Callable[["LockWait"], None] | None = None,
+          **options: Any) -> ScoreResult:
     """Score every run under ``paths`` and commit the rows to the ledger at ``out``.
 
     The options are the ``trajcheck score`` command's, by the same names (``--no-verifier`` is
@@ -154,7 +158,9 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     whose logs record tokens and the model but no cost (``runs.cost_source = 'prices'``; a model without a price
     is named once in ``problems``); ``judgments`` judgments files of judges the user runs
     (:func:`trajcheck.scoring.judgments.read_judgments`: each row a judge of its run, ``runs.judgments``; a run
-    named that is not in the batch is a warning in ``problems``). ``on_found`` hears how many runs will be
+    named that is not in the batch is a warning in ``problems``). ``expect``: the tasks expected (a file, recorded
+    beside the ledger: :mod:`trajcheck.queries.expected`); ``expected`` counts the runs scored, damaged and missing.
+    ``on_found`` hears how many runs will be
     scored, ``on_result`` each scored run, ``on_wait`` who holds the ledger's lock.
 
     Runs already in the ledger whose files, reader, options and trajcheck version are unchanged are
@@ -176,7 +182,14 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
         args = ScoreArgs.of(options)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return _score(paths, out, args, on_found, on_result, on_wait)
+    if expect is None and not (Path(out) / "expected.json").is_file():  # none recorded: leave Arrow unloaded
+        return _score(paths, out, args, on_found, on_result, on_wait)
+    from .queries import expected
+
+    tasks = None if expect is None else expected.read_expect(expect)  # a bad file stops before any work
+    result = _score(paths, out, args, on_found, on_result, on_wait)
+    found = expected.record(out, tasks)
+    return result if found is None else dataclasses.replace(result, expected=found)
 
 
 def _signature() -> inspect.Signature:
@@ -189,7 +202,8 @@ def _signature() -> inspect.Signature:
     options = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
                                  default=getattr(f.default, "value", f.default) if f.default is not MISSING else None)
                for f in fields(ScoreArgs)]
-    return inspect.Signature([own["paths"], own["out"], *options, own["on_found"], own["on_result"], own["on_wait"]],
+    return inspect.Signature([own["paths"], own["out"], *options, own["expect"], own["on_found"], own["on_result"],
+                              own["on_wait"]],
                              return_annotation=inspect.signature(score).return_annotation)
 
 

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from .queries.gate import GateResult
     from .store.ledgerquery import QueryResult
     from .queries.pairdiff import PairDiff
+    from .queries.expected import Redo
+    from .queries.repeats import Repeats
     from .scoring.validation import ValidationReport
 
 Pathish = str | os.PathLike[str]
@@ -72,13 +74,17 @@ def query(ledger: Pathish, sql: str) -> "QueryResult":
 
 def compare(ledgers: list[Pathish], by: str | None = None, success_score: float = 1.0, *,
             baseline: str | None = None, where: str | None = None,
-            include_missing: bool = False) -> "Comparison":
+            include_missing: bool = False, missing: str = "skip", damaged: str = "keep") -> "Comparison":
     """Ablation arms of one ledger (``by`` a runs column or ``config.KEY``) or two ledgers: success with
     Wilson intervals, the paired difference, McNemar's test, per-task wins, what the verifier-off arm
-    missed. UsageError for a bad ``by``, ``baseline`` or ``where``."""
+    missed. With the runs expected (``score --expect``), each arm's denominator, and its success over the runs
+    ``missing`` and ``damaged`` say (:func:`trajcheck.queries.expected.apply_comparison`). UsageError for a bad
+    ``by``, ``baseline`` or ``where``."""
     from .queries.comparison import compare as run
+    from .queries.expected import apply_comparison
 
-    return run(list(ledgers), by, success_score, baseline=baseline, where=where, include_missing=include_missing)
+    found = run(list(ledgers), by, success_score, baseline=baseline, where=where, include_missing=include_missing)
+    return apply_comparison(found, ledgers[0] if len(ledgers) == 1 else None, missing, damaged)
 
 
 def failures(ledger: Pathish, by: str | None = None, *, where: str | None = None) -> "Failures":
@@ -110,6 +116,26 @@ def check(ledger: Pathish, baseline: Pathish | None = None, *, max_false_claim_r
                success_score=success_score, where=where, max_mode_rate=max_mode_rate)
 
 
+def flaky(ledger: Pathish, repeat_key: str | None = None, by: str | None = None, *, where: str | None = None,
+          success_score: float = 1.0) -> "Repeats":
+    """Repeats and the noise floor: every task's repeated runs (same task and config; ``repeat_key``,
+    ``config.KEY``, names a config key that may differ between repeats) with its pass rate, whether it flips,
+    pass@k and pass^k; per arm of ``by`` the flip rate, the ICC of verdicts within tasks, the design effect and the
+    minimum detectable difference. ``.flaky``: the tasks that flip. UsageError for a bad key, ``by`` or ``where``."""
+    from .queries.repeats import repeats as run
+
+    return run(ledger, repeat_key, by, where=where, success_score=success_score)
+
+
+def redo(ledger: Pathish) -> "Redo":
+    """The runs to run again, as task ids and run ids: the missing (the runs ``score --expect`` recorded as
+    expected that the ledger lacks; no run id), the invalid and the damaged. ``.expected`` is False when the ledger
+    records no expected runs (then none can be missing)."""
+    from .queries.expected import redo as run
+
+    return run(ledger)
+
+
 def agree(ledger: Pathish, labels: Pathish) -> dict[str, Any]:
     """Each verdict source against expert ``labels`` (JSON ``{run_id: {...}}`` or CSV): precision, recall,
     F1, NPV, TNR, contract-vs-judge confusion, Cohen's kappa, pass@k and flaky tasks."""
@@ -136,17 +162,22 @@ EXPORT_FORMATS = ("md", "csv", "latex", "html", "json")
 
 
 def export_table(ledger: Pathish, table: str = "summary", fmt: str = "md", *, by: str | None = None,
-                 success_score: float = 1.0, out: Pathish | None = None) -> str:
+                 success_score: float = 1.0, out: Pathish | None = None, missing: str = "skip",
+                 damaged: str = "keep") -> str:
     """One table for a paper or a PR (``table`` one of :data:`EXPORT_TABLES`, ``fmt`` one of
     :data:`EXPORT_FORMATS`), as text: the same ledger always gives the same bytes. With ``out`` the text is
-    also written there, atomically (a reader never sees half a file); OSError if it cannot be."""
+    also written there, atomically (a reader never sees half a file); OSError if it cannot be. When the ledger
+    records the runs expected (``score --expect``), the caption gives each group's denominator and the summary's
+    success is over the runs ``missing`` (``skip``, or ``fail``: each missing run a failure) and ``damaged``
+    (``keep``, or ``exclude``) say (:func:`trajcheck.queries.expected.apply`)."""
+    from .queries.expected import apply
     from .queries.tables import RENDERERS, build
 
     if table not in EXPORT_TABLES:
         raise UsageError(f"unknown table {table!r}: " + ", ".join(EXPORT_TABLES))
     if fmt not in RENDERERS:
         raise UsageError(f"unknown export format {fmt!r}: " + ", ".join(RENDERERS))
-    text = RENDERERS[fmt](build(ledger, table, by, success_score))
+    text = RENDERERS[fmt](apply(build(ledger, table, by, success_score), ledger, by, success_score, missing, damaged))
     if out is not None:
         with atomic_write(out, "w", hidden=True) as f:
             f.write(text)

@@ -20,7 +20,8 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("connect", "runs", "steps", "query")),
     ("The other commands", "One function per command; the command parses options, calls it and renders the "
      "result.", ("validate", "timeline", "diff", "best_of", "compare", "failures", "check", "agree", "judges",
-                 "export_table", "report", "compact", "columns", "formats", "draft_contract", "draft_mapping")),
+                 "flaky", "redo", "export_table", "report", "compact", "columns", "formats", "draft_contract",
+                 "draft_mapping")),
     ("While the agent runs", "Check each step as it happens, and record runs in trajcheck's own format.",
      ("verify_step", "LiveState", "StepCheck", "RunWriter")),
 )

@@ -140,6 +140,8 @@ RUNS: tuple[Column, ...] = (
     _c("failure_detail", S, "failure.detail", "The failure mode's sub-kind: the blocker (captcha, auth_wall, blocking_page), the error text normalised, the action type, the loop kind, the failed check's type... (docs/reasons.md, \"Failure modes\")."),
     _c("failure_step", I64, "failure.step", "The step the failure mode rests on; null when it rests on none (not_determined)."),
     _c("failure_evidence", S, "failure.evidence", "The evidence the failure mode rests on: the page that blocked, the error the page showed, the failed check..."),
+    _c("damage", S, "analyzer:damage.kind", "Why the run's failure or success is not the agent's doing: infrastructure, reset_failed, harness_killed, parse_artifact or pre_satisfied, the first in this order the log or frames show (docs/reasons.md, \"Damaged runs\"); null for a run that shows none. Never changes the verdict."),
+    _c("damage_evidence", S, "analyzer:damage.evidence", "What the damage rests on: the error that ended the run, the action that killed the harness, the marker read from the reasoning, the passing run that never acted..."),
     _c("lesson_promotable", B, "verdict.lesson_promotable", "May a lesson from this run be promoted: only pass, or fail where the contract failed and the judge did not say pass; never on evidence alone."),
     _c("lesson_candidate", S, "verdict.lesson", "On disagreement: which check and which judge disagreed, on what evidence."),
     _c("tokens_input", I64, "spend.tokens_input", "Input tokens the run's model calls used, those read from a cache included: the log's total for the run, else the sum over its steps; null when the log records none (see docs/formats.md for where each format keeps them)."),

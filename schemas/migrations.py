@@ -80,4 +80,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "Missing evidence stays missing (issue 48, item 2): the actions taken after a run's last "
                   "screenshot, whose final state no frame shows.",
               {"runs": ("actions_after_last_frame",)}),
+    Migration(13, "Damaged runs (issue 50): why a run's failure or success is not the agent's doing (an "
+                  "infrastructure error, a failed reset, a killed harness, a marker parsed from the reasoning, a task "
+                  "already satisfied), and its evidence; the verdict is kept.",
+              {"runs": ("damage", "damage_evidence")}),
 )

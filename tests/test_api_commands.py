@@ -50,6 +50,9 @@ def _cases(ledger: Path, tmp: Path) -> dict[str, tuple[list[str], Callable[[], A
         "agree": ([str(ledger), "--labels", str(labels)], lambda: trajcheck.agree(ledger, labels)),
         "judges": ([str(ledger), "--judgments", str(judged), "--labels", str(labels)],
                    lambda: trajcheck.judges(ledger, [judged], labels)),
+        "flaky": ([str(ledger), "--by", "config.perceptual_verifier"],
+                  lambda: trajcheck.flaky(ledger, by="config.perceptual_verifier")),
+        "redo": ([str(ledger)], lambda: trajcheck.redo(ledger)),
         "export": ([str(ledger), "--table", "per-task"],
                    lambda: trajcheck.export_table(ledger, "per-task", "json")),
         # a report into a folder writes only what changed since the last: each call gets an empty folder

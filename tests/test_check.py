@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from statistics import NormalDist
 import os
 import re
 import shutil
@@ -138,20 +139,29 @@ def _paired_drop_low(k_base: int, k_cur: int, n: int) -> float:
     return -((p_b - p_a) + math.hypot(b_high - p_b, p_a - a_low))
 
 
-def test_a_drop_its_interval_confirms_exits_1(arms: dict[str, Path]) -> None:
+def test_a_drop_its_interval_confirms_is_not_gated_below_the_noise_floor(arms: dict[str, Path]) -> None:
     code, data, _ = check(str(arms["off"]), "--baseline", str(arms["on"]), "--max-success-drop", "0.05")
-    assert code == 1 and data["shared_tasks"] == 5 and data["baseline_runs"] == 5
+    assert code == 0 and data["shared_tasks"] == 5 and data["baseline_runs"] == 5
     [rule] = data["rules"]
     overall = rule["overall"]
-    # 5 pairs, every one pass -> fail: the pairs' 2x2 table has an empty row, so Newcombe's phi is 0
-    assert (overall["reason"], overall["value"], overall["n"], overall["method"]) == ("confirmed", 1.0, 5,
-                                                                                      "paired newcombe")
-    assert overall["low"] == round(_paired_drop_low(5, 0, 5), 6) and overall["high"] == 1.0
+    # 5 pairs, every one pass -> fail: the pairs' 2x2 table has an empty row, so Newcombe's phi is 0. The interval
+    # lies above the limit, but 5 pairs cannot detect even 100 points at alpha 0.05 and power 0.8 (McNemar's exact
+    # p is 0.0625): the noise floor is MDD = (z_0.975 + z_0.8) * sqrt(psi / n), psi = 1 (every pair discordant), n
+    # = 5, one pair per task (no ICC). 2 repeats per task would do: z^2 * psi / (5 m) <= 1 from m = 1.57.
+    z = NormalDist().inv_cdf(0.975) + NormalDist().inv_cdf(0.8)
+    assert (overall["reason"], overall["passed"], overall["value"], overall["n"], overall["method"]) == (
+        "below_noise_floor", True, 1.0, 5, "paired newcombe")
+    assert overall["low"] == round(_paired_drop_low(5, 0, 5), 6) and overall["high"] == 1.0 and overall["low"] > 0.05
     assert overall["detail"] == {"baseline": {"k": 5, "n": 5}, "ledger": {"k": 0, "n": 5}, "pairs": 5,
                                  "baseline_only": 5, "ledger_only": 0, "mcnemar_p": 0.0625}
-    assert overall["low"] > 0.05
-    # every task fell 100 points: each is where the failure comes from, though one pair alone proves nothing
-    assert [(g["passed"], g["reason"], g["value"]) for g in rule["groups"]] == [(False, "over_limit", 1.0)] * 5
+    assert overall["noise_floor"] == {
+        "method": "paired", "difference": -1.0, "se": round(math.sqrt(1 / 5), 6),
+        "mdd": round(z * math.sqrt(1 / 5), 6), "verdict": "inconclusive", "repeats_per_task": 2,
+        "more_repeats_per_task": 1, "reason": None, "icc": [None], "design_effect": [1.0]}
+    assert overall["why"].endswith(f", but the drop is inside the noise floor (MDD {100 * z * math.sqrt(0.2):.1f} pp "
+                                   "at these runs; 1 more repeat per task would detect it): not gated")
+    # the rule holds, so each task's 100-point fall is beyond the limit alone
+    assert [(g["passed"], g["reason"], g["value"]) for g in rule["groups"]] == [(True, "over_limit_alone", 1.0)] * 5
     assert all(g["low"] < 0 for g in rule["groups"])
 
 
@@ -340,14 +350,15 @@ def test_md_is_a_pull_request_comment(arms: dict[str, Path]) -> None:
     lines = res.stdout.splitlines()
     assert res.exit_code == 1
     assert lines[:6] == [
-        "### trajcheck check: FAILED: 2 of 2 rules fail: max-false-claim-rate, max-success-drop", "",
+        "### trajcheck check: FAILED: 1 of 2 rules fails: max-false-claim-rate", "",
         f"{arms['off']}: 5 scored runs (0 invalid, not judged); against {arms['on']}: 5 tasks both ran", "",
         "| rule | limit | observed | 95% interval | verdict | why |", "|---|---|---|---|---|---|"]
     low, high = wilson(4, 5)  # OFF: four of the five runs claim success (drift-loop-off does not)
     assert lines[6] == (f"| `max-false-claim-rate` | 50.0% | 80.0% | [{100 * low:.1f}, {100 * high:.1f}]% | "
                         "**FAIL** | false-claim rate 80.0% (4 of 5 runs) above the limit 50.0% |")
-    assert lines[7].startswith("| `max-success-drop` | 5.0 pp | +100.0 pp | [+38.6, +100.0] pp | **FAIL** | ")
-    assert "<details open><summary>9 task_id rows beyond a limit (9 failing with their rule)</summary>" in lines
+    # the drop's interval lies above the limit, but 5 pairs cannot tell it from noise: not gated
+    assert lines[7].startswith("| `max-success-drop` | 5.0 pp | +100.0 pp | [+38.6, +100.0] pp | pass | ")
+    assert "inside the noise floor" in lines[7]
     assert lines[-1] == "</details>"
 
 

@@ -37,6 +37,7 @@ FORMATS = {
     "check": ["table", "json", "csv", "md", "junit"], "draft-contract": ["table", "json", "csv"],
     "draft-mapping": ["toml", "json"], "failures": ["table", "json", "csv", "md"],
     "judges": ["table", "json", "csv", "md"],
+    "flaky": ["table", "json", "csv"], "redo": ["text", "json", "csv"],
 }
 #: Arguments that make each command valid apart from its --format (a missing ledger is only seen later).
 ARGS = {
@@ -47,9 +48,10 @@ ARGS = {
     "draft-mapping": ["nowhere"],
     "failures": ["L"],
     "judges": ["L"],
+    "flaky": ["L"], "redo": ["L"],
 }
 LEDGER_COMMANDS = ["query", "timeline", "best-of", "compare", "agree", "export", "report", "compact", "diff", "check",
-                   "draft-contract", "failures", "judges"]
+                   "draft-contract", "failures", "judges", "flaky", "redo"]
 
 
 def _param(command: str, name: str):
@@ -142,6 +144,7 @@ EXIT_CODES = {
     "draft-mapping": [0, 1, 2, 3],
     "failures": [0, 2, 3],
     "judges": [0, 2, 3],
+    "flaky": [0, 2, 3], "redo": [0, 2, 3],
 }
 
 
@@ -315,15 +318,15 @@ def test_scores_options_are_declared_once_for_the_command_the_library_and_the_pi
 
     declared = {f.name: f for f in dataclasses.fields(scoreargs.ScoreArgs)}
     command = {p.name: p for p in CLICK.commands["score"].params}  # type: ignore[attr-defined]
-    assert set(command) == set(declared) | {"runs", "out", "fmt", "quiet"}
+    assert set(command) == set(declared) | {"runs", "out", "expect", "fmt", "quiet"}
     for name, f in declared.items():
         flag = f.metadata["flag"]
         param = command[name]
         assert param.help == flag.help and set(flag.names[0].split("/")) <= set(param.opts + param.secondary_opts)
         default = f.default.value if isinstance(f.default, StrEnum) else f.default
         assert param.default in (default, f.default) or (f.default == () and param.default is None), name
-    library = set(inspect.signature(trajcheck.score).parameters) - {"paths", "out", "on_found", "on_result",
-                                                                    "on_wait"}
+    library = set(inspect.signature(trajcheck.score).parameters) - {"paths", "out", "expect", "on_found",
+                                                                    "on_result", "on_wait"}
     assert library == set(declared)
     assert [c for c in command["ocr"].type.choices] == [m.value for m in scoreargs.OcrMode]
     with pytest.raises(UsageError, match="unknown option verfier"):

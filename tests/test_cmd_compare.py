@@ -27,6 +27,25 @@ Z = 1.959963984540054
 PV = "config.perceptual_verifier"
 
 
+#: z_0.975 + z_0.8: the noise floor's multiplier (alpha 0.05, power 0.8).
+Z_NOISE = Z + 0.8416212335729143
+
+
+def noise(only_a: int, only_b: int, n: int) -> dict[str, Any]:
+    """The noise floor of n pairs, one per task (no ICC, design effect 1), only_a of them passing in the baseline
+    only and only_b in the arm only: psi = (only_a + only_b) / n the discordant share, SE = sqrt(psi / n), MDD =
+    Z_NOISE * SE; inconclusive below it, with m' = Z_NOISE^2 psi / (n d^2) repeats per task needed."""
+    d, psi = (only_b - only_a) / n, (only_a + only_b) / n
+    se = math.sqrt(psi / n)
+    out = {"method": "paired", "difference": round(d, 6), "se": round(se, 6), "mdd": round(Z_NOISE * se, 6),
+           "verdict": "significant", "repeats_per_task": None, "more_repeats_per_task": None, "reason": None,
+           "icc": [None], "design_effect": [1.0]}
+    if abs(d) < Z_NOISE * se:
+        need = math.ceil(Z_NOISE ** 2 * psi / (n * d * d))
+        out.update(verdict="inconclusive", repeats_per_task=need, more_repeats_per_task=need - 1)
+    return out
+
+
 def wilson_bounds(k: int, n: int) -> tuple[float, float]:
     """Wilson's 95% score interval of k successes in n, from its closed form."""
     p = k / n
@@ -121,7 +140,9 @@ TRUE_ARM = {"arm": "true", "runs": 14, "invalid": 0, "tasks": 13, "success": rat
 PAIR_FALSE_TRUE = {"baseline": "false", "arm": "true", "pairs": 5, "difference": 1.0,
                    "low": round(1 - math.hypot(1 - wilson_bounds(5, 5)[0], wilson_bounds(0, 5)[1]), 6),
                    "high": 1.0, "ci_method": "newcombe", "baseline_only": 0, "arm_only": 5, "mcnemar_p": 0.0625,
-                   "task_wins": 5, "task_losses": 0, "task_ties": 0}
+                   "task_wins": 5, "task_losses": 0, "task_ties": 0,
+                   # 5 pairs cannot detect even 100 points: MDD = Z_NOISE * sqrt(1 / 5) = 125.3 pp; 2 repeats would
+                   "noise_floor": noise(0, 5, 5)}
 # Failure modes (trajcheck failures): four verifier-off runs ended on a dead click (dead_action) and one on a
 # click the cookie banner took (blocked: overlay); their five partners passed. The intervals are Newcombe's
 # paired ones over the 5 pairs' table (both, only false, only true, neither); McNemar 2 * 0.5^4 and 1.
@@ -201,6 +222,7 @@ EXPECTED_TABLE = [
     'only_arm          5',
     'mcnemar_p         0.0625',
     'wins/losses/ties  5/0/0',
+    'noise floor       inconclusive (MDD 125.3 pp; 1 more repeat per task)',
     '',
     'failure modes whose rate changed: rates over all runs, difference over pairs',
     '',
@@ -239,7 +261,7 @@ def test_no_header_is_broken_inside_a_word(sample_ledger: Path, width: Callable[
     assert res.exit_code == 0, res.output
     # the header breaks after its slashes, between words: wins/ | losses/ | ties, one under the other
     head = res.stdout.split("the difference over the pairs only")[1].split("─")[0].splitlines()
-    last = [line.split()[-1] for line in head if line.strip()]
+    last = [line.replace("noise floor", "").split()[-1] for line in head if line.strip()]  # the column before it
     assert last == ["wins/", "losses/", "ties"], head
 
 
@@ -274,13 +296,14 @@ def test_include_missing_makes_the_runs_without_a_value_the_first_arm(sample_led
     vs_false = {"baseline": "(null)", "arm": "false", "pairs": 1, "difference": -1.0, "low": -1.0,
                 "high": round(-1 + math.hypot(wilson_bounds(0, 1)[1], 1 - wilson_bounds(1, 1)[0]), 6),
                 "ci_method": "newcombe", "baseline_only": 1, "arm_only": 0, "mcnemar_p": 1.0,
-                "task_wins": 0, "task_losses": 1, "task_ties": 0}
+                "task_wins": 0, "task_losses": 1, "task_ties": 0, "noise_floor": noise(1, 0, 1)}
     # Against true: newsletter-subscribe (both passed) and portal-orders (nc-signin-gave-up failed,
     # auth-redirect-hidpi passed): baseline 1/2, arm 2/2; no pair failed in both, so the correlation term is 0.
     vs_true = {"baseline": "(null)", "arm": "true", "pairs": 2, "difference": 0.5,
                "low": round(0.5 - math.hypot(1 - wilson_bounds(2, 2)[0], wilson_bounds(1, 2)[1] - 0.5), 6),
                "high": round(1 - wilson_bounds(1, 2)[0], 6), "ci_method": "newcombe", "baseline_only": 0,
-               "arm_only": 1, "mcnemar_p": 1.0, "task_wins": 1, "task_losses": 0, "task_ties": 1}
+               "arm_only": 1, "mcnemar_p": 1.0, "task_wins": 1, "task_losses": 0, "task_ties": 1,
+               "noise_floor": noise(0, 1, 2)}
     # failure modes, on the same pairs: consent-overlay-off's click under the cookie banner (blocked) against
     # nc-consent-recovered's pass, and nc-signin-gave-up's sign-in wall (blocked) against auth-redirect-hidpi's
     # pass: the success intervals mirrored
@@ -305,7 +328,8 @@ def test_baseline_and_where(sample_ledger: Path) -> None:
     assert got["paired"] == [{
         "baseline": "true", "arm": "false", "pairs": 2, "difference": -1.0, "low": -1.0,
         "high": round(-1 + math.sqrt(2) * wilson_bounds(0, 2)[1], 6), "ci_method": "newcombe",
-        "baseline_only": 2, "arm_only": 0, "mcnemar_p": 0.5, "task_wins": 0, "task_losses": 2, "task_ties": 0}]
+        "baseline_only": 2, "arm_only": 0, "mcnemar_p": 0.5, "task_wins": 0, "task_losses": 2, "task_ties": 0,
+        "noise_floor": noise(2, 0, 2)}]
     # the nc-* runs are not selected, so none is counted as missing a value
     assert (got["where"], got["runs_without_value"]) == (where, 0)
     # drift-loop-off's 5 no-effect steps and validation-flash-off's 1
@@ -357,7 +381,7 @@ def test_two_ledgers_are_two_arms_named_by_their_folders(tmp_path: Path) -> None
                     "low": round(1 / 3 - math.sqrt(lo_b ** 2 - 2 * 0.5 * lo_b * hi_a + hi_a ** 2), 6),
                     "high": round(1 / 3 + math.sqrt(hi_b ** 2 - 2 * 0.5 * hi_b * lo_a + lo_a ** 2), 6),
                     "ci_method": "newcombe", "baseline_only": 0, "arm_only": 1, "mcnemar_p": 1.0,
-                    "task_wins": 1, "task_losses": 0, "task_ties": 2}
+                    "task_wins": 1, "task_losses": 0, "task_ties": 2, "noise_floor": noise(0, 1, 3)}
     # two folders of one name are arms A and B
     same_a = one(tmp_path / "x" / "L", ["fail"])
     same_b = one(tmp_path / "y" / "L", ["pass"])
@@ -377,7 +401,9 @@ def test_29_pairs_get_newcombes_interval(tmp_path: Path) -> None:
                     "low": round(15 / 29 - math.hypot(1 - b_low, a_high - p_a), 6),
                     "high": round(15 / 29 + (p_a - a_low), 6), "ci_method": "newcombe",
                     "baseline_only": 0, "arm_only": 15, "mcnemar_p": round(2 * 0.5 ** 15, 6),
-                    "task_wins": 15, "task_losses": 0, "task_ties": 14}
+                    "task_wins": 15, "task_losses": 0, "task_ties": 14,
+                    # 15 of 29 discordant, all one way: 51.7 pp against an MDD of Z_NOISE * sqrt(15 / 29 / 29)
+                    "noise_floor": noise(0, 15, 29)}
 
 
 def test_30_pairs_get_the_seeded_bootstrap(tmp_path: Path) -> None:

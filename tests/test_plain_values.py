@@ -64,6 +64,8 @@ COMMANDS: dict[str, list[Args]] = {
                for t in ("summary", "per-task", "per-action-type", "compare")]
               + [lambda L, tmp: [str(L), "--table", "summary"]],
     "failures": [lambda L, tmp: [str(L), "--by", BY]],
+    "flaky": [lambda L, tmp: [str(L)]],
+    "redo": [lambda L, tmp: [str(L)]],
     "formats": [lambda L, tmp: []],
     "judges": [lambda L, tmp: [str(L), "--judgments", _judged(tmp), "--labels", str(SAMPLES / "labels.json")]],
     "query": [lambda L, tmp: [str(L), "select run_id, n_steps, reward_total, eval_final_verdict from runs"]],

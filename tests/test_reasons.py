@@ -96,8 +96,9 @@ def test_every_value_in_the_golden_ledger_is_catalogued(table: str) -> None:
             seen = _cells(rows, key.split(".", 1)[1])
             unknown = seen - {str(v) for v in s.values}
             assert not unknown, f"{key} holds values trajcheck.base.reasons does not declare: {sorted(unknown)}"
-            # the sample runs record no cost (tests/test_spend.py scores runs with both cost sources)
-            assert seen or key in ("runs.disagreement_reason", "runs.cost_source"), \
+            # the sample runs record no cost (tests/test_spend.py scores runs with both cost sources), and none is
+            # damaged (tests/test_damage.py damages copies of them, one kind each)
+            assert seen or key in ("runs.disagreement_reason", "runs.cost_source", "runs.damage"), \
                 f"{key}: the sample runs hold no value at all"
 
 

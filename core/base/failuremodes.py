@@ -49,3 +49,30 @@ MEANINGS: dict[str, str] = {
     FailureMode.NOT_DETERMINED: "the run did not pass and no evidence above shows why (missing evidence is not a "
                                 "cause); detail the final verdict's reason",
 }
+
+
+class Damage(StrEnum):
+    """Why a run's failure or success is not the agent's doing (``runs.damage``), in the order tried. A damaged run
+    keeps its verdict: the damage is reported beside it (analyzers/damage.py; docs/analysis.md)."""
+
+    INFRASTRUCTURE = "infrastructure"
+    RESET_FAILED = "reset_failed"
+    HARNESS_KILLED = "harness_killed"
+    PARSE_ARTIFACT = "parse_artifact"
+    PRE_SATISFIED = "pre_satisfied"
+
+
+#: What each damage kind means (its evidence in ``runs.damage_evidence``).
+DAMAGE_MEANINGS: dict[str, str] = {
+    Damage.INFRASTRUCTURE: "an API quota, rate-limit, authentication, 5xx, request-timeout or connection error of the "
+                           "model or environment ends the run: the last step's error, or the run's own error",
+    Damage.RESET_FAILED: "the log says the environment's reset failed (any step's error, or the run's own)",
+    Damage.HARNESS_KILLED: "the harness or its control channel died mid-run: the log ends in a closed browser, "
+                           "session or connection; an action of the agent killed a process (pkill, killall, kill "
+                           "-9...) and the run ended there; or the last action is pending (no result, no later frame) "
+                           "and the run's status says it ended abnormally (error, aborted, killed, crashed)",
+    Damage.PARSE_ARTIFACT: "the run ended on a FAIL or DONE whose marker stands in the model's reasoning beside a "
+                           "pending tool call: the parser read the marker, not the call",
+    Damage.PRE_SATISFIED: "the run passed with no effective action: no step acted, or its screen never left the "
+                          "start state (one screen state) and no action had an observed effect",
+}

@@ -7,9 +7,8 @@ a ``StrEnum`` here, so the analyzers name a value (``EffectReason.NOT_HIGH_RISK`
 refuses a misspelt one; a member is its text, so the ledger stores what it stored before.
 
 How to add a value: add the member to its enum and its meaning to the enum's ``Section`` in ``SECTIONS``
-(``tests/test_reasons.py`` fails while one lacks the other), use the member in the analyzer, then
-regenerate the reference page: ``python -m devtools.reasonsdoc > docs/reasons.md``.
-``trajcheck columns`` (docs/columns.md) links each reason column to its section of that page. Problems
+(``tests/test_reasons.py`` fails while one lacks the other), use the member in the analyzer, then regenerate the
+reference page: ``python -m devtools.reasonsdoc > docs/reasons.md``; ``trajcheck columns`` links to it. Problems
 (what is wrong with a run's files) are another catalogue: :mod:`trajcheck.base.problems`.
 """
 
@@ -18,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .failuremodes import MEANINGS as FAILURE_MEANINGS, FailureMode as FailureMode  # re-exported
+from .failuremodes import DAMAGE_MEANINGS, MEANINGS as FAILURE_MEANINGS, Damage as Damage, FailureMode as FailureMode
 
 #: The command that rewrites the committed reference page from this catalogue.
 REGENERATE = "python -m devtools.reasonsdoc > docs/reasons.md"
@@ -408,6 +407,8 @@ SECTIONS: tuple[Section, ...] = (
     }, output="`trajcheck diff` (`pairs[].match`, `first_divergence.reason`; the report's pair pages)"),
     Section("Failure modes", ("runs.failure_mode",), FailureMode, "the value itself; the first that holds, in this "
             "order (docs/failures.md); runs.failure_detail holds the sub-kind", FAILURE_MEANINGS),
+    Section("Damaged runs", ("runs.damage",), Damage, "the value itself; the first that holds, in this order; "
+            "runs.damage_evidence holds what it rests on; the verdict is kept", DAMAGE_MEANINGS),
     Section("Cost sources", ("runs.cost_source",), CostSource,
             "the value itself; null when the run has no cost (the log records none, and no price list gave one)", {
                 CostSource.LOG: "the log recorded the cost (of the steps, or of the whole run): it is the log's "

@@ -11,7 +11,7 @@ import functools
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -249,3 +249,147 @@ def pass_hat_k(n: int, c: int, k: int) -> float | None:
     if k > n or n == 0:
         return None
     return math.comb(c, k) / math.comb(n, k)
+
+
+# --- the noise floor of a difference of success rates (docs/analysis.md, "Repeats and the noise floor") ---
+
+#: The noise floor's test: two-sided at ALPHA, with POWER to detect a difference of the floor's size.
+ALPHA = 0.05
+POWER = 0.8
+
+
+def noise_z() -> float:
+    """z_{1-alpha/2} + z_{1-beta}: 1.959964 + 0.841621 = 2.801585 at alpha 0.05 and power 0.8."""
+    return _z(1 - ALPHA) + NormalDist().inv_cdf(POWER)
+
+
+def icc_oneway(groups: Sequence[Sequence[float]]) -> float | None:
+    """The intraclass correlation of values within groups, one-way ANOVA estimator (Fleiss 1981; for 0/1
+    verdicts, Ridout, Demetrio & Firth 1999, "the ANOVA estimator"): (MSB - MSW) / (MSB + (n0 - 1) MSW), with
+    MSB = sum n_i (mean_i - mean)^2 / (k - 1), MSW = sum (y_ij - mean_i)^2 / (N - k) and
+    n0 = (N - sum n_i^2 / N) / (k - 1), over the groups of 2 values or more (a task run once says nothing of how
+    alike its repeats are, and a few such groups among many singletons make the estimate swing to -n). None with
+    fewer than 2 such groups, or no variation at all (0/0). May be negative (less alike within groups than
+    across them)."""
+    gs = [list(map(float, g)) for g in groups if len(g) > 1]
+    k, n = len(gs), sum(len(g) for g in gs)
+    if k < 2 or n <= k:
+        return None
+    grand = sum(map(sum, gs)) / n
+    ssb = sum(len(g) * (sum(g) / len(g) - grand) ** 2 for g in gs)
+    ssw = sum((y - sum(g) / len(g)) ** 2 for g in gs for y in g)
+    msb, msw = ssb / (k - 1), ssw / (n - k)
+    n0 = (n - sum(len(g) ** 2 for g in gs) / n) / (k - 1)
+    denom = msb + (n0 - 1) * msw
+    return None if denom <= 0 else (msb - msw) / denom
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """One side's share of the variance of a difference: ``runs`` values in ``tasks`` tasks (the clusters), each
+    value of variance ``variance``, correlated ``icc`` within a task (None: unknown, taken as 0; a negative
+    estimate is taken as 0, as is usual for a design effect: Donner & Klar 2000)."""
+
+    variance: float
+    icc: float | None
+    runs: int
+    tasks: int
+
+    @property
+    def rho(self) -> float:
+        return max(0.0, self.icc or 0.0)
+
+    @property
+    def repeats(self) -> float:
+        """The mean repeats per task, m = runs / tasks."""
+        return self.runs / self.tasks
+
+    @property
+    def design_effect(self) -> float:
+        """Kish's design effect of clustered repeats: 1 + (m - 1) * ICC."""
+        return 1 + (self.repeats - 1) * self.rho
+
+    def var_of_mean(self, m: float | None = None) -> float:
+        """The variance of the mean: variance * DE / runs = variance / tasks * (ICC + (1 - ICC) / m), at ``m``
+        repeats per task (default: the current mean)."""
+        m = self.repeats if m is None else m
+        return self.variance / self.tasks * (self.rho + (1 - self.rho) / m)
+
+
+@dataclass(frozen=True)
+class NoiseFloor:
+    """Whether a difference clears the noise floor, the minimum detectable difference at the current runs:
+    MDD = (z_{1-alpha/2} + z_{1-beta}) * SE (Cohen 1988; Bloom 1995), SE the square root of the sum of the
+    clusters' variances of the mean. ``significant`` when |difference| >= MDD > 0, else ``inconclusive``, with
+    the repeats per task (the same tasks) that would bring the MDD down to |difference|: the smallest m with
+    z^2 * sum var_of_mean(m) <= difference^2, or None with ``reason`` when none would."""
+
+    method: str  # paired | unpaired
+    difference: float
+    se: float
+    mdd: float | None  # None: no variation to measure the noise by
+    verdict: str  # significant | inconclusive
+    repeats_per_task: int | None  # inconclusive: the repeats each task needs; None: see reason
+    more_repeats_per_task: int | None  # that, less the repeats the tasks have now (their mean, rounded down)
+    reason: str | None  # why no number of repeats is given: no_difference | no_variation | needs_more_tasks
+    clusters: tuple[Cluster, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "difference": round(self.difference, 6), "se": round(self.se, 6),
+                "mdd": None if self.mdd is None else round(self.mdd, 6), "verdict": self.verdict,
+                "repeats_per_task": self.repeats_per_task, "more_repeats_per_task": self.more_repeats_per_task,
+                "reason": self.reason,
+                "icc": [None if c.icc is None else round(c.icc, 6) for c in self.clusters],
+                "design_effect": [round(c.design_effect, 6) for c in self.clusters]}
+
+
+def noise_floor(difference: float, clusters: Sequence[Cluster], method: str) -> NoiseFloor:
+    """:class:`NoiseFloor` of ``difference`` whose variance is the sum of the ``clusters``' variances of the mean."""
+    z = noise_z()
+    se = math.sqrt(sum(c.var_of_mean() for c in clusters))
+    mdd = z * se if se > 0 else None
+    if mdd is not None and abs(difference) >= mdd - 1e-12:
+        return NoiseFloor(method, difference, se, mdd, "significant", None, None, None, tuple(clusters))
+    # var(m) = C + D / m; the smallest m with z^2 var(m) <= d^2 is D / (d^2 / z^2 - C)
+    c = sum(cl.variance * cl.rho / cl.tasks for cl in clusters)
+    d = sum(cl.variance * (1 - cl.rho) / cl.tasks for cl in clusters)
+    room = difference ** 2 / z ** 2 - c
+    reason = ("no_variation" if mdd is None else "no_difference" if abs(difference) < 1e-12 else
+              "needs_more_tasks" if room <= 0 else None)
+    if reason is not None:
+        return NoiseFloor(method, difference, se, mdd, "inconclusive", None, None, reason, tuple(clusters))
+    need = max(1, math.ceil(d / room - 1e-9))
+    now = math.floor(min(cl.repeats for cl in clusters))
+    return NoiseFloor(method, difference, se, mdd, "inconclusive", need, max(1, need - now), None, tuple(clusters))
+
+
+def paired_noise(pairs: Sequence[tuple[str, bool, bool]]) -> NoiseFloor | None:
+    """The noise floor of a paired difference of success rates, over (task, a's success, b's success) pairs:
+    d = b - a per pair, its variance under no difference psi = mean(d^2) (the share of discordant pairs;
+    Connor 1987), the ICC of d within tasks. None without pairs."""
+    if not pairs:
+        return None
+    by_task: dict[str, list[float]] = {}
+    for task, a, b in pairs:
+        by_task.setdefault(task, []).append(float(b) - float(a))
+    ds = [d for g in by_task.values() for d in g]
+    psi = sum(d * d for d in ds) / len(ds)
+    cl = Cluster(psi, icc_oneway(list(by_task.values())), len(ds), len(by_task))
+    return noise_floor(sum(ds) / len(ds), [cl], "paired")
+
+
+def unpaired_noise(a: Sequence[tuple[str, bool]], b: Sequence[tuple[str, bool]]) -> NoiseFloor | None:
+    """The noise floor of the difference of two arms' success rates, each a list of (task, success) runs: the
+    pooled rate's variance p(1 - p) on both sides (the variance under no difference), each arm's ICC of verdicts
+    within its tasks. None when an arm has no run."""
+    if not a or not b:
+        return None
+    pooled = (sum(s for _, s in a) + sum(s for _, s in b)) / (len(a) + len(b))
+    clusters = []
+    for side in (a, b):
+        by_task: dict[str, list[float]] = {}
+        for task, s in side:
+            by_task.setdefault(task, []).append(float(s))
+        clusters.append(Cluster(pooled * (1 - pooled), icc_oneway(list(by_task.values())), len(side), len(by_task)))
+    diff = sum(s for _, s in b) / len(b) - sum(s for _, s in a) / len(a)
+    return noise_floor(diff, clusters, "unpaired")

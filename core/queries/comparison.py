@@ -228,13 +228,16 @@ class Pairing:
     losses: int
     ties: int
     ci_method: str | None = None  # newcombe (few pairs, or all differ alike) | bootstrap: stats.paired_interval
+    # does the difference clear the noise floor (stats.noise_floor): paired over the pairs, else the arms' runs
+    noise: stats.NoiseFloor | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"baseline": self.baseline, "arm": self.arm, "pairs": self.pairs,
                 "difference": _r(self.difference), "low": _r(self.low), "high": _r(self.high),
                 "ci_method": self.ci_method,
                 "baseline_only": self.b, "arm_only": self.c, "mcnemar_p": _r(self.mcnemar_p),
-                "task_wins": self.wins, "task_losses": self.losses, "task_ties": self.ties}
+                "task_wins": self.wins, "task_losses": self.losses, "task_ties": self.ties,
+                "noise_floor": self.noise.to_json() if self.noise else None}
 
 
 @dataclass
@@ -262,10 +265,15 @@ class Comparison:
     missing: int = 0  # runs without a value of --by, left out of the arms (include_missing=False)
     where: str | None = None
     mode_changes: list[ModeChange] = field(default_factory=list)  # failure modes whose rate moved from the baseline
+    # the runs expected (score --expect), each arm's denominator (queries.expected), and what success is over
+    expected: list[dict[str, Any]] | None = None
+    rates_over: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"by": self.by, "success_score": self.success_score, "where": self.where,
-                "runs_without_value": self.missing, "arms": [a.to_json() for a in self.arms],
+                "runs_without_value": self.missing,
+                **({"expected": self.expected, "rates_over": self.rates_over} if self.expected is not None else {}),
+                "arms": [a.to_json() for a in self.arms],
                 "paired": [p.to_json() for p in self.pairings],
                 "counterfactual": [c.to_json() for c in self.counterfactuals],
                 "failure_modes": [m.to_json() for m in self.mode_changes]}
@@ -387,8 +395,13 @@ def _pair(base: str, other: str, outcomes: list[RunOutcome]) -> Pairing:
     wins = sum(1 for d in per_task.values() if sum(d) > 0)
     losses = sum(1 for d in per_task.values() if sum(d) < 0)
     ties = len(per_task) - wins - losses
+    if keys:
+        noise = stats.paired_noise([(k[0], bool(va), bool(vb)) for k, va, vb in zip(keys, xa, xb)])
+    else:  # no run pairs: the two arms as independent samples, clustered by task
+        side_a, side_b = ([(_key(o)[0], o.success) for o in outcomes if o.arm == arm] for arm in (base, other))
+        noise = stats.unpaired_noise(side_a, side_b)
     return Pairing(base, other, len(keys), diff, low, high, only_a, only_b, stats.mcnemar_exact(only_a, only_b),
-                   wins, losses, ties, method)
+                   wins, losses, ties, method, noise)
 
 
 def _counterfactual(name: str, runs: list[RunOutcome]) -> Counterfactual:

@@ -13,7 +13,9 @@ How each rule is judged (docs/ci.md):
   limit would let 1 false claim in 3 runs through any limit above 9%.
 * ``max-success-drop D`` and ``max-cost-increase C`` compare with the baseline, on the tasks both ledgers ran,
   and fail only when the interval confirms it: when its lower bound is above D (above C). A drop within
-  noise passes. The runs are paired when every one has exactly one partner (same task, same trial; compare's
+  noise passes. A success drop must also clear the noise floor of the repeats (``stats.noise_floor``: at least the
+  minimum detectable difference at these runs); one that does not passes as ``below_noise_floor``, and says so.
+  The runs are paired when every one has exactly one partner (same task, same trial; compare's
   pairing), else compared as two independent samples.
 * The rows per task (``by``) carry the same figures. A task whose observed figure is beyond the limit fails
   when its rule fails (it is where the failure comes from), and only then: its exit code is the rule's, so a
@@ -29,7 +31,8 @@ from enum import StrEnum
 from typing import Any, Callable, NamedTuple
 
 from ..base.errors import UsageError
-from .gateruns import (CONFIDENCE, EPS, Measure, RunRow, by_group, cost_increase, count, load, no_cost, pct,
+from ..base import stats
+from .gateruns import (CONFIDENCE, EPS, Measure, RunRow, by_group, cost_increase, count, load, no_cost, pair_up, pct,
                        success_drop, wilson)
 
 #: The scope of a rule's row over all the runs (the other rows' scopes are the values of ``by``).
@@ -54,6 +57,9 @@ class Finding(StrEnum):
     OVER_LIMIT_ALONE = "over_limit_alone"  # a task beyond the limit on its own; its rule holds over all runs
     CONFIRMED = "confirmed"  # against the baseline: the interval lies wholly beyond the limit
     WITHIN_NOISE = "within_noise"  # against the baseline: beyond the limit, but the interval reaches it
+    # against the baseline: the interval lies beyond the limit, but the drop is inside the repeats' noise floor
+    # (stats.noise_floor: smaller than the minimum detectable difference at these runs), so it is not gated
+    BELOW_NOISE_FLOOR = "below_noise_floor"
     NO_DATA = "no_data"  # nothing to judge: a rule with no scored run fails; a task with no cost passes
 
 
@@ -73,11 +79,13 @@ class Row:
     n: int  # runs (pairs, when paired) behind the figure
     method: str  # how the interval was made
     detail: dict[str, Any]
+    noise: dict[str, Any] | None = None  # a success drop's rule row: stats.NoiseFloor.to_json()
 
     def to_json(self) -> dict[str, Any]:
         value, low, high = self.figures()
         return {"scope": self.scope, "passed": self.passed, "reason": self.reason.value, "why": self.why,
-                "value": value, "low": low, "high": high, "n": self.n, "method": self.method, "detail": self.detail}
+                "value": value, "low": low, "high": high, "n": self.n, "method": self.method, "detail": self.detail,
+                **({"noise_floor": self.noise} if self.noise is not None else {})}
 
     def figures(self) -> tuple[float | None, float | None, float | None]:
         """The value and its interval as the JSON and the CSV give them: rounded to 6 places (NaN as None)."""
@@ -293,12 +301,18 @@ def _compared(rule: Rule, limit: float, both: _Both, measure: Measure) -> RuleRe
         if value <= limit + EPS:
             reason, passed = Finding.WITHIN_LIMIT, True
             text += f"; within {allowed}"
-        elif rule_fails is None:  # the rule's own row: the interval decides
+        elif rule_fails is None:  # the rule's own row: the interval decides, and a drop must clear the noise floor
             confirmed = low is not None and low > limit + EPS
             reason, passed = (Finding.CONFIRMED, False) if confirmed else (Finding.WITHIN_NOISE, True)
             text += (f"; {interval} lies wholly above {allowed}" if confirmed else
                      f"; {interval} reaches {allowed}: within noise" if interval else
                      f"; above {allowed}, with too few runs for an interval: within noise")
+            noise = _success_noise(b, c) if rule is Rule.MAX_SUCCESS_DROP else None
+            if noise is not None and confirmed and noise.verdict != "significant":
+                reason, passed = Finding.BELOW_NOISE_FLOOR, True
+                text += f", but {_below_floor(noise)}: not gated"
+            return Row(scope, passed, reason, text, value, low, high, n, method, detail,
+                       None if noise is None else noise.to_json())
         else:
             reason, passed = (Finding.OVER_LIMIT, False) if rule_fails else (Finding.OVER_LIMIT_ALONE, True)
             text += f"; above {allowed}" + ("" if rule_fails else " here alone; the rule holds over all tasks")
@@ -308,3 +322,22 @@ def _compared(rule: Rule, limit: float, both: _Both, measure: Measure) -> RuleRe
     bg, cg = both.base_groups, both.cur_groups
     return RuleResult(rule, limit, "interval", overall,
                       [row(g, bg[g], rs, not overall.passed) for g, rs in cg.items() if g in bg])
+
+
+def _success_noise(base: list[RunRow], cur: list[RunRow]) -> stats.NoiseFloor | None:
+    """Does the ledger's success differ from the baseline's by more than the noise floor of these runs: paired when
+    the runs pair up (as :func:`gateruns.success_drop` pairs them), else the two ledgers' runs, clustered by task."""
+    pairs = pair_up(base, cur)
+    if pairs is not None:
+        return stats.paired_noise([(b.task, b.success, c.success) for b, c in pairs])
+    return stats.unpaired_noise([(r.task, r.success) for r in base], [(r.task, r.success) for r in cur])
+
+
+def _below_floor(noise: stats.NoiseFloor) -> str:
+    """Why a drop is not gated: 'the drop is inside the noise floor (MDD 125.3 pp at these runs; 3 more repeats
+    per task would detect it)'."""
+    floor = "no variation to measure it by" if noise.mdd is None else f"MDD {100 * noise.mdd:.1f} pp at these runs"
+    k = noise.more_repeats_per_task
+    more = {"no_variation": "", "needs_more_tasks": "; repeats alone cannot detect it: add tasks"}.get(
+        noise.reason or "", f"; {k} more repeat{'' if k == 1 else 's'} per task would detect it")
+    return f"the drop is inside the noise floor ({floor}{more})"

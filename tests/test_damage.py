@@ -1,0 +1,157 @@
+"""Damaged runs (issue 50, item 2): each kind made into a copy of a sample run is found with its evidence, the run
+keeps its verdict, and no undamaged sample run is flagged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from trajcheck.analyzers import damage
+from trajcheck.store import ledger
+
+from conftest import SAMPLES, copy_run, read_steps, run_json, write_steps
+
+
+def _runs(path: Path) -> dict[str, dict[str, Any]]:
+    con = ledger.connect(path)
+    try:
+        cur = con.execute("select run_id, status, eval_final_verdict, damage, damage_evidence from runs")
+        cols = [d[0] for d in cur.description]
+        return {r[0]: dict(zip(cols, r)) for r in cur.fetchall()}
+    finally:
+        con.close()
+
+
+def test_no_undamaged_sample_run_is_flagged(sample_ledger: Path) -> None:
+    runs = _runs(sample_ledger)
+    assert len(runs) == 28 and {r["damage"] for r in runs.values()} == {None}
+
+
+def _last(error: str) -> Callable[[Path], None]:
+    def edit(run: Path) -> None:
+        steps = read_steps(run)
+        steps[-1]["executor"] = {"ok": False, "error": error}
+        write_steps(run, steps)
+    return edit
+
+
+def _run_error(error: str) -> Callable[[Path], None]:
+    def edit(run: Path) -> None:
+        meta = json.loads((run / "run.json").read_text())
+        meta["error"] = error
+        (run / "run.json").write_text(json.dumps(meta))
+    return edit
+
+
+def _killer(run: Path) -> None:
+    steps = read_steps(run)
+    steps[-1]["action"] = {"type": "TYPE", "text": "pkill -9 -f xvfb-run"}
+    write_steps(run, steps)
+
+
+def _pending(run: Path) -> None:
+    meta = json.loads((run / "run.json").read_text())
+    meta["outcome"] = {"status": "error"}
+    (run / "run.json").write_text(json.dumps(meta))
+    steps = read_steps(run)
+    steps[-1]["executor"] = {"ok": None, "error": None}
+    steps[-1]["frames"].pop("post", None)
+    write_steps(run, steps)
+
+
+def _parsed(run: Path) -> None:
+    steps = read_steps(run)
+    steps[-1]["action"] = {"type": "DONE"}
+    steps[-1]["reasoning"] = ("The form looks complete, so I think we are DONE... but first submit it: "
+                              "<tool_call>{\"name\": \"computer\", \"arguments\": {\"action\": \"left_click\"}}")
+    write_steps(run, steps)
+
+
+def _idle(run: Path) -> None:
+    steps = read_steps(run)
+    for s in steps[:-1]:
+        s["action"] = {"type": "WAIT"}
+    steps[-1]["action"] = {"type": "DONE"}
+    write_steps(run, steps)
+
+
+# (kind, the sample run copied, how it is damaged, the start of the evidence expected)
+CASES = [
+    ("infrastructure", "drift-loop-off", _last("Error code: 429 - Rate limit reached for requests"),
+     "step 5 error: Error code: 429 - Rate limit reached for requests"),
+    ("infrastructure", "validation-flash-off", _run_error("openai.APITimeoutError: Request timed out."),
+     "run log error: openai.APITimeoutError: Request timed out."),
+    ("reset_failed", "terms-checkbox-off", _run_error("env.reset() failed: reset timed out after 120 s"),
+     "run log error: env.reset() failed: reset timed out after 120 s"),
+    ("harness_killed", "consent-overlay-off", _last("Target page, context or browser has been closed"),
+     "step 2 error: Target page, context or browser has been closed"),
+    ("harness_killed", "offscreen-modal-off", _killer,
+     "step 2: the agent's action ran 'pkill' (pkill -9 -f xvfb-run) and the run ended there"),
+    ("harness_killed", "captcha-blocked", _pending,
+     "step 3: its WAIT is pending (no result, no later frame) and the run's status is 'error'"),
+    ("parse_artifact", "sequencer-near-miss", _parsed,
+     "step 6: ended on DONE, read from the reasoning's 'DONE' beside a pending call '<tool_call>"),
+    # the contract and the evaluator still pass it: the final state satisfied the check without any action
+    ("pre_satisfied", "terms-checkbox-on", _idle, "passed with no action taken (4 steps, none acting)"),
+]
+
+
+@pytest.mark.parametrize(("kind", "sample", "edit", "evidence"), CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_each_kind_is_found_with_its_evidence_and_the_verdict_is_kept(
+        kind: str, sample: str, edit: Callable[[Path], None], evidence: str, sample_ledger: Path,
+        tmp_path: Path) -> None:
+    run = copy_run(SAMPLES / sample, tmp_path / "runs" / sample)
+    edit(run)
+    run_json("score", str(run), "--out", str(tmp_path / "L"), "-q")
+    [row] = _runs(tmp_path / "L").values()
+    assert (row["status"], row["damage"]) == ("ok", kind)
+    assert row["damage_evidence"].startswith(evidence), row["damage_evidence"]
+    if kind != "pre_satisfied":  # the damage is beside the verdict, whatever it is
+        assert row["eval_final_verdict"] in ("pass", "fail", "uncertain", "unknown")
+
+
+def test_the_kinds_are_tried_in_order_and_a_locator_timeout_is_the_agents_doing() -> None:
+    from trajcheck.schemas.records import Action, Run, Step
+
+    def run(step_error: str | None, status: str | None = None, **extra: Any) -> Run:
+        return Run("r", "r", "trajcheck.run/1", (Step(1, Action("CLICK", 1, 2), executor_ok=False,
+                                                       executor_error=step_error),), outcome_status=status,
+                   extra=extra)
+
+    # Playwright's click that found no element is the agent's doing, not the infrastructure's
+    assert damage.detect(run("Timeout 30000ms exceeded waiting for locator('#go')"), "fail", 2) is None
+    # an infrastructure error ends the run, even when the log also says the reset failed
+    assert damage.detect(run("503 Service Unavailable", error="reset failed"), "fail", 2) == (
+        damage.Damage.INFRASTRUCTURE, "step 1 error: 503 Service Unavailable")
+    # a pending action with a normal status is missing evidence, not damage
+    pending = Run("r", "r", "trajcheck.run/1", (Step(1, Action("CLICK", 1, 2)),), outcome_status="failed")
+    assert damage.detect(pending, "fail", 2) is None
+
+
+def test_redo_and_export_take_the_damaged_runs_as_the_options_say(tmp_path: Path) -> None:
+    # support-message twice: drift-loop-on passes, drift-loop-off (a fail) ended on a rate-limit error: damaged
+    run = copy_run(SAMPLES / "drift-loop-off", tmp_path / "runs" / "drift-loop-off")
+    _last("429 Too Many Requests")(run)
+    copy_run(SAMPLES / "drift-loop-on", tmp_path / "runs" / "drift-loop-on")
+    (tmp_path / "tasks.txt").write_text("support-message x 2\n")
+    got = run_json("score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q", "--expect",
+                   str(tmp_path / "tasks.txt"))
+    assert got["expected"][0]["text"] == "scored 2 of 2 expected runs; 1 damaged; 0 missing"
+    from typer.testing import CliRunner
+    from trajcheck.cli.main import app
+
+    res = CliRunner().invoke(app, ["redo", str(tmp_path / "L")])
+    assert res.exit_code == 0 and res.stdout == "support-message\tdrift-loop-off\n"
+    assert run_json("redo", str(tmp_path / "L"))["runs"] == [
+        {"task_id": "support-message", "run_id": "drift-loop-off", "why": "damaged: infrastructure"}]
+
+    def success(*options: str) -> tuple[int, int]:
+        [row] = json.loads(CliRunner().invoke(app, ["export", str(tmp_path / "L"), "-f", "json", *options]
+                                              ).stdout)["rows"]
+        return row["success"]["k"], row["success"]["n"]
+
+    assert success() == (1, 2)  # the damaged run counted as scored (a failure)
+    assert success("--damaged", "exclude") == (1, 1)  # left out of the rate

@@ -1,0 +1,97 @@
+"""A denominator that never shrinks in silence (issue 50, item 3): `score --expect` records the runs a benchmark
+should have; the summary names the missing tasks, `export` and `compare` count them as the options say, and `redo`
+lists the runs to run again.
+
+Three sample runs are scored (terms-checkbox-off fails, terms-checkbox-on passes: create-workspace twice;
+captcha-blocked fails: deals-search) against a tasks file that also expects ghost-a once and ghost-b twice: 6
+expected runs, 3 scored, 3 missing. The rates are Wilson's intervals from the closed form.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from trajcheck.cli.main import app
+
+from conftest import SAMPLES, run_json
+
+Z = 1.959963984540054
+TASKS = "# the benchmark\ncreate-workspace x 2\ndeals-search\nghost-a   # never run\nghost-b × 2\n"
+RUNS = ["terms-checkbox-off", "terms-checkbox-on", "captcha-blocked"]
+runner = CliRunner()
+
+
+def rate(k: int, n: int) -> dict[str, Any]:
+    p = k / n
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    return {"k": k, "n": n, "rate": round(p, 6), "low": round(max(0.0, centre - half), 6),
+            "high": round(min(1.0, centre + half), 6)}
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    root = tmp_path_factory.mktemp("expected")
+    (root / "tasks.txt").write_text(TASKS, "utf-8")
+    res = runner.invoke(app, ["score", *[str(SAMPLES / r) for r in RUNS], "--out", str(root / "L"), "-q",
+                              "--expect", str(root / "tasks.txt")])
+    assert res.exit_code == 0, res.output
+    return root / "L", res
+
+
+def test_score_expect_names_the_missing_tasks(scored: tuple[Path, Any]) -> None:
+    path, res = scored
+    assert res.stderr.splitlines()[-1] == "scored 3 of 6 expected runs; 0 damaged; 3 missing: ghost-a, ghost-b x2"
+    assert json.loads((path / "expected.json").read_text()) == {
+        "format": "trajcheck.expected/1", "tasks": {"create-workspace": 2, "deals-search": 1, "ghost-a": 1,
+                                                    "ghost-b": 2}}
+    # scoring again without --expect keeps the table, and the summary still says it
+    again = runner.invoke(app, ["score", str(SAMPLES / RUNS[0]), "--out", str(path), "-q", "--format", "json"])
+    assert json.loads(again.stdout)["expected"] == [{
+        "group": "(all)", "expected": 6, "scored": 3, "damaged": 0, "invalid": 0, "missing": 3,
+        "missing_tasks": {"ghost-a": 1, "ghost-b": 2}, "unexpected": 0,
+        "text": "scored 3 of 6 expected runs; 0 damaged; 3 missing: ghost-a, ghost-b x2"}]
+
+
+def test_export_counts_the_missing_runs_as_the_option_says(scored: tuple[Path, Any]) -> None:
+    path, _ = scored
+    [row] = json.loads(runner.invoke(app, ["export", str(path), "--format", "json"]).stdout)["rows"]
+    # default: over the 3 runs scored (1 pass), the missing ones named but not counted
+    assert (row["success"], row["expected"], row["missing"], row["damaged"]) == (rate(1, 3), 6, 3, 0)
+    table = json.loads(runner.invoke(app, ["export", str(path), "--format", "json", "--missing", "fail"]).stdout)
+    [row] = table["rows"]
+    assert row["success"] == rate(1, 6)  # each missing run a failure: 1 of 6
+    assert "3 missing: ghost-a, ghost-b x2; rates over the expected runs: missing runs counted as failures" in \
+        table["caption"]
+    md = runner.invoke(app, ["export", str(path)]).stdout
+    assert "missing runs not counted (--missing fail counts them as failures)" in md
+    # compare: each arm is expected to run every task; success over the runs the options say
+    got = run_json("compare", str(path), "--by", "config.perceptual_verifier", "--missing", "fail")
+    assert [(a["arm"], a["success"]) for a in got["arms"]] == [("false", rate(0, 6)), ("true", rate(1, 6))]
+    assert [(d["group"], d["scored"], d["missing"], d["missing_tasks"]) for d in got["expected"]] == [
+        ("false", 1, 5, {"create-workspace": 1, "deals-search": 1, "ghost-a": 1, "ghost-b": 2}),
+        ("true", 2, 4, {"create-workspace": 1, "ghost-a": 1, "ghost-b": 2})]
+
+
+def test_redo_lists_the_missing_runs(scored: tuple[Path, Any], tmp_path: Path) -> None:
+    path, _ = scored
+    res = runner.invoke(app, ["redo", str(path)])
+    assert res.exit_code == 0 and res.stdout == "ghost-a\nghost-b\nghost-b\n"
+    assert run_json("redo", str(path)) == {"expected": True, "runs": [
+        {"task_id": "ghost-a", "run_id": None, "why": "missing"},
+        {"task_id": "ghost-b", "run_id": None, "why": "missing"},
+        {"task_id": "ghost-b", "run_id": None, "why": "missing"}]}
+
+
+def test_a_bad_tasks_file_is_a_usage_error_before_any_work(tmp_path: Path) -> None:
+    (tmp_path / "tasks.txt").write_text("task-a x 0\n")
+    res = runner.invoke(app, ["score", str(SAMPLES / RUNS[0]), "--out", str(tmp_path / "L"), "-q",
+                              "--expect", str(tmp_path / "tasks.txt")])
+    assert res.exit_code == 2 and "tasks.txt:1: expected a task id" in res.stderr
+    assert not (tmp_path / "L").exists()
