@@ -14,9 +14,9 @@ reference page: ``python -m devtools.reasonsdoc > docs/reasons.md``; ``trajcheck
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 
+from .catalogue import Section as Section  # re-exported: the sections below are its values
 from .failuremodes import DAMAGE_MEANINGS, MEANINGS as FAILURE_MEANINGS, Damage as Damage, FailureMode as FailureMode
 
 #: The command that rewrites the committed reference page from this catalogue.
@@ -191,30 +191,6 @@ class CostSource(StrEnum):
 
     LOG = "log"
     PRICES = "prices"
-
-
-@dataclass(frozen=True)
-class Section:
-    """One set of values: the ``title`` of its section in docs/reasons.md, the ledger ``columns``
-    (``table.column``) that hold them, how a value sits in a cell (``form``), and each value's meaning, in
-    the enum's order."""
-
-    title: str
-    columns: tuple[str, ...]
-    values: type[StrEnum]
-    form: str
-    means: dict[str, str]
-    output: str = ""  # where the values appear, for a set that no ledger column holds (a command's output)
-
-    @property
-    def key(self) -> str:
-        """The section's anchor, as GitHub makes it from the heading."""
-        return self.title.lower().replace(" ", "-")
-
-    @property
-    def link(self) -> str:
-        """The section's address, relative to docs/."""
-        return f"reasons.md#{self.key}"
 
 
 _E = EffectReason

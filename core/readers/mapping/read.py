@@ -7,7 +7,6 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-from ...analyzers import patterns
 from ..adapters.anthropic import actions as anthropic_actions
 from ..adapters.osworld import actions as osworld_actions
 from ..adapters.ui_tars import actions as ui_tars_actions
@@ -17,6 +16,7 @@ from ..kit.screenshots import frame_size
 from ..kit.usage import amount, count, elapsed, seconds_of
 from .extras import number, page_urls, run_spend, scroll_of, target_of
 from .grammars import parse_all
+from .notes import from_path, slow_fields, unmatched
 from . import text as textlog
 from .schema import MAX_LOG_BYTES, Mapping, _load, action_key
 from .steps import (Rec, chat_records, context, from_lines, glob_images, image_file, members, next_numbered, plain_twin,
@@ -31,14 +31,6 @@ UNDERSTOOD = frozenset(KNOWN_ACTION_TYPES | set(ui_tars_actions.KINDS.values())
                        | set(osworld_actions.PYAUTOGUI.values()) | set(osworld_actions.COMPUTER_13.values())
                        | set(anthropic_actions.CLICKS.values())
                        | {"READ", "TOOL", "FAIL", "ANSWER", "MOVE", "TRIPLE_CLICK", "KEY_DOWN"}) - {"UNKNOWN"}
-#: The action types a step field applies to: a run with none of them does not warn that it matched nothing.
-APPLIES = {"x": "POINTED", "y": "POINTED", "text": ("TYPE", "DONE", "ANSWER", "NAVIGATE"), "keys": ("KEY_PRESS",),
-           "url": ("NAVIGATE",), "url_after": ("NAVIGATE",), "scroll_direction": ("SCROLL",),
-           "scroll_amount": ("SCROLL",), "target": "POINTED"}
-_UNPOINTED = frozenset({"TYPE", "KEY_PRESS", "KEY_DOWN", "KEY_UP", "WAIT", "DONE", "FAIL", "NAVIGATE", "ANSWER",
-                        "TOOL", "READ", "CALL_USER"})
-
-
 def _str(v: Any) -> str | None:
     return None if v is None else v if isinstance(v, str) else str(v)
 
@@ -275,39 +267,6 @@ def _space(m: Mapping, acts: list[Action], value: Any, model: str | None, shot: 
                          run=run, file=rel)
 
 
-def _unmatched(m: Mapping, recs: list[Rec], types: list[str], run: str, rel: str) -> list[Problem]:
-    """A warning for each step field that matches nothing in any step, unless it applies to action types
-    (its ``for``, or by its nature: a point to pointing actions, keys to key presses) the run has none of."""
-    out = []
-    have = set(types)
-    for k, f in m.fields.items():
-        if not k.startswith("step.") or any(f.value(r.value, r.ctx) is not None for r in recs):
-            continue
-        applies = f.only or APPLIES.get(k[5:])
-        if applies == "POINTED" and not (have - _UNPOINTED - {"UNKNOWN"}):
-            continue
-        if isinstance(applies, tuple) and applies and not (have & set(applies)):
-            continue
-        out.append(Problem(Slug.MAPPING_MATCHES_NOTHING, f"{k} matches nothing in any of the {len(recs)} steps",
-                           run=run, file=rel, field=k, severity="warning",
-                           hint=f"check that expression in {m.path.name} against one step of the log"))
-    return out
-
-
-def _slow_fields(m: Mapping, before: dict[str, int], run: str, rel: str) -> list[Problem]:
-    """A warning for each field whose regex ran past its time limit on some of this run's values (they gave
-    nothing): ``before``, each field's count of such values before the run was read."""
-    out = []
-    for k, f in m.fields.items():
-        n = f.timeouts - before.get(k, 0)
-        if n > 0:
-            out.append(Problem(Slug.MAPPING_MATCHES_NOTHING, f"{k}: its regex took over {patterns.TIMEOUT:g} s on {n} "
-                               "value(s), which give nothing", run=run, file=rel, field=k, severity="warning",
-                               hint=f"rewrite the regex of {k} in {m.path.name}: overlapping repeats such as "
-                                    "(a|aa)+ backtrack without end"))
-    return out
-
-
 def _goal(m: Mapping, run_dir: Path, value: Any, run_name: str, problems: list[Problem]) -> str | None:
     goal = _str(m.get("run.goal", value))
     if goal or m.goal_file is None:
@@ -351,20 +310,6 @@ def _steps(m: Mapping, recs: list[Rec], acts: list[tuple[list[Action], str | Non
     return steps
 
 
-def _from_path(m: Mapping, display: str, value: Any, run: str, rel: str,
-               problems: list[Problem]) -> tuple[dict[str, str] | None, dict[str, Any]]:
-    """What ``[run] path`` takes from the run's path (None: it has none, or it does not match: a warning), and
-    the run's ``[run.config]`` values (fields of the log, or templates of those groups)."""
-    groups = m.run_path.groups(display) if m.run_path is not None else None
-    if m.run_path is not None and groups is None:
-        problems.append(Problem(Slug.MAPPING_MATCHES_NOTHING, f"[run] path of {m.path.name} does not match this "
-                                f"run's path {display!r}", run=run, file=rel, field="run.path", severity="warning",
-                                hint="the values it names (task_id, config, the results record) are missing; "
-                                     "check the expression against the path"))
-    config = {k: v for k, f in m.config.items() if (v := f.value(value, groups)) is not None}
-    return groups, config
-
-
 def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Problem]]:
     """Read one run directory through mapping ``m`` (a reader's ``read``). Its run_id is the log's, else its
     path under the folder being scored (``Gmail/2``), so runs in nested folders never share one."""
@@ -385,7 +330,7 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
     flat = [a for calls, _, _ in acts for a in calls]
     shot = next((sz for f in (*pres, *posts) if f and (sz := frame_size(frames, f))), None)
     space, notes = _space(m, flat, value, model, shot, run_name, rel)
-    problems += notes + _unmatched(m, recs, [calls[0].type for calls, _, _ in acts], run_name, rel)
+    problems += notes + unmatched(m, recs, [calls[0].type for calls, _, _ in acts], run_name, rel)
     unknown = sorted({str(a.extra.get("log_type") or "(none)") for a in flat if a.type == "UNKNOWN"})
     if unknown:
         n = sum(a.type == "UNKNOWN" for a in flat)
@@ -394,13 +339,13 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
                                 run=run_name, file=rel, field="step.type", severity="warning",
                                 hint=f"add them to [step.types] of {m.path.name}; they are scored as UNKNOWN"))
     steps = _steps(m, recs, acts, pres, posts, space, _spent(m, recs, model), rel)
-    problems += _slow_fields(m, timeouts, run_name, rel)
+    problems += slow_fields(m, timeouts, run_name, rel)
     raise_errors(problems, run_name)
     if m.unsure:  # the draft's evidence did not separate these readings: the run's own verdicts are held
         problems.append(Problem(Slug.READING_UNSURE, f"{m.path.name} marks its {', '.join(m.unsure)} unsure: the "
                                 "run gets no verdict from its own evidence", run=run_name, file=rel,
                                 field="run.unsure", severity="warning"))
-    groups, config = _from_path(m, display, value, run_name, rel, problems)
+    groups, config = from_path(m, display, value, run_name, rel, problems)
     names = {"folder": run_dir.name, "path": display, "run_id": _str(m.get("run.run_id", value, groups)),
              "task_id": _str(m.get("run.task_id", value, groups)), "goal": _str(m.get("run.goal", value, groups))}
     score, source, joined = m.outcome.score(value, run_dir, names, groups)
