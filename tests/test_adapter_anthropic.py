@@ -246,6 +246,7 @@ def test_one_json_per_step_is_read_as_the_transcript_it_stands_for():
     assert claims(FIX / "claude-steps")
 
 
+@pytest.mark.slow
 def test_a_large_transcript_is_read_one_message_at_a_time(monkeypatch, tmp_path):
     """Issue 27: past STREAM_BYTES a transcript is streamed (ijson); it reads as the whole file does, and a
     broken one is still a located json_invalid (benchmarks/bench_transcript.py measures memory and speed)."""
@@ -271,6 +272,7 @@ def test_a_large_transcript_is_read_one_message_at_a_time(monkeypatch, tmp_path)
     assert bad.run["status"] == "invalid" and "[json_invalid]" in bad.run["error"] and "messages.json" in bad.run["error"]
 
 
+@pytest.mark.slow
 def test_a_folder_of_session_logs_is_a_run_each(tmp_path):
     """A harness that keeps every session's log in one folder (the CS715 harness's logs/): each file is a run
     of its own, named by the file, never the first read and the rest passed over."""

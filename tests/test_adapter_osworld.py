@@ -199,6 +199,7 @@ def test_an_overwritten_screenshot_is_not_paired_with_itself(tmp_path):
     assert submit.frame_pre == "step_0.png" and submit.frame_post == lines[1]["screenshot_file"]
 
 
+@pytest.mark.slow
 def test_trajcheck_score_on_the_fixture_folder(tmp_path):
     from trajcheck.cli.main import app
     from typer.testing import CliRunner

@@ -60,6 +60,7 @@ def test_actions_coordinates_frames_and_urls():
         assert b.frame_pre == a.frame_post
 
 
+@pytest.mark.slow
 def test_scored_like_a_native_run(tmp_path):
     report = score_paths([FIXTURE.parent], jobs=1)
     assert sorted(r.run["run_id"] for r in report.results) == ["notes-trace", "popup-trace"]
@@ -313,6 +314,7 @@ def test_a_damaged_frame_member_is_a_located_warning(tmp_path):
     assert target not in r.inline_frames and len(r.steps) == len(first.steps)
 
 
+@pytest.mark.slow
 def test_trajcheck_score_on_the_fixture_folder(tmp_path):
     from trajcheck.cli.main import app
     from typer.testing import CliRunner

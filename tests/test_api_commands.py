@@ -104,6 +104,7 @@ def test_score_json_is_the_score_result(tmp_path):
     assert printed == expected and len(printed["runs"]) == 2
 
 
+@pytest.mark.slow
 def test_validate_decides_what_was_readable_not_the_command(tmp_path):
     """The exit-3 rule (nothing readable) is the library's: a missing path, or files no reader claims."""
     assert trajcheck.validate([tmp_path / "nowhere"]).nothing_to_check

@@ -54,6 +54,7 @@ def _score(tmp: Path, runs: Path, contracts: Path) -> tuple[trajcheck.ScoreResul
     return res, {r["run_id"]: r for r in trajcheck.query(tmp / "L", SQL).to_json()}
 
 
+@pytest.mark.slow
 def test_a_contract_applies_by_task_id_by_goal_and_by_path(tmp_path):
     runs, cdir = tmp_path / "runs", tmp_path / "contracts"
     _run(runs, "named", task_id="create-workspace")

@@ -131,6 +131,7 @@ def test_the_kinds_are_tried_in_order_and_a_locator_timeout_is_the_agents_doing(
     assert damage.detect(pending, "fail", 2) is None
 
 
+@pytest.mark.slow
 def test_redo_and_export_take_the_damaged_runs_as_the_options_say(tmp_path: Path) -> None:
     # support-message twice: drift-loop-on passes, drift-loop-off (a fail) ended on a rate-limit error: damaged
     run = copy_run(SAMPLES / "drift-loop-off", tmp_path / "runs" / "drift-loop-off")

@@ -158,6 +158,7 @@ def test_where_ocr_read_the_frame_noise_and_the_menu_bar_are_left_out_and_the_ti
         ("answer_matches", "579", None)]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(ocr.engine()[0] is None, reason="OCR is not installed here")
 def test_a_desktop_like_run_gets_a_draft_without_its_clock_that_holds_on_it(tmp_path):
     """nc-profile-toast without its DOM and URLs (as a desktop run records it), with a menu bar whose clock moves

@@ -115,6 +115,7 @@ def test_timeline_says_the_evidence(sample_ledger: Path, width: Callable[[int], 
     assert '{"active_steps"' not in text and "active_steps=" not in text.split("lesson")[0]
 
 
+@pytest.mark.slow
 def test_the_report_says_the_evidence(sample_ledger: Path, tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "r"), "--max-runs", "0"])
     assert res.exit_code == 0, res.output

@@ -59,6 +59,7 @@ def test_score_expect_names_the_missing_tasks(scored: tuple[Path, Any]) -> None:
         "text": "scored 3 of 6 expected runs; 0 damaged; 3 missing: ghost-a, ghost-b x2"}]
 
 
+@pytest.mark.slow
 def test_export_counts_the_missing_runs_as_the_option_says(scored: tuple[Path, Any]) -> None:
     path, _ = scored
     [row] = json.loads(runner.invoke(app, ["export", str(path), "--format", "json"]).stdout)["rows"]

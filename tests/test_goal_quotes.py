@@ -92,6 +92,7 @@ def _instruction_window(run_dir: Path) -> None:
         img.save(png)
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_the_instruction_on_the_screen_passes_no_check_and_a_success_message_still_does(tmp_path):
     """Before: "Doe" and "save it" were found on the first frame, in the instruction, and passed."""

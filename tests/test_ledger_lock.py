@@ -220,6 +220,7 @@ def test_kill_9_during_compact_leaves_the_last_generation_readable(tmp_path):
     assert all(len(v) == 1 for v in ledger.read_manifest(out).parts.values())
 
 
+@pytest.mark.slow
 def test_ledger_write_and_compact_hold_the_lock(tmp_path, sample_ledger):
     out = tmp_path / "L"
     shutil.copytree(sample_ledger, out)

@@ -87,6 +87,7 @@ def test_a_mapping_that_matches_nothing_is_reported(tmp_path):
     assert res.exit_code == 2 and "not JMESPath" in res.output
 
 
+@pytest.mark.slow
 def test_a_mapping_does_not_linger_into_the_next_call(tmp_path):
     """A mapping is the call's own (issue 46): it travels with the call's options and is never added to the
     readers every call asks, so the next call without it reads none of its logs."""

@@ -15,6 +15,7 @@ REAL = ROOT / "tests" / "fixtures" / "real"
 MAPS = ROOT / "docs" / "mappings"
 
 
+@pytest.mark.slow
 def test_screenagent_sessions_through_a_drafted_mapping_with_no_edit():
     d = draft_mapping(REAL / "screenagent", check=True)
     assert d.coverage is not None

@@ -160,6 +160,7 @@ def test_a_text_log_of_bracketed_actions_with_two_pairs_a_line_is_drafted(tmp_pa
                                                                        ("CLICK", 150.0)]
 
 
+@pytest.mark.slow
 def test_mapped_runs_number_their_steps_from_1_as_native_runs_do(tmp_path):
     """A mapped run's first step is step 1, as in a native run's steps.jsonl (issue 46: they started at 0)."""
     shapes.actions_log(tmp_path)

@@ -310,6 +310,7 @@ def test_the_webarena_grammar(s, t, element, text, keys, url, extra):
 
 # --- bounded: a pattern that backtracks ends the read, with a message -----------------------------------------------
 
+@pytest.mark.slow
 def test_a_block_pattern_that_backtracks_ends_the_read_in_bounded_time(tmp_path, monkeypatch):
     monkeypatch.setattr(textlog, "BLOCK_SECONDS", 0.5)
     d = tmp_path / "r"
@@ -322,6 +323,7 @@ def test_a_block_pattern_that_backtracks_ends_the_read_in_bounded_time(tmp_path,
     assert time.monotonic() - t < 30
 
 
+@pytest.mark.slow
 def test_a_field_regex_that_backtracks_gives_nothing_with_a_warning(tmp_path):
     d = tmp_path / "r"
     d.mkdir()
@@ -350,6 +352,7 @@ def test_draft_mapping_names_the_built_in_reader_that_reads_the_folder():
 
 # --- the real VisualWebArena log, through the committed mapping ---------------------------------------------------
 
+@pytest.mark.slow
 def test_the_visualwebarena_mapping_reads_the_real_render_html():
     m = MAPS / "visualwebarena.toml"
     c = measure([VWA], m)

@@ -87,6 +87,7 @@ def line(text: str, key: str) -> str:
     return next(ln for ln in text.splitlines() if ln.startswith(key + " = "))
 
 
+@pytest.mark.slow
 def test_screenshots_taken_after_each_action_are_drafted_post(harnesses, drafts):
     text = drafted(harnesses, drafts, "after")
     assert line(text, "screenshot_is").startswith("screenshot_is = 'post'   # clicks and typing change the screen "
@@ -94,6 +95,7 @@ def test_screenshots_taken_after_each_action_are_drafted_post(harnesses, drafts)
     assert "unsure = " not in text and line(text, "coordinates").startswith("coordinates = 'screenshot'")
 
 
+@pytest.mark.slow
 def test_a_key_named_after_whose_screenshots_are_taken_before_is_drafted_pre(harnesses):
     d = draft_mapping(harnesses["before_named_after"])
     assert line(d.text, "screenshot").startswith("screenshot = 'screenshot_after'")
@@ -102,6 +104,7 @@ def test_a_key_named_after_whose_screenshots_are_taken_before_is_drafted_pre(har
     assert "unsure = " not in d.text
 
 
+@pytest.mark.slow
 def test_points_in_a_model_space_scaled_by_1_25_are_drafted_so(harnesses, drafts):
     text = drafted(harnesses, drafts, "scaled")
     assert "coordinates = 'model'" in text and line(text, "model_scale").startswith(
@@ -110,6 +113,7 @@ def test_points_in_a_model_space_scaled_by_1_25_are_drafted_so(harnesses, drafts
     assert "unsure = " not in text
 
 
+@pytest.mark.slow
 def test_screenshots_one_step_earlier_than_pre_are_unsure_for_screenshot_is_cannot_say_it(harnesses):
     d = draft_mapping(harnesses["early"])
     assert "unsure = ['alignment']" in d.text, d.text
@@ -120,6 +124,7 @@ def test_screenshots_one_step_earlier_than_pre_are_unsure_for_screenshot_is_cann
     assert "the frames fit best one step off (pre, one screenshot later), which screenshot_is cannot say" in why
 
 
+@pytest.mark.slow
 def test_clicks_that_change_nothing_leave_both_readings_unsure_and_the_verdicts_held(harnesses, tmp_path):
     folder = harnesses["still"]
     d = draft_mapping(folder)
@@ -150,6 +155,7 @@ def _validate(folder: Path, text: str, tmp: Path) -> list[dict]:
             if p["slug"] == "reading_contradicted"]
 
 
+@pytest.mark.slow
 def test_validate_warns_on_a_mapping_that_declares_the_wrong_alignment(harnesses, drafts, tmp_path):
     right = drafted(harnesses, drafts, "after")
     assert _validate(harnesses["after"], right, tmp_path) == []
@@ -158,6 +164,7 @@ def test_validate_warns_on_a_mapping_that_declares_the_wrong_alignment(harnesses
     assert p["field"] == "alignment" and "41 of 50 as one step earlier; 23 of 68 as read" in p["message"]
 
 
+@pytest.mark.slow
 def test_validate_warns_on_a_mapping_that_declares_the_wrong_scale(harnesses, drafts, tmp_path):
     right = drafted(harnesses, drafts, "scaled")
     assert _validate(harnesses["scaled"], right, tmp_path) == []

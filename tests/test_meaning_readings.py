@@ -81,6 +81,7 @@ def _box_distance(box: Box, x: float, y: float) -> float:
     return max(box[0] - x, 0, x - (box[2] - 1), box[1] - y, 0, y - (box[3] - 1))
 
 
+@pytest.mark.slow
 def test_margin_measured_on_the_sample_runs_recorded_clicks():
     """The measurement MARGIN rests on: the sample runs' clicks (real Chromium frames), the distance from each to
     the nearest visible change in its own frames, and in the frames of the step before."""

@@ -103,6 +103,7 @@ def test_a_frame_is_read_at_its_true_scale_to_the_declared_screen(frame_width, s
     assert got == scale
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_messages_of_a_frame_captured_at_1_25_are_read_at_that_scale():
     """Every boxed message, its crop enlarged by 1.25 as a 1024-wide display captured at 1280 pixels shows it, is

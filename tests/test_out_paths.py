@@ -37,6 +37,7 @@ def test_every_out_option_is_listed_here():
     assert with_out == sorted(OUT)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(OUT))
 def test_out_makes_the_folders_it_needs(sample_ledger, tmp_path, monkeypatch, command):
     monkeypatch.chdir(tmp_path)  # a relative path, as the README writes it

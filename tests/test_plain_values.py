@@ -123,6 +123,7 @@ def _params(cases: list[tuple[str, int]]) -> list[Any]:
             for c, i in cases]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command, case", _params(CASES))
 def test_csv_cells_are_plain_values(sample_ledger, tmp_path, command, case):
     text = _run(command, COMMANDS[command][case](sample_ledger, tmp_path), "csv")
@@ -148,6 +149,7 @@ def _strings(data: Any, path: str = "") -> list[tuple[str, str]]:
 PROSE = re.compile(r"\.(caption|why|message|hint|help|description|meaning|note|text|explanation)$")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command, case", _params([c for c in CASES if "json" in _formats(c[0])]))
 def test_json_strings_are_plain_values(sample_ledger, tmp_path, command, case):
     data = json.loads(_run(command, COMMANDS[command][case](sample_ledger, tmp_path), "json"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import re
 from pathlib import Path
 
@@ -41,6 +43,7 @@ def test_exit_codes_are_documented_by_the_generated_table() -> None:
     assert table() in section, "README's exit-code table is stale: python -m devtools.exitdoc"
 
 
+@pytest.mark.slow
 def test_sample_run_figures_are_those_of_the_sample_ledger(sample_ledger: Path) -> None:
     """Every paragraph of the README that quotes figures about the sample runs is the one generated from a
     ledger of them: a sample run added, re-recorded or scored differently makes it stale."""
@@ -201,6 +204,7 @@ def _skip_sources() -> list[tuple[str, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_the_skip_causes_listed_cover_every_skip_in_the_tests() -> None:
     section = README.split("<!-- skip-causes:", 1)[1].split("<!-- skip-causes: end -->", 1)[0]
     skips = _skip_sources()

@@ -3,6 +3,8 @@ does (issue 46): a task id with a right-to-left override must not make "evil" di
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from pathlib import Path
 
@@ -31,6 +33,7 @@ def test_the_report_escapes_as_the_terminal_escapes() -> None:
     assert escape(None) == ""
 
 
+@pytest.mark.slow
 def test_run_text_with_overrides_shows_them_as_escapes_in_every_page(tmp_path: Path) -> None:
     src = sample_run_dirs()[0]
     d = copy_run(src, tmp_path / "runs" / "bidi")

@@ -25,6 +25,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--
 
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table", ["summary", "per-task", "per-action-type", "compare"])
 @pytest.mark.parametrize("fmt", ["md", "csv", "latex", "html", "json"])
 def test_export_is_byte_identical(sample_ledger, tmp_path, table, fmt):

@@ -92,6 +92,7 @@ def test_a_size_that_matches_in_no_order_is_hashed_by_pillow(monkeypatch):
     assert called == []
 
 
+@pytest.mark.slow
 def test_float32_split_is_refused_for_windows_too_wide_to_stay_exact():
     assert resample._banded(1280, 32) is not None
     assert resample._banded(20000, 32) is None  # windows of ~3750 taps: low-part sums pass 2**24

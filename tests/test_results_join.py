@@ -102,6 +102,7 @@ def _mapping(tmp: Path, file: str = "results.csv", edit: tuple[str, str] = ("", 
     return m
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("results", ["results.csv", "results.jsonl", "results.json"])
 def test_a_results_file_beside_timestamped_runs_is_joined_with_no_script(tmp_path, results):
     """The records hold no start time; the path pattern's groups find them, with a prefix, another case and a
@@ -124,6 +125,7 @@ def test_a_results_file_beside_timestamped_runs_is_joined_with_no_script(tmp_pat
     assert json.loads(runs.loc[RUNS[2][0], "config"]) == {"condition": "claude"}
 
 
+@pytest.mark.slow
 def test_the_join_report_counts_runs_joined_runs_without_a_record_and_records_without_a_run(tmp_path):
     folder = _runs(tmp_path)
     m = _mapping(tmp_path)
@@ -146,6 +148,7 @@ def test_the_join_report_counts_runs_joined_runs_without_a_record_and_records_wi
     assert json.loads(val.stdout)["join"] == got and "results joined: 3 of 4 runs" in val.stderr
 
 
+@pytest.mark.slow
 def test_a_join_that_matches_nothing_is_an_error_that_shows_a_run_its_groups_and_a_record(tmp_path):
     """Without the prefix the task ids never meet: score stops before scoring, naming a run's path, what the
     pattern took from it and a record's key values; validate reports the same as an error."""
@@ -207,6 +210,7 @@ def test_a_join_needs_the_path_groups_it_names(tmp_path):
                             "")))
 
 
+@pytest.mark.slow
 def test_results_files_below_and_above_the_runs_and_never_outside_the_folder_scored(tmp_path):
     """A path with / is relative to the run folder (below it here); a glob without / is looked for upward from
     the run folder to the folder scored, and a results file above that folder is never read."""
@@ -232,6 +236,7 @@ def test_results_files_below_and_above_the_runs_and_never_outside_the_folder_sco
         trajcheck.score([top / "batch"], out=tmp_path / "L4", mapping=_mapping(tmp_path, "../../../all-results.csv"))
 
 
+@pytest.mark.slow
 def test_a_run_whose_path_the_pattern_misses_is_named_and_keeps_no_outcome(tmp_path):
     folder = _runs(tmp_path)
     (folder / RUNS[1][0]).rename(folder / "retry_gpt4o_task-17")
@@ -244,6 +249,7 @@ def test_a_run_whose_path_the_pattern_misses_is_named_and_keeps_no_outcome(tmp_p
     assert any("[run] path of harness.toml does not match this run's path" in w for w in row["warnings"])
 
 
+@pytest.mark.slow
 def test_a_changed_results_file_rescores_the_runs_it_joins(tmp_path):
     folder = _runs(tmp_path)
     m = _mapping(tmp_path)
@@ -257,6 +263,7 @@ def test_a_changed_results_file_rescores_the_runs_it_joins(tmp_path):
     assert runs.loc[RUNS[1][0], "outcome_score"] == 1.0
 
 
+@pytest.mark.slow
 def test_a_broken_line_of_the_results_file_is_named_and_costs_only_its_record(tmp_path):
     """A JSON Lines file cut off in its last record (the harness was still writing): the other records join;
     the report and the run left without a record name the file and the line."""
@@ -273,6 +280,7 @@ def test_a_broken_line_of_the_results_file_is_named_and_costs_only_its_record(tm
     assert len(warned) == 1 and "line 3" in warned[0], list(runs.loc[RUNS[2][0], "warnings"])
 
 
+@pytest.mark.slow
 def test_a_join_by_the_run_folders_name_is_reported_and_checked_too(tmp_path):
     """The older join (key and joins = "folder", docs/mappings/actions-log.toml) gets the same report, and the
     same error when its key names no run."""

@@ -162,6 +162,7 @@ def _no_screens_after(steps: list[dict[str, Any]], *indices: int) -> list[dict[s
     return steps
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_screenshots_that_skip_the_steps_that_showed_a_text_leave_the_check_undecided(tmp_path):
     """The toast "Profile saved" shows after step 4; with no screenshot after steps 3 and 4, no frame that exists
@@ -193,6 +194,7 @@ def test_screenshots_that_skip_the_steps_that_showed_a_text_leave_the_check_unde
     assert row["actions_after_last_frame"] == 4  # the last screenshot is frame 3, before steps 3, 4, 6 and 7
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_a_check_on_any_frame_reads_the_pre_frames_of_a_log_that_screenshots_before_each_action(tmp_path):
     """With only pre frames, the screen after a step is the next step's pre frame: "Profile saved" shows in
@@ -209,6 +211,7 @@ def test_a_check_on_any_frame_reads_the_pre_frames_of_a_log_that_screenshots_bef
     assert got[0]["evidence"]["frame"] == "before step 5" and row["actions_after_last_frame"] == 0
 
 
+@pytest.mark.slow
 @needs_ocr
 def test_a_final_frame_taken_before_the_last_action_decides_no_final_check(tmp_path):
     """The DONE step given the frame before the save click (as a transcript gives its answer the last frame it

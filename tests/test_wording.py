@@ -3,6 +3,8 @@ the report shows, and true/false as every other table writes them."""
 
 from __future__ import annotations
 
+import pytest
+
 import re
 import shutil
 from pathlib import Path
@@ -49,6 +51,7 @@ def test_one_run_is_one_run(tmp_path: Path) -> None:
     assert "checked 1 run: 0 errors, 0 warnings" in res.stderr, res.stderr
 
 
+@pytest.mark.slow
 def test_the_report_writes_arms_in_lower_case_and_labels_the_states_strip(sample_ledger: Path,
                                                                           tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "r"), "--max-runs", "0"])
