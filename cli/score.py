@@ -17,6 +17,7 @@ from ..scoring import scoreargs
 from ..scoring.scoreargs import Engine
 from ..store.lock import LedgerBusy
 
+from ..base.words import count
 from .common import Exit, emit, err, literal, out, print_json, print_problems, wait_line
 from .exits import ExitOutcome, ExitRule, exit_on_error
 from .options import Format, FormatOpt, QuietOpt
@@ -186,14 +187,14 @@ def _summary(result: "ScoreResult") -> None:
     kind, and each invalid run."""
     extra = ""
     if result.skipped:
-        extra += f", {len(result.skipped)} unchanged runs skipped (--force rescores them)"
+        extra += f", {count(len(result.skipped), 'unchanged run')} skipped (--force rescores them)"
     if result.removed:
-        extra += f", {len(result.removed)} runs whose directory is gone removed"
+        extra += f", {count(len(result.removed), 'run')} whose directory is gone removed"
     if result.unclaimed:
         n = len(result.unclaimed)
         extra += f", {n} folder{'s' * (n != 1)} that no reader claims (named above)"
     state = "unchanged" if result.generation is None else f"generation {result.generation}"
-    err.print(f"scored {result.scored} runs ({len(result.invalid)} invalid), {result.frames} frames in "
+    err.print(f"scored {count(result.scored, 'run')} ({len(result.invalid)} invalid), {result.frames} frames in "
               f"{result.elapsed:.2f}s ({result.frames_per_second:.1f} frames/s){extra} -> {result.ledger} ({state})",
               highlight=False, markup=False)
     if result.contracts is not None:
@@ -204,7 +205,7 @@ def _summary(result: "ScoreResult") -> None:
 
         rows = result.ledger_runs()
         if rows:
-            err.print(f"the ledger holds {len(rows)} runs", highlight=False)
+            err.print(f"the ledger holds {count(len(rows), 'run')}", highlight=False)
     if result.summaries:
         err.print(_readers_line(result.summaries), highlight=False, markup=False)
     for line in result.join.lines() if result.join is not None else []:  # the mapping's results file

@@ -49,7 +49,7 @@ def test_an_unfinished_run_is_named_by_validate_and_score(tmp_path):
     shutil.copytree(SAMPLES / "nc-inbox-read", runs / "done")  # beside a finished run: scored, and still named
     s = CliRunner().invoke(app, ["score", str(runs), "--out", str(tmp_path / "L")])
     assert s.exit_code == 0, s.output
-    assert "scored 1 runs" in s.output and "unfinished run 'ep-0042'" in s.output and "[unfinished_run]" in s.output
+    assert "scored 1 run (" in s.output and "unfinished run 'ep-0042'" in s.output and "[unfinished_run]" in s.output
     v = CliRunner().invoke(app, ["validate", str(runs), "--format", "json"])
     assert v.exit_code == 0 and json.loads(v.stdout)["runs"] == 1
     assert [p["slug"] for p in json.loads(v.stdout)["problems"] if p["slug"] == "unfinished_run"] == ["unfinished_run"]

@@ -62,3 +62,21 @@ def test_the_report_writes_arms_in_lower_case_and_labels_the_states_strip(sample
     page = next((tmp_path / "r" / "runs").glob("drift-loop-off*.html")).read_text()
     strip = page.index("<div class=states>")
     assert "The screen each step ends on" in page[page.rindex("<p", 0, strip):strip]
+
+
+def test_score_says_one_run_in_the_singular(tmp_path):
+    """`scored 1 runs` (issue 46): the closing line counts with the noun's number."""
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    from conftest import SAMPLES
+
+    shutil.copytree(SAMPLES / "terms-checkbox-off", tmp_path / "runs" / "one")
+    res = CliRunner().invoke(app, ["score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q"])
+    assert res.exit_code == 0, res.output
+    assert "scored 1 run (0 invalid)" in res.stderr and "1 runs" not in res.stderr
+    again = CliRunner().invoke(app, ["score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q"])
+    assert "1 unchanged run skipped" in again.stderr and "the ledger holds 1 run\n" in again.stderr

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from .words import count
+
 #: The verdict sources, strongest first (docs/referee.md, "The ranking of sources").
 SOURCES = ("contract", "evaluator", "judge", "evidence", "no_answer")
 #: How a harness ends a run, as its format declares it (docs/referee.md, "How runs end"): ``answer``, only by
@@ -43,7 +45,7 @@ class Coverage:
     def text(self) -> str:
         """``verdict for 19 of 26 runs: contract 4, evaluator 5, evidence 6, no answer 4; unknown 7``."""
         parts = ", ".join(f"{s.replace('_', ' ')} {n}" for s, n in self.by_source.items())
-        return (f"verdict for {self.decided} of {self.runs} runs" + (f": {parts}" if parts else "")
+        return (f"verdict for {self.decided} of {count(self.runs, 'run')}" + (f": {parts}" if parts else "")
                 + (f"; unknown {self.unknown}" if self.unknown else ""))
 
     def to_json(self) -> dict[str, Any]:
