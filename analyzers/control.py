@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..base.failuremodes import Control as C, Damage, DecisiveKind as K, FailureMode as M
+from ..base.reasons import Control as C, Damage, DecisiveKind as K, FailureMode as M
 
 from . import damage as damage_mod
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..base.failuremodes import DecisiveKind as K, FailureMode as M
+from ..base.reasons import DecisiveKind as K, FailureMode as M
 
 from .evidence import NON_ACTING
 from .failuremodes import Failure, clip

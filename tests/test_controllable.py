@@ -82,3 +82,15 @@ def test_controllable_or_not_on_every_blocked_sample_run(sample_ledger):
     rest = {k for k, r in runs.items() if r["failure_mode"] and k not in EXPECTED}
     assert rest and all(runs[k]["failure_control"] == "controllable" for k in rest)  # dead actions and loops
     assert all(r["failure_control"] is None for r in runs.values() if r["failure_mode"] is None)
+
+
+def test_failures_reports_the_controllable_failure_rate_per_arm(sample_ledger):
+    data = run_json("failures", str(sample_ledger), "--by", "config.perceptual_verifier")
+    arms = {a["arm"]: a for a in data["arms"]}
+    # the uncontrollable failures (captcha-blocked, nc-signin-gave-up) count neither way: out of the denominator
+    assert {k: (a["controllable"]["k"], a["controllable"]["n"], a["uncontrollable"]) for k, a in arms.items()} == {
+        "false": (5, 5, 0), "true": (2, 13, 1), "(null)": (4, 8, 1)}
+    everyone = run_json("failures", str(sample_ledger))["arms"][0]
+    assert [(m["mode"], m["count"], m["controllable"]) for m in everyone["modes"]] == [
+        ("blocked", 3, 1), ("app_said_no", 1, 1), ("dead_action", 6, 6), ("looped", 2, 2), ("wrong_result", 1, 1),
+        ("not_determined", 1, 0)]

@@ -244,7 +244,8 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
                        no_net_progress=stalled, reference_steps=_reference_steps(run, contract, opts),
                        spend=run_spend, final_screen=final_screen, ocr_engine=loaded.ocr_engine, rubric=rubric,
                        judgments=tuple(given), actions_after_last_frame=loaded.actions_after_last_frame,
-                       failure=failure, decisive=decisive_of(found, ev_steps, failure, run_states.stalled_from))
+                       failure=failure, decisive=decisive_of(steps, step_states, loop_findings, ev_steps, failure,
+                                                            run_states.stalled_from))
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..analyzers import claims, decisive, failuremodes as failures
+from ..analyzers.loops import LoopFinding
+from ..analyzers.states import StepState
 from ..analyzers.answers import answer_matches
 from ..analyzers.contract import ContractResult
 from ..analyzers.evidence import EvidenceVerdict, StepEvidence
 from ..analyzers.referee import Verdict
 from ..base.reasons import BLOCKING_CODES, ClaimReason
-from ..schemas.records import Run
-
-if TYPE_CHECKING:  # analysis imports this module
-    from .analysis import StepFindings
+from ..schemas.records import Run, Step
 
 #: Claims in which the agent itself reported that it failed.
 _GAVE_UP = frozenset({ClaimReason.AGENT_REPORTED_FAILURE, ClaimReason.MESSAGE_ADMITS_FAILURE})
@@ -73,20 +71,20 @@ def _new_errors(ev: StepEvidence) -> tuple[str, ...]:
     return tuple(sorted((after.worded_errors if moved else after.errors) - before.errors))
 
 
-def decisive_of(found: Sequence[StepFindings], ev_steps: Sequence[StepEvidence], failure: failures.Failure,
-                stalled_from: int | None) -> decisive.Decisive:
+def decisive_of(steps: Sequence[Step], states: Sequence[StepState], loops: Sequence[LoopFinding],
+                ev_steps: Sequence[StepEvidence], failure: failures.Failure, stalled_from: int | None
+                ) -> decisive.Decisive:
     """The first decisive error of a run with a failure mode (analyzers/decisive.py), from what scoring found of
-    each step (``ev_steps``: what the evidence referee read of them)."""
+    each step: its state, its drift loop, and what the evidence referee read of it (``ev_steps``)."""
     if failure.mode is None:
         return decisive.NONE
     traces = []
-    for sf, ev in zip(found, ev_steps):
-        s = sf.step
+    for s, state, loop, ev in zip(steps, states, loops, ev_steps):
         before, after = _path(ev.url_before), _path(ev.url_after)
         traces.append(decisive.StepTrace(
             index=s.index, action_type=s.action.type, high_risk=ev.high_risk, effect=ev.effect,
             changed=ev.content_changed, moved=before is not None and after is not None and before != after,
-            state_kind=sf.state.kind, first_seen=sf.state.first_step, loop=sf.loop.loop_id,
+            state_kind=state.kind, first_seen=state.first_step, loop=loop.loop_id,
             new_errors=_new_errors(ev), blocking=tuple(c for c in ev.reward_codes if c in BLOCKING_CODES),
             frame_pre=s.frame_pre, frame_post=s.frame_post))
     return decisive.find(traces, failure, stalled_from)
