@@ -253,7 +253,7 @@ def test_a_second_scoring_gives_byte_identical_failures_output(tmp_path, samples
                                             "-f", fmt]).stdout for fmt in ("json", "csv", "md", "table")])
     assert outputs[0] == outputs[1]
     assert all(outputs[0]) and '"runs": [' in outputs[0][0]
-    assert outputs[0][1].splitlines()[0].startswith("arm,mode,runs,share_of_failures")
+    assert outputs[0][1].splitlines()[0].startswith("arm,mode,runs,controllable,share_of_failures")
     assert outputs[0][2].startswith("## Failure modes by config.perceptual_verifier")
 
 
