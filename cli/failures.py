@@ -19,8 +19,8 @@ from ..base.words import count
 
 
 
-_COLUMNS = ["arm", "mode", "runs", "share_of_failures", "share_low", "share_high", "rate_of_runs", "rate_low",
-            "rate_high", "top_detail", "example_run", "example_step", "example_check", "example_evidence"]
+_COLUMNS = ["arm", "mode", "runs", "controllable", "share_of_failures", "share_low", "share_high", "rate_of_runs",
+            "rate_low", "rate_high", "top_detail", "example_run", "example_step", "example_check", "example_evidence"]
 
 
 def _pct(r: dict[str, Any]) -> str:
@@ -45,8 +45,9 @@ def mode_rows(data: dict[str, Any], sentences: bool = False) -> list[list[Any]]:
         for m in a["modes"]:
             ex, sh, rt = m["example"], m["share"], m["rate"]
             check = ex.get("check")
-            rows.append([a["arm"], m["mode"], m["count"], sh["rate"], sh["low"], sh["high"], rt["rate"], rt["low"],
-                         rt["high"], m["details"][0]["detail"] if m["details"] else None, ex["run_id"], ex["step"],
+            rows.append([a["arm"], m["mode"], m["count"], m["controllable"], sh["rate"], sh["low"], sh["high"],
+                         rt["rate"], rt["low"], rt["high"], m["details"][0]["detail"] if m["details"] else None,
+                         ex["run_id"], ex["step"],
                          None if check is None else check["name"],
                          failure_sentence(ex["evidence"], check) if sentences else _raw_evidence(ex)])
     return rows
@@ -66,9 +67,20 @@ def _md_table(cols: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def control_rows(data: dict[str, Any]) -> list[list[Any]]:
+    """Per arm: its controllable failure rate (uncontrollable failures count neither way) and its uncontrollable
+    failures."""
+    return [[a["arm"], _pct(a["controllable"]), a["uncontrollable"]] for a in data["arms"]]
+
+
+CONTROL_COLUMNS = ["arm", "controllable failure rate", "uncontrollable failures"]
+
+
 def to_markdown(data: dict[str, Any]) -> str:
-    """The failure modes as Markdown: the modes table, then each arm's error texts and blocking pages."""
-    out = [f"## {title(data['by']).capitalize()}\n", _md_table(_COLUMNS, mode_rows(data, sentences=True))]
+    """The failure modes as Markdown: the modes table, each arm's controllable failure rate, then each arm's error
+    texts and blocking pages."""
+    out = [f"## {title(data['by']).capitalize()}\n", _md_table(_COLUMNS, mode_rows(data, sentences=True)),
+           "\n### Controllable failures\n", _md_table(CONTROL_COLUMNS, control_rows(data))]
     for a in data["arms"]:
         if a["errors"]:
             out += [f"\n### {_md_cell(a['arm'])}: error texts\n", _md_table(
@@ -114,6 +126,8 @@ def _tables(data: dict[str, Any]) -> None:
              if not a["modes"]]  # an arm where every run passed: said, not left out
     emit(["arm", "runs", "mode", "share_of_failures", "rate_of_runs", "details", "example", "evidence"], rows,
          Format.table, title=title(data["by"]))
+    emit(CONTROL_COLUMNS, control_rows(data), Format.table,
+         title="controllable failures (uncontrollable ones count neither way)")
     errs = [[a["arm"], e["text"], e["count"]] for a in data["arms"] for e in a["errors"]]
     if errs:
         emit(["arm", "error text", "runs"], errs, Format.table, title="most frequent error texts")

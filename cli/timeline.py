@@ -106,6 +106,9 @@ def render(data: dict[str, Any]) -> Group:
             rows.append(("screen", _screen(s)))
         style = {"strong_positive": "green", "weak_positive": "green", "negative": "red",
                  "hard_negative": "bold red"}.get(s["reward_class"] or "", "")
+        if s["step_index"] == r.get("decisive_step"):  # where the run was lost (docs/failures.md)
+            rows.append(("DECISIVE", Text(f"{r['decisive_kind']}: {r.get('decisive_evidence') or ''}".rstrip(": "),
+                                          style="bold red")))
         rows.append(("reward", Text(f"{s['reward_score']:+.2f} {s['reward_class']}  "
                                     f"{', '.join(s['reward_reasons'] or [])} (confidence {s['reward_confidence']:.2f})",
                                     style=style)))
@@ -148,7 +151,13 @@ def render(data: dict[str, Any]) -> Group:
         at = f" at step {r['failure_step']}" if r.get("failure_step") is not None else ""
         detail = f" ({r['failure_detail']})" if r.get("failure_detail") else ""
         said = failure_sentence(r.get("failure_evidence"), failed_check(r.get("failure_evidence"), checks))
-        rows.append(("failure", Text(f"{r['failure_mode']}{detail}{at}: {said}".rstrip(": "), style="red")))
+        control = f" [{r['failure_control']}]" if r.get("failure_control") else ""
+        rows.append(("failure", Text(f"{r['failure_mode']}{detail}{at}{control}: {said}".rstrip(": "), style="red")))
+    if r.get("decisive_kind"):
+        at = f" at step {r['decisive_step']}" if r.get("decisive_step") is not None else ""
+        control = f" [{r['decisive_control']}]" if r.get("decisive_control") else ""
+        rows.append(("decisive", Text(f"{r['decisive_kind']}{at}{control}: {r.get('decisive_evidence') or ''}"
+                                      .rstrip(": "), style="red")))
     if r["lesson_candidate"]:
         rows.append(("lesson", Text(r["lesson_candidate"], style="dim")))
     parts += [Text(""), Text("referee", style="bold"), _lanes(rows)]

@@ -84,4 +84,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                   "infrastructure error, a failed reset, a killed harness, a marker parsed from the reasoning, a task "
                   "already satisfied), and its evidence; the verdict is kept.",
               {"runs": ("damage", "damage_evidence")}),
+    Migration(14, "Where a run was lost (issue 51): its first decisive error (the step, its kind, the evidence and "
+                  "frames that show it), and whether the agent could have avoided it and its failure mode.",
+              {"runs": ("failure_control", "decisive_step", "decisive_kind", "decisive_evidence",
+                        "decisive_control")}),
 )

@@ -141,7 +141,10 @@ def test_timeline_referee_block(four):
         "final     FAIL  agreement  (from contract+evaluator)  FALSE CLAIM: the agent declared success",
         "          (referee)",
         # the failure mode (docs/failures.md): the consent overlay that ate the click
-        "failure   blocked (overlay) at step 1: overlay 'We use cookies' open: CLICK changed nothing, nor did",
-        "          any later step",
+        "failure   blocked (overlay) at step 1 [controllable]: overlay 'We use cookies' open: CLICK changed",
+        "          nothing, nor did any later step",
+        # where the run was lost (its first decisive error), with the frames that show it
+        "decisive  dead_action at step 1 [controllable]: CLICK changed nothing (before frames/001.png, after",
+        "          frames/002.png); no later action had an effect or reached a new screen",
     ]
     assert "NO EFFECT (no_pixel_change; pHash global 0, region 0)" in text

@@ -75,6 +75,9 @@ CONSENT_ON = {
         "contract_score": 1.0, "contract_tree": None, "judgments": None, "failure_mode": None, "failure_detail": None,
         "failure_step": None, "failure_evidence": None,
         "actions_after_last_frame": 0,  # its last screenshot follows its last action
+        # a passing run has no failure mode, so no decisive error and no control (docs/failures.md)
+        "failure_control": None, "decisive_step": None, "decisive_kind": None, "decisive_evidence": None,
+        "decisive_control": None,
     },
     "steps": [
         {**COMMON, "step_index": 1, "action_type": "CLICK", "action_x": 640.0, "action_y": 316.0,
@@ -198,8 +201,10 @@ def test_referee_of_a_disputed_run(sample_ledger: Path, width100: None) -> None:
         "final     UNCERTAIN  judge_disagreement  (from contract+evaluator+judge)  FALSE CLAIM: the agent",
         "          declared success (referee)",
         # the failure mode (docs/failures.md): the contract's grid check, its evidence said in words
-        "failure   wrong_result (grid) at step 6: contract check `kick row` failed: step 9 is required but",
-        "          not active; step 10 is active but forbidden (active: 1, 5, 10, 13)",
+        # ... whether the agent could have avoided it, and where the run was lost: no step shows it
+        "failure   wrong_result (grid) at step 6 [controllable]: contract check `kick row` failed: step 9 is",
+        "          required but not active; step 10 is active but forbidden (active: 1, 5, 10, 13)",
+        "decisive  not_determined: no step shows where the run was lost",
         "lesson    referee disagreement: contract kick on the quarter notes said fail (kick row:",
         "          missing_required=[9], forbidden_active=[10], active_steps=[1, 5, 10, 13]); the benchmark's",
         "          evaluator said fail; judge screenshot-judge (recorded) said pass (kick row shows four",

@@ -253,7 +253,7 @@ def test_a_second_scoring_gives_byte_identical_failures_output(tmp_path, samples
                                             "-f", fmt]).stdout for fmt in ("json", "csv", "md", "table")])
     assert outputs[0] == outputs[1]
     assert all(outputs[0]) and '"runs": [' in outputs[0][0]
-    assert outputs[0][1].splitlines()[0].startswith("arm,mode,runs,share_of_failures")
+    assert outputs[0][1].splitlines()[0].startswith("arm,mode,runs,controllable,share_of_failures")
     assert outputs[0][2].startswith("## Failure modes by config.perceptual_verifier")
 
 
@@ -263,7 +263,9 @@ def test_markdown_output_keeps_log_text_as_data(tmp_path, samples):
     data = {"by": None, "arms": [{"arm": "a|b", "modes": [{
         "mode": "app_said_no", "count": 1, "share": {"rate": 1.0, "low": 0.2, "high": 1.0},
         "rate": {"rate": 1.0, "low": 0.2, "high": 1.0}, "details": [{"detail": "x | y\n<script>", "count": 1}],
-        "example": {"run_id": "r", "step": 1, "evidence": "`code` | pipe"}}], "errors": [], "blocking_pages": []}]}
+        "example": {"run_id": "r", "step": 1, "evidence": "`code` | pipe"}, "controllable": 1}], "errors": [],
+        "blocking_pages": [], "controllable": {"k": 1, "n": 1, "rate": 1.0, "low": 0.2, "high": 1.0},
+        "uncontrollable": 0}]}
     text = to_markdown(data)
     assert "x \\| y &lt;script>" in text and "\\`code\\` \\| pipe" in text and "<script>" not in text
 

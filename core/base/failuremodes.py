@@ -51,6 +51,58 @@ MEANINGS: dict[str, str] = {
 }
 
 
+class DecisiveKind(StrEnum):
+    """The first decisive error of a run that did not pass (``runs.decisive_kind``): the step after which its evidence
+    shows it could no longer succeed (analyzers/decisive.py; docs/failures.md)."""
+
+    BLOCKED = "blocked"
+    IGNORED_MESSAGE = "ignored_message"
+    DEAD_ACTION = "dead_action"
+    LOOP_START = "loop_start"
+    STALL = "stall"
+    NOT_DETERMINED = "not_determined"
+
+
+#: What each decisive error kind means, and the step ``runs.decisive_step`` names.
+DECISIVE_MEANINGS: dict[str, str] = {
+    DecisiveKind.BLOCKED: "the run ends on a CAPTCHA, an access-denied page or a sign-in wall (failure mode blocked): "
+                          "the step that led onto it, from which the run never left it",
+    DecisiveKind.IGNORED_MESSAGE: "an error message of the application appeared after the step (not on the page "
+                                  "before it), and no later acting step changed the screen or the URL: the agent did "
+                                  "not act on it",
+    DecisiveKind.DEAD_ACTION: "a high-risk action with no observed effect that nothing recovered: no later high-risk "
+                              "action had an effect (nor an undecided one), no later step reached a new screen",
+    DecisiveKind.LOOP_START: "the first return to a screen the run had left, when the run ends on a screen it had "
+                             "already left, with at least two returns and no high-risk effect since; or the first "
+                             "step of a drift loop the run ends in",
+    DecisiveKind.STALL: "the step where progress last advanced (a new screen, a high-risk effect), when at least two "
+                        "acting steps follow it to the end of the run and none reaches a new screen",
+    DecisiveKind.NOT_DETERMINED: "the run did not pass and no step shows where it was lost (a wrong result only a "
+                                 "check sees, missing frames); runs.decisive_step is null",
+}
+
+
+class Control(StrEnum):
+    """Could the agent have avoided a failure mode or a decisive error (``runs.failure_control``,
+    ``runs.decisive_control``)? Null where the evidence does not say (not_determined, a sign-in wall of a task whose
+    goal is not recorded)."""
+
+    CONTROLLABLE = "controllable"
+    UNCONTROLLABLE = "uncontrollable"
+
+
+#: What each control value means.
+CONTROL_MEANINGS: dict[str, str] = {
+    Control.CONTROLLABLE: "the agent chose it: a dead action, a loop, a stall, an error message it did not act on, an "
+                          "overlay it could have dismissed, a sign-in wall the goal gave credentials for, giving up, "
+                          "no answer, a wrong result",
+    Control.UNCONTROLLABLE: "not the agent's doing: a CAPTCHA, an access-denied or rate-limit page, an error message "
+                            "that says the server failed, the site is down or the item is out of stock, a sign-in "
+                            "wall the goal gave no credentials for, a damaged run (infrastructure, failed reset, "
+                            "killed harness, parse artifact)",
+}
+
+
 class Damage(StrEnum):
     """Why a run's failure or success is not the agent's doing (``runs.damage``), in the order tried. A damaged run
     keeps its verdict: the damage is reported beside it (analyzers/damage.py; docs/analysis.md)."""

@@ -17,7 +17,9 @@ from __future__ import annotations
 from enum import StrEnum
 
 from .catalogue import Section as Section  # re-exported: the sections below are its values
-from .failuremodes import DAMAGE_MEANINGS, MEANINGS as FAILURE_MEANINGS, Damage as Damage, FailureMode as FailureMode
+from .failuremodes import (CONTROL_MEANINGS, DAMAGE_MEANINGS, DECISIVE_MEANINGS, MEANINGS as FAILURE_MEANINGS,
+                           Control as Control, Damage as Damage, DecisiveKind as DecisiveKind,
+                           FailureMode as FailureMode)
 
 #: The command that rewrites the committed reference page from this catalogue.
 REGENERATE = "python -m devtools.reasonsdoc > docs/reasons.md"
@@ -383,6 +385,10 @@ SECTIONS: tuple[Section, ...] = (
     }, output="`trajcheck diff` (`pairs[].match`, `first_divergence.reason`; the report's pair pages)"),
     Section("Failure modes", ("runs.failure_mode",), FailureMode, "the value itself; the first that holds, in this "
             "order (docs/failures.md); runs.failure_detail holds the sub-kind", FAILURE_MEANINGS),
+    Section("Decisive errors", ("runs.decisive_kind",), DecisiveKind, "the value itself; runs.decisive_step is the "
+            "step, runs.decisive_evidence what shows it (docs/failures.md)", DECISIVE_MEANINGS),
+    Section("Control", ("runs.failure_control", "runs.decisive_control"), Control, "the value itself; null where "
+            "the evidence does not say", CONTROL_MEANINGS),
     Section("Damaged runs", ("runs.damage",), Damage, "the value itself; the first that holds, in this order; "
             "runs.damage_evidence holds what it rests on; the verdict is kept", DAMAGE_MEANINGS),
     Section("Cost sources", ("runs.cost_source",), CostSource,

@@ -32,7 +32,7 @@ NOT_PASSED = ("fail", "uncertain", "unknown")
 TOP = 10
 
 _COLUMNS = ("run_id", "task_id", "trial", "eval_final_verdict", "claimed_success", "failure_mode", "failure_detail",
-            "failure_step", "failure_evidence", "contract_checks")
+            "failure_step", "failure_evidence", "contract_checks", "failure_control")
 
 
 @dataclass(frozen=True)
@@ -45,11 +45,12 @@ class ModeCount:
     rate: stats.Rate  # of all the arm's runs
     details: tuple[tuple[str, int], ...]  # sub-kinds, most frequent first
     example: dict[str, Any]  # run_id, detail, step, evidence, check (the failed contract check) of the first run
+    controllable: int = 0  # of its runs, those whose failure the agent could have avoided (runs.failure_control)
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "count": len(self.runs), "share": self.share.to_json(),
                 "rate": self.rate.to_json(), "details": [{"detail": d, "count": n} for d, n in self.details],
-                "example": self.example, "runs": list(self.runs)}
+                "example": self.example, "runs": list(self.runs), "controllable": self.controllable}
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,9 @@ class ArmFailures:
     modes: tuple[ModeCount, ...]  # in precedence order, modes with at least one run
     errors: tuple[tuple[str, int], ...]  # the app_said_no error texts, most frequent first
     blocking_pages: tuple[tuple[str, int], ...]
+    #: the controllable failures over the arm's runs less its uncontrollable failures (they count neither way)
+    controllable: stats.Rate
+    uncontrollable: int  # failures the agent could not have avoided (runs.failure_control)
 
     def mode(self, name: str) -> ModeCount | None:
         return next((m for m in self.modes if m.mode == name), None)
@@ -69,7 +73,8 @@ class ArmFailures:
         return {"arm": self.arm, "runs": self.runs, "failed": self.failed, "not_passed": dict(self.by_verdict),
                 "modes": [m.to_json() for m in self.modes],
                 "errors": [{"text": t, "count": n} for t, n in self.errors],
-                "blocking_pages": [{"page": p, "count": n} for p, n in self.blocking_pages]}
+                "blocking_pages": [{"page": p, "count": n} for p, n in self.blocking_pages],
+                "controllable": self.controllable.to_json(), "uncontrollable": self.uncontrollable}
 
 
 @dataclass(frozen=True)
@@ -137,15 +142,19 @@ def arm_failures(name: str, rows: list[dict[str, Any]]) -> ArmFailures:
                    "check": failed_check(first["failure_evidence"], first["contract_checks"])}
         modes.append(ModeCount(str(mode), tuple(r["run_id"] for r in mine), stats.wilson(len(mine), len(failing)),
                                stats.wilson(len(mine), len(rows)),
-                               _ranked(Counter(r["failure_detail"] or "-" for r in mine)), example))
+                               _ranked(Counter(r["failure_detail"] or "-" for r in mine)), example,
+                               sum(1 for r in mine if r.get("failure_control") == "controllable")))
     errors = Counter(r["failure_detail"] for r in failing
                      if r["failure_mode"] == FailureMode.APP_SAID_NO and r["failure_detail"])
     pages = Counter(p for r in failing if r["failure_mode"] == FailureMode.BLOCKED
                     for p in [blocking_page(r["failure_evidence"])] if p)
     verdicts = Counter(r["eval_final_verdict"] or "unknown" for r in failing)
     by_verdict = tuple((v, verdicts[v]) for v in NOT_PASSED)
+    control = Counter(r.get("failure_control") for r in failing)
     return ArmFailures(name, len(rows), len(failing), by_verdict, tuple(modes), _ranked(errors)[:TOP],
-                       _ranked(pages)[:TOP])
+                       _ranked(pages)[:TOP], stats.wilson(control["controllable"],
+                                                          len(rows) - control["uncontrollable"]),
+                       control["uncontrollable"])
 
 
 def failures(ledger_dir: str | os.PathLike[str], by: str | None = None, where: str | None = None) -> Failures:

@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..analyzers import (claims, evidence as evidence_mod, failuremodes as failures, followup, highrisk, loops,
-                         lookback, perceptual, predictions, progress, referee, rubric as rubric_mod, screentext,
-                         spend as spend_mod, states as states_mod)
+from ..analyzers import (claims, decisive as decisive_mod, evidence as evidence_mod, failuremodes as failures,
+                         followup, highrisk, loops, lookback, perceptual, predictions, progress, referee,
+                         rubric as rubric_mod, screentext, spend as spend_mod, states as states_mod)
 from ..analyzers.ambient import learn_per_page, page_of
 from ..analyzers.answers import answer_matches
 from ..analyzers.contract import NOT_APPLICABLE, ContractResult
@@ -42,7 +42,7 @@ from ..schemas.records import Run, Step
 
 from .coverage import not_read
 from .contracts import LoadedContract
-from .failuremodes import failure_of
+from .failuremodes import decisive_of, failure_of
 from .judgments import Judgment
 from .loading import LoadedRun, RefereeEvidence, RefereePlan
 from .options import ScoreOptions
@@ -92,6 +92,7 @@ class RunFindings:
     rubric: rubric_mod.RubricResult = rubric_mod.NO_RUBRIC  # the contract's tree and partial credit
     judgments: tuple[Judgment, ...] = ()  # the judges of score --judgments that judged this run
     failure: failures.Failure = failures.NONE  # the decisive cause of a run that did not pass (analyzers/failures)
+    decisive: decisive_mod.Decisive = decisive_mod.NONE  # where it was lost: its first decisive error
     actions_after_last_frame: int | None = None  # actions that change the screen after the last screenshot
 
 
@@ -226,7 +227,8 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     found = [StepFindings(run, *x) for x in zip(steps, loaded.evidence, risks, effects, loaded.pages, preds,
                                                 loop_findings, rewards, gates, step_states, step_spends, screens)]
     final_screen = screentext.finding(loaded.final_screen)
-    ev_verdict = evidence_mod.decide(_evidence_steps(found, final_screen), stalled_evidence)
+    ev_steps = _evidence_steps(found, final_screen)
+    ev_verdict = evidence_mod.decide(ev_steps, stalled_evidence)
     evaluator = referee.evaluator_verdict(run.outcome_score, opts.evaluator_pass)
     claim = claims.claim_of(run)
     verdict = referee.decide(contract_result, *judges, claim.claimed, ev_verdict, evaluator,
@@ -235,13 +237,15 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
                                  _passed_by_others(verdict))
     for sf, f in zip(found, follows):
         sf.follow = f
+    failure = failure_of(run, verdict, ev_verdict, claim, contract_result, evaluator,
+                         {sf.step.index: sf.page.overlay_before for sf in found})
     return RunFindings(run=run, steps=found, contract=contract, contract_result=contract_result, verdict=verdict,
                        ev_verdict=ev_verdict, evaluator=evaluator, claim=claim, states=run_states,
                        no_net_progress=stalled, reference_steps=_reference_steps(run, contract, opts),
                        spend=run_spend, final_screen=final_screen, ocr_engine=loaded.ocr_engine, rubric=rubric,
                        judgments=tuple(given), actions_after_last_frame=loaded.actions_after_last_frame,
-                       failure=failure_of(run, verdict, ev_verdict, claim, contract_result, evaluator,
-                                          {sf.step.index: sf.page.overlay_before for sf in found}))
+                       failure=failure, decisive=decisive_of(steps, step_states, loop_findings, ev_steps, failure,
+                                                            run_states.stalled_from))
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

@@ -1,18 +1,21 @@
-"""A run's failure mode from its findings: what :mod:`trajcheck.analyzers.failuremodes` reads, gathered from what
-the other analyzers found (kept apart from :mod:`trajcheck.scoring.analysis`, which calls :func:`failure_of`)."""
+"""A run's failure mode and its first decisive error from its findings: what :mod:`trajcheck.analyzers.failuremodes`
+and :mod:`trajcheck.analyzers.decisive` read, gathered from what the other analyzers found (kept apart from
+:mod:`trajcheck.scoring.analysis`, which calls :func:`failure_of` and :func:`decisive_of`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from ..analyzers import claims, failuremodes as failures
+from ..analyzers import claims, decisive, failuremodes as failures
+from ..analyzers.loops import LoopFinding
+from ..analyzers.states import StepState
 from ..analyzers.answers import answer_matches
 from ..analyzers.contract import ContractResult
-from ..analyzers.evidence import EvidenceVerdict
+from ..analyzers.evidence import EvidenceVerdict, StepEvidence
 from ..analyzers.referee import Verdict
-from ..base.reasons import ClaimReason
-from ..schemas.records import Run
+from ..base.reasons import BLOCKING_CODES, ClaimReason
+from ..schemas.records import Run, Step
 
 #: Claims in which the agent itself reported that it failed.
 _GAVE_UP = frozenset({ClaimReason.AGENT_REPORTED_FAILURE, ClaimReason.MESSAGE_ADMITS_FAILURE})
@@ -47,3 +50,41 @@ def failure_of(run: Run, verdict: Verdict, ev: EvidenceVerdict, claim: claims.Cl
         evaluator=evaluator, outcome_score=run.outcome_score,
         judge=judge.verdict if judge else None, judge_model=judge.model if judge else None,
         answer_matches=answer_matches(run, ender) if ender is not None and ender.action.type == "DONE" else None))
+
+
+def _path(url: str | None) -> str | None:
+    return failures.page_of(url)
+
+
+def _new_errors(ev: StepEvidence) -> tuple[str, ...]:
+    """The error messages on the page after a step that were not there before it: read from the screen (new by
+    its pixels), or from a DOM snapshot before and after (on another path, only errors worded as errors, as the
+    evidence referee reads them); none where no snapshot shows the page before."""
+    after, before = ev.messages_after, ev.messages_before
+    if after is None:
+        return ()
+    if after.source == "screen_text":
+        return tuple(sorted(after.errors))
+    if before is None:
+        return ()
+    moved = _path(ev.url_before) not in (None, _path(ev.url_after)) and ev.url_after is not None
+    return tuple(sorted((after.worded_errors if moved else after.errors) - before.errors))
+
+
+def decisive_of(steps: Sequence[Step], states: Sequence[StepState], loops: Sequence[LoopFinding],
+                ev_steps: Sequence[StepEvidence], failure: failures.Failure, stalled_from: int | None
+                ) -> decisive.Decisive:
+    """The first decisive error of a run with a failure mode (analyzers/decisive.py), from what scoring found of
+    each step: its state, its drift loop, and what the evidence referee read of it (``ev_steps``)."""
+    if failure.mode is None:
+        return decisive.NONE
+    traces = []
+    for s, state, loop, ev in zip(steps, states, loops, ev_steps):
+        before, after = _path(ev.url_before), _path(ev.url_after)
+        traces.append(decisive.StepTrace(
+            index=s.index, action_type=s.action.type, high_risk=ev.high_risk, effect=ev.effect,
+            changed=ev.content_changed, moved=before is not None and after is not None and before != after,
+            state_kind=state.kind, first_seen=state.first_step, loop=loop.loop_id,
+            new_errors=_new_errors(ev), blocking=tuple(c for c in ev.reward_codes if c in BLOCKING_CODES),
+            frame_pre=s.frame_pre, frame_post=s.frame_post))
+    return decisive.find(traces, failure, stalled_from)
