@@ -197,6 +197,38 @@ def evidence_against_fail(r: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def against_evidence(judge: str, verdict: bool | None, r: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the evidence of run ``r`` (a runs row) shows against ``judge``'s ``verdict`` on it (True a success,
+    None no verdict: nothing): each item its judge, run_id, what the judge said, kind, step and evidence."""
+    if verdict is None:
+        return []
+    found = evidence_against_pass(r) if verdict else evidence_against_fail(r)
+    return [{"judge": judge, "run_id": r["run_id"], "said": "pass" if verdict else "fail", **c} for c in found]
+
+
+def run_verdicts(judgments: str | None) -> dict[str, bool | None]:
+    """Each judge's verdict on one run from its ``runs.judgments`` (JSON): the majority of the judge's samples,
+    True a success, None a tie; empty for a run no judge judged."""
+    entries = _dedupe(_entries_from_ledger([{"run_id": "", "judgments": judgments}]))
+    return {judge: said[""] for judge, said in _verdicts(entries).items()}
+
+
+def ledger_verdicts(ledger_dir: str | os.PathLike[str]) -> dict[str, dict[str, bool | None]]:
+    """Each judge of the ledger's scored runs (``runs.judgments``) and its verdict on each run it judged:
+    ``{judge: {run_id: True (pass) | False (fail) | None (a tie of its samples)}}``."""
+    con = ledger.connect(ledger_dir)
+    try:
+        rows = con.execute("select run_id, judgments from runs where status = 'ok' and judgments is not null "
+                           "order by run_id").fetchall()
+    finally:
+        con.close()
+    out: dict[str, dict[str, bool | None]] = {}
+    for rid, judgments in rows:
+        for judge, v in run_verdicts(judgments).items():
+            out.setdefault(judge, {})[rid] = v
+    return dict(sorted(out.items()))
+
+
 def _steps(con: Any, wanted: set[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
     """The action and frame of each (run, step) shown with a conflict."""
     if not wanted:
@@ -235,12 +267,8 @@ def judges(ledger_dir: str | os.PathLike[str], judgments: list[Path] | None = No
         contradicted: list[dict[str, Any]] = []
         for judge, said in sorted(verdicts.items()):
             for rid, v in sorted(said.items()):
-                if v is None:
-                    continue
-                found = evidence_against_pass(by_id[rid]) if v else evidence_against_fail(by_id[rid])
-                for c in found:
-                    (conflicts if v else contradicted).append({"judge": judge, "run_id": rid,
-                                                               "said": "pass" if v else "fail", **c})
+                for c in against_evidence(judge, v, by_id[rid]):
+                    (conflicts if v else contradicted).append(c)
         wanted = {(c["run_id"], c["step"]) for c in conflicts + contradicted if c["step"] is not None}
         steps = _steps(con, wanted)
     finally:
@@ -319,3 +347,36 @@ def _cheapest(rows: list[dict[str, Any]], bound: float | None) -> dict[str, Any]
     return {"max_false_success": bound, "judge": None if best is None else best["judge"],
             "cost_per_run": None if best is None else best["cost_per_run"],
             "false_success": None if best is None else best["labels"]["false_success"]}
+
+
+def outcome_judge(outcome: str | None) -> str | None:
+    """The judge of ``compare --outcome judge:NAME`` (None for ``verdict``, the default: the final verdict);
+    UsageError for any other outcome."""
+    if outcome is None or outcome == "verdict":
+        return None
+    kind, sep, name = outcome.partition(":")
+    if kind != "judge" or not sep or not name:
+        raise UsageError(f"--outcome {outcome}: give verdict (the final verdict, the default) or judge:NAME (one "
+                         "judge's verdicts, runs.judgments)")
+    return name
+
+
+def judged_rows(rows: list[dict[str, Any]], judge: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The runs rows (with ``arm``, ``status`` and ``judgments``) whose outcome ``judge`` decides: each scored
+    run it judged gets ``judge_success`` (its verdict, the majority of its samples); the scored runs it did not
+    judge (or judged to a tie) are left out and counted per arm; invalid runs are kept, to be counted as such.
+    UsageError when no run of ``rows`` has a judgment by ``judge``, naming the judges there are."""
+    kept: list[dict[str, Any]] = []
+    left: dict[str, int] = {}
+    seen: set[str] = set()
+    for r in rows:
+        said = run_verdicts(r.get("judgments")) if r["status"] == "ok" else {}
+        seen.update(said)
+        if r["status"] == "ok" and said.get(judge) is None:
+            left[r["arm"]] = left.get(r["arm"], 0) + 1
+            continue
+        kept.append({**r, "judge_success": said.get(judge)})
+    if judge not in seen:
+        raise UsageError(f"--outcome judge:{judge}: no run has a judgment by {judge!r} (runs.judgments, `score "
+                         f"--judgments`); the judges there are: {', '.join(sorted(seen)) or 'none'}")
+    return kept, dict(sorted(left.items()))
