@@ -18,6 +18,8 @@ from trajcheck.cli.main import app
 
 from conftest import SAMPLES
 
+pytestmark = pytest.mark.slow  # the sample runs scored again, with the judges: a few seconds
+
 runner = CliRunner()
 LABELS = str(SAMPLES / "labels.json")
 FALSE_SUCCESSES = ("consent-overlay-off", "nc-signin-gave-up", "terms-checkbox-off")

@@ -25,7 +25,7 @@ from ..base import stats
 from ..base.reasons import WarningFollowup
 from ..base.verdicts import Coverage, coverage
 from ..base.errors import UsageError
-from . import judges
+from .judgeverdicts import judged_rows, outcome_judge
 from .failuremodes import ModeChange, mode_changes
 from .views import arm_rows, group_expr
 
@@ -313,8 +313,8 @@ def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, succes
     if not include_missing:
         missing = sum(r["arm"] == MISSING for r in rows)
         rows = [r for r in rows if r["arm"] != MISSING]
-    judge = judges.outcome_judge(outcome)
-    rows, not_judged = judges.judged_rows(rows, judge) if judge else (rows, {})
+    judge = outcome_judge(outcome)
+    rows, not_judged = judged_rows(rows, judge) if judge else (rows, {})
     outcomes: list[RunOutcome] = []
     for r in rows:
         if r["status"] != "ok":

@@ -251,7 +251,7 @@ def _judge_rules(ledger_dir: str | os.PathLike[str], limits: list[tuple[str, flo
     passes, at most the limit. The rule's row also counts the labelled failures the judge did not decide
     (``not_judged``): a judge that skips the hard runs looks better than it is."""
     from .agreement import read_labels
-    from .judges import ledger_verdicts
+    from .judgeverdicts import ledger_verdicts
 
     assert labels is not None  # _judge_limits refused judge rules without labels
     said = ledger_verdicts(ledger_dir)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from ..base.errors import UsageError
 from ..base.reasons import ClaimReason, EvidenceCode, VerdictReason
 from ..scoring.judgments.matching import JudgedRun, match, why_none
 from ..store import ledger
+from .judgeverdicts import Entry, dedupe, entries_from_ledger, verdicts as judge_verdicts
 
 #: The contract checks of text the final screen must show.
 TEXT_CHECKS = frozenset({"text_present", "text_matches", "element_text"})
@@ -58,37 +58,11 @@ _RUN_COLUMNS = ("run_id", "task_id", "run_path", "n_steps", "det_verdict", "cont
                 "message_text", "judgments")
 
 
-@dataclass
-class Entry:
-    """One judgment of a run by a judge, from the ledger (``score --judgments``) or a ``--judgments`` path."""
-
-    judge: str
-    run_id: str
-    verdict: str
-    source: str
-    sample: str | None = None
-    cost_usd: float | None = None
-    tokens: int | None = None
-    score: float | None = None
-    process_score: float | None = None
-    cited: list[dict[str, Any]] = field(default_factory=list)
-
-
 def _load(ledger_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], Any]:
     con = ledger.connect(ledger_dir)
     cur = con.execute(f"select {', '.join(_RUN_COLUMNS)} from runs where status = 'ok' order by run_id")
     runs = [dict(zip(_RUN_COLUMNS, r)) for r in cur.fetchall()]
     return runs, con
-
-
-def _entries_from_ledger(runs: list[dict[str, Any]]) -> list[Entry]:
-    out = []
-    for r in runs:
-        for j in json.loads(r["judgments"]) if r.get("judgments") else []:
-            out.append(Entry(j["judge"], r["run_id"], j["verdict"], j.get("source") or "", j.get("sample"),
-                             j.get("cost_usd"), j.get("tokens"), j.get("score"), j.get("process_score"),
-                             j.get("cited") or []))
-    return out
 
 
 def _entries_from_paths(paths: list[Path], runs: list[dict[str, Any]]) -> tuple[list[Entry], list[dict[str, Any]]]:
@@ -110,25 +84,6 @@ def _entries_from_paths(paths: list[Path], runs: list[dict[str, Any]]) -> tuple[
             entries.append(Entry(j.judge, rid, j.verdict, j.where, j.sample, j.cost_usd, j.tokens, j.score,
                                  j.process_score, [c.to_json() for c in j.cited]))
     return entries, report
-
-
-def _dedupe(entries: list[Entry]) -> list[Entry]:
-    """One entry per judge, run, sample and source (a file given to both ``score`` and ``judges`` counts once)."""
-    seen: dict[tuple[str, str, str | None, str], Entry] = {}
-    for e in entries:
-        seen.setdefault((e.judge, e.run_id, e.sample, e.source), e)
-    return sorted(seen.values(), key=lambda e: (e.judge, e.run_id, e.sample or "", e.source))
-
-
-def _verdicts(entries: list[Entry]) -> dict[str, dict[str, bool | None]]:
-    """Each judge's verdict per run: the majority of its samples (a tie is no verdict)."""
-    votes: dict[str, dict[str, list[bool]]] = {}
-    for e in entries:
-        votes.setdefault(e.judge, {}).setdefault(e.run_id, []).append(e.verdict == "pass")
-    out: dict[str, dict[str, bool | None]] = {}
-    for judge, runs in votes.items():
-        out[judge] = {rid: (None if 2 * sum(v) == len(v) else 2 * sum(v) > len(v)) for rid, v in runs.items()}
-    return out
 
 
 def _reason(code: str, reasons: list[str] | None) -> tuple[int | None, str] | None:
@@ -206,29 +161,6 @@ def against_evidence(judge: str, verdict: bool | None, r: dict[str, Any]) -> lis
     return [{"judge": judge, "run_id": r["run_id"], "said": "pass" if verdict else "fail", **c} for c in found]
 
 
-def run_verdicts(judgments: str | None) -> dict[str, bool | None]:
-    """Each judge's verdict on one run from its ``runs.judgments`` (JSON): the majority of the judge's samples,
-    True a success, None a tie; empty for a run no judge judged."""
-    entries = _dedupe(_entries_from_ledger([{"run_id": "", "judgments": judgments}]))
-    return {judge: said[""] for judge, said in _verdicts(entries).items()}
-
-
-def ledger_verdicts(ledger_dir: str | os.PathLike[str]) -> dict[str, dict[str, bool | None]]:
-    """Each judge of the ledger's scored runs (``runs.judgments``) and its verdict on each run it judged:
-    ``{judge: {run_id: True (pass) | False (fail) | None (a tie of its samples)}}``."""
-    con = ledger.connect(ledger_dir)
-    try:
-        rows = con.execute("select run_id, judgments from runs where status = 'ok' and judgments is not null "
-                           "order by run_id").fetchall()
-    finally:
-        con.close()
-    out: dict[str, dict[str, bool | None]] = {}
-    for rid, judgments in rows:
-        for judge, v in run_verdicts(judgments).items():
-            out.setdefault(judge, {})[rid] = v
-    return dict(sorted(out.items()))
-
-
 def _steps(con: Any, wanted: set[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
     """The action and frame of each (run, step) shown with a conflict."""
     if not wanted:
@@ -258,11 +190,11 @@ def judges(ledger_dir: str | os.PathLike[str], judgments: list[Path] | None = No
     runs, con = _load(ledger_dir)
     try:
         given, sources = _entries_from_paths(list(judgments or []), runs)
-        entries = _dedupe(_entries_from_ledger(runs) + given)
+        entries = dedupe(entries_from_ledger(runs) + given)
         if not entries:
             raise UsageError(f"{ledger_dir}: no judgments: give --judgments PATH, or score with --judgments")
         by_id = {r["run_id"]: r for r in runs}
-        verdicts = _verdicts(entries)
+        verdicts = judge_verdicts(entries)
         conflicts: list[dict[str, Any]] = []
         contradicted: list[dict[str, Any]] = []
         for judge, said in sorted(verdicts.items()):
@@ -348,35 +280,3 @@ def _cheapest(rows: list[dict[str, Any]], bound: float | None) -> dict[str, Any]
             "cost_per_run": None if best is None else best["cost_per_run"],
             "false_success": None if best is None else best["labels"]["false_success"]}
 
-
-def outcome_judge(outcome: str | None) -> str | None:
-    """The judge of ``compare --outcome judge:NAME`` (None for ``verdict``, the default: the final verdict);
-    UsageError for any other outcome."""
-    if outcome is None or outcome == "verdict":
-        return None
-    kind, sep, name = outcome.partition(":")
-    if kind != "judge" or not sep or not name:
-        raise UsageError(f"--outcome {outcome}: give verdict (the final verdict, the default) or judge:NAME (one "
-                         "judge's verdicts, runs.judgments)")
-    return name
-
-
-def judged_rows(rows: list[dict[str, Any]], judge: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """The runs rows (with ``arm``, ``status`` and ``judgments``) whose outcome ``judge`` decides: each scored
-    run it judged gets ``judge_success`` (its verdict, the majority of its samples); the scored runs it did not
-    judge (or judged to a tie) are left out and counted per arm; invalid runs are kept, to be counted as such.
-    UsageError when no run of ``rows`` has a judgment by ``judge``, naming the judges there are."""
-    kept: list[dict[str, Any]] = []
-    left: dict[str, int] = {}
-    seen: set[str] = set()
-    for r in rows:
-        said = run_verdicts(r.get("judgments")) if r["status"] == "ok" else {}
-        seen.update(said)
-        if r["status"] == "ok" and said.get(judge) is None:
-            left[r["arm"]] = left.get(r["arm"], 0) + 1
-            continue
-        kept.append({**r, "judge_success": said.get(judge)})
-    if judge not in seen:
-        raise UsageError(f"--outcome judge:{judge}: no run has a judgment by {judge!r} (runs.judgments, `score "
-                         f"--judgments`); the judges there are: {', '.join(sorted(seen)) or 'none'}")
-    return kept, dict(sorted(left.items()))
