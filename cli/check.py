@@ -52,11 +52,11 @@ def check(
         help="Fail when more than this share of the scored runs failed in this failure mode (runs.failure_mode, "
              "`trajcheck failures`), e.g. blocked=0.1; repeat for several modes.")] = None,
     max_judge_false_success: Annotated[Optional[list[str]], typer.Option(
-        "--max-judge-false-success", metavar="JUDGE=R", show_default=False,
+        "--max-judge-false-success", metavar="JUDGE=R", show_default=False, rich_help_panel="Judges",
         help="With --labels: fail when this judge (runs.judgments, `score --judgments`) calls more than this share "
              "of the runs the labels fail a success, e.g. lenient=0.1; repeat for several judges.")] = None,
     labels: Annotated[Optional[Path], typer.Option(
-        "--labels", help="Labels (JSON {run_id: {...}} or CSV, as `agree` reads them): what "
+        "--labels", rich_help_panel="Judges", help="Labels (JSON {run_id: {...}} or CSV, as `agree` reads them): what "
                          "--max-judge-false-success counts against.")] = None,
     by: Annotated[str, typer.Option("--by", help="One row (and JUnit test case) per value of this runs column "
                                     "or config.KEY.")] = "task_id",
