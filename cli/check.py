@@ -26,7 +26,8 @@ def _limit(name: str, metavar: str, text: str, top: int | None = 1) -> typer.mod
 
 @exit_on_error(ExitOutcome(Exit.OK, "every rule holds"), ExitOutcome(Exit.FINDINGS, "a rule fails"),
                ExitOutcome(Exit.USAGE, "no rule given, a limit out of range, a baseline rule without --baseline, a "
-                       "baseline sharing no task, no cost data, or runs scored before failure modes"),
+                       "baseline sharing no task, no cost data, runs scored before failure modes, or a judge rule "
+                       "without --labels or of a judge the ledger does not hold"),
                ExitRule(OSError, Exit.INPUT, lambda exc, params: f"cannot write {params['out_file']}: {exc}",
                     means="the --out file cannot be written"), raises=(LedgerError,))
 def check(
@@ -50,6 +51,13 @@ def check(
         "--max-mode-rate", metavar="MODE=R", show_default=False,
         help="Fail when more than this share of the scored runs failed in this failure mode (runs.failure_mode, "
              "`trajcheck failures`), e.g. blocked=0.1; repeat for several modes.")] = None,
+    max_judge_false_success: Annotated[Optional[list[str]], typer.Option(
+        "--max-judge-false-success", metavar="JUDGE=R", show_default=False, rich_help_panel="Judges",
+        help="With --labels: fail when this judge (runs.judgments, `score --judgments`) calls more than this share "
+             "of the runs the labels fail a success, e.g. lenient=0.1; repeat for several judges.")] = None,
+    labels: Annotated[Optional[Path], typer.Option(
+        "--labels", rich_help_panel="Judges", help="Labels (JSON {run_id: {...}} or CSV, as `agree` reads them): what "
+                         "--max-judge-false-success counts against.")] = None,
     by: Annotated[str, typer.Option("--by", help="One row (and JUnit test case) per value of this runs column "
                                     "or config.KEY.")] = "task_id",
     success_score: SuccessScoreOpt = 1.0,
@@ -61,8 +69,9 @@ def check(
 ) -> None:
     """Gate a build on a ledger: exit 1 when a rule fails.
 
-    The rules: false-claim rate and success against limits, and against a baseline ledger a success
-    drop or cost increase that its interval confirms. Prints each rule over all runs and the tasks
+    The rules: false-claim rate, success, a failure mode's rate and a judge's false-success rate
+    (against --labels) against limits, and against a baseline ledger a success drop or cost
+    increase that its interval confirms. Prints each rule over all runs and the tasks
     beyond a limit; --format md is a pull-request comment, --format junit one test case per task and
     rule for CI (docs/ci.md).
 
@@ -75,7 +84,9 @@ def check(
         raise UsageError("--out writes --format json, csv, md or junit; the table is for the terminal")
     result = run_check(ledger_dir, baseline, max_false_claim_rate=max_false_claim_rate, min_success=min_success,
                        max_success_drop=max_success_drop, max_cost_increase=max_cost_increase, by=by,
-                       success_score=success_score, where=where, max_mode_rate=_mode_limits(max_mode_rate))
+                       success_score=success_score, where=where, max_mode_rate=_mode_limits(max_mode_rate),
+                       max_judge_false_success=_limits("--max-judge-false-success", "JUDGE=R, e.g. lenient=0.1",
+                                                       max_judge_false_success), labels=labels)
     if fmt is CheckFormat.table:
         _table(result, by)
     else:
@@ -86,17 +97,23 @@ def check(
 
 def _mode_limits(given: list[str] | None) -> dict[str, float] | None:
     """``--max-mode-rate MODE=R`` options as limits by mode; UsageError for one that is not MODE=R."""
+    return _limits("--max-mode-rate", "MODE=R, e.g. blocked=0.1", given)
+
+
+def _limits(option: str, shape: str, given: list[str] | None) -> dict[str, float] | None:
+    """``NAME=R`` options as limits by name; UsageError for one that is not NAME=R. The name ends at the last
+    ``=``: a judge's name may hold one, a limit never does."""
     if not given:
         return None
     limits: dict[str, float] = {}
     for item in given:
-        mode, sep, value = item.partition("=")
+        name, sep, value = item.rpartition("=")
         try:
-            limits[mode.strip()] = float(value)
+            limits[name.strip()] = float(value)
         except ValueError:
             sep = ""
-        if not sep:
-            raise UsageError(f"--max-mode-rate {item}: give MODE=R, e.g. blocked=0.1")
+        if not sep or not name.strip():
+            raise UsageError(f"{option} {item}: give {shape}")
     return limits
 
 

@@ -134,6 +134,14 @@ def noise_text(n: dict[str, Any] | None) -> str:
     return f"inconclusive ({mdd}; {more})"
 
 
+def _not_judged(data: dict[str, Any], judge: str) -> None:
+    """--outcome judge:NAME: the runs the judge did not judge, left out, said per arm (on stderr)."""
+    left = data["runs_not_judged"]
+    for arm in sorted({a["arm"] for a in data["arms"]} | set(left)):
+        err.print(f"{arm}: {count(left.get(arm, 0), 'run')} not judged by {judge}, left out", highlight=False,
+                  markup=False)
+
+
 def _more(k: int) -> str:
     return f"{k} more repeat{'' if k == 1 else 's'} per task"
 
@@ -155,6 +163,9 @@ def compare(
                                          "runs out of success, fail counts each as a failure.")] = "skip",
     damaged: Annotated[str, typer.Option(help="With the expected runs: keep counts the damaged runs, exclude "
                                          "leaves them out of success.")] = "keep",
+    outcome: Annotated[str, typer.Option(metavar="verdict|judge:NAME", help="What success is: the final verdict "
+                                         "(default), or one judge's verdicts (runs.judgments, `score --judgments`): "
+                                         "the runs it did not judge are left out and counted.")] = "verdict",
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Compare ablation arms: success, the paired difference and what the verifier-off arm missed.
@@ -172,7 +183,7 @@ def compare(
 
     # a new list typed as compare() takes it (a list[Path] is not a list[str | PathLike]: lists are invariant)
     data = run_compare(list(ledgers), by, success_score, baseline=baseline, where=where,
-                       include_missing=include_missing, missing=missing, damaged=damaged).to_json()
+                       include_missing=include_missing, missing=missing, damaged=damaged, outcome=outcome).to_json()
     if fmt is Format.json:
         print_json(data)
         return
@@ -182,9 +193,14 @@ def compare(
         emit(*flat_rows(data["arms"]), fmt)
         return
     cols, rows = arm_rows(data)
+    judge = data["outcome"][len("judge:"):] if data.get("outcome") else None
+    over = f"the runs {judge} judged (success: its verdict pass)" if judge else \
+        f"all runs (success: verdict pass, else score >= {success_score:g})"
     # metrics down, arms across: readable in 80 columns for the usual two arms
     emit([data["by"], *[str(r[0]) for r in rows]], [[c, *[r[i] for r in rows]] for i, c in enumerate(cols) if i],
-         fmt, title=f"arms, unpaired: rates over all runs (success: verdict pass, else score >= {success_score:g})")
+         fmt, title=f"arms, unpaired: rates over {over}")
+    if judge is not None:
+        _not_judged(data, judge)
     for d in data.get("expected") or []:  # score --expect: each arm's denominator, and what success is over
         err.print(f"{d['group']}: {d['text']}", highlight=False, markup=False)
     if data.get("rates_over"):

@@ -39,12 +39,16 @@ def report(
     wait: Annotated[float, typer.Option("--wait", min=0, help="Seconds to wait for another report into the same "
                                         "folder to finish (one at a time); then exit 4, having written "
                                         "nothing.")] = DEFAULT_WAIT,
+    labels: Annotated[Optional[Path], typer.Option("--labels", help="Labels (JSON {run_id: {...}} or CSV, as "
+                                                   "`agree` reads them): the judges page adds each judge's "
+                                                   "precision, recall and false-success rate.")] = None,
 ) -> None:
     """Write a static HTML report of a ledger, a page per run.
 
     index.html has summary and comparison tables, a success chart and a sortable, filterable
     table of every run; runs/<run id>.html each run's story, its pre/post thumbnails and 200x200
-    region crops marked with the click point, the region and the changed box. Thumbnails are
+    region crops marked with the click point, the region and the changed box; judges.html each
+    judge of `score --judgments` against the evidence (and --labels). Thumbnails are
     cached by frame content, and files unchanged since the last report in the folder are not
     written again.
 
@@ -55,7 +59,7 @@ def report(
     bar = _Bar(quiet)
     try:
         written = write(ledger_dir, out, by=by, max_runs=max_runs, jobs=jobs, on_progress=bar.tick, wait=wait,
-                        on_wait=lambda w: err.print(wait_line(w), highlight=False, markup=False))
+                        on_wait=lambda w: err.print(wait_line(w), highlight=False, markup=False), labels=labels)
     finally:
         bar.stop()
     if fmt is Format.table:

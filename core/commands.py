@@ -74,17 +74,23 @@ def query(ledger: Pathish, sql: str) -> "QueryResult":
 
 def compare(ledgers: list[Pathish], by: str | None = None, success_score: float = 1.0, *,
             baseline: str | None = None, where: str | None = None,
-            include_missing: bool = False, missing: str = "skip", damaged: str = "keep") -> "Comparison":
+            include_missing: bool = False, missing: str = "skip", damaged: str = "keep",
+            outcome: str | None = None) -> "Comparison":
     """Ablation arms of one ledger (``by`` a runs column or ``config.KEY``) or two ledgers: success with
     Wilson intervals, the paired difference, McNemar's test, per-task wins, what the verifier-off arm
     missed. With the runs expected (``score --expect``), each arm's denominator, and its success over the runs
-    ``missing`` and ``damaged`` say (:func:`trajcheck.queries.expected.apply_comparison`). UsageError for a bad
-    ``by``, ``baseline`` or ``where``."""
+    ``missing`` and ``damaged`` say (:func:`trajcheck.queries.expected.apply_comparison`). ``outcome`` judge:NAME:
+    success is that judge's verdict, the runs it did not judge left out and counted, no expected runs. UsageError
+    for a bad ``by``, ``baseline``, ``where`` or ``outcome``, and ``missing`` or ``damaged`` with a judge's."""
     from .queries.comparison import compare as run
     from .queries.expected import apply_comparison
 
-    found = run(list(ledgers), by, success_score, baseline=baseline, where=where, include_missing=include_missing)
-    return apply_comparison(found, ledgers[0] if len(ledgers) == 1 else None, missing, damaged)
+    found = run(list(ledgers), by, success_score, baseline=baseline, where=where, include_missing=include_missing,
+                outcome=outcome)
+    if found.judged is not None and (missing, damaged) != ("skip", "keep"):
+        raise UsageError("--missing and --damaged count the expected runs by the ledger's verdicts, not a judge's")
+    return found if found.judged else apply_comparison(found, ledgers[0] if len(ledgers) == 1 else None, missing,
+                                                       damaged)
 
 
 def failures(ledger: Pathish, by: str | None = None, *, where: str | None = None) -> "Failures":
@@ -101,19 +107,22 @@ def failures(ledger: Pathish, by: str | None = None, *, where: str | None = None
 def check(ledger: Pathish, baseline: Pathish | None = None, *, max_false_claim_rate: float | None = None,
           min_success: float | None = None, max_success_drop: float | None = None,
           max_cost_increase: float | None = None, by: str = "task_id", success_score: float = 1.0,
-          where: str | None = None, max_mode_rate: dict[str, float] | None = None) -> "GateResult":
+          where: str | None = None, max_mode_rate: dict[str, float] | None = None,
+          max_judge_false_success: dict[str, float] | None = None, labels: Pathish | None = None) -> "GateResult":
     """A gate for CI: each rule given, judged over all runs and shown per task (``by``). The false-claim rate at
     most ``max_false_claim_rate`` and success at least ``min_success`` (the observed rates, Wilson intervals
     beside them); against ``baseline``, on the tasks both ledgers ran, a drop in success that its interval
     confirms above ``max_success_drop`` and a confirmed relative increase of ``runs.cost_usd`` per run above
     ``max_cost_increase`` fail; ``max_mode_rate`` ({failure mode: R}) fails when more than R of the runs failed in
-    that mode. ``.passed`` when every rule holds. UsageError without a rule, for a limit out of
-    range, a baseline rule without a baseline, a baseline sharing no task, or no cost data (docs/ci.md)."""
+    that mode; ``max_judge_false_success`` ({judge: R}) when a judge passes more than R of the runs ``labels`` fail.
+    ``.passed`` when every rule holds. UsageError without a rule, for a limit out of range, a baseline rule without
+    a baseline, a baseline sharing no task, no cost data, a judge rule without labels or its judge (docs/ci.md)."""
     from .queries.gate import check as run
 
     return run(ledger, baseline, max_false_claim_rate=max_false_claim_rate, min_success=min_success,
                max_success_drop=max_success_drop, max_cost_increase=max_cost_increase, by=by,
-               success_score=success_score, where=where, max_mode_rate=max_mode_rate)
+               success_score=success_score, where=where, max_mode_rate=max_mode_rate,
+               max_judge_false_success=max_judge_false_success, labels=labels)
 
 
 def flaky(ledger: Pathish, repeat_key: str | None = None, by: str | None = None, *, where: str | None = None,
@@ -204,7 +213,7 @@ class ReportWritten:
 def report(ledger: Pathish, out: Pathish = "report", *, by: str | None = None, max_runs: int | None = None,
            success_score: float = 1.0, jobs: int | None = None,
            on_progress: Callable[[int, int], None] | None = None, wait: float | None = None,
-           on_wait: Callable[[LockWait], None] | None = None) -> ReportWritten:
+           on_wait: Callable[[LockWait], None] | None = None, labels: Pathish | None = None) -> ReportWritten:
     """A static HTML report in the folder ``out``: index.html with summary and comparison tables and every run;
     one page per run (``runs/<name>.html``, named by its run id), with thumbnails (the ``max_runs`` most telling
     only, when given); one page per task with runs in two arms of ``by``, the pair side by side. Thumbnails are
@@ -212,14 +221,15 @@ def report(ledger: Pathish, out: Pathish = "report", *, by: str | None = None, m
     ``on_progress(done, total)`` is told as run pages are written. Only files whose bytes changed since the last
     report in ``out`` are written (each atomically, the index last). One report at a time writes a folder: a
     second waits up to ``wait`` seconds (None: the default, 300) for the first (``on_wait`` hears who holds it),
-    then raises LedgerBusy having written nothing. OSError when it cannot be written."""
+    then raises LedgerBusy having written nothing. OSError when it cannot be written. With judgments in the
+    ledger, ``judges.html`` checks each judge against the evidence (and ``labels``, when given)."""
     from functools import partial
 
     from .render.pairpage import write_pairs
     from .render.reportbuild import write_report
 
     w = write_report(ledger, out, by, max_runs, success_score, partial(write_pairs, ledger), jobs, on_progress,
-                     DEFAULT_WAIT if wait is None else wait, on_wait)
+                     DEFAULT_WAIT if wait is None else wait, on_wait, labels)
     return ReportWritten(w.index, w.runs, w.with_thumbnails, w.written, w.kept, w.removed)
 
 

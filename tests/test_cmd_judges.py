@@ -5,13 +5,14 @@ recall match the labels, and a second run is byte-identical."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from trajcheck.cli.main import app
 
-from conftest import SAMPLES
+from conftest import ROOT, SAMPLES
 
 runner = CliRunner()
 FALSE_SUCCESSES = ("consent-overlay-off", "nc-signin-gave-up", "terms-checkbox-off")
@@ -117,3 +118,43 @@ def test_cheapest_judge_under_a_bound(sample_ledger: Path, tmp_path: Path) -> No
                               "--labels", str(SAMPLES / "labels.json"), "--max-false-success", "0.05",
                               "--format", "json"])
     assert json.loads(res.stdout)["cheapest"]["judge"] == "careful"
+
+
+DOC = ROOT / "docs" / "judges.md"
+BEGIN = "<!-- judges-example: begin (generated: tests/test_cmd_judges.py) -->\n"
+END = "<!-- judges-example: end -->"
+
+
+def test_the_worked_example_is_what_the_command_prints(sample_ledger: Path, tmp_path: Path) -> None:
+    """docs/judges.md's worked example: the tables are the command's output, byte for byte (its headings one level
+    down), and every figure its prose quotes is the command's."""
+    lenient, strict = _judges(tmp_path)
+    args = ["judges", str(sample_ledger), "--judgments", str(lenient), "--judgments", str(strict), "--labels",
+            str(SAMPLES / "labels.json"), "--format"]
+    md = runner.invoke(app, args + ["md"]).stdout
+    assert str(tmp_path) not in md and md.startswith("## Judges of 28 runs\n")
+    shown = "#" + md.replace("\n## ", "\n### ")
+    text = DOC.read_text("utf-8")
+    head, rest = text.split(BEGIN)
+    block, tail = rest.split(END)
+    if os.environ.get("TRAJCHECK_UPDATE_GOLDEN"):
+        DOC.write_text(head + BEGIN + shown + END + tail, "utf-8")
+        block = shown
+    assert block == shown, "docs/judges.md's worked example is stale: TRAJCHECK_UPDATE_GOLDEN=1 writes it again"
+    data = json.loads(runner.invoke(app, args + ["json"]).stdout)
+    by = {j["judge"]: j for j in data["judges"]}
+    le, st = by["lenient"], by["agent-eval-refine:strict"]
+    lab = le["labels"]
+    prose = " ".join(tail.split())
+    assert f"`lenient` passes {le['passes']} runs and fails {le['fails']}." in prose
+    assert (f"its precision is {lab['tp']} of {lab['tp'] + lab['fp']} ({100 * lab['precision']['rate']:.1f}%), its "
+            f"recall {lab['tp']} of {lab['tp'] + lab['fn']}, and its false-success rate {lab['fp']} of "
+            f"{lab['fp'] + lab['tn']} ({100 * lab['false_success']['rate']:.1f}%): of the {lab['fp'] + lab['tn']} "
+            f"runs the labels fail, it passes the three above") in prose
+    assert sorted({c["run_id"] for c in data["conflicts"]}) == list(FALSE_SUCCESSES) and lab["fp"] == 3
+    assert f"its flip rate is {st['flip']['k']} of {st['flip']['n']}" in prose
+    assert (f"it decides {st['passes'] + st['fails']} runs ({st['passes']} passes, {st['fails']} fails) with no false "
+            "success") in prose and st["labels"]["fp"] == 0
+    assert f"fails on that {100 * lab['false_success']['rate']:.1f}% (exit 1)" in prose
+    intro = " ".join(head.split())
+    assert f"at {le['cost_per_run']} USD a run" in intro and f"over the {data['runs']} sample runs" in intro

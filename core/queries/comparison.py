@@ -25,13 +25,14 @@ from ..base import stats
 from ..base.reasons import WarningFollowup
 from ..base.verdicts import Coverage, coverage
 from ..base.errors import UsageError
+from .judgeverdicts import judged_rows, outcome_judge
 from .failuremodes import ModeChange, mode_changes
 from .views import arm_rows, group_expr
 
 RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "verdict_source", "outcome_score",
-               "claimed_success",
-               "false_claim", "n_steps", "effect_no_effect", "loops", "reward_total", "config_perceptual_verifier",
-               "states_returning", "stalled_from_step", "no_net_progress", "cost_usd", "wall_seconds", "failure_mode")
+               "claimed_success", "false_claim", "n_steps", "effect_no_effect", "loops", "reward_total",
+               "config_perceptual_verifier", "states_returning", "stalled_from_step", "no_net_progress", "cost_usd",
+               "wall_seconds", "failure_mode", "judgments")
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class RunOutcome:
     arm: str
     verdict: str
     success: bool
-    scored_by: str  # verdict (contract/judge) | evidence (the evidence referee alone) | score | none
+    scored_by: str  # verdict (contract/judge) | evidence (the evidence referee alone) | score | none | judge
     row: dict[str, Any]
 
 
@@ -268,10 +269,12 @@ class Comparison:
     # the runs expected (score --expect), each arm's denominator (queries.expected), and what success is over
     expected: list[dict[str, Any]] | None = None
     rates_over: str | None = None
+    # --outcome judge:NAME: {"outcome": "judge:NAME", "runs_not_judged": {arm: runs it did not judge, left out}}
+    judged: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"by": self.by, "success_score": self.success_score, "where": self.where,
-                "runs_without_value": self.missing,
+                "runs_without_value": self.missing, **(self.judged or {}),
                 **({"expected": self.expected, "rates_over": self.rates_over} if self.expected is not None else {}),
                 "arms": [a.to_json() for a in self.arms],
                 "paired": [p.to_json() for p in self.pairings],
@@ -284,8 +287,10 @@ MISSING = "(null)"
 
 
 def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, success_score: float = 1.0, *,
-            baseline: str | None = None, where: str | None = None, include_missing: bool = False) -> Comparison:
-    """Compare arms: the values of ``by`` in one ledger, or two ledgers as two arms.
+            baseline: str | None = None, where: str | None = None, include_missing: bool = False,
+            outcome: str | None = None) -> Comparison:
+    """Compare arms: the values of ``by`` in one ledger, or two ledgers as two arms (``outcome`` judge:NAME: success
+    is that judge's verdict, runs.judgments, and the runs it did not judge are left out and counted).
 
     ``where``: SQL on ``runs`` selecting the runs compared. Runs without a value of ``by`` are counted
     apart (``missing``) and are no arm unless ``include_missing``. ``baseline``: the arm the others are
@@ -308,11 +313,13 @@ def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, succes
     if not include_missing:
         missing = sum(r["arm"] == MISSING for r in rows)
         rows = [r for r in rows if r["arm"] != MISSING]
+    judge = outcome_judge(outcome)
+    rows, not_judged = judged_rows(rows, judge) if judge else (rows, {})
     outcomes: list[RunOutcome] = []
     for r in rows:
         if r["status"] != "ok":
             continue
-        ok, how = outcome_of(r, success_score)
+        ok, how = (r["judge_success"], "judge") if judge else outcome_of(r, success_score)
         outcomes.append(RunOutcome(r["run_id"], r["task_id"], r["trial"], r["arm"],
                                    r["eval_final_verdict"] or "unknown", ok, how, r))
     arm_names = sorted({r["arm"] for r in rows})
@@ -329,7 +336,7 @@ def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, succes
     keyed = [(o.arm, _key(o), o.row["failure_mode"]) for o in sorted(outcomes, key=lambda o: o.run_id)]
     shifts = [m for other in arm_names[1:] for m in mode_changes(arm_names[0], other, keyed)]
     return Comparison(by, success_score, arms, pairings, [c for c in cfs if c.runs_recorded_off], missing, where,
-                      shifts)
+                      shifts, judged={"outcome": f"judge:{judge}", "runs_not_judged": not_judged} if judge else None)
 
 
 def _config_key_exists(ledger_dir: str | os.PathLike[str], by: str) -> None:

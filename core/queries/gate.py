@@ -7,10 +7,13 @@ the runs column ``false_claim``. Invalid runs are counted, never judged.
 
 How each rule is judged (docs/ci.md):
 
-* ``max-false-claim-rate R`` and ``min-success S`` are limits on the ledger itself: the rule fails when the
+* ``max-false-claim-rate R``, ``min-success S``, ``max-mode-rate MODE=R`` and ``max-judge-false-success JUDGE=R``
+  are limits on the ledger itself: the rule fails when the
   observed rate is above R (below S). The Wilson interval is shown beside it, not used: a CI user who writes
   "at most 10% false claims" means the runs measured, and a rule that waits for an interval to clear the
   limit would let 1 false claim in 3 runs through any limit above 9%.
+  A judge's false-success rate is counted as ``trajcheck judges`` counts it: of the labelled runs the labels fail
+  (``labels``) that the judge decided (the majority of its samples in ``runs.judgments``), the share it passes.
 * ``max-success-drop D`` and ``max-cost-increase C`` compare with the baseline, on the tasks both ledgers ran,
   and fail only when the interval confirms it: when its lower bound is above D (above C). A drop within
   noise passes. A success drop must also clear the noise floor of the repeats (``stats.noise_floor``: at least the
@@ -32,7 +35,7 @@ from typing import Any, Callable, NamedTuple
 
 from ..base.errors import UsageError
 from ..base import stats
-from .gateruns import (CONFIDENCE, EPS, Measure, RunRow, by_group, cost_increase, count, load, no_cost, pair_up, pct,
+from .gateruns import (CONFIDENCE, EPS, Measure, RunRow, by_group, cost_increase, load, no_cost, pair_up, pct,
                        success_drop, wilson)
 
 #: The scope of a rule's row over all the runs (the other rows' scopes are the values of ``by``).
@@ -47,6 +50,7 @@ class Rule(StrEnum):
     MAX_SUCCESS_DROP = "max-success-drop"
     MAX_COST_INCREASE = "max-cost-increase"
     MAX_MODE_RATE = "max-mode-rate"  # one result per failure mode given (RuleResult.mode)
+    MAX_JUDGE_FALSE_SUCCESS = "max-judge-false-success"  # one result per judge given (RuleResult.judge)
 
 
 class Finding(StrEnum):
@@ -104,6 +108,7 @@ class RuleResult:
     overall: Row
     groups: list[Row]
     mode: str | None = None  # the failure mode of a max-mode-rate rule
+    judge: str | None = None  # the judge of a max-judge-false-success rule
 
     @property
     def passed(self) -> bool:
@@ -111,13 +116,15 @@ class RuleResult:
 
     @property
     def name(self) -> str:
-        """The rule as its option gives it: ``max-mode-rate blocked`` for a mode's."""
-        return f"{self.rule} {self.mode}" if self.mode else str(self.rule)
+        """The rule as its option gives it: ``max-mode-rate blocked`` for a mode's, ``max-judge-false-success
+        lenient`` for a judge's."""
+        subject = self.mode or self.judge
+        return f"{self.rule} {subject}" if subject else str(self.rule)
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": str(self.rule), "limit": self.limit, "judged_by": self.judged_by, "passed": self.passed,
                 "overall": self.overall.to_json(), "groups": [g.to_json() for g in self.groups],
-                **({"mode": self.mode} if self.mode else {})}
+                **({"mode": self.mode} if self.mode else {}), **({"judge": self.judge} if self.judge else {})}
 
 
 @dataclass(frozen=True)
@@ -134,6 +141,7 @@ class GateResult:
     baseline_runs: int | None
     shared_tasks: int | None  # tasks both ledgers ran (the baseline rules judge these)
     rules: list[RuleResult]
+    labels: str | None = None  # the labels file the judge rules count against
 
     @property
     def passed(self) -> bool:
@@ -148,22 +156,25 @@ class GateResult:
         return {"passed": self.passed, "ledger": self.ledger, "baseline": self.baseline, "by": self.by,
                 "success_score": self.success_score, "where": self.where, "confidence": CONFIDENCE,
                 "runs": self.runs, "invalid": self.invalid, "baseline_runs": self.baseline_runs,
-                "shared_tasks": self.shared_tasks, "rules": [r.to_json() for r in self.rules]}
+                "shared_tasks": self.shared_tasks, **({"labels": self.labels} if self.labels else {}),
+                "rules": [r.to_json() for r in self.rules]}
 
 
 def check(ledger_dir: str | os.PathLike[str], baseline: str | os.PathLike[str] | None = None, *,
           max_false_claim_rate: float | None = None, min_success: float | None = None,
           max_success_drop: float | None = None, max_cost_increase: float | None = None, by: str = "task_id",
           success_score: float = 1.0, where: str | None = None,
-          max_mode_rate: dict[str, float] | None = None) -> GateResult:
+          max_mode_rate: dict[str, float] | None = None, max_judge_false_success: dict[str, float] | None = None,
+          labels: str | os.PathLike[str] | None = None) -> GateResult:
     """Judge the rules given (see the module docstring); UsageError without a rule, for a limit out of range,
     for a baseline rule without a baseline (or a baseline without one), for a baseline that shares no task,
-    and for no cost data."""
+    for no cost data, and for a judge rule without ``labels`` or of a judge the ledger does not hold."""
     limits = {Rule.MAX_FALSE_CLAIM_RATE: max_false_claim_rate, Rule.MIN_SUCCESS: min_success,
               Rule.MAX_SUCCESS_DROP: max_success_drop, Rule.MAX_COST_INCREASE: max_cost_increase}
     given = {rule: float(v) for rule, v in limits.items() if v is not None}
     modes = _modes(max_mode_rate)
-    _validate(given, baseline, bool(modes))
+    judge_limits = _judge_limits(max_judge_false_success, labels)
+    _validate(given, baseline, bool(modes or judge_limits))
     cost = Rule.MAX_COST_INCREASE in given
     runs, invalid = load(ledger_dir, by, success_score, where, cost)
     if modes:
@@ -177,6 +188,8 @@ def check(ledger_dir: str | os.PathLike[str], baseline: str | os.PathLike[str] |
         results.append(_rate_rule(Rule.MIN_SUCCESS, given[Rule.MIN_SUCCESS], runs, groups, lambda r: r.success))
     for mode, lim in modes:
         results.append(_rate_rule(Rule.MAX_MODE_RATE, lim, runs, groups, _in_mode(mode), mode))
+    if judge_limits:
+        results += _judge_rules(ledger_dir, judge_limits, labels, runs)
     base_runs = n_shared = None
     if baseline is not None:
         base, _ = load(baseline, by, success_score, where, cost)
@@ -196,7 +209,7 @@ def check(ledger_dir: str | os.PathLike[str], baseline: str | os.PathLike[str] |
                 raise UsageError(no_cost(baseline))
             results.append(_compared(Rule.MAX_COST_INCREASE, given[Rule.MAX_COST_INCREASE], both, cost_increase))
     return GateResult(str(ledger_dir), None if baseline is None else str(baseline), by, success_score, where,
-                       len(runs), invalid, base_runs, n_shared, results)
+                      len(runs), invalid, base_runs, n_shared, results, None if labels is None else str(labels))
 
 
 def _in_mode(mode: str) -> Callable[[RunRow], bool]:
@@ -218,6 +231,50 @@ def _modes(limits: dict[str, float] | None) -> list[tuple[str, float]]:
     return out
 
 
+def _judge_limits(limits: dict[str, float] | None, labels: object) -> list[tuple[str, float]]:
+    """The ``max-judge-false-success`` limits, by judge; UsageError for a limit out of range, and for any without
+    labels (a false success is a success the labels fail)."""
+    out = []
+    for judge, v in sorted((limits or {}).items()):
+        if not 0.0 <= float(v) <= 1.0:
+            raise UsageError(f"--max-judge-false-success {judge}={v:g}: give a fraction from 0 to 1 (0.1 is 10%)")
+        out.append((judge, float(v)))
+    if out and labels is None:
+        raise UsageError("--max-judge-false-success needs --labels FILE: a false success is a success the labels "
+                         "fail")
+    return out
+
+
+def _judge_rules(ledger_dir: str | os.PathLike[str], limits: list[tuple[str, float]],
+                 labels: str | os.PathLike[str] | None, runs: list[RunRow]) -> list[RuleResult]:
+    """One rule per judge: of the runs judged (``runs``) that the labels fail and the judge decided, the share it
+    passes, at most the limit. The rule's row also counts the labelled failures the judge did not decide
+    (``not_judged``): a judge that skips the hard runs looks better than it is."""
+    from .agreement import read_labels
+    from .judgeverdicts import ledger_verdicts
+
+    assert labels is not None  # _judge_limits refused judge rules without labels
+    said = ledger_verdicts(ledger_dir)
+    for judge, _ in limits:
+        if judge not in said:
+            raise UsageError(f"--max-judge-false-success {judge}: no such judge in {ledger_dir} (runs.judgments, "
+                             "`score --judgments`); its judges: " + (", ".join(said) or "none"))
+    failed = {rid for rid, lab in read_labels(labels).items() if lab.outcome and lab.outcome != "pass"}
+    labelled = [r for r in runs if r.run_id in failed]
+    out = []
+    for judge, lim in limits:
+        decided = [r for r in labelled if said[judge].get(r.run_id) is not None]
+        result = _rate_rule(Rule.MAX_JUDGE_FALSE_SUCCESS, lim, decided, by_group(decided),
+                            _passed_by(said[judge]), judge=judge)
+        result.overall.detail["not_judged"] = len(labelled) - len(decided)
+        out.append(result)
+    return out
+
+
+def _passed_by(said: dict[str, bool | None]) -> Callable[[RunRow], bool]:
+    return lambda r: said.get(r.run_id) is True
+
+
 def _modes_scored(ledger_dir: str | os.PathLike[str], where: str | None) -> None:
     """UsageError when runs that did not pass have no failure mode because they were scored before failure modes
     existed: a mode's rate over them would be too low."""
@@ -232,7 +289,8 @@ def _modes_scored(ledger_dir: str | os.PathLike[str], where: str | None) -> None
 def _validate(given: dict[Rule, float], baseline: object, modes: bool = False) -> None:
     if not given and not modes:
         raise UsageError("give at least one rule: --max-false-claim-rate R, --min-success S, --max-mode-rate "
-                         "MODE=R, or with --baseline LEDGER --max-success-drop D or --max-cost-increase C")
+                         "MODE=R, --max-judge-false-success JUDGE=R, or with --baseline LEDGER --max-success-drop D "
+                         "or --max-cost-increase C")
     for rule, v in given.items():
         top = float("inf") if rule is Rule.MAX_COST_INCREASE else 1.0
         if not 0.0 <= v <= top:  # also refuses nan
@@ -247,22 +305,25 @@ def _validate(given: dict[Rule, float], baseline: object, modes: bool = False) -
 
 
 def _rate_rule(rule: Rule, limit: float, runs: list[RunRow], groups: dict[str, list[RunRow]],
-               pick: Callable[[RunRow], bool], mode: str | None = None) -> RuleResult:
-    """An absolute rule on a rate: the false-claim rate (or a failure mode's rate) at most ``limit``, or success
-    at least ``limit``."""
+               pick: Callable[[RunRow], bool], mode: str | None = None, judge: str | None = None) -> RuleResult:
+    """An absolute rule on a rate: the false-claim rate (or a failure mode's rate, or a judge's false-success
+    rate) at most ``limit``, or success at least ``limit``."""
     upper = rule is not Rule.MIN_SUCCESS
-    what = f"{mode} rate" if mode else "false-claim rate" if upper else "success"
+    what = f"{mode} rate" if mode else f"{judge}'s false-success rate" if judge else \
+        "false-claim rate" if upper else "success"
+    runs_of = "run the labels fail" if judge else "run"
 
     def row(scope: str, rs: list[RunRow], rule_fails: bool | None) -> Row:
         k, n = sum(1 for r in rs if pick(r)), len(rs)
         rate = wilson(k, n)
         if not n:
-            return Row(scope, False, Finding.NO_DATA, f"no scored runs: the {what} cannot be judged", None, None,
+            nothing = "no run the labels fail that the judge decided" if judge else "no scored runs"
+            return Row(scope, False, Finding.NO_DATA, f"{nothing}: the {what} cannot be judged", None, None,
                        None, 0, "wilson", {"k": 0})
         value = k / n
         beyond = value > limit + EPS if upper else value < limit - EPS
         bound = "the limit" if upper else "the minimum"
-        text = f"{what} {pct(value)} ({k} of {count(n, 'run')}) "
+        text = f"{what} {pct(value)} ({k} of {n} {runs_of if n == 1 else runs_of.replace('run', 'runs', 1)}) "
         if not beyond:
             reason, passed = Finding.WITHIN_LIMIT, True
             text += f"{'within' if upper else 'meets'} {bound} {pct(limit)}"
@@ -276,7 +337,7 @@ def _rate_rule(rule: Rule, limit: float, runs: list[RunRow], groups: dict[str, l
 
     overall = row(OVERALL, runs, None)
     return RuleResult(rule, limit, "observed", overall,
-                      [row(g, rs, not overall.passed) for g, rs in groups.items()], mode)
+                      [row(g, rs, not overall.passed) for g, rs in groups.items()], mode, judge)
 
 
 class _Both(NamedTuple):

@@ -36,6 +36,7 @@ class RunRow(NamedTuple):  # a tuple, not a dataclass: a check makes 20,000 of t
     false_claim: bool
     cost: float | None
     mode: str | None = None  # runs.failure_mode (--max-mode-rate)
+    run_id: str = ""  # (--max-judge-false-success: a judge's verdicts are by run)
 
 
 def load(path: str | os.PathLike[str], by: str, success_score: float, where: str | None,
@@ -50,8 +51,8 @@ def load(path: str | os.PathLike[str], by: str, success_score: float, where: str
         if where:
             ledger.check_where(con, where)
         sql = (f"select coalesce(task_id, run_id), trial, status, eval_final_verdict, verdict_source, "
-               f"outcome_score, false_claim, CAST({expr} AS VARCHAR), {'cost_usd' if cost else 'NULL'}, failure_mode "
-               "from runs"
+               f"outcome_score, false_claim, CAST({expr} AS VARCHAR), {'cost_usd' if cost else 'NULL'}, "
+               "failure_mode, run_id from runs"
                + (f" where {where}" if where else ""))
         try:
             rows = con.execute(sql).fetchall()
@@ -61,7 +62,7 @@ def load(path: str | os.PathLike[str], by: str, success_score: float, where: str
         con.close()
     runs = []
     success: dict[tuple[Any, Any, Any], bool] = {}  # compare's outcome_of, once per distinct verdict and score
-    for task, trial, status, verdict, source, score, false_claim, group, usd, mode in rows:
+    for task, trial, status, verdict, source, score, false_claim, group, usd, mode, rid in rows:
         if status != "ok":
             continue
         ok = success.get((verdict, source, score))
@@ -69,7 +70,7 @@ def load(path: str | os.PathLike[str], by: str, success_score: float, where: str
             ok = success[verdict, source, score] = outcome_of(
                 {"eval_final_verdict": verdict, "verdict_source": source, "outcome_score": score}, success_score)[0]
         runs.append(RunRow(task, trial, MISSING if group is None else group, ok, bool(false_claim),
-                         None if usd is None else float(usd), mode))
+                         None if usd is None else float(usd), mode, rid))
     return runs, len(rows) - len(runs)
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from ..base.errors import UsageError
 from ..base.reasons import ClaimReason, EvidenceCode, VerdictReason
 from ..scoring.judgments.matching import JudgedRun, match, why_none
 from ..store import ledger
+from .judgeverdicts import Entry, dedupe, entries_from_ledger, verdicts as judge_verdicts
 
 #: The contract checks of text the final screen must show.
 TEXT_CHECKS = frozenset({"text_present", "text_matches", "element_text"})
@@ -58,37 +58,11 @@ _RUN_COLUMNS = ("run_id", "task_id", "run_path", "n_steps", "det_verdict", "cont
                 "message_text", "judgments")
 
 
-@dataclass
-class Entry:
-    """One judgment of a run by a judge, from the ledger (``score --judgments``) or a ``--judgments`` path."""
-
-    judge: str
-    run_id: str
-    verdict: str
-    source: str
-    sample: str | None = None
-    cost_usd: float | None = None
-    tokens: int | None = None
-    score: float | None = None
-    process_score: float | None = None
-    cited: list[dict[str, Any]] = field(default_factory=list)
-
-
 def _load(ledger_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], Any]:
     con = ledger.connect(ledger_dir)
     cur = con.execute(f"select {', '.join(_RUN_COLUMNS)} from runs where status = 'ok' order by run_id")
     runs = [dict(zip(_RUN_COLUMNS, r)) for r in cur.fetchall()]
     return runs, con
-
-
-def _entries_from_ledger(runs: list[dict[str, Any]]) -> list[Entry]:
-    out = []
-    for r in runs:
-        for j in json.loads(r["judgments"]) if r.get("judgments") else []:
-            out.append(Entry(j["judge"], r["run_id"], j["verdict"], j.get("source") or "", j.get("sample"),
-                             j.get("cost_usd"), j.get("tokens"), j.get("score"), j.get("process_score"),
-                             j.get("cited") or []))
-    return out
 
 
 def _entries_from_paths(paths: list[Path], runs: list[dict[str, Any]]) -> tuple[list[Entry], list[dict[str, Any]]]:
@@ -110,25 +84,6 @@ def _entries_from_paths(paths: list[Path], runs: list[dict[str, Any]]) -> tuple[
             entries.append(Entry(j.judge, rid, j.verdict, j.where, j.sample, j.cost_usd, j.tokens, j.score,
                                  j.process_score, [c.to_json() for c in j.cited]))
     return entries, report
-
-
-def _dedupe(entries: list[Entry]) -> list[Entry]:
-    """One entry per judge, run, sample and source (a file given to both ``score`` and ``judges`` counts once)."""
-    seen: dict[tuple[str, str, str | None, str], Entry] = {}
-    for e in entries:
-        seen.setdefault((e.judge, e.run_id, e.sample, e.source), e)
-    return sorted(seen.values(), key=lambda e: (e.judge, e.run_id, e.sample or "", e.source))
-
-
-def _verdicts(entries: list[Entry]) -> dict[str, dict[str, bool | None]]:
-    """Each judge's verdict per run: the majority of its samples (a tie is no verdict)."""
-    votes: dict[str, dict[str, list[bool]]] = {}
-    for e in entries:
-        votes.setdefault(e.judge, {}).setdefault(e.run_id, []).append(e.verdict == "pass")
-    out: dict[str, dict[str, bool | None]] = {}
-    for judge, runs in votes.items():
-        out[judge] = {rid: (None if 2 * sum(v) == len(v) else 2 * sum(v) > len(v)) for rid, v in runs.items()}
-    return out
 
 
 def _reason(code: str, reasons: list[str] | None) -> tuple[int | None, str] | None:
@@ -197,6 +152,15 @@ def evidence_against_fail(r: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def against_evidence(judge: str, verdict: bool | None, r: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the evidence of run ``r`` (a runs row) shows against ``judge``'s ``verdict`` on it (True a success,
+    None no verdict: nothing): each item its judge, run_id, what the judge said, kind, step and evidence."""
+    if verdict is None:
+        return []
+    found = evidence_against_pass(r) if verdict else evidence_against_fail(r)
+    return [{"judge": judge, "run_id": r["run_id"], "said": "pass" if verdict else "fail", **c} for c in found]
+
+
 def _steps(con: Any, wanted: set[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
     """The action and frame of each (run, step) shown with a conflict."""
     if not wanted:
@@ -226,21 +190,17 @@ def judges(ledger_dir: str | os.PathLike[str], judgments: list[Path] | None = No
     runs, con = _load(ledger_dir)
     try:
         given, sources = _entries_from_paths(list(judgments or []), runs)
-        entries = _dedupe(_entries_from_ledger(runs) + given)
+        entries = dedupe(entries_from_ledger(runs) + given)
         if not entries:
             raise UsageError(f"{ledger_dir}: no judgments: give --judgments PATH, or score with --judgments")
         by_id = {r["run_id"]: r for r in runs}
-        verdicts = _verdicts(entries)
+        verdicts = judge_verdicts(entries)
         conflicts: list[dict[str, Any]] = []
         contradicted: list[dict[str, Any]] = []
         for judge, said in sorted(verdicts.items()):
             for rid, v in sorted(said.items()):
-                if v is None:
-                    continue
-                found = evidence_against_pass(by_id[rid]) if v else evidence_against_fail(by_id[rid])
-                for c in found:
-                    (conflicts if v else contradicted).append({"judge": judge, "run_id": rid,
-                                                               "said": "pass" if v else "fail", **c})
+                for c in against_evidence(judge, v, by_id[rid]):
+                    (conflicts if v else contradicted).append(c)
         wanted = {(c["run_id"], c["step"]) for c in conflicts + contradicted if c["step"] is not None}
         steps = _steps(con, wanted)
     finally:
@@ -319,3 +279,4 @@ def _cheapest(rows: list[dict[str, Any]], bound: float | None) -> dict[str, Any]
     return {"max_false_success": bound, "judge": None if best is None else best["judge"],
             "cost_per_run": None if best is None else best["cost_per_run"],
             "false_success": None if best is None else best["labels"]["false_success"]}
+

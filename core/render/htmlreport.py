@@ -28,6 +28,7 @@ from .marks import Marks, shot
 from .reportfiles import Output, page_name
 from .reportgeometry import frame_point, motion
 from .reportwork import Images, frame_paths, screen_boxes, screen_crop
+from .judgespage import run_conflicts
 from .rubrichtml import rubric_and_judges
 
 
@@ -213,6 +214,7 @@ def _run_section(r: dict[str, Any], steps: list[dict[str, Any]], images: Images,
                  + f"<br><b>final</b> {_e(r['eval_final_verdict'])} ({_e(r['verdict_reason'])}, from "
                  f"{_e(r.get('verdict_source') or 'none')})</p>")
     parts.append(rubric_and_judges(r))
+    parts.append(run_conflicts(r, steps))
     if r.get("lesson_candidate"):
         parts.append(f"<p class=muted>{_e(r['lesson_candidate'])}</p>")
     parts.append(_states_strip(r, steps))
@@ -220,7 +222,8 @@ def _run_section(r: dict[str, Any], steps: list[dict[str, Any]], images: Images,
         parts.append("<p class=muted>No thumbnails for this run: only the most telling runs get them "
                      "(raise --max-runs).</p>")
     for s in steps:
-        parts.append(_step_html(name, r, s, images, out, thumbs))
+        # an anchor per step: the judges' conflicts link to the step that shows them (render.judgespage)
+        parts.append(f'<div id="step-{s["step_index"]}">{_step_html(name, r, s, images, out, thumbs)}</div>')
     parts.append("</div>")
     return "".join(parts)
 

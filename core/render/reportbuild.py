@@ -22,6 +22,7 @@ from ..store.lock import DEFAULT_WAIT, LockWait, acquire
 from .htmlreport import INDEX_JS, _chart, _page, _runs_table, render_run
 from .htmltext import escape as _e
 from .failuremodes import failure_section
+from .judgespage import has_judgments, report_judges
 from .reportfiles import Output, ensure_folder, page_name, read_manifest
 from .reportwork import Images, run_pages
 from ..base.words import count
@@ -75,12 +76,15 @@ def _read(ledger_dir: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], dic
 def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], by: str | None = None,
                  max_runs: int | None = None, success_score: float = 1.0, pages: Pages | None = None,
                  jobs: int | None = None, on_progress: Progress | None = None, wait: float = DEFAULT_WAIT,
-                 on_wait: Callable[[LockWait], None] | None = None) -> Written:
+                 on_wait: Callable[[LockWait], None] | None = None,
+                 labels: str | os.PathLike[str] | None = None) -> Written:
     """Write ``out_dir/index.html`` (summary, comparison and a sortable, filterable table of every run),
     ``out_dir/runs/<name>.html`` (one page per run, named by its id: its story step by step, with thumbnails)
     and ``out_dir/assets/``, each file only when its bytes changed since the last report there. The ``max_runs``
     most telling runs (false claims, uncertain, failed first; None: every run) get thumbnails. With a ``by``,
-    ``pages`` adds its pages and section. ``jobs`` worker processes (None: one per core).
+    ``pages`` adds its pages and section. ``jobs`` worker processes (None: one per core). When the ledger holds
+    judgments, ``out_dir/judges.html`` checks each judge against the evidence (:mod:`trajcheck.render.judgespage`;
+    against ``labels`` too, when given).
 
     One report at a time writes a folder: the folder's lock (:mod:`trajcheck.store.lock`, the ledger's kind) is
     held from before the last report's record is read until the new one is written, so two reports into one
@@ -89,11 +93,12 @@ def write_report(ledger_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     root = Path(out_dir)
     ensure_folder(root)
     with acquire(root, wait, on_wait):
-        return _write(ledger_dir, root, by, max_runs, success_score, pages, jobs, on_progress)
+        return _write(ledger_dir, root, by, max_runs, success_score, pages, jobs, on_progress, labels)
 
 
 def _write(ledger_dir: str | os.PathLike[str], root: Path, by: str | None, max_runs: int | None,
-           success_score: float, pages: Pages | None, jobs: int | None, on_progress: Progress | None) -> Written:
+           success_score: float, pages: Pages | None, jobs: int | None, on_progress: Progress | None,
+           labels: str | os.PathLike[str] | None = None) -> Written:
     from ..queries.comparison import compare
     from ..queries.tables import build, to_html
 
@@ -113,7 +118,12 @@ def _write(ledger_dir: str | os.PathLike[str], root: Path, by: str | None, max_r
     body = [f"<h1>trajcheck report</h1><p class=muted>{count(len(runs), 'run')} from {_e(Path(ledger_dir).name)}; "
             f"trajcheck {_e(__version__)}</p><p><b>{_e(coverage(runs).text())}</b></p>"]
     body.append("<h2>Summary</h2>" + to_html(build(ledger_dir, "summary", by, success_score)))
-    body.append(failure_section(ledger_dir, by, {r["run_id"]: page_name(r["run_id"]) for r in runs}))
+    names = {r["run_id"]: page_name(r["run_id"]) for r in runs}
+    body.append(failure_section(ledger_dir, by, names))
+    if has_judgments(runs):
+        page, section = report_judges(ledger_dir, labels, names)
+        out.put("judges.html", _page("judges - trajcheck report", page, ""))
+        body.append(section)
     if by:
         c = compare([ledger_dir], by, success_score).to_json()
         body.append("<h2>Comparison</h2>" + _chart(c["arms"], by)
