@@ -296,6 +296,58 @@ def _typed(kind: str, chk: Mapping[str, Any], typed: tuple[tuple[int, str], ...]
     return None
 
 
+def _hit(kind: str, chk: Mapping[str, Any]) -> Any:
+    """What a line must hold for the check (text -> bool): its pattern, or its text (:func:`pattern`)."""
+    if kind in ("text_matches", "element_text"):
+        def hit(t: str) -> bool:
+            return patterns.search(chk["pattern"], t) is not None
+        return hit
+    rx = pattern(chk["text"])
+    return lambda t: rx.search(t) is not None
+
+
+def found(kind: str, chk: Mapping[str, Any], lines: tuple[TextLine, ...], goal: str | None = None,
+          new_from: int = 0) -> bool:
+    """Do ``lines`` (one area's read) decide the check whatever else is read: a line read with confidence holds
+    its text (passed; failed for ``text_absent``), the lines that quote the goal left out, as :func:`evaluate`
+    leaves them? What a read stage adds is matched alone: the lines before ``new_from`` were matched at an
+    earlier stage; the confident lines together (a wrapped sentence) always. The misread tests of
+    :func:`evaluate` (:func:`_near`, a fuzzy match) are not run: they never decide a check."""
+    (view,), _ = without_goal((ScreenView("", None, Box(0, 0, 0, 0), lines),), goal)
+    new = {id(x) for x in lines[new_from:]}
+    sure = [x for x in view.lines if x.confidence >= MIN_LINE_CONFIDENCE]
+    try:
+        hit = _hit(kind, chk)
+        return any(id(x) in new and hit(_flat(x.text)) for x in sure) or \
+            (len(sure) > 1 and hit(_flat(" ".join(x.text for x in sure))))
+    except (patterns.PatternError, patterns.PatternTimeout):
+        return False  # the contract's evaluation says so, with the check
+
+
+#: A line read below the confidence threshold is read again (:mod:`trajcheck.media.contractread`) when a stretch
+#: of it is this similar to the text looked for: looser than :data:`NEAR`, a re-read costs less than a misread.
+MAYBE = 0.6
+
+
+def could_hold(kind: str, chk: Mapping[str, Any], text: str) -> bool:
+    """Could a line read below the confidence threshold hold what the check looks for, once read again? For a
+    pattern, any line may (a misread breaks a regex anywhere); for a text, a line that holds it or whose stretch
+    of the text's length reads like it (:data:`MAYBE`)."""
+    if kind in ("text_matches", "element_text"):
+        return True
+    if pattern(chk["text"]).search(_flat(text)) is not None:
+        return True
+    needle, line = norm(chk["text"]), norm(text)
+    n = len(needle)
+    if n == 0 or not line:
+        return False
+    for i in range(0, max(1, len(line) - n + 1)):
+        m = SequenceMatcher(None, needle, line[i:i + n])
+        if m.real_quick_ratio() >= MAYBE and m.quick_ratio() >= MAYBE and m.ratio() >= MAYBE:
+            return True
+    return False
+
+
 def evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[bool | None, dict[str, Any]]:
     """The result of a screen check (``passed`` None: undecided, ``evidence["undecided"]`` says why). On a final
     frame that actions came after (``ev.stale``), what it shows decides nothing about the final state."""
@@ -323,14 +375,8 @@ def _evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[bo
     if not any(v.lines for v in views) and kind != "element_text":
         return (True, base | typed) if typed else \
             (None, base | {"undecided": "missing evidence: no legible text on screen"} | _read(views))
-    if kind in ("text_matches", "element_text"):
-        def hit(t: str) -> bool:
-            return patterns.search(chk["pattern"], t) is not None
-    else:
-        needle, rx = norm(chk["text"]), pattern(chk["text"])
-
-        def hit(t: str) -> bool:
-            return rx.search(t) is not None
+    hit = _hit(kind, chk)
+    needle = "" if kind in ("text_matches", "element_text") else norm(chk["text"])
     sure, low = _find(views, hit)
     if sure is not None:
         return kind != "text_absent", base | sure

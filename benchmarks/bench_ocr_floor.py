@@ -1,11 +1,15 @@
 """What reading screens costs a score with contracts, against the floor: Tesseract reading each needed frame once
 (issue 48).
 
-    python benchmarks/bench_ocr_floor.py [--repeat R] [--jobs J] [--runs DIR]
+    python benchmarks/bench_ocr_floor.py [--repeat R] [--jobs J] [--runs DIR] [--arm samples|desktop|both]
+                                         [--copies N]
 
-The corpus is desktop-like: the sample runs (each with its own contract where it has one) copied with every DOM
-snapshot removed, so the contracts' text checks, the final read of a claiming run and the referee's reads of
-high-risk changes are all decided from the screen, as on a desktop run that records screenshots only.
+Two corpora (arms), each measured on its own. ``samples``: the sample runs (each with its own contract where it
+has one) copied with every DOM snapshot removed, so the contracts' text checks, the final read of a claiming run
+and the referee's reads of high-risk changes are all decided from the screen, as on a desktop run that records
+screenshots only. ``desktop``: real desktop screenshots (VS Code, GIMP, macOS System Settings and Finder) as runs
+with contracts written from their tasks' text (``benchmarks/desktop_runs.py``, written into the temporary folder;
+``--copies N``: each run N times).
 
 1. **The OCR work of a score.** The corpus is scored cold (a fresh ledger and a fresh cache folder each time:
    no read is served from an earlier score) with ``--ocr auto`` and with ``--ocr off``, interleaved, best of R,
@@ -17,7 +21,7 @@ high-risk changes are all decided from the screen, as on a desktop run that reco
    as the score used: the least any reading of those frames can cost.
 3. The ratio of the two; issue 48's target is at most 1.5.
 
-Printed: both times, the frames read, the ratio; ``--json`` prints them as one object.
+Printed for each arm: both times, the frames read, the ratio; ``--json`` prints them as one object.
 """
 
 from __future__ import annotations
@@ -25,15 +29,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import desktop_runs  # noqa: E402
 from measure_screen_text import score, strip_dom  # noqa: E402
 
 #: The target of issue 48: a score's OCR work at most this many times the floor.
@@ -67,6 +74,8 @@ def _read_once(job: tuple[str, int | None]) -> float:
     assert eng is not None, why
     scale = ScreenPlan.scale(SimpleNamespace(screen_width=width), frame)
     at = max(scale, ocr.TEXT_SCALE)  # a whole screen at its own resolution (trajcheck.media.contractread)
+    os.environ["TRAJCHECK_NO_CACHE"] = "1"  # no read served by the disk cache of an earlier floor or score,
+    ocr._reads.clear()  # nor by this process's memory (a frame of the same pixels read in an earlier round)
     t = time.perf_counter()
     ocr.read_lines(eng, frame.luma, Box(0, 0, frame.width, frame.height), at)
     return time.perf_counter() - t
@@ -88,11 +97,30 @@ def _warm(_: int) -> None:
     time.sleep(0.2)  # every worker takes one: each starts its engine
 
 
+def arm(runs: Path, base: Path, repeat: int, jobs: int) -> dict[str, Any]:
+    """One corpus's figures: the cold scores, interleaved, best of ``repeat``, and the floor of the frames read."""
+    on, off = [], []
+    for _ in range(repeat):
+        off.append(score(runs, base / "L", "off", base / "cache", jobs=jobs))
+        on.append(score(runs, base / "L", "auto", base / "cache", jobs=jobs))
+    # the last cold `auto` score's cache folder names the frames it read
+    frames = _frames(runs)
+    read = sorted(bytes.fromhex(p.stem) for p in (base / "cache" / "ocr").glob("*") if len(p.stem) == 32)
+    needed = [frames[d] for d in read if d in frames]
+    least = min(floor(needed, jobs) for _ in range(repeat))
+    work = min(on) - min(off)
+    return {"score_ocr_off_s": round(min(off), 3), "score_ocr_auto_s": round(min(on), 3), "ocr_work_s": round(work, 3),
+            "frames_read": len(needed), "floor_s": round(least, 3), "ratio": round(work / least, 2) if least else None}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--runs", type=Path, default=None, help="a folder of runs to use instead of the sample runs")
+    ap.add_argument("--arm", choices=("samples", "desktop", "both"), default="both",
+                    help="the sample runs without their DOM (or --runs), the real desktop frames, or both")
+    ap.add_argument("--copies", type=int, default=1, help="each desktop run this many times (the same frames)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     from trajcheck.media import ocr
@@ -100,31 +128,26 @@ def main() -> int:
     if ocr.engine()[0] is None:
         print(f"OCR is not installed: {ocr.engine()[1]}", file=sys.stderr)
         return 2
+    got: dict[str, Any] = {"jobs": args.jobs, "repeat": args.repeat, "target": TARGET}
     with tempfile.TemporaryDirectory(prefix="trajcheck-ocrfloor-") as tmp:
-        base = Path(tmp)
-        runs = base / "runs"
-        strip_dom(args.runs or ROOT / "sample_runs", runs)
-        on, off = [], []
-        for _ in range(args.repeat):
-            off.append(score(runs, base / "L", "off", base / "cache", jobs=args.jobs))
-            on.append(score(runs, base / "L", "auto", base / "cache", jobs=args.jobs))
-        # the last cold `auto` score's cache folder names the frames it read
-        frames = _frames(runs)
-        read = sorted(bytes.fromhex(p.stem) for p in (base / "cache" / "ocr").glob("*") if len(p.stem) == 32)
-        needed = [frames[d] for d in read if d in frames]
-        floors = [floor(needed, args.jobs) for _ in range(args.repeat)]
-    work, least = min(on) - min(off), min(floors)
-    got = {"jobs": args.jobs, "repeat": args.repeat,
-           "score_ocr_off_s": round(min(off), 3), "score_ocr_auto_s": round(min(on), 3), "ocr_work_s": round(work, 3),
-           "frames_read": len(needed), "floor_s": round(least, 3), "ratio": round(work / least, 2) if least else None,
-           "target": TARGET}
+        for name in ("samples", "desktop") if args.arm == "both" else (args.arm,):
+            base = Path(tmp) / name
+            runs = base / "runs"
+            if name == "samples":
+                strip_dom(args.runs or ROOT / "sample_runs", runs)
+            else:
+                desktop_runs.write(runs, args.copies)
+            got[name] = arm(runs, base, args.repeat, args.jobs)
     if args.json:
         print(json.dumps(got))
-    else:
-        print(f"score --ocr off: {got['score_ocr_off_s']:.2f} s; --ocr auto: {got['score_ocr_auto_s']:.2f} s; "
-              f"OCR work {got['ocr_work_s']:.2f} s (best of {args.repeat}, {args.jobs} jobs)")
-        print(f"floor: {len(needed)} frames read once each, whole, {got['floor_s']:.2f} s")
-        print(f"ratio: {got['ratio']}x the floor (target: at most {TARGET}x)")
+        return 0
+    for name in ("samples", "desktop"):
+        if name in got:
+            g = got[name]
+            print(f"{name}: score --ocr off {g['score_ocr_off_s']:.2f} s; --ocr auto {g['score_ocr_auto_s']:.2f} s; "
+                  f"OCR work {g['ocr_work_s']:.2f} s (best of {args.repeat}, {args.jobs} jobs)")
+            print(f"{name}: floor: {g['frames_read']} frames read once each, whole, {g['floor_s']:.2f} s")
+            print(f"{name}: ratio: {g['ratio']}x the floor (target: at most {TARGET}x)")
     return 0
 
 

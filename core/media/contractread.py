@@ -13,27 +13,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analyzers import patterns, screencheck
+from ..analyzers import screencheck
 from ..analyzers.screencheck import ScreenEvidence, ScreenView
 from ..analyzers.screentext import MIN_LINE_CONFIDENCE, ScreenRead, TextLine
 from ..base.box import Box
 from ..schemas.records import Run
 from . import ocr
 from .frames import Frame
-from .screenread import MARGIN, MAX_CHANGES_PER_RUN, ScreenPlan
+from .screenread import MARGIN, MAX_CHANGES_PER_RUN, ScreenPlan, ScreenReader
 
 
 def _inside(b: Box, area: Box) -> bool:
     return b.left >= area.left and b.top >= area.top and b.right <= area.right and b.bottom <= area.bottom
 
 
-def _shaky(lines: tuple[TextLine, ...], area: Box, scale: float) -> list[Box]:
-    """The boxes of the lines read below the confidence threshold, widened by the margin a region is read with
-    and kept inside ``area``; overlapping ones joined; at most :data:`trajcheck.media.ocr.MAX_ISLANDS`."""
+def _shaky(lines: tuple[TextLine, ...], area: Box, scale: float, chk: dict[str, Any]) -> list[Box]:
+    """The boxes of the lines read below the confidence threshold that could hold what ``chk`` looks for
+    (:func:`trajcheck.analyzers.screencheck.could_hold`), widened by the margin a region is read with and kept
+    inside ``area``; overlapping ones joined; at most :data:`trajcheck.media.ocr.MAX_ISLANDS`."""
     m = round(MARGIN * scale)
     out: list[Box] = []
     for x in lines:
-        if x.confidence >= MIN_LINE_CONFIDENCE:
+        if x.confidence >= MIN_LINE_CONFIDENCE or not screencheck.could_hold(str(chk["type"]), chk, x.text):
             continue
         b = Box(max(area.left, x.box.left - m), max(area.top, x.box.top - m), min(area.right, x.box.right + m),
                 min(area.bottom, x.box.bottom + m))
@@ -46,14 +47,13 @@ def _shaky(lines: tuple[TextLine, ...], area: Box, scale: float) -> list[Box]:
     return out[:ocr.MAX_ISLANDS]
 
 
-def _decisive(kind: str, chk: dict[str, Any], view: ScreenView, goal: str | None) -> bool:
-    """Does ``view`` (a part of the check's area) decide the check as the whole area would: its text found (the
-    lines that quote the goal left out, as the check leaves them)?"""
-    try:
-        passed, _ = screencheck.evaluate(kind, chk, ScreenEvidence((view,), goal=goal))
-    except (patterns.PatternError, patterns.PatternTimeout):
-        return False  # the contract's evaluation says so, with the check
-    return passed is (kind != "text_absent") and (passed is not None)
+#: The passes that read what a page read missed, in order (:meth:`ContractReads._more`).
+FALLBACKS = ("islands", "shaky", "evened", "faint")
+
+
+def _whole_first(chk: dict[str, Any]) -> bool:
+    """Is ``chk`` about a part of its frame (read after the checks about the whole frame, whose read it may use)?"""
+    return "region" in chk or chk.get("area", "frame") != "frame"
 
 
 @dataclass
@@ -65,15 +65,18 @@ class ContractReads:
     views: dict[int, list[ScreenView]] = field(default_factory=dict)
     seen: dict[int, set[Any]] = field(default_factory=dict)  # frames read per check ("any": each once)
     capped: dict[int, int] = field(default_factory=dict)  # frames of an "any" check left unread
-    memo: dict[tuple[Any, Box, float | str], tuple[TextLine, ...]] = field(default_factory=dict)
+    memo: dict[tuple[Any, Box, Any], tuple[TextLine, ...]] = field(default_factory=dict)
     goal: str | None = None  # the run's goal: lines that quote it are left out of the checks
+    decided: set[int] = field(default_factory=set)  # "any" checks a frame decided: no further frame is read
 
     @classmethod
     def of(cls, contract: dict[str, Any] | None, has_dom: bool, sp: ScreenPlan,
            goal: str | None = None) -> "ContractReads":
         checks = [(i, c) for i, c in enumerate((contract or {}).get("checks", []), start=1)
                   if screencheck.reads_screen(c, has_dom)]
-        return cls(checks, sp, goal=goal)
+        # the plan of a frame's reads: the checks about the whole frame first, so that a check about a part of it
+        # (a region, the title band) takes its lines from that read rather than reading them again (_from_whole)
+        return cls(sorted(checks, key=lambda pc: _whole_first(pc[1])), sp, goal=goal)
 
     @property
     def wants_final(self) -> bool:
@@ -86,7 +89,9 @@ class ContractReads:
         _eng, why = ocr.engine() if self.checks else (None, None)
         return f"screen text not read ({why})" if why else "no frame of the state the check names"
 
-    def _read(self, run: Run, frame: Frame, digest: bytes | None, chk: dict[str, Any]) -> tuple[Box, Any] | None:
+    def _read(self, run: Run, frame: Frame, digest: bytes | None,
+              chk: dict[str, Any]) -> tuple[Box, Any, bool] | None:
+        """The lines of the check's area on ``frame`` (None: OCR not installed), and whether they decide it."""
         scale = self.sp.scale(run, frame)
         box = screencheck.area(chk, frame.width, frame.height, scale)
         if box is None:
@@ -98,18 +103,32 @@ class ContractReads:
             reader = self.sp.reader() if self.sp.mode != "off" else None
             if reader is None:
                 self.sp.wanted += self.sp.mode != "off"  # said as ocr_not_installed, with the other regions
-                return box, None
-            self.memo[key] = reader.read(frame, digest, box, at)
-        lines = self.memo[key]
-        kind = str(chk["type"])
-        for more in ("islands", "shaky", "evened", "faint"):
-            if _decisive(kind, chk, ScreenView("", None, box, lines), self.goal):
-                break
-            lines = lines + self._more(run, frame, digest, (box, at), more, lines)
-        return box, lines
+                return box, None, False
+            part = None if whole else self._from_whole(reader, frame, digest, box, max(scale, ocr.TEXT_SCALE))
+            self.memo[key] = part if part is not None else reader.read(frame, digest, box, at)
+        lines, start, kind = self.memo[key], 0, str(chk["type"])
+        for more in FALLBACKS:  # each pass only while the check is undecided, its new lines matched alone
+            if screencheck.found(kind, chk, lines, self.goal, start):
+                return box, lines, True
+            start = len(lines)
+            lines = lines + self._more(run, frame, digest, (box, at), more, (lines, chk))
+        return box, lines, screencheck.found(kind, chk, lines, self.goal, start)
+
+    def _from_whole(self, reader: ScreenReader, frame: Frame, digest: bytes | None, box: Box,
+                    at: float) -> tuple[TextLine, ...] | None:
+        """The lines inside ``box`` of the frame's whole read, when one was made (for a check, the final read or
+        the referee) and read them all with confidence; None otherwise (the box is read itself, at its scale)."""
+        full = Box(0, 0, frame.width, frame.height)
+        lines = self.memo.get((digest if digest is not None else id(frame), full, at))
+        if lines is None:
+            lines = reader.made.get((digest, full, at)) if digest is not None else None
+        if lines is None:
+            return None
+        inside = tuple(x for x in lines if _inside(x.box, box))
+        return inside if inside and all(x.confidence >= MIN_LINE_CONFIDENCE for x in inside) else None
 
     def _more(self, run: Run, frame: Frame, digest: bytes | None, area: tuple[Box, float], how: str,
-              known: tuple[TextLine, ...]) -> tuple[TextLine, ...]:
+              read: tuple[tuple[TextLine, ...], dict[str, Any]]) -> tuple[TextLine, ...]:
         """Lines of the area that its page read missed or misread, read only for a check that has not found its
         text: ``islands``, the solid elements read alone (:func:`trajcheck.media.ocr.islands`: a coloured
         button, toast or chat bubble); ``shaky``, each line read below the confidence threshold read again
@@ -118,9 +137,15 @@ class ContractReads:
         behind it (:func:`trajcheck.media.ocr.dimmed`); ``faint``, the words set in a grey close to their ground
         read alone with their contrast stretched (:func:`trajcheck.media.ocr.faint`). Without them a text on the
         screen but not read would fail a true success's check. Lines already read with confidence are left out.
-        ``area``: the box and the scale its page read used."""
+        ``area``: the box and the scale its page read used; ``read``: the lines read so far and the check.
+        ``shaky`` reads only the lines that could hold the check's text, ``evened`` only the dimmed part of the
+        area (:func:`trajcheck.media.ocr.dimmed_region`): never the whole frame again."""
         box, at = area
-        key = (digest if digest is not None else id(frame), box, how)
+        known, chk = read
+        dim = ocr.dimmed_region(frame.luma, box, self.sp.scale(run, frame)) if how == "evened" else None
+        if how == "evened" and dim is None:
+            return ()
+        key = (digest if digest is not None else id(frame), box, how if how != "shaky" else (how, repr(chk)))
         if key not in self.memo:
             reader = self.sp.reader()
             assert reader is not None  # the area's page read used it
@@ -129,20 +154,20 @@ class ContractReads:
                 got = [x for b in ocr.islands(frame.luma, box, scale)
                        for x in ocr.read_island(reader.engine, frame.luma, b, scale)]
             elif how == "shaky":
-                got = [x for b in _shaky(known, box, scale) for x in reader.read(frame, digest, b, scale)]
+                got = [x for b in _shaky(known, box, scale, chk) for x in reader.read(frame, digest, b, scale)]
             elif how == "faint":
                 got = [x for b in ocr.faint(frame.luma, box, scale)
                        for x in ocr.read_faint(reader.engine, frame.luma, b, scale)]
             else:
-                got = ocr.read_evened(reader.engine, frame.luma, box, at) if ocr.dimmed(frame.luma, box, scale) \
-                    else []
+                assert dim is not None
+                got = ocr.read_evened(reader.engine, frame.luma, dim, at)
             seen = {screencheck.norm(x.text) for x in known if x.confidence >= MIN_LINE_CONFIDENCE}
             self.memo[key] = tuple(x for x in got if screencheck.norm(x.text) not in seen)
         return self.memo[key]
 
     def _add(self, run: Run, pos: int, chk: dict[str, Any], frame: Any, digest: bytes | None, label: str,
              rel: str | None) -> None:
-        if not isinstance(frame, Frame):
+        if not isinstance(frame, Frame) or pos in self.decided:
             return
         seen = self.seen.setdefault(pos, set())
         key = digest if digest is not None else id(frame)
@@ -158,6 +183,8 @@ class ContractReads:
             return
         if got[1] is not None:
             self.views.setdefault(pos, []).append(ScreenView(label, rel, got[0], got[1]))
+        if got[2] and screencheck.frame_of(chk) == "any":
+            self.decided.add(pos)  # found on this frame: what later frames show cannot change the verdict
 
     def read_step(self, run: Run, i: int, frames: tuple[Any, Any], digests: tuple[bytes | None, bytes | None]) -> None:
         """Read what the checks about the frame after step ``i`` (or before the first, or any frame) need. A check
@@ -175,21 +202,26 @@ class ContractReads:
 
     def read_final(self, run: Run, final: Any, rel: str | None, digest: bytes | None,
                    prior: list[ScreenRead]) -> None:
-        """Read the final frame's area of each check about it, unless what was read of it already decides."""
+        """Read the final frame's area of each check about it, unless what was read of it already decides. What
+        the final read saw decides a check on any frame too (the final frame is one of the run's frames): a text
+        that its regions, read at twice their CSS size, show with confidence where the whole frame's read did not."""
         if not isinstance(final, Frame):
             return
         scale = self.sp.scale(run, final)
         for pos, chk in self.checks:
-            if screencheck.frame_of(chk) != "final":
+            on = screencheck.frame_of(chk)
+            if on not in ("final", "any") or pos in self.decided:
                 continue
             box = screencheck.area(chk, final.width, final.height, scale)
             if box is not None and prior:
                 lines = tuple(x for r in prior for x in r.after if _inside(x.box, box))
-                view = ScreenView("final", rel, box, lines)
-                if lines and _decisive(str(chk["type"]), chk, view, self.goal):
-                    self.views[pos] = [view]
+                if lines and screencheck.found(str(chk["type"]), chk, lines, self.goal):
+                    view = ScreenView("final", rel, box, lines)
+                    self.views[pos] = [view] if on == "final" else [*self.views.get(pos, []), view]
+                    self.decided.add(pos)
                     continue
-            self._add(run, pos, chk, final, digest, "final", rel)
+            if on == "final":
+                self._add(run, pos, chk, final, digest, "final", rel)
 
     def evidence(self, unseen: tuple[int, int] = (0, 0), after_final: int | None = None,
                  typed: tuple[tuple[int, str], ...] = ()) -> dict[int, ScreenEvidence]:

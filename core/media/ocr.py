@@ -270,22 +270,40 @@ def read_island(eng: OcrEngine, pixels: np.ndarray, box: Box, scale: float) -> l
 GROUND_CELL = 8
 
 
-def dimmed(pixels: np.ndarray, box: Box, scale: float) -> bool:
-    """Does the area show a page darkened behind a dialog: flat mid-grey ground (a cell of
-    :data:`GROUND_CELL` CSS pixels whose levels span under 16, its mean 40-170) over 15% of it, beside flat
-    light ground (mean over 200: the dialog) over 2%? Tesseract binarizes a read at one threshold, set between
-    the two, and the dimmed page's text goes black on black."""
+#: The most of a page beyond a dialog lit (a pixel over 200) for it to be dimmed (0.4% dimmed; 3-15% real screens).
+LIT_OUTSIDE = 0.01
+
+
+def dimmed_region(pixels: np.ndarray, box: Box, scale: float) -> Box | None:
+    """The part of ``box`` showing a page darkened behind a dialog (the box of its mid-grey cells), or None: flat
+    mid-grey ground (:data:`GROUND_CELL`-CSS-pixel cells spanning under 16 levels, mean 40-170) over 15% of it,
+    flat light ground (mean over 200: the dialog) over 2%, and nothing lit beyond 2 cells of the light ground
+    (:data:`LIT_OUTSIDE`: an overlay darkens the whole page; a dark theme's panels carry light text). Tesseract
+    binarizes a read at one threshold, between the grounds, and the dimmed text goes black on black."""
+    from ..analyzers.pixeldiff import grow
+
     crop = _grey(pixels[box.top:box.bottom, box.left:box.right])
     c = max(1, round(GROUND_CELL * scale))
     h, w = crop.shape[0] // c, crop.shape[1] // c
     if h == 0 or w == 0:
-        return False
+        return None
     cells = crop[:h * c, :w * c].reshape(h, c, w, c).swapaxes(1, 2).reshape(h, w, c * c)
-    mean = cells.mean(axis=2)
-    flat = (cells.max(axis=2).astype(np.int16) - cells.min(axis=2)) < 16
-    mid = float((flat & (mean >= 40) & (mean <= 170)).mean())
-    light = float((flat & (mean > 200)).mean())
-    return mid >= 0.15 and light >= 0.02
+    mean, top = cells.mean(axis=2), cells.max(axis=2)
+    flat = (top.astype(np.int16) - cells.min(axis=2)) < 16
+    mid, light = flat & (mean >= 40) & (mean <= 170), flat & (mean > 200)
+    if float(mid.mean()) < 0.15 or float(light.mean()) < 0.02:
+        return None
+    rest = ~grow(light, 2)
+    if float((rest & (top > 200)).sum()) > LIT_OUTSIDE * max(1, int(rest.sum())):
+        return None
+    ys, xs = np.nonzero(mid)
+    return Box(box.left + int(xs.min()) * c, box.top + int(ys.min()) * c, box.left + min(w, int(xs.max()) + 1) * c,
+               box.top + min(h, int(ys.max()) + 1) * c)
+
+
+def dimmed(pixels: np.ndarray, box: Box, scale: float) -> bool:
+    """Does the area show a page darkened behind a dialog (:func:`dimmed_region`)?"""
+    return dimmed_region(pixels, box, scale) is not None
 
 
 def read_evened(eng: OcrEngine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:

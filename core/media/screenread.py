@@ -13,7 +13,7 @@ at twice its CSS size: :data:`trajcheck.media.ocr.TEXT_SCALE`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..analyzers import claims, highrisk
@@ -50,13 +50,19 @@ MAX_SCALE = 4.0
 
 @dataclass(frozen=True)
 class ScreenReader:
-    """OCR as one scoring process uses it: the engine and the frames' device scale."""
+    """OCR as one run's scoring uses it: the engine, and the reads made, by the frame's bytes, box and scale (a
+    contract's check about a part of a frame takes its lines from a whole read of it the referee made:
+    :meth:`trajcheck.media.contractread.ContractReads._from_whole`)."""
 
     engine: ocr.OcrEngine
+    made: dict[tuple[bytes, Box, float], tuple[TextLine, ...]] = field(default_factory=dict, compare=False)
 
     def read(self, frame: Frame, digest: bytes | None, box: Box, scale: float) -> tuple[TextLine, ...]:
         # the frame's grey pixels (Pillow's L conversion, made for its pHash): what a read prepares anyway
-        return tuple(ocr.cached_lines(self.engine, digest, frame.luma, box, scale))
+        got = tuple(ocr.cached_lines(self.engine, digest, frame.luma, box, scale))
+        if digest is not None:
+            self.made[(digest, box, scale)] = got
+        return got
 
 
 def _grow(b: Box, by: int, w: int, h: int) -> Box:
