@@ -298,7 +298,7 @@ def test_the_score_command_is_one_library_call_then_rendering(monkeypatch, tmp_p
     assert json.loads(res.stdout) == fake().to_json()  # exactly the library's result
     assert json.loads(res.stdout)["runs"] == rows
     assert res.stderr.splitlines() == [
-        "scored 2 runs (1 invalid), 10 frames in 4.00s (2.5 frames/s), 1 unchanged runs skipped "
+        "scored 2 runs (1 invalid), 10 frames in 4.00s (2.5 frames/s), 1 unchanged run skipped "
         "(--force rescores them) -> L (generation 3)",
         "read by: ui-tars 1, trajcheck.run/1 1",
         "verdicts: 1 fail; 1 false claim",
