@@ -302,7 +302,7 @@ def test_the_score_command_is_one_library_call_then_rendering(monkeypatch, tmp_p
         "(--force rescores them) -> L (generation 3)",
         "read by: ui-tars 1, trajcheck.run/1 1",
         "verdicts: 1 fail; 1 false claim",
-        "verdict for 1 of 1 runs",  # the fake row names no verdict source
+        "verdict for 1 of 1 run",  # the fake row names no verdict source
         "invalid: run b: broken [run_json_invalid]",
     ]
 
