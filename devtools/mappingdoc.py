@@ -114,6 +114,17 @@ goal = { value = "suite task {task}" }     # a field of the log, when it has one
 condition = { value = "{condition}" }      # runs.config = {"condition": "gpt4o"}: --by config.condition
 ```
 
+`draft-mapping` drafts `path` when the run folders' names share a structure: cut at `_` (a time stamp kept
+whole), every name has as many fields; a field equal in all is written as it is, digits after the same word
+in all (`task-17`, `run2`) are that word and a group named after it (`task`, `run`), the time stamp is
+`time`, another field that varies is `condition`; the expression must match every run folder's name and one
+group must vary. It then looks for a results file (CSV, TSV, JSON, JSON Lines) in the folders above the runs
+whose records hold a success flag or a score, matches each group to the record field holding most of its
+values (at least half, compared as `[outcome.join]` compares them, with a prefix such as `task-` when the
+values carry one), and writes `[outcome.join]` with its count ("3 of 4 runs find their record"), the groups
+no field holds left out and named. Runs without a record and records without a run are UNSURE. A join that
+would give two runs one record (fields matched by chance, or a key not specific enough) is not written.
+
 ### `[step]`: what a step did
 
 | key | meaning |

@@ -19,6 +19,7 @@ from typing import Any
 from ...kit.screenshots import looks_like_base64
 from . import endings
 from .check import checked
+from .pathjoin import join_lines, path_pattern
 from .. import text as textlog
 from .blocks import draft_blocks
 from .builtin import reader_for
@@ -29,6 +30,8 @@ from .vocab import SCORE_KEYS, SUCCESS_KEYS, jkey, pick, toml_str
 from ....base.errors import UsageError
 
 MAX_SAMPLE_BYTES = 64 * 1024 * 1024
+#: Most run folders' names a path pattern is drafted from (all must share its structure).
+MAX_NAMES = 100_000
 _LINE = re.compile(r"^\s*(?P<head>[A-Za-z][A-Za-z _-]{0,20}?)[ #:]*(?P<num>\d+)\s*[:.)\]-]+\s*"
                    r"(?P<word>[A-Za-z_][\w.-]*)")
 
@@ -185,6 +188,12 @@ def _draft_from(folder: Path, folders: list[Folder], cand: tuple[str, str, int],
     texts, values = [t for t, _ in read], [v for _, v in read]
     body = _body(kind, texts, values, logs, picked, unsure, run_lines)
     out = outcome_lines(folder, run_dirs, Path(glob).name)[0]
+    path = path_pattern([d.name for d in run_dirs[:MAX_NAMES]]) if folder not in run_dirs else None
+    if path is not None:  # values in the run folders' names, and a results file they find records in
+        run_lines.append(f"path = {toml_str(path)}   # the {len(run_dirs)} run folders' names share this structure")
+        if not out:
+            out, more = join_lines(folder, run_dirs, path)
+            unsure += more
     if not out and values and isinstance(values[0], dict):
         out = _log_outcome(values[0])
     text = _render(run_lines, body, out, unsure, folder, len(run_dirs), len(picked))
