@@ -169,7 +169,13 @@ DONE, a FAIL, an infeasible report) or by a limit that cuts the agent off (a ste
 it is `unknown` (`harness_may_stop`), and with no `ends`, `unknown` too (`ends_undeclared`): a mapping that
 does not say never fails a run for the answer it did not give. `draft-mapping` never declares it: it writes
 the key commented out, with how many of the sampled runs end in an answer (a sample cannot show that the
-harness never stops a run itself).
+harness never stops a run itself). `trajcheck validate` says, for each reader (a mapping or a built-in one)
+and declaration, how many runs end without an answer and what the declaration makes of them, as a line of
+information on stderr (`endings` in its JSON), not a finding:
+
+```
+2 of 10 runs read by mapping:harness@1a2b3c4d end without an answer; declared ends = answer: they fail for no answer unless another source decides
+```
 
 A harness that stops a run itself may write its stop as an answer: VisualWebArena's `run.py` writes `stop
 [Early stop: Reach max steps 30]` (or `Failed to parse actions for 3 times`, `Same action for 5 times`) when its

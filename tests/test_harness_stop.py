@@ -124,3 +124,35 @@ def test_the_draft_proposes_harness_stop_from_answers_worded_as_a_harness_messag
     assert {n for n, r in got.items() if r["claim_reason"] == "no_done"} >= {"stopped", "errored"}
     assert got["answered"]["claim_reason"] == "done"  # "an error message was shown" mid-answer is the agent's
     assert not any(r["verdict_reason"] == "no_answer" for r in got.values())  # ends stays undeclared
+
+
+@pytest.mark.parametrize(("ends", "said"), [
+    ('ends = "answer"', "2 of 3 runs read by mapping:m@{h} end without an answer; declared ends = answer: they fail "
+                        "for no answer unless another source decides"),
+    ('ends = "external"', "2 of 3 runs read by mapping:m@{h} end without an answer; declared ends = external (the "
+                          "harness may stop a run itself): they are unknown (harness_may_stop) unless another source "
+                          "decides"),
+    ("", "2 of 3 runs read by mapping:m@{h} end without an answer; ends undeclared: they are unknown "
+         "(ends_undeclared) unless another source decides; declare how the harness ends a run ([run] ends of a "
+         "mapping, run.json ends)"),
+])
+def test_validate_says_how_many_runs_end_without_an_answer_and_what_the_declaration_makes_of_them(tmp_path, ends,
+                                                                                                  said):
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    folder = _runs(tmp_path, ("stopped", "errored", "answered"))
+    m = tmp_path / "m.toml"
+    m.write_text(MAPPING.replace("ENDS", ends).replace("STOP", "harness_stop = '^(?:Early stop|ERROR): '")
+                 .replace("TYPES", ""))
+    report = trajcheck.validate([folder], mapping=m)
+    (note,) = report.endings
+    h = note.reader.rsplit("@", 1)[1]
+    assert note.text() == said.format(h=h)
+    assert not report.problems  # information, not a finding: --strict does not fail on it
+    res = CliRunner().invoke(app, ["validate", str(folder), "--mapping", str(m), "--strict"])
+    assert res.exit_code == 0 and said.format(h=h) in res.stderr
+    res = CliRunner().invoke(app, ["validate", str(folder), "--mapping", str(m), "--format", "json"])
+    assert json.loads(res.stdout)["endings"] == [{"reader": note.reader, "runs": 3, "without_answer": 2,
+                                                  "ends": ends.split('"')[1] if ends else None}]
