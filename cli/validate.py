@@ -41,6 +41,8 @@ def validate(
               highlight=False)
     for line in report.join.lines() if report.join is not None else []:  # the mapping's results file
         err.print(line, highlight=False, markup=False)
+    for note in report.endings:  # how many runs end without an answer, and what their declaration makes of them
+        err.print(note.text(), highlight=False, markup=False)
     if report.nothing_to_check:
         if not report.runs:
             fail("no runs found", Exit.INPUT, hint="pass run directories (holding run.json) or folders that contain "

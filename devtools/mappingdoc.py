@@ -114,6 +114,17 @@ goal = { value = "suite task {task}" }     # a field of the log, when it has one
 condition = { value = "{condition}" }      # runs.config = {"condition": "gpt4o"}: --by config.condition
 ```
 
+`draft-mapping` drafts `path` when the run folders' names share a structure: cut at `_` (a time stamp kept
+whole), every name has as many fields; a field equal in all is written as it is, digits after the same word
+in all (`task-17`, `run2`) are that word and a group named after it (`task`, `run`), the time stamp is
+`time`, another field that varies is `condition`; the expression must match every run folder's name and one
+group must vary. It then looks for a results file (CSV, TSV, JSON, JSON Lines) in the folders above the runs
+whose records hold a success flag or a score, matches each group to the record field holding most of its
+values (at least half, compared as `[outcome.join]` compares them, with a prefix such as `task-` when the
+values carry one), and writes `[outcome.join]` with its count ("3 of 4 runs find their record"), the groups
+no field holds left out and named. Runs without a record and records without a run are UNSURE. A join that
+would give two runs one record (fields matched by chance, or a key not specific enough) is not written.
+
 ### `[step]`: what a step did
 
 | key | meaning |
@@ -129,6 +140,7 @@ condition = { value = "{condition}" }      # runs.config = {"condition": "gpt4o"
 | `screenshots` | a glob of screenshots paired with the steps by position (natural order; `screenshots_offset` skips some) |
 | `screenshot_is` | `pre` (the screen the step acted on, default) or `post`; with one screenshot a step, a step's other frame is its neighbour's, and the screen after the last step (before the first) is used when its file exists |
 | `tokens_input`, `tokens_output`, `tokens_cached`, `tokens_reasoning`, `cost_usd`, `wall_seconds`, `timestamp` | what the step's model call used and its time, where the log records them (nothing is estimated) |
+| `harness_stop` | the answers that are the harness's own stop, not the agent's (below, "How runs end"): a regular expression searched in the text of each answer (`'^(?:Early stop\|ERROR): '`), or a field of the step (`{ path = "stopped_by", regex = '.+' }`: the answer is the harness's where it gives a value) |
 
 Templates name the step's place and its fields: `{index}` (from 0), `{index1}` and `{n}` (from 1), `{key}`
 (an object member's key), `{stem}` (a step file's name without suffix) and any field of the step
@@ -157,7 +169,26 @@ DONE, a FAIL, an infeasible report) or by a limit that cuts the agent off (a ste
 it is `unknown` (`harness_may_stop`), and with no `ends`, `unknown` too (`ends_undeclared`): a mapping that
 does not say never fails a run for the answer it did not give. `draft-mapping` never declares it: it writes
 the key commented out, with how many of the sampled runs end in an answer (a sample cannot show that the
-harness never stops a run itself).
+harness never stops a run itself). `trajcheck validate` says, for each reader (a mapping or a built-in one)
+and declaration, how many runs end without an answer and what the declaration makes of them, as a line of
+information on stderr (`endings` in its JSON), not a finding:
+
+```
+2 of 10 runs read by mapping:harness@1a2b3c4d end without an answer; declared ends = answer: they fail for no answer unless another source decides
+```
+
+A harness that stops a run itself may write its stop as an answer: VisualWebArena's `run.py` writes `stop
+[Early stop: Reach max steps 30]` (or `Failed to parse actions for 3 times`, `Same action for 5 times`) when its
+early-stop rules fire, and `stop [ERROR: ...]` when the agent raised. Read as the agent's answer, the harness
+giving up is a claim of success. `[step] harness_stop` says which answers are the harness's, and
+`[step.types]` may type an action name `HARNESS_STOP` when the harness has its own (`max_steps_reached =
+"HARNESS_STOP"`). Such a step stays in the run as what it did to the screen, nothing (a `WAIT`, with the
+harness's words in its action's `extra.harness_stop`), and the run records `extra.harness_stop` = `{"step":
+13, "text": "Early stop: ..."}`. The run then ended without an answer of the agent's, and `ends` says what
+that means. `draft-mapping` writes `harness_stop`, marked UNSURE with the answers it saw, when a sampled run's
+last answer starts as harnesses word their own messages (an early stop, an error or exception, a time-out, a
+step, turn or iteration limit, a budget exceeded, an abort); an answer that only mentions an error later on
+stays the agent's.
 
 ### Readings checked against the screenshots
 

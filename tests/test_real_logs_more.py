@@ -7,6 +7,8 @@ asserts the truth, naming the issue item whose fix turns it green."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import trajcheck
@@ -39,15 +41,25 @@ def test_visualwebarena_render_drafted_in_full():
     assert (c["screenshots"], c["screenshots_found"], c["frames_not_there"]) == (13, 13, 0)
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="issue 47 item 4 (today the draft reads no step), then item 2: how runs end is "
-                          "declared: VisualWebArena writes its own early stop (`stop [Early stop: ...]`) as a stop "
-                          "action; its score is only in a log file, absent here (the evaluator raised, error.txt)")
-def test_visualwebarena_harness_early_stop_is_not_an_answer(tmp_path):
-    (tmp_path / "m.toml").write_text(draft_mapping(VWA).text)
-    trajcheck.score([VWA], out=tmp_path / "L", mapping=tmp_path / "m.toml")
+@pytest.mark.parametrize("how", ["hand", "draft"])
+def test_visualwebarena_harness_early_stop_is_not_an_answer(tmp_path, how):
+    # VisualWebArena's run.py writes its own early stop as an answer: `stop [Early stop: Failed to parse actions
+    # for 3 times]` closes this run. The hand mapping says so (harness_stop, ends = "external"); the unedited
+    # draft proposes harness_stop from the answer's words. Read as the agent's answer it was a false claim.
+    m = ROOT / "docs" / "mappings" / "visualwebarena.toml"
+    if how == "draft":
+        m = tmp_path / "m.toml"
+        m.write_text(draft_mapping(VWA).text)
+    trajcheck.score([VWA], out=tmp_path / "L", mapping=m)
     runs = trajcheck.runs(tmp_path / "L")
     assert len(runs) == 1
-    # no recorded outcome, and the last "answer" is the harness giving up: no claim, no verdict
-    assert set(runs["eval_final_verdict"]) == {"unknown"}
-    assert not runs["false_claim"].fillna(False).any()
+    r = runs.iloc[0]
+    assert (r["claimed_success"], r["claim_reason"], bool(r["false_claim"])) == (False, "no_done", False)
+    assert json.loads(r["extra"])["harness_stop"] == {"step": 13,
+                                                      "text": "Early stop: Failed to parse actions for 3 times"}
+    # no recorded outcome (the evaluator raised: error.txt). The end of the run decides nothing (no no_answer
+    # verdict); the screens do: from step 3 on every screenshot is a blank white page (checked by eye), the
+    # table was not booked, and the evidence's fail (no_net_progress) is right.
+    assert r["verdict_source"] != "no_answer"
+    assert (r["eval_final_verdict"], r["verdict_source"], r["failure_detail"]) == ("fail", "evidence",
+                                                                                   "no_net_progress")

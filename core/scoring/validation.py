@@ -6,6 +6,7 @@ import io
 import os
 import warnings
 from dataclasses import dataclass
+from dataclasses import field as member
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -18,6 +19,9 @@ from ..base.inputs import NotRegularFile, regular_stat
 from ..readers.discovery import RunRef, discover, get_reader, reader_names
 from ..readers.kit.reader import Reader
 from ..readers.mapping.meaning import contradictions
+from ..analyzers import claims
+from ..base.words import count
+from .noanswer import declared_ends
 from ..schemas.records import Run
 from ..base.runfiles import safe_join, scoring_root
 
@@ -33,6 +37,8 @@ class ValidationReport:
     problems: list[Problem]
     #: how the mapping's results file joined the runs (``[outcome] file``; None: no such join)
     join: "JoinReport | None" = None
+    #: per reader and declaration, how many runs end without an answer (:class:`EndingsNote`): information
+    endings: list["EndingsNote"] = member(default_factory=list)
 
     @property
     def errors(self) -> list[Problem]:
@@ -54,7 +60,51 @@ class ValidationReport:
         """The report as ``validate --format json`` prints it."""
         return {"runs": self.runs, "errors": len(self.errors), "warnings": len(self.warnings),
                 "problems": [p.to_dict() for p in self.problems],
-                "join": self.join.to_json() if self.join is not None else None}
+                "join": self.join.to_json() if self.join is not None else None,
+                "endings": [e.to_json() for e in self.endings]}
+
+
+@dataclass(frozen=True)
+class EndingsNote:
+    """Of the ``runs`` a reader read under one declaration of how their harness ends a run (``ends``: ``answer``,
+    ``external``, None: undeclared), how many end without an answer, and what the referee makes of them: an
+    information line of ``validate``, not a verdict."""
+
+    reader: str
+    runs: int
+    without_answer: int
+    ends: str | None
+
+    def text(self) -> str:
+        """``3 of 10 runs read by mapping:x end without an answer; declared ends = answer: they fail for no
+        answer``."""
+        then = {"answer": "declared ends = answer: they fail for no answer unless another source decides",
+                "external": "declared ends = external (the harness may stop a run itself): they are unknown "
+                            "(harness_may_stop) unless another source decides"}.get(
+            self.ends or "", "ends undeclared: they are unknown (ends_undeclared) unless another source decides; "
+                             "declare how the harness ends a run ([run] ends of a mapping, run.json ends)")
+        verb = "ends" if self.without_answer == 1 else "end"
+        return (f"{self.without_answer} of {count(self.runs, 'run')} read by {self.reader} {verb} without an answer"
+                + (f"; {then}" if self.without_answer else f" (ends {self.ends or 'undeclared'})"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reader": self.reader, "runs": self.runs, "without_answer": self.without_answer, "ends": self.ends}
+
+
+def endings(read: dict[str, list[tuple[Run, Path]]], own: tuple[Reader, ...]) -> list[EndingsNote]:
+    """Per reader and declaration of ``ends`` (the run's own, else its reader's), how many of the runs ``read``
+    end without an answer (:func:`trajcheck.analyzers.claims.ended_without_answer`)."""
+    out = []
+    for name, runs in read.items():
+        reader = get_reader(name, own)
+        tally: dict[str | None, list[int]] = {}
+        for run, _ in runs:
+            run = declared_ends(run, reader)
+            t = tally.setdefault(run.ends, [0, 0])
+            t[0] += 1
+            t[1] += claims.ended_without_answer(run, claims.claim_of(run))
+        out += [EndingsNote(name, n, k, ends) for ends, (n, k) in tally.items()]
+    return out
 
 
 _SCORED_WITHOUT = "the step is scored without it (verdict null)"
@@ -177,7 +227,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
         problems.append(Problem(Slug.MAPPING_MATCHES_NOTHING, join.why, file=str(mapping), field="outcome.file",
                                 hint="correct [run] path, [outcome] file or [outcome.join] of the mapping "
                                      "(score stops with this error)"))
-    return ValidationReport(len(refs), problems, join)
+    return ValidationReport(len(refs), problems, join, endings(read, own))
 
 
 def _join(mapping: Path, refs: list[RunRef]) -> "JoinReport | None":

@@ -19,6 +19,7 @@ from .grammars import parse_all
 from .notes import from_path, slow_fields, unmatched
 from . import text as textlog
 from .schema import MAX_LOG_BYTES, Mapping, _load, action_key
+from .stops import HARNESS_STOP, harness_stops
 from .steps import (Rec, chat_records, context, from_lines, glob_images, image_file, members, next_numbered, plain_twin,
                     template_frames)
 from ...base.errors import Problem, RunFormatError
@@ -29,8 +30,10 @@ from ...schemas.records import KNOWN_ACTION_TYPES, Action, Page, Run, Step, Usag
 #: Every action type trajcheck's readers produce: a log's name that upper-cases to one of them is understood.
 UNDERSTOOD = frozenset(KNOWN_ACTION_TYPES | set(ui_tars_actions.KINDS.values())
                        | set(osworld_actions.PYAUTOGUI.values()) | set(osworld_actions.COMPUTER_13.values())
-                       | set(anthropic_actions.CLICKS.values())
+                       | set(anthropic_actions.CLICKS.values()) | {HARNESS_STOP}
                        | {"READ", "TOOL", "FAIL", "ANSWER", "MOVE", "TRIPLE_CLICK", "KEY_DOWN"}) - {"UNKNOWN"}
+
+
 def _str(v: Any) -> str | None:
     return None if v is None else v if isinstance(v, str) else str(v)
 
@@ -326,7 +329,7 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
     frames = Frames(run_dir, run_name, rel, problems)
     pres, posts = _frames(m, run_dir, recs, frames, problems)
     model = _str(m.get("run.model", value))
-    acts = [_action(m, r) for r in recs]
+    acts, stopped = harness_stops(m.harness_stop, recs, [_action(m, r) for r in recs])
     flat = [a for calls, _, _ in acts for a in calls]
     shot = next((sz for f in (*pres, *posts) if f and (sz := frame_size(frames, f))), None)
     space, notes = _space(m, flat, value, model, shot, run_name, rel)
@@ -365,7 +368,8 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
               screen_height=space.screen[1] if space.screen else None,
               outcome_status="done" if last.type == "DONE" and not last.extra.get("infeasible") else None,
               outcome_score=score, extra={**({"outcome_source": source} if source else {}),
-                                          **({"unsure_readings": list(m.unsure)} if m.unsure else {})},
+                                          **({"unsure_readings": list(m.unsure)} if m.unsure else {}),
+                                          **({"harness_stop": stopped} if stopped else {})},
               usage=usage, wall_seconds=seconds,
               coord_space=space.name, coord_space_source=space.how, inline_frames=frames.inline,
               outside_files=outside)

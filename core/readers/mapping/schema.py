@@ -19,6 +19,7 @@ from .extras import EXTRA_RUN_FIELDS, EXTRA_STEP_FIELDS
 from . import text as textlog
 from .outcome import Outcome
 from .paths import PathPattern
+from .stops import HarnessStop
 from ...base.errors import Problem, UsageError
 from ...base.verdicts import ENDS
 from ...base.inputs import exists_not_dir
@@ -39,7 +40,7 @@ _RUN_KEYS |= {"path", "config"}  # values from the run folder's path (paths.py),
 #: The readings a mapping may mark unsure (``[run] unsure``): runs read through it get no verdict of their own.
 UNSURE = ("alignment", "coordinates", "actions")
 _STEP_KEYS = {*STEP_FIELDS, "grammar", "types", "screenshot_file", "screenshot_after_file", "screenshots",
-              "screenshots_offset", "screenshot_is"}
+              "screenshots_offset", "screenshot_is", "harness_stop"}
 # text logs and the fields added with them (mapping/text.py, mapping/extras.py): a step as a block of lines; the
 # target element, a scroll's direction and amount, the URL a step saw; the run's elapsed time, cost and tokens
 STEP_FIELDS += EXTRA_STEP_FIELDS
@@ -119,6 +120,8 @@ class Mapping:
         screen = run.get("screen")
         self.screen = (int(screen[0]), int(screen[1])) if isinstance(screen, list) and len(screen) == 2 else None
         self.types = {str(k): str(v) for k, v in (step.get("types") or {}).items()}
+        # answers that are the harness's own stop, not the agent's (stops.py)
+        self.harness_stop = HarnessStop(step["harness_stop"], where) if "harness_stop" in step else None
         self.type_keys = {action_key(k): v for k, v in self.types.items()}  # by action_key, where no name matches
         unsure = run.get("unsure", [])
         if not isinstance(unsure, list) or any(u not in UNSURE for u in unsure):

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ...kit.screenshots import looks_like_base64
+from . import endings
 from .check import checked
+from .pathjoin import join_lines, path_pattern
 from .. import text as textlog
 from .blocks import draft_blocks
 from .builtin import reader_for
@@ -28,6 +30,8 @@ from .vocab import SCORE_KEYS, SUCCESS_KEYS, jkey, pick, toml_str
 from ....base.errors import UsageError
 
 MAX_SAMPLE_BYTES = 64 * 1024 * 1024
+#: Most run folders' names a path pattern is drafted from (all must share its structure).
+MAX_NAMES = 100_000
 _LINE = re.compile(r"^\s*(?P<head>[A-Za-z][A-Za-z _-]{0,20}?)[ #:]*(?P<num>\d+)\s*[:.)\]-]+\s*"
                    r"(?P<word>[A-Za-z_][\w.-]*)")
 
@@ -184,58 +188,22 @@ def _draft_from(folder: Path, folders: list[Folder], cand: tuple[str, str, int],
     texts, values = [t for t, _ in read], [v for _, v in read]
     body = _body(kind, texts, values, logs, picked, unsure, run_lines)
     out = outcome_lines(folder, run_dirs, Path(glob).name)[0]
+    path = path_pattern([d.name for d in run_dirs[:MAX_NAMES]]) if folder not in run_dirs else None
+    if path is not None:  # values in the run folders' names, and a results file they find records in
+        run_lines.append(f"path = {toml_str(path)}   # the {len(run_dirs)} run folders' names share this structure")
+        if not out:
+            out, more = join_lines(folder, run_dirs, path)
+            unsure += more
     if not out and values and isinstance(values[0], dict):
         out = _log_outcome(values[0])
     text = _render(run_lines, body, out, unsure, folder, len(run_dirs), len(picked))
-    ends = _ends_lines(ends_evidence(text, picked))
-    unsure.append(ends[0])
-    body.run_comments += ends[1:]
+    step_lines, more, comments = endings.drafted(text, picked)  # harness_stop, and ends with its evidence
+    body.lines += step_lines
+    unsure += more
+    body.run_comments += comments
     text = _render(run_lines, body, out, unsure, folder, len(run_dirs), len(picked))
     text = checked(text, picked, folder, unsure)  # the guesses tested against the runs' own screenshots
     return MappingDraft(text, unsure, len(run_dirs), len(picked))
-
-
-def ends_evidence(text: str, runs: list[Path]) -> tuple[int, int]:
-    """Of ``runs`` read through the mapping ``text``, how many were read and how many of those end in an
-    answer (a DONE, an infeasible report or a FAIL step: what the no-answer rule counts as one)."""
-    import tempfile
-
-    from ....analyzers import claims
-    from ..read import read_mapped
-    from ..schema import Mapping
-    from ....base.errors import RunFormatError
-
-    read = answered = 0
-    with tempfile.TemporaryDirectory(prefix="trajcheck-draft-") as tmp:
-        path = Path(tmp) / "draft.toml"
-        path.write_text(text, encoding="utf-8")
-        try:
-            m = Mapping(path)
-        except UsageError:
-            return 0, 0
-        for d in runs:
-            try:
-                run, _ = read_mapped(m, d, d.name)
-            except (RunFormatError, OSError, ValueError):
-                continue
-            read += 1
-            answered += not claims.ended_without_answer(run, claims.claim_of(run))
-    return read, answered
-
-
-def _ends_lines(evidence: tuple[int, int]) -> list[str]:
-    """What the draft says of ``[run] ends``: never a declaration (how a harness ends its runs is not in a sample
-    of its logs: a run that answered does not show that the harness never stops one itself), but the commented
-    key with the evidence it has. First the UNSURE line, then the comment lines of ``[run]``."""
-    read, answered = evidence
-    said = f"{answered} of {read} sampled runs end in an answer (a DONE, FAIL or infeasible report)" if read \
-        else "no sampled run could be read through the draft"
-    guess = "answer" if read and answered == read else "external"
-    return [f"ends: how the harness ends a run is not declared; {said}. Until it is, a run that ended without an "
-            "answer is unknown (ends_undeclared), never failed",
-            f'ends = "{guess}"    UNSURE, not declared: {said}. Declare "answer" if the harness ends a run only by '
-            'the agent\'s answer or a step limit,',
-            '"external" if it may also stop one itself (its own state check, a person)']
 
 
 def _body(kind: str, texts: list[str], values: list[Any], logs: list[list[Path]], picked: list[Path],
