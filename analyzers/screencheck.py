@@ -382,6 +382,10 @@ def _evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[bo
         return kind != "text_absent", base | sure
     if typed:
         return True, base | typed
+    if quoted and any(_find(ev.views, hit)):  # the text is there, but only where the goal is quoted: a label that
+        # echoes the task ("Workspace name" under "Create a workspace") and the task's own words look alike
+        return None, base | _read(views) | {
+            "undecided": "missing evidence: the text is on the screen only in lines that quote the goal"}
     if low is not None:
         return None, base | low | {"undecided": "missing evidence: read below the OCR confidence threshold"}
     if kind == "element_text":

@@ -61,8 +61,26 @@ def test_a_check_leaves_out_the_lines_that_quote_the_goal_and_says_so():
                                {"type": "text_absent", "text": "Jane Doe"},
                                {"type": "text_present", "text": "Your profile"}]}, ContractState(screen={1: ev, 2: ev,
                                                                                                       3: ev}))
-    assert [c.passed for c in res.checks] == [False, None, True]  # "Jane D." reads almost like "Jane Doe"
+    # "save it" is only in the quote: undecided, never passed on the task's words nor failed for want of them;
+    # "Jane D." reads almost like "Jane Doe"
+    assert [c.passed for c in res.checks] == [None, None, True]
+    assert res.checks[0].evidence["undecided"] == ("missing evidence: the text is on the screen only in lines that "
+                                                   "quote the goal")
     assert {c.evidence["note"] for c in res.checks} == {"2 lines that quote the goal left out"}
+
+
+def test_a_label_that_echoes_the_goal_under_a_heading_that_quotes_it_is_not_failed():
+    """A form's heading and label echo the task ("Create a workspace" above "Workspace name" for "Create a workspace
+    named 'Design team'."): taken together as the goal on the screen, they are left out, and a check of the label
+    is undecided, not failed (the text is there; whose words they are cannot be told)."""
+    lines = (TextLine("Create a workspace", 0.95, Box(40, 60, 300, 80)),
+             TextLine("Workspace name", 0.95, Box(40, 100, 220, 118)),
+             TextLine("Create", 0.95, Box(40, 300, 120, 318)))
+    ev = ScreenEvidence((ScreenView("final", "f.png", Box(0, 0, 1280, 800), lines),),
+                        goal="Create a workspace named 'Design team'.")
+    res = evaluate({"checks": [{"type": "text_present", "text": "Workspace name"},
+                               {"type": "text_present", "text": "Billing"}]}, ContractState(screen={1: ev, 2: ev}))
+    assert [c.passed for c in res.checks] == [None, False]
 
 
 def test_words_read_within_a_quote_and_a_quote_read_again_are_left_out_too():
@@ -75,7 +93,7 @@ def test_words_read_within_a_quote_and_a_quote_read_again_are_left_out_too():
              TextLine("Change the Tasklane", 0.9, Box(320, 540, 560, 560)))  # the first line read again, alone
     c = evaluate({"checks": [{"type": "text_present", "text": "change"}]}, ContractState(screen={1: ScreenEvidence(
         (ScreenView("final", "f.png", Box(0, 0, 1280, 800), lines),), goal=GOAL)}))
-    assert c.checks[0].passed is False and c.checks[0].evidence["note"] == "4 lines that quote the goal left out"
+    assert c.checks[0].passed is None and c.checks[0].evidence["note"] == "4 lines that quote the goal left out"
 
 
 # -- end to end: a harness window showing the instruction on every frame -------------------------------------
@@ -95,7 +113,8 @@ def _instruction_window(run_dir: Path) -> None:
 @pytest.mark.slow
 @needs_ocr
 def test_the_instruction_on_the_screen_passes_no_check_and_a_success_message_still_does(tmp_path):
-    """Before: "Doe" and "save it" were found on the first frame, in the instruction, and passed."""
+    """Before: "Doe" and "save it" were found on the first frame, in the instruction, and passed. Found only in the
+    instruction, they are undecided: the task's words are no evidence either way."""
     checks = [{"type": "text_present", "text": "Doe", "frame": 0},
               {"type": "text_present", "text": "save it", "frame": "any"},
               {"type": "text_present", "text": "Jane Doe"},
@@ -106,6 +125,6 @@ def test_the_instruction_on_the_screen_passes_no_check_and_a_success_message_sti
     trajcheck.score([runs], tmp_path / "ledger", jobs=1, ocr="auto")
     row = trajcheck.query(tmp_path / "ledger", "select * from runs").to_json()[0]
     got = json.loads(row["contract_checks"])
-    assert [c["passed"] for c in got] == [False, False, True, True], got
+    assert [c["passed"] for c in got] == [None, None, True, True], got
     assert re.fullmatch(r"\d+ lines that quote the goal left out", got[0]["evidence"]["note"]), got[0]
     assert "note" in got[1]["evidence"] and got[3]["evidence"]["frame"] == "final"
