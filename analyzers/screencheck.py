@@ -19,7 +19,6 @@ it is undecided (the element may be scrolled out of view).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import Any
 
 from ..base.box import Box
 from . import patterns
+from .goalquotes import goal_quotes as goal_quotes, within  # re-exported: drafts and tests ask the checks
 from .screentext import MIN_LINE_CONFIDENCE, TextLine
 
 #: The top band of a frame where window titles and a desktop's menu bar are, in CSS pixels (macOS: a 24 px menu
@@ -160,79 +160,6 @@ def _near_match(pat: str, views: tuple[ScreenView, ...]) -> bool | None:
     return False
 
 
-#: Lines that quote the goal, together, are the goal shown on the screen (a harness window showing the
-#: instruction) when they hold at least this many of its words in order (all of them for a shorter goal).
-QUOTE_WORDS = 5
-#: A line quotes the goal when a run of the goal's words, in order, makes at least this share of its words (a
-#: label or a field before the quote, "Task:", is allowed), and at least 2 words.
-QUOTE_SHARE = 0.75
-_WORD = re.compile(r"[^\W_]+")
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
-
-def _same_word(a: str, b: str) -> bool:
-    """Equal, or (4 letters or more) one letter misread, added or dropped: OCR's "dispIay" for "display"."""
-    if a == b:
-        return True
-    if min(len(a), len(b)) < 4 or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b)) == 1
-    short, long_ = sorted((a, b), key=len)
-    i = next((k for k, (x, y) in enumerate(zip(short, long_)) if x != y), len(short))
-    return short[i:] == long_[i + 1:]
-
-
-def _goal_run(words: list[str], goal: list[str]) -> int:
-    """The longest run of ``words`` that is a run of the goal's words, in order, each the same or misread."""
-    best, prev = 0, [0] * (len(goal) + 1)
-    for w in words:
-        cur = [0] * (len(goal) + 1)
-        for j, g in enumerate(goal, start=1):
-            if _same_word(w, g):
-                cur[j] = prev[j - 1] + 1
-                best = max(best, cur[j])
-        prev = cur
-    return best
-
-
-@functools.lru_cache(maxsize=1024)
-def goal_quotes(lines: tuple[str, ...], goal: str | None) -> frozenset[int]:
-    """Which of ``lines`` (in reading order) quote ``goal``: a line quotes it when a run of the goal's words in
-    order (:func:`_goal_run`) is at least :data:`QUOTE_SHARE` of its words and 2 words or more; consecutive
-    quoting lines are the goal on the screen when together they hold :data:`QUOTE_WORDS` of its words or more
-    (the whole goal, when it is shorter). A product name or a message that shares a few words with the task
-    ("Display name changed to Jane Doe" for "Change the display name to Jane Doe") is no quote."""
-    want = _words(goal or "")
-    if len(want) < 3:
-        return frozenset()
-    need = min(QUOTE_WORDS, len(want))
-    runs = []
-    for text in lines:
-        words = _words(text)
-        r = _goal_run(words, want) if words else 0
-        runs.append(r if r >= 2 and r >= QUOTE_SHARE * len(words) else 0)
-    out: set[int] = set()
-    i = 0
-    while i < len(runs):
-        j = i
-        while j < len(runs) and runs[j]:
-            j += 1
-        if sum(runs[i:j]) >= need:
-            out.update(range(i, j))
-        i = max(j, i + 1)
-    quoted = {" ".join(_words(lines[k])) for k in out}  # a quoting line read again (a fallback pass) is one too
-    return frozenset(out | {k for k, r in enumerate(runs) if r and " ".join(_words(lines[k])) in quoted})
-
-
-def _within(b: Box, boxes: list[Box]) -> bool:
-    cx, cy = (b.left + b.right) / 2, (b.top + b.bottom) / 2
-    return any(o.left <= cx <= o.right and o.top <= cy <= o.bottom for o in boxes)
-
-
 def without_goal(views: tuple[ScreenView, ...], goal: str | None) -> tuple[tuple[ScreenView, ...], int]:
     """``views`` without the lines that quote the goal (:func:`goal_quotes`) and the words read within them (a
     fallback pass reads a window's words alone), and how many were left out: the task's own words on the screen
@@ -243,7 +170,7 @@ def without_goal(views: tuple[ScreenView, ...], goal: str | None) -> tuple[tuple
     for v in views:
         drop = set(goal_quotes(tuple(x.text for x in v.lines), goal))
         boxes = [v.lines[k].box for k in drop]
-        drop |= {k for k, x in enumerate(v.lines) if k not in drop and boxes and _within(x.box, boxes)}
+        drop |= {k for k, x in enumerate(v.lines) if k not in drop and boxes and within(x.box, boxes)}
         left += len(drop)
         out.append(v if not drop else ScreenView(v.frame, v.file, v.box,
                                                  tuple(x for i, x in enumerate(v.lines) if i not in drop)))

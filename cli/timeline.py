@@ -147,7 +147,16 @@ def render(data: dict[str, Any]) -> Group:
         ft.append(f"  FALSE CLAIM: the agent declared success ({r.get('false_claim_basis') or 'referee'})",
                   style="bold red")
     rows.append(("final", ft))
-    if r.get("failure_mode"):  # the decisive cause of a run that did not pass (docs/failures.md)
+    rows += _where_lost(r, checks)
+    parts += [Text(""), Text("referee", style="bold"), _lanes(rows)]
+    return Group(*parts)
+
+
+def _where_lost(r: dict[str, Any], checks: list[dict[str, Any]]) -> list[tuple[str, Text | str]]:
+    """The referee's rows on where a run that did not pass went wrong: its failure mode, its first decisive error
+    (each with whether the agent could have avoided it) and the lesson drawn (docs/failures.md)."""
+    rows: list[tuple[str, Text | str]] = []
+    if r.get("failure_mode"):
         at = f" at step {r['failure_step']}" if r.get("failure_step") is not None else ""
         detail = f" ({r['failure_detail']})" if r.get("failure_detail") else ""
         said = failure_sentence(r.get("failure_evidence"), failed_check(r.get("failure_evidence"), checks))
@@ -160,8 +169,7 @@ def render(data: dict[str, Any]) -> Group:
                                       .rstrip(": "), style="red")))
     if r["lesson_candidate"]:
         rows.append(("lesson", Text(r["lesson_candidate"], style="dim")))
-    parts += [Text(""), Text("referee", style="bold"), _lanes(rows)]
-    return Group(*parts)
+    return rows
 
 
 #: Control characters (terminal escapes among them) in a name from a contract file: shown as U+FFFD.
