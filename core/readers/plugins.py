@@ -11,7 +11,6 @@ it). An entry point that fails to load, that is not a reader, or whose name a re
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..base.errors import Problem
 from ..base.problems import Slug
@@ -24,32 +23,11 @@ _problems: list[Problem] = []
 def entry_readers(taken: set[str]) -> list[Reader]:
     """The readers the group's entry points name that are not the package's own and whose names are not in
     ``taken``, by entry point name; each failure is kept for :func:`load_problems`."""
-    from importlib.metadata import entry_points
+    from ..base.entrypoints import load_group
 
     _problems.clear()
-    out: list[Reader] = []
-    try:
-        points = sorted(entry_points(group=GROUP), key=lambda e: e.name)
-    except Exception as exc:  # noqa: BLE001  (broken metadata on sys.path costs the outside readers, never the run)
-        _problems.append(_not_loaded(GROUP, f"the entry points could not be listed ({type(exc).__name__}: {exc})"))
-        return out
-    for ep in points:
-        if ep.value.split(":")[0].startswith("trajcheck."):
-            continue  # a built-in reader: already in ALL
-        try:
-            got: Any = ep.load()
-            reader = got() if callable(got) and not isinstance(got, Reader) else got
-        except Exception as exc:  # noqa: BLE001  (a reader that fails to load is named, never a crash)
-            _problems.append(_not_loaded(ep.name, f"{ep.value} failed to load: {type(exc).__name__}: {exc}"))
-            continue
-        if not isinstance(reader, Reader):
-            _problems.append(_not_loaded(ep.name, f"{ep.value} is a {type(reader).__name__}, not a "
-                                                  "trajcheck.readers.kit.reader.Reader"))
-        elif reader.name in taken:
-            _problems.append(_not_loaded(ep.name, f"{ep.value} is named {reader.name!r}, as a reader already is"))
-        else:
-            taken.add(reader.name)
-            out.append(reader)
+    out, failed = load_group(GROUP, Reader, lambda r: r.name, taken, "a reader")
+    _problems.extend(_not_loaded(name, f"{value} {why}" if value else why) for name, value, why in failed)
     return out
 
 

@@ -43,33 +43,12 @@ def all_formats() -> list[JudgmentFormat]:
 
 
 def _entry_formats(taken: set[str]) -> list[JudgmentFormat]:
-    from importlib.metadata import entry_points
+    from ...base.entrypoints import load_group
 
     _load_notes.clear()
-    out: list[JudgmentFormat] = []
-    try:
-        points = sorted(entry_points(group=GROUP), key=lambda e: e.name)
-    except Exception as exc:  # noqa: BLE001  (broken metadata costs the outside formats, never the call)
-        _load_notes.append(f"{GROUP}: the entry points could not be listed ({type(exc).__name__}: {exc})")
-        return out
-    for ep in points:
-        if ep.value.split(":")[0].startswith("trajcheck."):
-            continue  # a built-in format: already in BUILTIN
-        try:
-            got: Any = ep.load()
-            fmt = got() if callable(got) and not isinstance(got, JudgmentFormat) else got
-        except Exception as exc:  # noqa: BLE001  (a format that fails to load is named, never a crash)
-            _load_notes.append(f"{GROUP} entry point {ep.name!r} ({ep.value}) failed to load: "
-                               f"{type(exc).__name__}: {exc}")
-            continue
-        if not isinstance(fmt, JudgmentFormat):
-            _load_notes.append(f"{GROUP} entry point {ep.name!r} ({ep.value}) is a {type(fmt).__name__}, not a "
-                               "trajcheck.scoring.judgments.model.JudgmentFormat")
-        elif fmt.name in taken:
-            _load_notes.append(f"{GROUP} entry point {ep.name!r} is named {fmt.name!r}, as a format already is")
-        else:
-            taken.add(fmt.name)
-            out.append(fmt)
+    out, failed = load_group(GROUP, JudgmentFormat, lambda f: f.name, taken, "a format")
+    _load_notes.extend(f"{GROUP} entry point {name!r} ({value}) {why}" if value else f"{GROUP}: {why}"
+                       for name, value, why in failed)
     return out
 
 
