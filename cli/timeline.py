@@ -154,7 +154,8 @@ def render(data: dict[str, Any]) -> Group:
 
 def _where_lost(r: dict[str, Any], checks: list[dict[str, Any]]) -> list[tuple[str, Text | str]]:
     """The referee's rows on where a run that did not pass went wrong: its failure mode, its first decisive error
-    (each with whether the agent could have avoided it) and the lesson drawn (docs/failures.md)."""
+    (each with whether the agent could have avoided it), the lesson drawn (docs/failures.md), and damage that is
+    not the agent's doing."""
     rows: list[tuple[str, Text | str]] = []
     if r.get("failure_mode"):
         at = f" at step {r['failure_step']}" if r.get("failure_step") is not None else ""
@@ -169,6 +170,9 @@ def _where_lost(r: dict[str, Any], checks: list[dict[str, Any]]) -> list[tuple[s
                                       .rstrip(": "), style="red")))
     if r["lesson_candidate"]:
         rows.append(("lesson", Text(r["lesson_candidate"], style="dim")))
+    if r.get("damage"):  # not the agent's doing: said beside the verdict, which it does not change (docs/analysis.md)
+        rows.append(("damage", Text(f"{r['damage']}: {r.get('damage_evidence') or ''}".rstrip(": ")
+                                    + " (the verdict is kept; trajcheck redo lists the run)", style="yellow")))
     return rows
 
 

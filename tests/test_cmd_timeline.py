@@ -77,7 +77,7 @@ CONSENT_ON = {
         "actions_after_last_frame": 0,  # its last screenshot follows its last action
         # a passing run has no failure mode, so no decisive error and no control (docs/failures.md)
         "failure_control": None, "decisive_step": None, "decisive_kind": None, "decisive_evidence": None,
-        "decisive_control": None,
+        "decisive_control": None, "damage": None, "damage_evidence": None,
     },
     "steps": [
         {**COMMON, "step_index": 1, "action_type": "CLICK", "action_x": 640.0, "action_y": 316.0,

@@ -156,3 +156,21 @@ def test_redo_and_export_take_the_damaged_runs_as_the_options_say(tmp_path: Path
 
     assert success() == (1, 2)  # the damaged run counted as scored (a failure)
     assert success("--damaged", "exclude") == (1, 1)  # left out of the rate
+
+
+def test_timeline_says_the_damage_beside_the_verdict(tmp_path: Path) -> None:
+    """A damaged run's timeline names the damage and its evidence, and says the verdict is kept (issue 50)."""
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    run = copy_run(SAMPLES / "drift-loop-off", tmp_path / "runs" / "drift-loop-off")
+    _last("Error code: 429 - Rate limit reached for requests")(run)
+    run_json("score", str(run), "--out", str(tmp_path / "L"), "-q")
+    res = CliRunner().invoke(app, ["timeline", str(tmp_path / "L"), "drift-loop-off"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    line = next(ln for ln in res.stdout.splitlines() if "damage" in ln)
+    assert "infrastructure: step 5 error: Error code: 429 - Rate limit reached for requests" in line
+    assert "(the verdict is kept; trajcheck redo lists the run)" in line
+    healthy = CliRunner().invoke(app, ["timeline", str(tmp_path / "L"), "drift-loop-off", "--format", "json"])
+    assert json.loads(healthy.stdout)["run"]["damage"] == "infrastructure"
