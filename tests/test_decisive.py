@@ -5,6 +5,7 @@ run's decisive step against what its labelled steps show, and ``timeline`` marki
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from typer.testing import CliRunner
@@ -197,3 +198,19 @@ def test_timeline_marks_the_decisive_step(sample_ledger):
     step = max(i for i in range(mark) if lines[i].startswith("step "))
     assert lines[step].startswith("step 3 ") and "loop_start: CLICK went back" in lines[mark]
     assert any(line.startswith("decisive  loop_start at step 3 [controllable]") for line in lines)
+
+
+def test_the_report_opens_a_failing_run_at_its_decisive_step(sample_ledger, tmp_path):
+    """The index links a run that did not pass to its decisive step on its page (its before and after frames), and
+    the page says the decisive error with a link to that step (issue 51)."""
+    import trajcheck
+    from trajcheck.render.htmlreport import page_name
+
+    rep = trajcheck.report(sample_ledger, tmp_path / "rep", max_runs=3)
+    index = Path(rep.index).read_text()
+    name = page_name("nc-server-validation")
+    assert f'href="runs/{name}.html#step-7"' in index
+    assert f'href="runs/{page_name("consent-overlay-on")}.html"' in index  # a passing run: its page's top
+    page = (tmp_path / "rep" / "runs" / f"{name}.html").read_text()
+    assert '<b>decisive error</b> ignored_message at <a href="#step-7">step 7</a> (controllable)' in page
+    assert '<div id="step-7">' in page

@@ -132,7 +132,9 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
         if r["status"] != "ok":
             v = "invalid"
         arm = r.get("config_perceptual_verifier")
-        cells = [f'<td><a href="runs/{_e(page_name(r["run_id"]))}.html">{_e(r["run_id"])}</a></td>',
+        # a run that did not pass opens at its first decisive error (issue 51), its before and after frames
+        at = "" if r.get("decisive_step") is None else f'#step-{int(r["decisive_step"])}'
+        cells = [f'<td><a href="runs/{_e(page_name(r["run_id"]))}.html{at}">{_e(r["run_id"])}</a></td>',
                  f'<td data-sort="{_RANK.get(v, 4)}">{_badges(r)}</td>',
                  f'<td>{"yes (" + _e(r.get("false_claim_basis") or "referee") + ")" if r.get("false_claim") else ""}'
                  '</td>',
@@ -213,6 +215,12 @@ def _run_section(r: dict[str, Any], steps: list[dict[str, Any]], images: Images,
                  + "".join(f"<br><code>{_e(x)}</code>" for x in r.get("evidence_reasons") or [])
                  + f"<br><b>final</b> {_e(r['eval_final_verdict'])} ({_e(r['verdict_reason'])}, from "
                  f"{_e(r.get('verdict_source') or 'none')})</p>")
+    if r.get("decisive_kind"):  # where the run went wrong (docs/failures.md), linked to the step's frames
+        step = r.get("decisive_step")
+        at = "" if step is None else f' at <a href="#step-{int(step)}">step {int(step)}</a>'
+        control = f" ({_e(r['decisive_control'])})" if r.get("decisive_control") else ""
+        parts.append(f"<p><b>decisive error</b> {_e(r['decisive_kind'])}{at}{control}: "
+                     f"{_e(r.get('decisive_evidence') or '')}</p>")
     parts.append(rubric_and_judges(r))
     parts.append(run_conflicts(r, steps))
     if r.get("lesson_candidate"):
