@@ -170,8 +170,9 @@ def test_hostile_run_ids_get_pages_inside_the_report_whose_links_work(tmp_path: 
     pages = sorted(p.name for p in (tmp_path / "rep" / "runs").iterdir())
     assert len(pages) == len(ids) and not (tmp_path / "outside.html").exists()
     index = (tmp_path / "rep" / "index.html").read_text()
-    links = re.findall(r'<a href="(runs/[^"]+)">', index)
-    # each run's page, linked from the runs table (and again from the failure modes: they all failed blocked)
+    links = re.findall(r'<a href="(runs/[^"#]+)(?:#step-\d+)?">', index)
+    # each run's page, linked from the runs table (at its decisive step) and again from the failure modes (they all
+    # failed blocked)
     assert len(set(links)) == len(ids) and all((tmp_path / "rep" / link).is_file() for link in links)
     assert "&lt;script&gt;" in index and "<script>" not in index.split("</head>", 1)[1]
     assert all(os.path.dirname(os.path.relpath(tmp_path / "rep" / link, tmp_path / "rep")) == "runs"
