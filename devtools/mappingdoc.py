@@ -137,7 +137,8 @@ would give two runs one record (fields matched by chance, or a key not specific 
 | `url_before` | the URL of the page the step acted on (the page it saw); without `url_after`, a step's URL after is the next step's `url_before` (the last step's is unknown) |
 | `screenshot` | a path inside the run folder (relative to a step file's folder), base64 or a data: URL (a text log's `![alt](src)`: `{ path = "block", regex = '!\[[^\]]*\]\((?P<screenshot>[^)]+)\)' }`; a screenshot field's regex sees as much text as one inline frame at the frame size limit, 64 MiB decoded); a harness's annotated copy (`3_labeled.png`, `_som`, `_annotated`, `_marked`...) is read as the screenshot it was made from (`3.png`) when that file is beside it: the screen as it was; with `pre`, the screen after the last step is the file named like the last one with its last number one higher, when it exists |
 | `screenshot_file` | a template of the screenshot's file name; with `screenshot_after_file`, the pre and post frames from two templates (`step_{step:02}.png`, `step_{step:02}_action.png`) |
-| `screenshots` | a glob of screenshots paired with the steps by position (natural order; `screenshots_offset` skips some) |
+| `screenshots` | a glob of screenshots paired with the steps by position (natural order) |
+| `screenshots_offset` | a whole number: each step's screenshot is the one `screenshots_offset` steps later gives (`screenshot`, `screenshot_file` or `screenshots`; not a chat's images): `1` when each step names the screen one step before the one it acted on, `-1` one step after; past either end, the file named like its neighbour with its last number one higher (lower) when it exists |
 | `screenshot_is` | `pre` (the screen the step acted on, default) or `post`; with one screenshot a step, a step's other frame is its neighbour's, and the screen after the last step (before the first) is used when its file exists |
 | `tokens_input`, `tokens_output`, `tokens_cached`, `tokens_reasoning`, `cost_usd`, `wall_seconds`, `timestamp` | what the step's model call used and its time, where the log records them (nothing is estimated) |
 | `harness_stop` | the answers that are the harness's own stop, not the agent's (below, "How runs end"): a regular expression searched in the text of each answer (`'^(?:Early stop\|ERROR): '`), or a field of the step (`{ path = "stopped_by", regex = '.+' }`: the answer is the harness's where it gives a value) |
@@ -196,7 +197,8 @@ What a log means is chosen by what its screenshots show. Under the right frame a
 coordinate space, a click changes the screen where it lands (a blob of the pixel diff, other than rendering
 noise, within 8 px of the point) and typing changes it on the line of the last click. `draft-mapping` reads
 the sampled runs through its draft with the points as logged and counts, for each candidate, the clicks and
-typing that land: the alignment as drafted, the other one (`pre` or `post`) and one screenshot further off;
+typing that land: `pre`, `post`, `pre` with `screenshots_offset = 1` and `post` with `-1` (every pairing
+within one step of `pre` or `post`);
 the spaces `screenshot`, `model` with `model_scale` 1.25, 1.5, 2, 0.8, 0.667 or 0.5, `relative-1000` and
 `smart-resize` (those that put every point within 8 px or 1% of another are one). A reading is chosen only
 when, against every other, it wins the actions on which the two disagree by a one-sided sign test at 1%
@@ -209,12 +211,20 @@ coordinates = 'model'
 model_scale = 1.25   # clicks and typing change the screen where they land: 56 of 69 as model_scale 1.25; 21 of 69 as screenshot; ...
 ```
 
+A log whose steps each name the screenshot taken one step before the screen they acted on is drafted so:
+
+```toml
+screenshot_is = 'pre'   # clicks and typing change the screen where they land: 56 of 68 as pre, offset +1; 24 of 50 as pre; 10 of 37 as post; 8 of 24 as post, offset -1
+screenshots_offset = 1   # each step's screenshot is the one the step after it names: ...
+```
+
 Where the counts do not separate the readings (clicks that change nothing, too few of them), the line says
 `UNSURE` with them and `[run] unsure` names the reading, so the runs' verdicts are held until a person has
 looked. An action name drafted as DONE that most runs it appears in go on after (an `exit` that goes back to
 the home screen) is left out of `[step.types]` with why. `trajcheck validate` makes the same count over up to
 20 runs of each reader, a mapping or a built-in one, and warns `reading_contradicted` where another
-alignment (one step earlier or later) or another scale of the points wins by the same rule.
+alignment (one step earlier or later than declared, `screenshots_offset` included) or another scale of the
+points wins by the same rule.
 
 ### `[outcome]`: a recorded result is the evaluator
 

@@ -24,7 +24,7 @@ def build(out: Path, named: str = "pre", key: str = "screenshot", scale: float =
     """A harness log per sample run whose frames form one chain: ``trajectory.json`` ({"task", "steps": [{"action",
     "coordinate", "text", KEY}]}) and ``shots/K.png``, the K-th screen of the run. The truth is the sample run's:
     step i acts between screens i and i+1. ``named``: which one each step names (``pre``: i, ``post``: i+1,
-    ``early``: i-1, none for the first step);
+    ``early``: i-1, none for the first step; ``late``: i+2, none for the last step);
     ``scale``: the points are logged divided by it; ``same``: every screen is the first (no click changes
     anything)."""
     made = 0
@@ -45,9 +45,9 @@ def build(out: Path, named: str = "pre", key: str = "screenshot", scale: float =
         logged = []
         for i, s in enumerate(steps):
             a = s["action"]
-            j = {"pre": i, "post": i + 1, "early": i - 1}[named]
+            j = {"pre": i, "post": i + 1, "early": i - 1, "late": i + 2}[named]
             st: dict[str, object] = {"action": a["type"].lower()}
-            if j >= 0:
+            if 0 <= j < len(chain):
                 st[key] = f"shots/{j}{Path(chain[j]).suffix}"
             if a.get("x") is not None:
                 st["coordinate"] = [round(a["x"] * k / scale, 1), round(a["y"] * k / scale, 1)]
@@ -63,7 +63,8 @@ def build(out: Path, named: str = "pre", key: str = "screenshot", scale: float =
 def harnesses(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("harnesses")
     kinds = {"after": dict(named="post"), "before_named_after": dict(key="screenshot_after"),
-             "scaled": dict(scale=1.25), "still": dict(same=True), "early": dict(named="early")}
+             "scaled": dict(scale=1.25), "still": dict(same=True), "early": dict(named="early"),
+             "late": dict(named="late")}
     out = {}
     for name, kw in kinds.items():
         assert build(root / name, **kw) >= 20  # type: ignore[arg-type]
@@ -113,15 +114,58 @@ def test_points_in_a_model_space_scaled_by_1_25_are_drafted_so(harnesses, drafts
     assert "unsure = " not in text
 
 
+def frames_read(folder: Path, text: str, tmp: Path) -> dict[str, list[tuple[str | None, str | None]]]:
+    """Each run's frames (pre, post) per step as ``text`` (a mapping) reads them, as ``shots/K`` stems."""
+    from trajcheck.readers.mapping.read import read_mapped
+    from trajcheck.readers.mapping.schema import Mapping
+
+    m = tmp / "read.toml"
+    m.write_text(text)
+    mapping = Mapping(m)
+
+    def stem(f: str | None) -> str | None:
+        return None if f is None else f.rsplit(".", 1)[0]
+    return {d.name: [(stem(s.frame_pre), stem(s.frame_post)) for s in read_mapped(mapping, d, d.name)[0].steps]
+            for d in sorted(folder.iterdir())}
+
+
+def truth(frames: dict[str, list[tuple[str | None, str | None]]]) -> dict[str, list[tuple[str, str]]]:
+    return {k: [(f"shots/{i}", f"shots/{i + 1}") for i in range(len(v))] for k, v in frames.items()}
+
+
 @pytest.mark.slow
-def test_screenshots_one_step_earlier_than_pre_are_unsure_for_screenshot_is_cannot_say_it(harnesses):
+def test_screenshots_one_step_earlier_than_pre_are_drafted_offset_1(harnesses, tmp_path):
     d = draft_mapping(harnesses["early"])
-    assert "unsure = ['alignment']" in d.text, d.text
+    assert "unsure = " not in d.text and not any(u.startswith("alignment: ") for u in d.unsure), d.text
     assert line(d.text, "screenshot_is").startswith(
-        "screenshot_is = 'pre'   # UNSURE: clicks and typing change the screen where they land: 56 of 68 as pre, one "
-        "screenshot later; 24 of 50 as pre")
-    (why,) = [u for u in d.unsure if u.startswith("alignment: ")]
-    assert "the frames fit best one step off (pre, one screenshot later), which screenshot_is cannot say" in why
+        "screenshot_is = 'pre'   # clicks and typing change the screen where they land: 56 of 68 as pre, offset +1; "
+        "24 of 50 as pre; 10 of 37 as post; 8 of 24 as post, offset -1"), d.text
+    assert line(d.text, "screenshots_offset").startswith("screenshots_offset = 1   # each step's screenshot is the "
+                                                         "one the step after it names")
+    # read through the draft, every step is paired with the screens it acted between (the last step's after is
+    # the next-numbered file), as the sample run recorded it
+    got = frames_read(harnesses["early"], d.text, tmp_path)
+    assert got == truth(got)
+    # the same mapping without the offset reads every step one screen early, and validate says so
+    wrong = d.text.replace("screenshots_offset = 1", "screenshots_offset = 0")
+    (p,) = _validate(harnesses["early"], wrong, tmp_path)
+    assert p["field"] == "alignment" and "56 of 68 as one step later; 24 of 50 as read" in p["message"], p
+    assert _validate(harnesses["early"], d.text, tmp_path) == []
+
+
+@pytest.mark.slow
+def test_screenshots_one_step_later_than_post_are_drafted_post_offset_minus_1(harnesses, tmp_path):
+    d = draft_mapping(harnesses["late"])
+    assert "unsure = " not in d.text, d.text
+    assert line(d.text, "screenshot_is").startswith("screenshot_is = 'post'   # clicks and typing change the screen "
+                                                    "where they land: "), d.text
+    assert line(d.text, "screenshot_is").split("land: ")[1].split(" as ")[1].startswith("post, offset -1;"), d.text
+    assert line(d.text, "screenshots_offset").startswith("screenshots_offset = -1   # each step's screenshot is "
+                                                         "the one the step before it names")
+    got = frames_read(harnesses["late"], d.text, tmp_path)
+    # the first step's screen before is the one screenshot no step names
+    assert {k: v[1:] for k, v in got.items()} == {k: v[1:] for k, v in truth(got).items()}
+    assert all(v[0] == (None, "shots/1") for v in got.values())
 
 
 @pytest.mark.slow

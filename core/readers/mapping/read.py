@@ -125,7 +125,7 @@ def _frames(m: Mapping, run_dir: Path, recs: list[Rec], frames: Frames,
             shot = r.folder + shot  # relative to its step file
         shots[i] = frames.from_any(shot, f"steps[{i}].screenshot") if shot else None
     if m.shot_file is not None or m.shot_after is not None:
-        pres, posts, missing = template_frames(run_dir, recs, m.shot_file, m.shot_after, m.pre)
+        pres, posts, missing = template_frames(run_dir, recs, m.shot_file, m.shot_after, m.pre, m.shot_offset)
         if missing:
             problems.append(Problem(Slug.FRAMES_MISSING, f"{len(missing)} screenshot(s) the mapping names are not "
                                     f"files in the run (first: {missing[0]!r})", run=frames.run, file=frames.rel,
@@ -151,12 +151,28 @@ def _frames(m: Mapping, run_dir: Path, recs: list[Rec], frames: Frames,
         return [one(r.pre, "chat.image", r) or shots[i] for i, r in enumerate(recs)], \
             [one(r.post, "chat.image", r) for r in recs]
     shots = [plain_twin(run_dir, s) if s and s not in frames.inline else s for s in shots]
+    if m.shot_offset:
+        shots = _shifted(run_dir, shots, m.shot_offset, frames.inline)
     last = shots[-1] if shots and m.pre else None
     pres, posts = _paired(shots, m.pre, next_numbered(run_dir, last) if last and last not in frames.inline else None)
     for i, r in enumerate(recs):
         if r.post is not None and m.step_files is not None:
             posts[i] = frames.from_any(r.post, f"steps[{i}].screenshot") or posts[i]
     return pres, posts
+
+
+def _shifted(run_dir: Path, shots: list[str | None], offset: int, inline: dict[str, bytes]) -> list[str | None]:
+    """``[step] screenshots_offset``: each step's screenshot is the one the step ``offset`` later names (-1: the
+    one before names it). Past either end of the named ones, a file named like its neighbour with its last number
+    one higher (lower), when it exists: the screens no step names."""
+    n = len(shots)
+    out = [shots[i + offset] if 0 <= i + offset < n else None for i in range(n)]
+    edge = range(max(0, n - offset), n) if offset > 0 else range(min(n, -offset) - 1, -1, -1)
+    for i in edge:
+        near = out[i - 1] if offset > 0 and i else out[i + 1] if offset < 0 and i + 1 < n else None
+        if out[i] is None and near and near not in inline:
+            out[i] = next_numbered(run_dir, near, 1 if offset > 0 else -1)
+    return out
 
 
 def _paired(shots: list[str | None], pre: bool, last_post: str | None) -> tuple[list[str | None], list[str | None]]:

@@ -110,7 +110,11 @@ class Mapping:
                                                            t.get("screenshots"))
         if self.shot_glob is not None and not _inside(self.shot_glob):
             raise UsageError(f"{where}: [step] screenshots = {self.shot_glob!r} must be a glob inside the run folder")
-        self.shot_offset = int(step.get("screenshots_offset", 0))
+        offset = step.get("screenshots_offset", 0)
+        if not isinstance(offset, int) or isinstance(offset, bool) or abs(offset) > 1000:
+            raise UsageError(f"{where}: [step] screenshots_offset = {offset!r}: a whole number (1: each step's "
+                             "screenshot is the one the step after it names; -1: the one the step before names)")
+        self.shot_offset = offset
         self.grammar = t.get("grammar")
         if self.grammar is not None and self.grammar not in GRAMMARS:
             raise UsageError(f"{where}: [step] grammar = {self.grammar!r}: one of {', '.join(GRAMMARS)}")

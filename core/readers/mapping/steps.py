@@ -167,12 +167,14 @@ def _next_ctx(ctx: dict[str, Any], step: int) -> dict[str, Any]:
 
 
 def template_frames(run_dir: Path, recs: list[Rec], pre_t: str | None, post_t: str | None,
-                    pre: bool) -> tuple[list[str | None], list[str | None], list[str]]:
+                    pre: bool, offset: int = 0) -> tuple[list[str | None], list[str | None], list[str]]:
     """Each step's pre and post frame from the screenshot templates, and the names that are not files. With one
     template, a step's other frame is its neighbour's (a screenshot before each step is the previous step's
-    after); the screen after the last step (or before the first) is used when it exists."""
+    after); the screen after the last step (or before the first) is used when it exists. ``offset``
+    (``screenshots_offset``): a step's files are those the templates name for the step ``offset`` later."""
     def name(r: Rec, t: str, ctx: dict[str, Any] | None = None) -> str | None:
-        got = fill(t, ctx if ctx is not None else r.ctx)
+        ctx = ctx if ctx is not None else r.ctx
+        got = fill(t, _next_ctx(ctx, offset) if offset else ctx)
         return None if got is None else r.folder + got
 
     n = len(recs)
@@ -219,14 +221,14 @@ def plain_twin(run_dir: Path, rel: str) -> str:
     return plain if exists(run_dir, plain) else rel
 
 
-def next_numbered(run_dir: Path, rel: str) -> str | None:
-    """The file named like ``rel`` with its last number one higher (``x_2.png`` -> ``x_3.png``), when it exists:
-    the screen after the last step of a log that names only the screens before each step."""
+def next_numbered(run_dir: Path, rel: str, step: int = 1) -> str | None:
+    """The file named like ``rel`` with its last number one higher (``x_2.png`` -> ``x_3.png``; ``step`` -1: one
+    lower), when it exists: the screen after the last step of a log that names only the screens before each step."""
     m = _LAST_NUM.search(rel)
-    if m is None:
+    if m is None or int(m.group(1)) + step < 0:
         return None
     digits = m.group(1)
-    nxt = rel[:m.start()] + str(int(digits) + 1).zfill(len(digits)) + rel[m.end():]
+    nxt = rel[:m.start()] + str(int(digits) + step).zfill(len(digits)) + rel[m.end():]
     return nxt if exists(run_dir, nxt) else None
 
 

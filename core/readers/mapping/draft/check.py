@@ -44,11 +44,26 @@ def _runs(text: str, run_dirs: list[Path], root: Path) -> tuple[Mapping, list[tu
     return m, out
 
 
+#: Each alignment a draft tries: (screenshot_is, screenshots_offset). A step's screenshot taken before it, or
+#: after it, or one step further off than either: ``('pre', 1)`` reads each step's screenshot from the step
+#: after (named one step early), ``('post', -1)`` from the step before (named one step late). ``('pre', -1)`` is
+#: ``('post', 0)`` and ``('post', 1)`` is ``('pre', 0)``: the four are every pairing within one step of pre or post.
+ALIGNMENTS = (("pre", 0), ("post", 0), ("pre", 1), ("post", -1))
+
+
+def _name(side: str, offset: int) -> str:
+    return side if not offset else f"{side}, offset {offset:+d}"
+
+
 def _offsets(pre: bool) -> dict[str, int]:
-    """The alignments tried, the draft's first: each step's frames as drafted, or one step off."""
-    if pre:
-        return {"pre": 0, "post": -1, "pre, one screenshot later": 1}
-    return {"post": 0, "pre": 1, "post, one screenshot earlier": -1}
+    """The alignments tried, the draft's own first: which step's change map (as drafted) each pairs a step with.
+    With ``pre`` drafted, step i acts between screenshots i and i+1; ``post`` pairs it with the step before's
+    (-1), ``('pre', 1)`` with the step after's, ``('post', -1)`` two before. With ``post`` drafted, the same one
+    step later."""
+    base = 0 if pre else 1  # the change-map offset of ('pre', 0) from the drafted pairing
+    out = {_name(side, k): base + k - (side == "post") for side, k in ALIGNMENTS}
+    first = "pre" if pre else "post"
+    return {first: out.pop(first), **out}
 
 
 def _alignment(lines: list[str], c: Choice, unsure: list[str], held: list[str]) -> None:
@@ -56,16 +71,18 @@ def _alignment(lines: list[str], c: Choice, unsure: list[str], held: list[str]) 
     if i is None or not c.tallies:
         return
     drafted = _IS.match(lines[i]).group(1)  # type: ignore[union-attr]  # matched above
-    if c.chosen in ("pre", "post"):
-        lines[i] = f"screenshot_is = '{c.chosen}'   # {c.evidence()}"
+    if c.chosen is not None:
+        side, _, off = c.chosen.partition(", offset ")
+        lines[i] = f"screenshot_is = '{side}'   # {c.evidence()}"
+        if off:
+            lines.insert(i + 1, f"screenshots_offset = {int(off)}   # each step's screenshot is the one the step "
+                                f"{'after' if int(off) > 0 else 'before'} it names: {c.why}")
         if _ASKED in unsure:
             unsure.remove(_ASKED)
         return
-    why = (f"the frames fit best one step off ({c.chosen}), which screenshot_is cannot say: set screenshots_offset "
-           "or the file template" if c.chosen else c.why)
     lines[i] = f"screenshot_is = '{drafted}'   # UNSURE: {c.evidence()}"
     unsure[:] = [u for u in unsure if u != _ASKED]
-    unsure.append(f"alignment: {c.evidence()}; {why}")
+    unsure.append(f"alignment: {c.evidence()}; {c.why}")
     held.append("alignment")
 
 
