@@ -221,7 +221,24 @@ screenshots_offset = 1   # each step's screenshot is the one the step after it n
 Where the counts do not separate the readings (clicks that change nothing, too few of them), the line says
 `UNSURE` with them and `[run] unsure` names the reading, so the runs' verdicts are held until a person has
 looked. An action name drafted as DONE that most runs it appears in go on after (an `exit` that goes back to
-the home screen) is left out of `[step.types]` with why. `trajcheck validate` makes the same count over up to
+the home screen) is left out of `[step.types]` with why.
+
+The harness's own prompt, where it sits beside the runs, says what its actions mean: a text file named as a
+prompt or a README (`prompt.txt`, `system_prompt.md`, `README.md`) in a sampled run folder or a folder above
+it, or a member of the log that holds the prompt (`prompt`, `system_prompt`, a chat's `system` turn). A line
+that defines an action (`exit: go back to the home screen`, `- stop(answer): ...`, `8. stop. If you think you
+have completed the instruction, ...`, a call alone on its line with its description on the next) or a
+sentence that tells the model to output a name when the task is complete (AppAgent's "If you believe the task
+is completed ..., you should output FINISH.") types that name: one that goes home or back is `NAVIGATE`, not
+DONE; one that ends the task is `DONE`, even when no sampled run used it. A name drafted as another action (a
+click) is left as drafted, and a description that says both decides nothing. The line is quoted as the
+evidence, on one line, with every character that is not printable replaced (the prompt is data, read in
+bounded amounts):
+
+```toml
+'exit' = 'NAVIGATE'    # the harness's prompt (README.md): '7. exit. Exit the app and go back to the desktop.'
+'FINISH' = 'DONE'    # the harness's prompt (the log's 'prompt' member): 'If you believe the task is completed or there is nothing to be done, you should output FINISH.'
+``` `trajcheck validate` makes the same count over up to
 20 runs of each reader, a mapping or a built-in one, and warns `reading_contradicted` where another
 alignment (one step earlier or later than declared, `screenshots_offset` included) or another scale of the
 points wins by the same rule.

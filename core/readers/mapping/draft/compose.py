@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...kit.screenshots import looks_like_base64
-from . import endings
+from . import endings, prompt
 from .check import checked
 from .pathjoin import join_lines, path_pattern
 from .. import text as textlog
@@ -187,6 +187,7 @@ def _draft_from(folder: Path, folders: list[Folder], cand: tuple[str, str, int],
         [_read(p) for ls in logs for p in ls[:50]]
     texts, values = [t for t, _ in read], [v for _, v in read]
     body = _body(kind, texts, values, logs, picked, unsure, run_lines)
+    prompt.apply(body.types, prompt.sources(folder, picked, values))  # the harness's own words for its actions
     out = outcome_lines(folder, run_dirs, Path(glob).name)[0]
     path = path_pattern([d.name for d in run_dirs[:MAX_NAMES]]) if folder not in run_dirs else None
     if path is not None:  # values in the run folders' names, and a results file they find records in
