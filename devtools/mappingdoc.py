@@ -241,7 +241,8 @@ bounded amounts):
 ``` `trajcheck validate` makes the same count over up to
 20 runs of each reader, a mapping or a built-in one, and warns `reading_contradicted` where another
 alignment (one step earlier or later than declared, `screenshots_offset` included) or another scale of the
-points wins by the same rule.
+points wins by the same rule; for a mapping's alignment, its hint names the lines that read the frames as they
+choose ("the screenshots support screenshot_is = 'pre' and screenshots_offset = 1").
 
 ### `[outcome]`: a recorded result is the evaluator
 

@@ -150,6 +150,7 @@ def test_screenshots_one_step_earlier_than_pre_are_drafted_offset_1(harnesses, t
     wrong = d.text.replace("screenshots_offset = 1", "screenshots_offset = 0")
     (p,) = _validate(harnesses["early"], wrong, tmp_path)
     assert p["field"] == "alignment" and "56 of 68 as one step later; 24 of 50 as read" in p["message"], p
+    assert p["hint"].startswith("the screenshots support screenshot_is = 'pre' and screenshots_offset = 1: ")
     assert _validate(harnesses["early"], d.text, tmp_path) == []
 
 
@@ -206,6 +207,20 @@ def test_validate_warns_on_a_mapping_that_declares_the_wrong_alignment(harnesses
     wrong = right.replace("screenshot_is = 'post'", "screenshot_is = 'pre' #")
     (p,) = _validate(harnesses["after"], wrong, tmp_path)
     assert p["field"] == "alignment" and "41 of 50 as one step earlier; 23 of 68 as read" in p["message"]
+    assert p["hint"].startswith("the screenshots support screenshot_is = 'post' (no screenshots_offset): ")
+
+
+def test_the_alignment_a_warning_names_is_the_declared_one_moved_one_step():
+    from trajcheck.readers.mapping.meaning import supported
+
+    # (pre, k) one step later is (pre, k+1); (post, k) one step later is (pre, k); one earlier: (post, k), (post, k-1)
+    assert supported((True, 0), "one step later") == "screenshot_is = 'pre' and screenshots_offset = 1"
+    assert supported((True, 0), "one step earlier") == "screenshot_is = 'post' (no screenshots_offset)"
+    assert supported((False, 0), "one step later") == "screenshot_is = 'pre' (no screenshots_offset)"
+    assert supported((False, 0), "one step earlier") == "screenshot_is = 'post' and screenshots_offset = -1"
+    assert supported((True, 1), "one step earlier") == "screenshot_is = 'pre' (no screenshots_offset)"  # (post, 1)
+    assert supported((False, -1), "one step later") == "screenshot_is = 'post' (no screenshots_offset)"  # (pre, -1)
+    assert supported((True, -2), "one step earlier") == "screenshot_is = 'post' and screenshots_offset = -2"
 
 
 @pytest.mark.slow

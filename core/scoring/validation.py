@@ -157,10 +157,13 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
     reader every run is read with (as ``score --input-format``)."""
     run_paths = [os.fspath(p) for p in paths]
     own: tuple[Reader, ...] = ()  # this call's mapping's reader, handed to discovery: nothing outlives the call
+    declared: dict[str, tuple[bool, int]] = {}
     if mapping is not None:
         from ..readers.mapping.reader import Mapping, reader_of
 
-        own = (reader_of(Mapping(Path(mapping))),)
+        compiled = Mapping(Path(mapping))
+        own = (reader_of(compiled),)
+        declared = {compiled.name: (compiled.pre, compiled.shot_offset)}  # its alignment, named in a warning's hint
     if input_format is not None and input_format not in reader_names(own):
         raise UsageError(f"unknown input format {input_format!r}; formats: " + ", ".join(reader_names(own)))
     refs, problems = discover(run_paths, input_format, own)
@@ -221,7 +224,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
                                             severity="warning", reader=ref.reader,
                                             hint="check run.json screen {width, height} against the frame size"))
     for reader, runs in read.items():  # the alignment and the points' space, against the screenshots
-        problems += contradictions(runs, reader)
+        problems += contradictions(runs, reader, declared.get(reader))
     join = _join(Path(mapping), refs) if mapping is not None else None
     if join is not None and join.nothing_joined:
         problems.append(Problem(Slug.MAPPING_MATCHES_NOTHING, join.why, file=str(mapping), field="outcome.file",

@@ -113,17 +113,36 @@ def weigh_runs(runs: Sequence[tuple[Run, Path]], offsets: dict[str, int], relati
 AS_READ = {"read": 0, "one step earlier": -1, "one step later": 1}
 
 
-def contradictions(runs: Sequence[tuple[Run, Path]], reader: str) -> list[Problem]:
+def supported(declared: tuple[bool, int], chosen: str) -> str:
+    """The ``[step]`` lines that read the frames as the ``chosen`` alignment (``one step later`` or ``one step
+    earlier`` than read) when a mapping declares ``declared`` = (screenshot_is is pre, screenshots_offset): a step
+    one screenshot later under (pre, k) is (pre, k+1), under (post, k) it is (pre, k); one earlier under (pre, k)
+    is (post, k), under (post, k) it is (post, k-1); (post, 1) is (pre, 0) and (pre, -1) is (post, 0)."""
+    pre, k = declared
+    if chosen == "one step later":
+        side, off = "pre", k + 1 if pre else k
+    else:
+        side, off = "post", k if pre else k - 1
+    if (side, off) in (("post", 1), ("pre", -1)):  # the same pairing without an offset: (post, 1) is (pre, 0)
+        side, off = ("pre" if side == "post" else "post"), 0
+    return f"screenshot_is = '{side}'" + (f" and screenshots_offset = {off}" if off else " (no screenshots_offset)")
+
+
+def contradictions(runs: Sequence[tuple[Run, Path]], reader: str,
+                   declared: tuple[bool, int] | None = None) -> list[Problem]:
     """``reading_contradicted`` warnings where the frames of ``runs`` (all read by ``reader``) choose another
-    alignment or another scale of the points than the one read, by the margin rule."""
+    alignment or another scale of the points than the one read, by the margin rule. ``declared``: a mapping's
+    (screenshot_is is pre, screenshots_offset), to name the lines that read the frames as they choose."""
     align, space = weigh_runs(runs, AS_READ, relative=True)
     out = []
     for c, what, fix in ((align, "frame alignment", "screenshot_is (pre or post) or screenshots_offset"),
                          (space, "coordinate space", "coordinates, model_scale or the screen size")):
         if c.chosen is not None and c.chosen != "read":
+            hint = f"check the reader's {fix} against a few screenshots"
+            if declared is not None and c.question == "alignment":
+                hint = f"the screenshots support {supported(declared, c.chosen)}: {hint}"
             out.append(Problem(Slug.READING_CONTRADICTED,
                                f"the screenshots contradict the {what} the runs are read with: {c.evidence()}; "
                                f"{c.why}", run=runs[0][0].run_id, field=c.question,
-                               severity="warning", reader=reader,
-                               hint=f"check the reader's {fix} against a few screenshots"))
+                               severity="warning", reader=reader, hint=hint))
     return out
