@@ -20,6 +20,7 @@ that screenshot was taken before or after the step's action. Each directory hold
     reasoning = "thought"
     screenshot = "screenshot"         # a path inside the run directory, or base64 / a data: URL
     screenshot_is = "pre"             # "pre" (what the agent saw before acting) or "post"
+    screenshots_offset = 0            # 1: each step's screenshot is the one the step after it names
 
     [step.types]                      # the log's action names -> trajcheck's (others: upper-cased)
     tap = "CLICK"
