@@ -63,3 +63,52 @@ def test_visualwebarena_harness_early_stop_is_not_an_answer(tmp_path, how):
     assert r["verdict_source"] != "no_answer"
     assert (r["eval_final_verdict"], r["verdict_source"], r["failure_detail"]) == ("fail", "evidence",
                                                                                    "no_net_progress")
+
+
+# --- cua (trycua/cua): a desktop agent's trajectory folder, its items in metadata.json, a folder a turn ---------
+
+CUA = REAL / "cua"
+CUA_RUN = "2025-09-14_claude-opus-4-20_064925_5723"
+
+
+def test_cua_trajectory_needs_no_mapping():
+    # a built-in reader reads the folder; the draft says so instead of drafting a weaker mapping (issue 47 item 4)
+    d = draft_mapping(CUA, check=True)
+    assert d.reader == "openai-responses", d.text
+    assert "No mapping is needed" in d.text
+
+
+def test_cua_trajectory_read_in_full(tmp_path):
+    # metadata.json's new_items are the run's OpenAI Responses items (before: claimed, then 0 steps, invalid)
+    trajcheck.score([CUA], out=tmp_path / "L")
+    runs = trajcheck.runs(tmp_path / "L")
+    assert len(runs) == 1
+    r = runs.iloc[0]
+    assert (r["run_id"], r["source_format"], r["status"]) == (CUA_RUN, "openai-responses", "ok")
+    assert r["goal"].startswith('ULTRA FAST: Search for "teddy bears" on Google Shopping')
+    s = trajcheck.steps(tmp_path / "L").sort_values("step_index")
+    # screenshot, click in the search box, ctrl+a, type, Return, the final message: 6 of 6 understood
+    assert list(s["action_type"]) == ["WAIT", "CLICK", "KEY_PRESS", "TYPE", "KEY_PRESS", "DONE"]
+    assert bool(s["action_known"].all())
+    click = s.iloc[1]
+    assert (click["action_x"], click["action_y"]) == (443, 154)
+    # each action turn's screenshot_after is the screen after that action (agent.py shoots after the call):
+    # the click's before is the first screenshot call's after, its after is its own turn's
+    assert (click["frame_pre"], click["frame_post"]) == ("turn_001/0003_screenshot_after.png",
+                                                         "turn_003/0008_screenshot_after.png")
+    assert list(s["frame_post"])[1:5] == ["turn_003/0008_screenshot_after.png", "turn_005/0014_screenshot_after.png",
+                                          "turn_007/0019_screenshot_after.png", "turn_009/0024_screenshot_after.png"]
+    # points are the screenshot's own pixels (1512x857): checked by eye, the click is in the search box and
+    # the harness's crosshair (screenshot_action.png) sits there; the tool's declared 1024x768 is a fallback
+    assert (r["coord_space"], int(click["frame_width"])) == ("screenshot", 1512)
+
+
+def test_cua_trajectory_verdict_is_not_wrong(tmp_path):
+    # No recorded outcome (status "completed" says only that the loop returned). By eye the last screen shows
+    # Google Shopping's results for "teddy bears": the task was done. trajcheck holds its verdict back
+    # (unknown), takes the final message as a claim, and never fails the run.
+    trajcheck.score([CUA], out=tmp_path / "L")
+    r = trajcheck.runs(tmp_path / "L").iloc[0]
+    assert (r["claimed_success"], bool(r["false_claim"])) == (True, False)
+    assert r["eval_final_verdict"] in ("unknown", "pass")
+    assert r["verdict_source"] != "no_answer"
