@@ -57,6 +57,9 @@ def test_other_containers_read_the_same(tmp_path):
         "list.json": json.dumps(data["items"]),
         "responses.json": json.dumps([{"input": data["items"][:1]}, {"output": data["items"][1:]}]),
         "items.jsonl": "".join(json.dumps(i) + "\n" for i in data["items"]),
+        # cua's TrajectorySaverCallback: the run's items as `new_items`, the request's messages in `kwargs`
+        "metadata.json": json.dumps({"status": "completed", "kwargs": {"messages": data["items"][:1]},
+                                     "new_items": data["items"][1:]}),
     }
     for name, text in shapes.items():
         d = tmp_path / name.replace(".", "-")

@@ -63,3 +63,112 @@ def test_visualwebarena_harness_early_stop_is_not_an_answer(tmp_path, how):
     assert r["verdict_source"] != "no_answer"
     assert (r["eval_final_verdict"], r["verdict_source"], r["failure_detail"]) == ("fail", "evidence",
                                                                                    "no_net_progress")
+
+
+# --- cua (trycua/cua): a desktop agent's trajectory folder, its items in metadata.json, a folder a turn ---------
+
+CUA = REAL / "cua"
+CUA_RUN = "2025-09-14_claude-opus-4-20_064925_5723"
+
+
+def test_cua_trajectory_needs_no_mapping():
+    # a built-in reader reads the folder; the draft says so instead of drafting a weaker mapping (issue 47 item 4)
+    d = draft_mapping(CUA, check=True)
+    assert d.reader == "openai-responses", d.text
+    assert "No mapping is needed" in d.text
+
+
+def test_cua_trajectory_read_in_full(tmp_path):
+    # metadata.json's new_items are the run's OpenAI Responses items (before: claimed, then 0 steps, invalid)
+    trajcheck.score([CUA], out=tmp_path / "L")
+    runs = trajcheck.runs(tmp_path / "L")
+    assert len(runs) == 1
+    r = runs.iloc[0]
+    assert (r["run_id"], r["source_format"], r["status"]) == (CUA_RUN, "openai-responses", "ok")
+    assert r["goal"].startswith('ULTRA FAST: Search for "teddy bears" on Google Shopping')
+    s = trajcheck.steps(tmp_path / "L").sort_values("step_index")
+    # screenshot, click in the search box, ctrl+a, type, Return, the final message: 6 of 6 understood
+    assert list(s["action_type"]) == ["WAIT", "CLICK", "KEY_PRESS", "TYPE", "KEY_PRESS", "DONE"]
+    assert bool(s["action_known"].all())
+    click = s.iloc[1]
+    assert (click["action_x"], click["action_y"]) == (443, 154)
+    # each action turn's screenshot_after is the screen after that action (agent.py shoots after the call):
+    # the click's before is the first screenshot call's after, its after is its own turn's
+    assert (click["frame_pre"], click["frame_post"]) == ("turn_001/0003_screenshot_after.png",
+                                                         "turn_003/0008_screenshot_after.png")
+    assert list(s["frame_post"])[1:5] == ["turn_003/0008_screenshot_after.png", "turn_005/0014_screenshot_after.png",
+                                          "turn_007/0019_screenshot_after.png", "turn_009/0024_screenshot_after.png"]
+    # points are the screenshot's own pixels (1512x857): checked by eye, the click is in the search box and
+    # the harness's crosshair (screenshot_action.png) sits there; the tool's declared 1024x768 is a fallback
+    assert (r["coord_space"], int(click["frame_width"])) == ("screenshot", 1512)
+
+
+def test_cua_trajectory_verdict_is_not_wrong(tmp_path):
+    # No recorded outcome (status "completed" says only that the loop returned). By eye the last screen shows
+    # Google Shopping's results for "teddy bears": the task was done. trajcheck holds its verdict back
+    # (unknown), takes the final message as a claim, and never fails the run.
+    trajcheck.score([CUA], out=tmp_path / "L")
+    r = trajcheck.runs(tmp_path / "L").iloc[0]
+    assert (r["claimed_success"], bool(r["false_claim"])) == (True, False)
+    assert r["eval_final_verdict"] in ("unknown", "pass")
+    assert r["verdict_source"] != "no_answer"
+
+
+# --- Midscene.js on Android: one JSON dump, the steps nested in executions[].tasks[], images by id ---------------
+
+MIDSCENE = REAL / "midscene"
+MIDSCENE_MAP = ROOT / "docs" / "mappings" / "midscene.toml"
+
+
+def test_midscene_android_dump_is_claimed_by_no_reader(tmp_path):
+    with pytest.raises(NoRunsFound):
+        trajcheck.score([MIDSCENE], out=tmp_path / "L")
+
+
+def test_midscene_android_dump_drafted_today():
+    # The unedited draft takes dump.executions (1 execution) for the steps: 1 action it cannot type, no
+    # screenshot. Its verdict is unknown, which is not wrong (no recorded outcome; by eye the task was done).
+    d = draft_mapping(MIDSCENE, check=True)
+    c = d.coverage
+    assert c is not None
+    assert (c["runs_found"], c["runs_read"], c["actions"], c["actions_understood"]) == (1, 1, 1, 0), d.text
+    assert (c["screenshots"], c["screenshots_found"]) == (0, 0)
+    assert "steps = 'dump.executions'" in d.text
+    assert d.verdicts == {"unknown": 1}
+
+
+@pytest.mark.xfail(strict=True, reason="draft-mapping takes the outer list of one execution for the steps; it "
+                   "would need to choose the nested list of step records (dump.executions[].tasks[] of type "
+                   "'Action Space') and to read an image referenced by id into the log's images map "
+                   "(issue 47 item 4)")
+def test_midscene_android_dump_drafted_in_full():
+    # the truth: 8 actions (Tap x5, ClearInput, Input "su7", Print_Assert_Result), each with its screen before
+    # (uiContext.screenshot) and after (the recorder's after-calling screenshot), ids into `images`
+    d = draft_mapping(MIDSCENE, check=True)
+    c = d.coverage
+    assert c is not None and c["actions"] == 8
+    assert c["actions_understood"] >= 8 * 0.9
+    assert c["screenshots"] >= 8 and c["screenshots_found"] >= 0.9 * c["screenshots"]
+
+
+def test_midscene_android_dump_hand_mapping_reads_every_action(tmp_path):
+    trajcheck.score([MIDSCENE], out=tmp_path / "L", mapping=MIDSCENE_MAP)
+    s = trajcheck.steps(tmp_path / "L").sort_values("step_index")
+    assert list(s["action_type"]) == ["CLICK", "CLICK", "KEY_PRESS", "TYPE", "CLICK", "CLICK", "CLICK", "DONE"]
+    assert bool(s["action_known"].all())
+    # points in the screenshot's pixels (393x873, the phone's logical size): checked by eye on the images
+    assert [(int(x), int(y)) for x, y in zip(s["action_x"][:2], s["action_y"][:2])] == [(54, 316), (177, 104)]
+    assert s.iloc[3]["action_text"] == "su7"
+    r = trajcheck.runs(tmp_path / "L").iloc[0]
+    assert (r["claimed_success"], r["coord_space"]) == (True, "screenshot")
+    # no frame can be named (images by id, elsewhere in the log): no evidence, no verdict, never a no-answer fail
+    assert r["eval_final_verdict"] == "unknown" and r["verdict_source"] != "no_answer"
+
+
+@pytest.mark.xfail(strict=True, reason="a mapping has no field for a screenshot referenced by id into a map "
+                   "elsewhere in the log (images[uiContext.screenshot.id]); issue 47 item 4 (an image reference "
+                   "inside the log as the step's screenshot)")
+def test_midscene_android_dump_hand_mapping_finds_the_screenshots(tmp_path):
+    trajcheck.score([MIDSCENE], out=tmp_path / "L", mapping=MIDSCENE_MAP)
+    s = trajcheck.steps(tmp_path / "L")
+    assert int(s["frame_pre"].notna().sum()) == 8 and int(s["frame_post"].notna().sum()) == 8

@@ -65,6 +65,9 @@ def _flatten(value: Any, req: dict[str, Any]) -> list[Any]:
         return out
     if isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] != "response":
         return [value]  # one item saved alone (a computer_call cut out of a response)
+    if isinstance(value, dict) and isinstance(value.get("new_items"), list):  # cua's metadata.json: the run's items
+        kw = value["kwargs"] if isinstance(value.get("kwargs"), dict) else {}
+        value = {"input": kw.get("messages"), "items": value["new_items"], "model": kw.get("model")}
     if isinstance(value, dict):
         for k in ("tools", "model", "task_id", "metadata"):
             if k in value and k not in req:
@@ -317,7 +320,8 @@ DOC = FormatDoc(
     claims=("A run is a directory holding one transcript of a loop driving the Responses API's "
             "`computer_use_preview` tool: a JSON list of items, an object with `items` (or the request's "
             "`input` and the response's `output`) and the `tools`, a list of responses (each with its "
-            "`output`), or JSONL with one item or one response per line. Claimed by the "
+            "`output`), JSONL with one item or one response per line, or cua's `metadata.json` (its "
+            "`new_items`; the goal in `kwargs.messages`). Claimed by the "
             "shape of its data: a `computer_call` item (an object, not words in a string) in the parsed data "
             "(the whole file, or as much as its first 256 KiB hold) of one of the folder's first 8 JSON files. "
             "A folder holding "
