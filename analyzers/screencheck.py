@@ -258,10 +258,13 @@ MAYBE = 0.6
 
 def could_hold(kind: str, chk: Mapping[str, Any], text: str) -> bool:
     """Could a line read below the confidence threshold hold what the check looks for, once read again? For a
-    pattern, any line may (a misread breaks a regex anywhere); for a text, a line that holds it or whose stretch
-    of the text's length reads like it (:data:`MAYBE`)."""
+    text, a line that holds it or whose stretch of the text's length reads like it (:data:`MAYBE`); for a
+    pattern, a line that could hold the plain stretch every match holds (:func:`patterns.required_literal`,
+    ``rightness`` of ``[Bb]rightness``) as it could a text, and any line when the pattern has none (a misread
+    breaks a regex anywhere)."""
     if kind in ("text_matches", "element_text"):
-        return True
+        literal = patterns.required_literal(str(chk["pattern"]))
+        return literal is None or could_hold("text_present", {"text": literal}, text)
     if pattern(chk["text"]).search(_flat(text)) is not None:
         return True
     needle, line = norm(chk["text"]), norm(text)

@@ -137,8 +137,13 @@ def test_only_the_shaky_lines_that_could_hold_the_text_are_read_again(reads):
     assert _score(cr) == [True]
 
 
-def test_a_pattern_check_reads_any_shaky_line_again():
-    assert screencheck.could_hold("text_matches", {"pattern": "x"}, "anything")
+def test_a_pattern_check_reads_again_the_shaky_lines_that_could_hold_its_plain_stretch():
+    assert screencheck.could_hold("text_matches", {"pattern": "x"}, "anything")  # no plain stretch: any line
+    assert screencheck.could_hold("text_matches", {"pattern": "ok|done"}, "anything")  # an alternation: any line
+    rx = {"pattern": "[Bb]rightness"}
+    assert screencheck.could_hold("text_matches", rx, "ry r-> © Brightness-Contrast...")
+    assert screencheck.could_hold("text_matches", rx, "Brigthnes5 menu")  # a misread of it
+    assert not screencheck.could_hold("text_matches", rx, "Tone Mapping >")  # was read again before
     assert screencheck.could_hold("text_present", {"text": "Brightness"}, "Brightnes5 menu")
     assert not screencheck.could_hold("text_present", {"text": "Brightness"}, "Tone Mapping")
 
@@ -171,3 +176,25 @@ def test_a_page_not_dimmed_is_not_read_again_evened(reads, monkeypatch):
     SHOWS[b"\x01"] = (_line("Brightness-Contrast"),)
     cr.read_step(_run(1), 0, (f, f), (b"\x00", b"\x01"))
     assert _score(cr) == [False]
+
+
+def test_the_plain_stretch_every_match_of_a_pattern_holds():
+    from trajcheck.analyzers.patterns import required_literal as lit
+
+    assert lit("[Bb]rightness") == "rightness"
+    assert lit("Order [A-Z]{2}-\\d+ confirmed") == "confirmed"
+    assert lit("colou?r scheme") == "r scheme"  # the letter a quantifier makes optional is left out
+    assert lit("x{1,3}hello") == "hello"  # not the repeat's counts
+    assert lit("x(abc)?defg") == "defg"  # not a group's letters (the group may be optional)
+    assert lit("(?i)hello world") == "hello world"
+    assert lit("ready|done") is None and lit("(?x) abc def") is None and lit("\\d+ ok") is None
+
+
+def test_a_pattern_check_rereads_only_the_lines_like_its_plain_stretch(reads):
+    like, other = Box(8, 224, 140, 237), Box(600, 400, 900, 420)
+    SHOWS[b"\x01"] = (_line("Brightnes-Contrast...", 0.55, like), _line("Tone Mapping >", 0.4, other))
+    REREAD.add((b"\x01", Box(0, 216, 148, 245)))
+    cr = _plan([{"type": "text_matches", "pattern": "[Bb]rightness", "frame": 1}])
+    _steps(cr, 1)
+    assert [b for d, b in reads[1:]] == [Box(0, 216, 148, 245)]  # "Tone Mapping" is not read again
+    assert _score(cr) == [True]
