@@ -224,10 +224,12 @@ class ContractReads:
                 self._add(run, pos, chk, final, digest, "final", rel)
 
     def evidence(self, unseen: tuple[int, int] = (0, 0), after_final: int | None = None,
-                 typed: tuple[tuple[int, str], ...] = ()) -> dict[int, ScreenEvidence]:
+                 typed: tuple[tuple[int, str], ...] = (),
+                 together: tuple[tuple[int, int, str], ...] = ()) -> dict[int, ScreenEvidence]:
         """What each check read. ``unseen``: of the actions that change the screen, how many have no screenshot
         after them (a check on any frame that does not find its text is undecided when some do), ``typed`` the
-        TYPE actions among them (:func:`trajcheck.analyzers.unseen.typed_unseen`); ``after_final``: the actions
+        TYPE actions among them (:func:`trajcheck.analyzers.unseen.typed_unseen`), ``together`` the texts typed over
+        consecutive TYPEs (:func:`trajcheck.analyzers.unseen.typed_together`); ``after_final``: the actions
         after the final frame (a check on the final frame is undecided when some are)."""
         out = {}
         stale = f"{after_final} action{'s' * (after_final != 1)} after the last screenshot: the final state was " \
@@ -246,5 +248,5 @@ class ContractReads:
             if on == "any" and return_missing is None:
                 return_missing = gap
             out[pos] = ScreenEvidence(tuple(views), return_missing, stale if on == "final" else None,
-                                      typed if on == "any" else (), self.goal)
+                                      typed if on == "any" else (), self.goal, together if on == "any" else ())
         return out

@@ -387,7 +387,7 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
         referee.contract_state.screen = cr.evidence(
             unseen.unseen_steps(steps, readable),
             unseen.actions_after(judged, readable, plan.frame_rel) if plan.frame_rel else None,
-            unseen.typed_unseen(steps, readable))
+            unseen.typed_unseen(steps, readable), unseen.typed_together(steps, readable))
         referee.contract_state.screen_missing = cr.missing()
         referee.contract_state.answer = final_answer(run)
     if sp.capped:
