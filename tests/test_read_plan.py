@@ -198,3 +198,26 @@ def test_a_pattern_check_rereads_only_the_lines_like_its_plain_stretch(reads):
     _steps(cr, 1)
     assert [b for d, b in reads[1:]] == [Box(0, 216, 148, 245)]  # "Tone Mapping" is not read again
     assert _score(cr) == [True]
+
+
+def test_a_new_screens_region_takes_its_lines_from_the_frames_whole_read(reads, monkeypatch):
+    """The referee's read of a change that is a new screen (read at the frame's own resolution, as a whole frame
+    is) takes its lines from the whole read a contract's check made of that frame, rather than reading it again;
+    without one, the region is read."""
+    import numpy as np
+
+    from trajcheck.media import screenread
+
+    f = frames.decode(VSCODE)
+    full, region = Box(0, 0, f.width, f.height), Box(21, 60, f.width, f.height)
+    SHOWS[b"\x01"] = (_line("menu", 0.9, Box(0, 0, 40, 20)), _line("Saved", 0.95, Box(100, 300, 200, 320)))
+    reader = ScreenReader(ocr.OcrEngine(None, "fake"))
+    monkeypatch.setattr(screenread, "regions", lambda change, scale: [(region, True)])
+    change = SimpleNamespace(size_changed=False, cells=np.zeros((0, 0), bool))
+    got = screenread.read_change(reader, f, f, (b"\x00", b"\x01"), change, 1.0)
+    assert reads == [(b"\x01", region)]  # no whole read made: the region is read
+    reads.clear()
+    reader.read(f, b"\x01", full, ocr.TEXT_SCALE)
+    got = screenread.read_change(reader, f, f, (b"\x00", b"\x01"), change, 1.0)
+    assert reads == [(b"\x01", full)]  # only the whole read: the region is not read again
+    assert [x.text for x in got[0].after] == ["Saved"] and got[0].whole  # the line outside the region left out
