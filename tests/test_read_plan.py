@@ -221,3 +221,30 @@ def test_a_new_screens_region_takes_its_lines_from_the_frames_whole_read(reads, 
     got = screenread.read_change(reader, f, f, (b"\x00", b"\x01"), change, 1.0)
     assert reads == [(b"\x01", full)]  # only the whole read: the region is not read again
     assert [x.text for x in got[0].after] == ["Saved"] and got[0].whole  # the line outside the region left out
+
+
+def test_fallback_passes_wait_for_the_later_frames_page_reads(reads, monkeypatch):
+    """A check on any frame that a later frame's page read decides has no earlier frame read again (islands,
+    shaky lines, faint words); one that no frame decides has every frame's passes run, in frame order, and the
+    waiting frames held in memory are bounded."""
+    looked: list[bytes | None] = []
+    monkeypatch.setattr(ocr, "islands", lambda luma, box, scale: looked.append(box) or [])
+    SHOWS[b"\x03"] = (_line("Order confirmed"),)
+    cr = _plan([{"type": "text_present", "text": "Order confirmed", "frame": "any"}])
+    _steps(cr, 3)
+    ev = cr.evidence()
+    assert looked == [] and _score(cr) == [True]  # before: the islands of frames 0, 1 and 2 were read
+    assert [v.frame for v in ev[1].views][-1] == "after step 3"
+    cr = _plan([{"type": "text_present", "text": "Order placed", "frame": "any"}])
+    _steps(cr, 3)
+    assert looked == []
+    cr.evidence()
+    assert len(looked) == 4 and _score(cr) == [False]  # undecided after its page reads: every frame's passes
+    looked.clear()
+    cr = _plan([{"type": "text_present", "text": "Order placed", "frame": "any"}])
+    n, run = contractread.MAX_WAITING + 2, _run(contractread.MAX_WAITING + 2)
+    shots = [frames.decode(VSCODE) for _ in range(n + 1)]  # each frame held in memory apart
+    for i in range(n):
+        cr.read_step(run, i, (shots[i], shots[i + 1]), (bytes([i]), bytes([i + 1])))
+    assert len({id(w[3]) for w in cr.waiting}) == contractread.MAX_WAITING  # the first frames' passes ran
+    assert len(looked) == n + 1 - contractread.MAX_WAITING

@@ -377,6 +377,7 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
                                  (frames.digest_of(sp.since_rel), frames.digest_of(sp.post_rel),
                                   frames.digest_of(plan.frame_rel)), opts.pixel_tolerance,
                                  _last_post_looks(sp, evidence))
+    cr.settle()  # the fallback passes that no later frame made needless, before the final read may decide
     cr.read_final(run, got[2], plan.frame_rel, frames.digest_of(plan.frame_rel), final_screen)
     for rel in (sp.since_rel, sp.post_rel):
         if rel:
