@@ -81,6 +81,11 @@ class ContractState:
     screen: dict[int, ScreenEvidence] = field(default_factory=dict)
     answer: str | None = None  # the agent's final answer (its last DONE step's text)
     screen_missing: str = "OCR did not read the screen"  # why a check decided from the screen has no reads
+    #: Actions that change the screen taken after the DOM snapshot (``dom``, ``text``) and after the URL (``url``)
+    #: were recorded: the judged step's snapshot from before its own action. A check they would decide is
+    #: undecided: the final state those actions led to was not recorded.
+    dom_stale: int = 0
+    url_stale: int = 0
 
 
 @dataclass(frozen=True)
@@ -232,12 +237,28 @@ def evaluate(contract: dict[str, Any], st: ContractState) -> ContractResult:
                 ev = st.screen.get(i) or ScreenEvidence(missing=st.screen_missing)
                 results.append(CheckResult(kind, name, *screencheck.evaluate(kind, chk, ev)))
             else:
-                results.append(_check(kind, name, chk, st))
+                results.append(_fresh(_check(kind, name, chk, st), st))
         except patterns.PatternError as exc:
             results.append(_unusable(kind, name, f"bad pattern {chk.get('pattern')!r}: {exc}"))
         except patterns.PatternTimeout as exc:
             results.append(_unusable(kind, name, str(exc)))
     return ContractResult(contract_verdict(results), contract.get("name"), tuple(results))
+
+
+#: The checks decided from the final DOM snapshot or the final URL (:func:`_fresh`).
+_FROM_DOM = ("element_exists", "element_absent", "element_text", "text_present", "text_absent", "text_matches")
+
+
+def _fresh(res: CheckResult, st: ContractState) -> CheckResult:
+    """``res``, undecided when its DOM snapshot or URL was recorded before actions that changed the screen
+    (:attr:`ContractState.dom_stale`): what it read is kept in its evidence, with the count of unseen actions."""
+    n = st.url_stale if res.type == "url_matches" else st.dom_stale if res.type in _FROM_DOM else 0
+    if not n or res.passed is None:
+        return res
+    what = "URL" if res.type == "url_matches" else "DOM snapshot"
+    return CheckResult(res.type, res.name, None, res.evidence | {
+        "actions_unseen": n, "undecided": f"missing evidence: {n} action{'s' * (n != 1)} after the last {what}: "
+                                          "the final state was not recorded"})
 
 
 def _check(kind: str, name: str, chk: dict[str, Any], st: ContractState) -> CheckResult:

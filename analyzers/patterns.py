@@ -67,3 +67,43 @@ def near(pattern: str, text: str, edits: int, share: float, timeout: float) -> b
     except TimeoutError:
         return None
     return m is not None and sum(m.fuzzy_counts) * share <= len(m.group())
+
+
+#: The shortest literal stretch :func:`required_literal` gives: a shorter one is read like too many lines.
+MIN_LITERAL = 4
+
+
+@lru_cache(maxsize=256)
+def required_literal(pattern: str) -> str | None:
+    """The longest run of plain characters (letters, digits, spaces) that every match of ``pattern`` holds, or
+    None when none of :data:`MIN_LITERAL` characters can be told: ``rightness`` for ``[Bb]rightness``, ``Order``
+    for ``Order [A-Z]{2}-\\d+``. Only the top level counts (a group may be optional), a character before a
+    quantifier is left out (``colou?r``: ``colo``), and a pattern with an alternation at its top level or a verbose
+    flag has none."""
+    if "(?x" in pattern or "(?" in pattern and "x" in pattern.split(")", 1)[0]:
+        return None
+    runs, run, depth, i = [], "", 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
+        if ch == "\\":
+            runs.append(run)
+            run, i = "", i + 2
+            continue
+        if ch in "[{":  # a class, or a repeat's counts: skip to its closing bracket
+            j = pattern.find("]" if ch == "[" else "}", i + 2 if ch == "[" else i + 1)
+            runs.append(run)
+            run, i = "", (j + 1 if j > 0 else len(pattern))
+            continue
+        if ch == "|" and depth == 0:
+            return None
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and ch != ")" and (ch.isalnum() or ch == " ") and nxt not in ("?", "*", "+", "{"):
+            run += ch
+        else:
+            runs.append(run)
+            run = ""
+        i += 1
+    runs.append(run)
+    best = max((r.strip() for r in runs), key=len)
+    return best if len(best) >= MIN_LITERAL else None

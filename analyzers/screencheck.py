@@ -71,6 +71,9 @@ class ScreenEvidence:
     stale: str | None = None
     typed: tuple[tuple[int, str], ...] = ()
     goal: str | None = None
+    #: Texts typed over consecutive TYPE steps into one field (first step, last step, the text joined:
+    #: :func:`trajcheck.analyzers.unseen.typed_together`), for a check on any frame.
+    typed_together: tuple[tuple[int, int, str], ...] = ()
 
 
 def frame_of(chk: Mapping[str, Any]) -> str | int:
@@ -209,17 +212,28 @@ def _read(views: tuple[ScreenView, ...]) -> dict[str, Any]:
             "lines_read": len(lines), "min_confidence": min((x.confidence for x in lines), default=None)}
 
 
-def _typed(kind: str, chk: Mapping[str, Any], typed: tuple[tuple[int, str], ...]) -> dict[str, Any] | None:
-    """The evidence of a TYPE action that typed what a ``text_present`` or ``text_matches`` check on any frame looks
-    for (case and spacing aside), when no screenshot after it shows the field; None without one."""
+def _typed(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> dict[str, Any] | None:
+    """The evidence of a TYPE action, or of consecutive TYPEs into one field, that typed what a ``text_present`` or
+    ``text_matches`` check on any frame looks for (case and spacing aside), when no screenshot after it shows the
+    field; None without one."""
     if kind not in ("text_present", "text_matches") or frame_of(chk) != "any":
         return None
-    for step, text in typed:
-        if patterns.search(chk["pattern"], _flat(text)) is not None if kind == "text_matches" \
-                else norm(chk["text"]) in norm(text):
+
+    def holds(text: str) -> bool:
+        return patterns.search(chk["pattern"], _flat(text)) is not None if kind == "text_matches" \
+            else norm(chk["text"]) in norm(text)
+
+    for step, text in ev.typed:
+        if holds(text):
             return {"source": "typed", "step": step,
                     "evidence_of": f"the harness typed it at step {step} without an error; no screenshot after that "
                                    "step shows whether it reached a field"}
+    for first, last, text in ev.typed_together:
+        if holds(text):
+            return {"source": "typed", "step": first, "last_step": last,
+                    "evidence_of": f"the harness typed it over steps {first} to {last}, one TYPE after another with "
+                                   f"no other action between them, without an error; no screenshot after step "
+                                   f"{last} shows whether it reached a field"}
     return None
 
 
@@ -258,10 +272,13 @@ MAYBE = 0.6
 
 def could_hold(kind: str, chk: Mapping[str, Any], text: str) -> bool:
     """Could a line read below the confidence threshold hold what the check looks for, once read again? For a
-    pattern, any line may (a misread breaks a regex anywhere); for a text, a line that holds it or whose stretch
-    of the text's length reads like it (:data:`MAYBE`)."""
+    text, a line that holds it or whose stretch of the text's length reads like it (:data:`MAYBE`); for a
+    pattern, a line that could hold the plain stretch every match holds (:func:`patterns.required_literal`,
+    ``rightness`` of ``[Bb]rightness``) as it could a text, and any line when the pattern has none (a misread
+    breaks a regex anywhere)."""
     if kind in ("text_matches", "element_text"):
-        return True
+        literal = patterns.required_literal(str(chk["pattern"]))
+        return literal is None or could_hold("text_present", {"text": literal}, text)
     if pattern(chk["text"]).search(_flat(text)) is not None:
         return True
     needle, line = norm(chk["text"]), norm(text)
@@ -295,7 +312,7 @@ def _evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[bo
     views, quoted = without_goal(ev.views, ev.goal)
     if quoted:
         base["note"] = f"{quoted} line{'s' * (quoted != 1)} that quote{'s' * (quoted == 1)} the goal left out"
-    typed = _typed(kind, chk, ev.typed)
+    typed = _typed(kind, chk, ev)
     if not views:
         return (True, base | typed) if typed else \
             (None, base | {"undecided": f"missing evidence: {ev.missing or 'no screen text'}"})

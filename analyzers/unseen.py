@@ -82,3 +82,29 @@ def typed_unseen(steps: Sequence[Step], readable: Collection[str]) -> tuple[tupl
     return tuple((s.index, s.action.text) for p, s in enumerate(steps)
                  if s.action.type == "TYPE" and s.action.text and p + 0.5 not in after
                  and s.executor_ok is not False and not s.executor_error)
+
+
+def typed_together(steps: Sequence[Step], readable: Collection[str]) -> tuple[tuple[int, int, str], ...]:
+    """``(first step index, last step index, text)`` of each text typed over consecutive TYPE steps into one field
+    (``Jane`` then `` Doe``): two or more TYPEs the harness ran without a recorded error, with nothing but steps
+    that change nothing between them (a click, a key or a scroll may move the focus: it ends the group, as a TYPE
+    whose text ends with a newline does), joined as the field holds them; kept when no readable screenshot was
+    taken after the last of them (a screenshot after an earlier one shows only part of the text)."""
+    after = set(taken_at(steps, readable).values())
+    out: list[tuple[int, int, str]] = []
+    group: list[tuple[int, Step]] = []
+
+    def close() -> None:
+        if len(group) > 1 and group[-1][0] + 0.5 not in after:
+            out.append((group[0][1].index, group[-1][1].index, "".join(str(s.action.text) for _p, s in group)))
+        group.clear()
+
+    for p, s in enumerate(steps):
+        if s.action.type == "TYPE" and s.action.text and s.executor_ok is not False and not s.executor_error:
+            group.append((p, s))
+            if s.action.text.endswith("\n"):
+                close()
+        elif acts(s) or s.action.type == "TYPE":
+            close()
+    close()
+    return tuple(out)

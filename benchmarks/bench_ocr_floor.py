@@ -12,7 +12,8 @@ with contracts written from their tasks' text (``benchmarks/desktop_runs.py``, w
 ``--copies N``: each run N times).
 
 1. **The OCR work of a score.** The corpus is scored cold (a fresh ledger and a fresh cache folder each time:
-   no read is served from an earlier score) with ``--ocr auto`` and with ``--ocr off``, interleaved, best of R,
+   no read is served from an earlier score) with ``--ocr auto`` and with ``--ocr off``, interleaved with each
+   other and with the floor (round by round: a load that comes and goes weighs on all three alike), best of R,
    with ``--jobs J``. The OCR work is the difference.
 2. **The floor.** The frames the score read are the ones whose bytes have an entry in the cold cache folder's
    ``ocr/`` (every read of a frame, a region's or the whole frame's, starts with one kept there). Each is decoded
@@ -21,7 +22,9 @@ with contracts written from their tasks' text (``benchmarks/desktop_runs.py``, w
    as the score used: the least any reading of those frames can cost.
 3. The ratio of the two; issue 48's target is at most 1.5.
 
-Printed for each arm: both times, the frames read, the ratio; ``--json`` prints them as one object.
+Printed for each arm: both times, the frames read, the ratio, and the same in CPU seconds (the children's user
+and system time: less moved than wall time by other processes on a shared machine; the floor's without what its
+workers spend starting, measured with no frame to read); ``--json`` prints them as one object.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -97,20 +101,40 @@ def _warm(_: int) -> None:
     time.sleep(0.2)  # every worker takes one: each starts its engine
 
 
+def _cpu() -> float:
+    """CPU seconds (user and system) of this process's finished children: the scores and the floor's workers."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _timed(fn: Any, *args: Any, **kw: Any) -> tuple[float, float]:
+    """Wall and CPU seconds of ``fn`` (its children's CPU)."""
+    c = _cpu()
+    wall = fn(*args, **kw)
+    return wall, _cpu() - c
+
+
 def arm(runs: Path, base: Path, repeat: int, jobs: int) -> dict[str, Any]:
-    """One corpus's figures: the cold scores, interleaved, best of ``repeat``, and the floor of the frames read."""
-    on, off = [], []
-    for _ in range(repeat):
-        off.append(score(runs, base / "L", "off", base / "cache", jobs=jobs))
-        on.append(score(runs, base / "L", "auto", base / "cache", jobs=jobs))
-    # the last cold `auto` score's cache folder names the frames it read
-    frames = _frames(runs)
-    read = sorted(bytes.fromhex(p.stem) for p in (base / "cache" / "ocr").glob("*") if len(p.stem) == 32)
-    needed = [frames[d] for d in read if d in frames]
-    least = min(floor(needed, jobs) for _ in range(repeat))
-    work = min(on) - min(off)
-    return {"score_ocr_off_s": round(min(off), 3), "score_ocr_auto_s": round(min(on), 3), "ocr_work_s": round(work, 3),
-            "frames_read": len(needed), "floor_s": round(least, 3), "ratio": round(work / least, 2) if least else None}
+    """One corpus's figures: the cold scores and the floor, interleaved round by round (a load that comes and
+    goes weighs on both alike), best of ``repeat``; wall seconds, and CPU seconds beside them (less moved by the
+    other processes of a shared machine)."""
+    on, off, least, needed, idle = [], [], [], [], []
+    for r in range(repeat):
+        off.append(_timed(score, runs, base / "L", "off", base / "cache", jobs=jobs))
+        on.append(_timed(score, runs, base / "L", "auto", base / "cache", jobs=jobs))
+        if r == 0:  # the first cold `auto` score's cache folder names the frames it read (each score reads the same)
+            frames = _frames(runs)
+            read = sorted(bytes.fromhex(p.stem) for p in (base / "cache" / "ocr").glob("*") if len(p.stem) == 32)
+            needed = [frames[d] for d in read if d in frames]
+        least.append(_timed(floor, needed, jobs))
+        idle.append(_timed(floor, [], jobs)[1])  # the workers' start and their engines: not reading
+    work = min(w for w, _c in on) - min(w for w, _c in off)
+    cpu = min(c for _w, c in on) - min(c for _w, c in off)
+    fl, fl_cpu = min(w for w, _c in least), min(c for _w, c in least) - min(idle)
+    return {"score_ocr_off_s": round(min(w for w, _c in off), 3), "score_ocr_auto_s": round(min(w for w, _c in on), 3),
+            "ocr_work_s": round(work, 3), "frames_read": len(needed), "floor_s": round(fl, 3),
+            "ratio": round(work / fl, 2) if fl else None, "ocr_work_cpu_s": round(cpu, 3),
+            "floor_cpu_s": round(fl_cpu, 3), "cpu_ratio": round(cpu / fl_cpu, 2) if fl_cpu else None}
 
 
 def main() -> int:
@@ -148,6 +172,8 @@ def main() -> int:
                   f"OCR work {g['ocr_work_s']:.2f} s (best of {args.repeat}, {args.jobs} jobs)")
             print(f"{name}: floor: {g['frames_read']} frames read once each, whole, {g['floor_s']:.2f} s")
             print(f"{name}: ratio: {g['ratio']}x the floor (target: at most {TARGET}x)")
+            print(f"{name}: CPU seconds: OCR work {g['ocr_work_cpu_s']:.2f} s, floor {g['floor_cpu_s']:.2f} s "
+                  f"(its workers' start left out), {g['cpu_ratio']}x")
     return 0
 
 

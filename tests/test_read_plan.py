@@ -137,8 +137,13 @@ def test_only_the_shaky_lines_that_could_hold_the_text_are_read_again(reads):
     assert _score(cr) == [True]
 
 
-def test_a_pattern_check_reads_any_shaky_line_again():
-    assert screencheck.could_hold("text_matches", {"pattern": "x"}, "anything")
+def test_a_pattern_check_reads_again_the_shaky_lines_that_could_hold_its_plain_stretch():
+    assert screencheck.could_hold("text_matches", {"pattern": "x"}, "anything")  # no plain stretch: any line
+    assert screencheck.could_hold("text_matches", {"pattern": "ok|done"}, "anything")  # an alternation: any line
+    rx = {"pattern": "[Bb]rightness"}
+    assert screencheck.could_hold("text_matches", rx, "ry r-> © Brightness-Contrast...")
+    assert screencheck.could_hold("text_matches", rx, "Brigthnes5 menu")  # a misread of it
+    assert not screencheck.could_hold("text_matches", rx, "Tone Mapping >")  # was read again before
     assert screencheck.could_hold("text_present", {"text": "Brightness"}, "Brightnes5 menu")
     assert not screencheck.could_hold("text_present", {"text": "Brightness"}, "Tone Mapping")
 
@@ -171,3 +176,75 @@ def test_a_page_not_dimmed_is_not_read_again_evened(reads, monkeypatch):
     SHOWS[b"\x01"] = (_line("Brightness-Contrast"),)
     cr.read_step(_run(1), 0, (f, f), (b"\x00", b"\x01"))
     assert _score(cr) == [False]
+
+
+def test_the_plain_stretch_every_match_of_a_pattern_holds():
+    from trajcheck.analyzers.patterns import required_literal as lit
+
+    assert lit("[Bb]rightness") == "rightness"
+    assert lit("Order [A-Z]{2}-\\d+ confirmed") == "confirmed"
+    assert lit("colou?r scheme") == "r scheme"  # the letter a quantifier makes optional is left out
+    assert lit("x{1,3}hello") == "hello"  # not the repeat's counts
+    assert lit("x(abc)?defg") == "defg"  # not a group's letters (the group may be optional)
+    assert lit("(?i)hello world") == "hello world"
+    assert lit("ready|done") is None and lit("(?x) abc def") is None and lit("\\d+ ok") is None
+
+
+def test_a_pattern_check_rereads_only_the_lines_like_its_plain_stretch(reads):
+    like, other = Box(8, 224, 140, 237), Box(600, 400, 900, 420)
+    SHOWS[b"\x01"] = (_line("Brightnes-Contrast...", 0.55, like), _line("Tone Mapping >", 0.4, other))
+    REREAD.add((b"\x01", Box(0, 216, 148, 245)))
+    cr = _plan([{"type": "text_matches", "pattern": "[Bb]rightness", "frame": 1}])
+    _steps(cr, 1)
+    assert [b for d, b in reads[1:]] == [Box(0, 216, 148, 245)]  # "Tone Mapping" is not read again
+    assert _score(cr) == [True]
+
+
+def test_a_new_screens_region_takes_its_lines_from_the_frames_whole_read(reads, monkeypatch):
+    """The referee's read of a change that is a new screen (read at the frame's own resolution, as a whole frame
+    is) takes its lines from the whole read a contract's check made of that frame, rather than reading it again;
+    without one, the region is read."""
+    import numpy as np
+
+    from trajcheck.media import screenread
+
+    f = frames.decode(VSCODE)
+    full, region = Box(0, 0, f.width, f.height), Box(21, 60, f.width, f.height)
+    SHOWS[b"\x01"] = (_line("menu", 0.9, Box(0, 0, 40, 20)), _line("Saved", 0.95, Box(100, 300, 200, 320)))
+    reader = ScreenReader(ocr.OcrEngine(None, "fake"))
+    monkeypatch.setattr(screenread, "regions", lambda change, scale: [(region, True)])
+    change = SimpleNamespace(size_changed=False, cells=np.zeros((0, 0), bool))
+    got = screenread.read_change(reader, f, f, (b"\x00", b"\x01"), change, 1.0)
+    assert reads == [(b"\x01", region)]  # no whole read made: the region is read
+    reads.clear()
+    reader.read(f, b"\x01", full, ocr.TEXT_SCALE)
+    got = screenread.read_change(reader, f, f, (b"\x00", b"\x01"), change, 1.0)
+    assert reads == [(b"\x01", full)]  # only the whole read: the region is not read again
+    assert [x.text for x in got[0].after] == ["Saved"] and got[0].whole  # the line outside the region left out
+
+
+def test_fallback_passes_wait_for_the_later_frames_page_reads(reads, monkeypatch):
+    """A check on any frame that a later frame's page read decides has no earlier frame read again (islands,
+    shaky lines, faint words); one that no frame decides has every frame's passes run, in frame order, and the
+    waiting frames held in memory are bounded."""
+    looked: list[bytes | None] = []
+    monkeypatch.setattr(ocr, "islands", lambda luma, box, scale: looked.append(box) or [])
+    SHOWS[b"\x03"] = (_line("Order confirmed"),)
+    cr = _plan([{"type": "text_present", "text": "Order confirmed", "frame": "any"}])
+    _steps(cr, 3)
+    ev = cr.evidence()
+    assert looked == [] and _score(cr) == [True]  # before: the islands of frames 0, 1 and 2 were read
+    assert [v.frame for v in ev[1].views][-1] == "after step 3"
+    cr = _plan([{"type": "text_present", "text": "Order placed", "frame": "any"}])
+    _steps(cr, 3)
+    assert looked == []
+    cr.evidence()
+    assert len(looked) == 4 and _score(cr) == [False]  # undecided after its page reads: every frame's passes
+    looked.clear()
+    cr = _plan([{"type": "text_present", "text": "Order placed", "frame": "any"}])
+    n, run = contractread.MAX_WAITING + 2, _run(contractread.MAX_WAITING + 2)
+    shots = [frames.decode(VSCODE) for _ in range(n + 1)]  # each frame held in memory apart
+    for i in range(n):
+        cr.read_step(run, i, (shots[i], shots[i + 1]), (bytes([i]), bytes([i + 1])))
+    assert len({id(w[3]) for w in cr.waiting}) == contractread.MAX_WAITING  # the first frames' passes ran
+    assert len(looked) == n + 1 - contractread.MAX_WAITING

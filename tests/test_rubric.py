@@ -192,6 +192,7 @@ def test_timeline_and_report_show_the_tree(scored, tmp_path):
 
     page = (out / "runs" / f"{page_name(rid)}.html").read_text()
     assert "rubric-tree" in page and "either" in page and "contract score 1.00" in page
+    assert "<th>contract score</th>" in (out / "index.html").read_text()
 
 
 def test_the_documented_example_is_a_valid_rubric():

@@ -47,6 +47,10 @@ def _shaky(lines: tuple[TextLine, ...], area: Box, scale: float, chk: dict[str, 
     return out[:ocr.MAX_ISLANDS]
 
 
+#: The most frames whose fallback passes wait for later frames' page reads (:meth:`ContractReads.settle`): the
+#: frames held in memory for them are bounded; past it the first waiting frame's passes run.
+MAX_WAITING = 8
+
 #: The passes that read what a page read missed, in order (:meth:`ContractReads._more`).
 FALLBACKS = ("islands", "shaky", "evened", "faint")
 
@@ -68,6 +72,9 @@ class ContractReads:
     memo: dict[tuple[Any, Box, Any], tuple[TextLine, ...]] = field(default_factory=dict)
     goal: str | None = None  # the run's goal: lines that quote it are left out of the checks
     decided: set[int] = field(default_factory=set)  # "any" checks a frame decided: no further frame is read
+    #: The checks on any frame whose page read of a frame left them undecided, their fallback passes not yet run
+    #: (run, check position, check, frame, digest, index of its view): :meth:`settle`.
+    waiting: list[tuple[Run, int, dict[str, Any], Frame, bytes | None, int]] = field(default_factory=list)
 
     @classmethod
     def of(cls, contract: dict[str, Any] | None, has_dom: bool, sp: ScreenPlan,
@@ -89,9 +96,10 @@ class ContractReads:
         _eng, why = ocr.engine() if self.checks else (None, None)
         return f"screen text not read ({why})" if why else "no frame of the state the check names"
 
-    def _read(self, run: Run, frame: Frame, digest: bytes | None,
-              chk: dict[str, Any]) -> tuple[Box, Any, bool] | None:
-        """The lines of the check's area on ``frame`` (None: OCR not installed), and whether they decide it."""
+    def _read(self, run: Run, frame: Frame, digest: bytes | None, chk: dict[str, Any],
+              later: bool = False) -> tuple[Box, Any, bool] | None:
+        """The lines of the check's area on ``frame`` (None: OCR not installed), and whether they decide it;
+        ``later``: only the page read (the fallback passes are left to :meth:`settle`)."""
         scale = self.sp.scale(run, frame)
         box = screencheck.area(chk, frame.width, frame.height, scale)
         if box is None:
@@ -106,13 +114,25 @@ class ContractReads:
                 return box, None, False
             part = None if whole else self._from_whole(reader, frame, digest, box, max(scale, ocr.TEXT_SCALE))
             self.memo[key] = part if part is not None else reader.read(frame, digest, box, at)
-        lines, start, kind = self.memo[key], 0, str(chk["type"])
-        for more in FALLBACKS:  # each pass only while the check is undecided, its new lines matched alone
+        lines = self.memo[key]
+        if screencheck.found(str(chk["type"]), chk, lines, self.goal):
+            return box, lines, True
+        if later:  # the page read left it undecided: its fallback passes wait (settle)
+            return box, lines, False
+        return box, *self._fallbacks(run, frame, digest, (box, at), (lines, chk))
+
+    def _fallbacks(self, run: Run, frame: Frame, digest: bytes | None, area: tuple[Box, float],
+                   read: tuple[tuple[TextLine, ...], dict[str, Any]]) -> tuple[tuple[TextLine, ...], bool]:
+        """The fallback passes of a check whose page read left it undecided, each only while it still is, its new
+        lines matched alone: the lines with them, and whether they decide it."""
+        lines, chk = read
+        start, kind = len(lines), str(chk["type"])
+        for more in FALLBACKS:
+            lines = lines + self._more(run, frame, digest, area, more, (lines, chk))
             if screencheck.found(kind, chk, lines, self.goal, start):
-                return box, lines, True
+                return lines, True
             start = len(lines)
-            lines = lines + self._more(run, frame, digest, (box, at), more, (lines, chk))
-        return box, lines, screencheck.found(kind, chk, lines, self.goal, start)
+        return lines, False
 
     def _from_whole(self, reader: ScreenReader, frame: Frame, digest: bytes | None, box: Box,
                     at: float) -> tuple[TextLine, ...] | None:
@@ -177,14 +197,41 @@ class ContractReads:
             self.capped[pos] = self.capped.get(pos, 0) + 1
             return
         seen.add(key)
-        got = self._read(run, frame, digest, chk)
+        anyf = screencheck.frame_of(chk) == "any"
+        got = self._read(run, frame, digest, chk, later=anyf)
         if got is None:
             self.views.setdefault(pos, []).append(ScreenView(label, rel, Box(0, 0, 0, 0), ()))
             return
         if got[1] is not None:
             self.views.setdefault(pos, []).append(ScreenView(label, rel, got[0], got[1]))
-        if got[2] and screencheck.frame_of(chk) == "any":
+        if got[2] and anyf:
             self.decided.add(pos)  # found on this frame: what later frames show cannot change the verdict
+        elif anyf and got[1] is not None:
+            self.waiting.append((run, pos, chk, frame, digest, len(self.views[pos]) - 1))
+            if len({id(w[3]) for w in self.waiting}) > MAX_WAITING:
+                self.settle(1)
+
+    def settle(self, frames: int | None = None) -> None:
+        """Run the fallback passes that the page reads of checks on any frame left waiting, frame by frame in the
+        order they were read (``frames``: only the first so many frames), for each check not decided since: a
+        check that a later frame's page read decided has no frame read again (issue 48: the islands, shaky lines
+        and faint words of frames that cannot change its verdict). Whether a check is decided, and on which frame
+        first, is as if each frame's passes had run when it was read: only reads that decide nothing are left out."""
+        firsts: list[int] = []
+        while self.waiting and (frames is None or len(firsts) < frames or id(self.waiting[0][3]) in firsts):
+            run, pos, chk, frame, digest, k = self.waiting.pop(0)
+            if id(frame) not in firsts:
+                firsts.append(id(frame))
+            if pos in self.decided:
+                continue
+            view = self.views[pos][k]
+            scale = self.sp.scale(run, frame)
+            whole = view.box == Box(0, 0, frame.width, frame.height)
+            lines, done = self._fallbacks(run, frame, digest, (view.box, max(scale, ocr.TEXT_SCALE) if whole
+                                                               else scale), (view.lines, chk))
+            self.views[pos][k] = ScreenView(view.frame, view.file, view.box, lines)
+            if done:
+                self.decided.add(pos)
 
     def read_step(self, run: Run, i: int, frames: tuple[Any, Any], digests: tuple[bytes | None, bytes | None]) -> None:
         """Read what the checks about the frame after step ``i`` (or before the first, or any frame) need. A check
@@ -224,11 +271,14 @@ class ContractReads:
                 self._add(run, pos, chk, final, digest, "final", rel)
 
     def evidence(self, unseen: tuple[int, int] = (0, 0), after_final: int | None = None,
-                 typed: tuple[tuple[int, str], ...] = ()) -> dict[int, ScreenEvidence]:
+                 typed: tuple[tuple[int, str], ...] = (),
+                 together: tuple[tuple[int, int, str], ...] = ()) -> dict[int, ScreenEvidence]:
         """What each check read. ``unseen``: of the actions that change the screen, how many have no screenshot
         after them (a check on any frame that does not find its text is undecided when some do), ``typed`` the
-        TYPE actions among them (:func:`trajcheck.analyzers.unseen.typed_unseen`); ``after_final``: the actions
+        TYPE actions among them (:func:`trajcheck.analyzers.unseen.typed_unseen`), ``together`` the texts typed over
+        consecutive TYPEs (:func:`trajcheck.analyzers.unseen.typed_together`); ``after_final``: the actions
         after the final frame (a check on the final frame is undecided when some are)."""
+        self.settle()
         out = {}
         stale = f"{after_final} action{'s' * (after_final != 1)} after the last screenshot: the final state was " \
                 "not seen" if after_final else None
@@ -246,5 +296,5 @@ class ContractReads:
             if on == "any" and return_missing is None:
                 return_missing = gap
             out[pos] = ScreenEvidence(tuple(views), return_missing, stale if on == "final" else None,
-                                      typed if on == "any" else (), self.goal)
+                                      typed if on == "any" else (), self.goal, together if on == "any" else ())
         return out

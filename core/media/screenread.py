@@ -138,9 +138,23 @@ def read_change(reader: ScreenReader, pre: Frame, post: Frame, digests: tuple[by
         return [ScreenRead(box, reader.read(post, digests[1], box, max(scale, ocr.TEXT_SCALE)), (), True)]
     out = []
     for box, whole in regions(change, scale):
-        lines = reader.read(post, digests[1], box, max(scale, ocr.TEXT_SCALE) if whole else scale)
+        lines = _of_whole(reader, post, digests[1], box, max(scale, ocr.TEXT_SCALE)) if whole else None
+        if lines is None:
+            lines = reader.read(post, digests[1], box, max(scale, ocr.TEXT_SCALE) if whole else scale)
         out.append(ScreenRead(box, lines, tuple(_changed_under(change, x) for x in lines), whole))
     return out
+
+
+def _of_whole(reader: ScreenReader, frame: Frame, digest: bytes | None, box: Box,
+              at: float) -> tuple[TextLine, ...] | None:
+    """The lines of a new screen's region (read at the frame's own resolution, as a whole frame is) taken from the
+    frame's whole read at that scale when one was made (a contract's check read it): the lines whose centre lies
+    in ``box``. None when none was made: the region is read itself."""
+    lines = reader.made.get((digest, Box(0, 0, frame.width, frame.height), at)) if digest is not None else None
+    if lines is None:
+        return None
+    return tuple(x for x in lines if box.left <= (x.box.left + x.box.right) / 2 < box.right
+                 and box.top <= (x.box.top + x.box.bottom) / 2 < box.bottom)
 
 
 def read_since(reader: ScreenReader, before: Frame, final: Frame, digests: tuple[bytes | None, bytes | None],

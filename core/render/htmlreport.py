@@ -125,7 +125,7 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
     """Every run, one row each, most telling first; sortable by any column, filtered by verdict, false claim
     and a text search (assets/index.js; without scripts the table is still all there)."""
     head = ["run", "verdict", "false claim", "format", "arm", "task", "steps", "no-effect", "loops", "reward",
-            "first blocking step"]
+            "first blocking step", "contract score"]
     rows = []
     for r in runs:
         v = r.get("eval_final_verdict") or ("invalid" if r["status"] != "ok" else "unknown")
@@ -143,7 +143,9 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
                  f'<td>{_e(r.get("effect_no_effect") or 0)}</td>', f'<td>{_e(r.get("loops") or 0)}</td>',
                  f'<td>{"" if r.get("reward_total") is None else format(r["reward_total"], ".2f")}</td>',
                  f'<td>{_e("" if r.get("reward_first_blocking_step") is None else r["reward_first_blocking_step"])}'
-                 '</td>']
+                 '</td>',
+                 # the contract's partial credit (runs.contract_score): null without a contract or a decided check
+                 f'<td>{"" if r.get("contract_score") is None else format(r["contract_score"], ".2f")}</td>']
         rows.append(f'<tr data-verdict="{_e(v)}" data-claim="{1 if r.get("false_claim") else 0}">{"".join(cells)}</tr>')
     options = "".join(f"<option>{v}</option>" for v in ("pass", "fail", "uncertain", "unknown", "invalid"))
     return ("<h2>Runs</h2><p>"

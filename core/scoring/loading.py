@@ -261,6 +261,7 @@ def load_referee(run: Run, run_dir: Path, plan: RefereePlan, frames: FrameCache,
     snap = doms.cache.get(plan.dom_rel) if plan.dom_rel else None
     st = run.steps[plan.eval_pos]
     url = (st.page.url_after or st.page.url_before) if st.page else None
+    acted = int(unseen.acts(st))  # the judged step's own action came after what was recorded before it
     ev = RefereeEvidence(final, None, [], [], {}, problems)
     if plan.contract is not None:
         c = plan.contract
@@ -269,7 +270,9 @@ def load_referee(run: Run, run_dir: Path, plan: RefereePlan, frames: FrameCache,
         ev.contract_state = ContractState(
             url=url, dom=snap.tree if snap else None, text=snap.text.text if snap else None, frame=final,
             references=loaded,
-            frames_after={k: p for k, rel in plan.since.items() if (p := frames.picture(rel, boxes))})
+            frames_after={k: p for k, rel in plan.since.items() if (p := frames.picture(rel, boxes))},
+            dom_stale=acted if snap is not None and st.page is not None and not st.page.dom_after else 0,
+            url_stale=acted if url is not None and st.page is not None and not st.page.url_after else 0)
         ev.references = [(rel, p) for rel in c.data.get("reference_screenshots", []) or [] if (p := loaded.get(rel))]
         ev.regions = list(c.data.get("judge_regions", []) or [])
         for k, name in (("judge_max_global_distance", "max_global"), ("judge_max_region_distance", "max_region")):
@@ -374,6 +377,7 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
                                  (frames.digest_of(sp.since_rel), frames.digest_of(sp.post_rel),
                                   frames.digest_of(plan.frame_rel)), opts.pixel_tolerance,
                                  _last_post_looks(sp, evidence))
+    cr.settle()  # the fallback passes that no later frame made needless, before the final read may decide
     cr.read_final(run, got[2], plan.frame_rel, frames.digest_of(plan.frame_rel), final_screen)
     for rel in (sp.since_rel, sp.post_rel):
         if rel:
@@ -384,7 +388,7 @@ def load_run(run: Run, run_dir: Path, plan: RefereePlan, opts: ScoreOptions) -> 
         referee.contract_state.screen = cr.evidence(
             unseen.unseen_steps(steps, readable),
             unseen.actions_after(judged, readable, plan.frame_rel) if plan.frame_rel else None,
-            unseen.typed_unseen(steps, readable))
+            unseen.typed_unseen(steps, readable), unseen.typed_together(steps, readable))
         referee.contract_state.screen_missing = cr.missing()
         referee.contract_state.answer = final_answer(run)
     if sp.capped:
