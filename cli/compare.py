@@ -120,6 +120,22 @@ def pair_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     return cols, rows
 
 
+def csv_records(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """compare's CSV records: each arm's figures, then its paired difference against the baseline with the noise
+    floor (``paired_noise_floor_mdd``, ``_verdict``, ``_repeats_per_task``...; empty for the baseline and an arm
+    that does not pair). The ICC and design effect of each variance component are a column each (``_icc_1``...),
+    so every cell is a plain value."""
+    paired = {p["arm"]: p for p in data["paired"]}
+    out = []
+    for a in data["arms"]:
+        p = dict(paired.get(a["arm"]) or {})
+        if p.get("noise_floor"):
+            p["noise_floor"] = {k: ({str(i): x for i, x in enumerate(v, 1)} if isinstance(v, list) else v)
+                                for k, v in p["noise_floor"].items()}
+        out.append({**a, "paired": p or {"baseline": None}})
+    return out
+
+
 def noise_text(n: dict[str, Any] | None) -> str:
     """Whether a difference clears the noise floor: 'significant (MDD 12.3 pp)', 'inconclusive (MDD 30.1 pp;
     4 more repeats per task)'."""
@@ -190,7 +206,7 @@ def compare(
     if fmt is Format.csv:  # numbers, not what the table shows: each nested figure a column of its own
         from ..queries.tables import flat_rows
 
-        emit(*flat_rows(data["arms"]), fmt)
+        emit(*flat_rows(csv_records(data)), fmt)
         return
     cols, rows = arm_rows(data)
     judge = data["outcome"][len("judge:"):] if data.get("outcome") else None
