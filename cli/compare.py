@@ -175,8 +175,9 @@ def compare(
     include_missing: Annotated[bool, typer.Option("--include-missing", help="Make the runs without a value of --by "
                                                   "an arm of their own, (null); by default they are only "
                                                   "counted.")] = False,
-    missing: Annotated[str, typer.Option(help="With the expected runs (score --expect): skip leaves the missing "
-                                         "runs out of success, fail counts each as a failure.")] = "skip",
+    missing: Annotated[Optional[str], typer.Option(
+        metavar="fail|skip", help="With the expected runs (score --expect): fail (the default) counts each missing "
+        "or unreadable run as a failure, so success is over the expected runs; skip leaves them out.")] = None,
     damaged: Annotated[str, typer.Option(help="With the expected runs: keep counts the damaged runs, exclude "
                                          "leaves them out of success.")] = "keep",
     outcome: Annotated[str, typer.Option(metavar="verdict|judge:NAME", help="What success is: the final verdict "

@@ -193,27 +193,42 @@ def redo(ledger_dir: str | os.PathLike[str]) -> Redo:
     return Redo(False, runs)
 
 
-#: How missing and damaged runs enter a rate: export's and compare's --missing and --damaged.
-MISSING_CHOICES = ("skip", "fail")
+#: How missing and damaged runs enter a rate: export's and compare's --missing and --damaged. With expected runs
+#: the default is ``fail``: the rates are over the expected runs, each one not scored a failure.
+MISSING_CHOICES = ("fail", "skip")
 DAMAGED_CHOICES = ("keep", "exclude")
 
 
-def adjusted(k: int, n: int, d: Denominator, missing: str, damaged: str) -> tuple[int, int]:
-    """A group's successes k of n scored runs, over the denominator the options say: ``missing`` ``fail`` counts
-    each missing run as a failure (``skip``: not counted), ``damaged`` ``exclude`` leaves the damaged runs out of
-    both (``keep``: counted as they are)."""
-    if missing not in MISSING_CHOICES or damaged not in DAMAGED_CHOICES:
+def _check(missing: str | None, damaged: str) -> None:
+    if missing not in (None, *MISSING_CHOICES) or damaged not in DAMAGED_CHOICES:
         raise UsageError(f"--missing is one of {', '.join(MISSING_CHOICES)}, --damaged one of "
                          f"{', '.join(DAMAGED_CHOICES)}")
+
+
+def _no_expected(missing: str | None, damaged: str, what: str) -> None:
+    """Without a table of expected runs there is nothing to count missing: asking for it is a usage error
+    (``--missing skip``, what is done anyway, is not)."""
+    _check(missing, damaged)
+    if missing == "fail" or damaged != "keep":
+        raise UsageError(f"--missing fail and --damaged exclude need the expected runs{what}: score with --expect "
+                         "TASKS first")
+
+
+def adjusted(k: int, n: int, d: Denominator, missing: str | None, damaged: str) -> tuple[int, int]:
+    """A group's successes k of n scored runs, over the denominator the options say: ``missing`` ``fail`` (the
+    default, None) counts each expected run that was not scored, missing or unreadable (invalid), as a failure,
+    so the rate is over the expected runs; ``skip`` leaves them out. ``damaged`` ``exclude`` leaves the damaged
+    runs out of both (``keep``: counted as they are)."""
+    _check(missing, damaged)
     if damaged == "exclude":
         k, n = k - d.damaged_successes, n - d.damaged
-    if missing == "fail":
-        n += d.missing
+    if missing in (None, "fail"):
+        n += d.missing + d.invalid
     return k, n
 
 
 def apply(table: "ReportTable", ledger_dir: str | os.PathLike[str], by: str | None, success_score: float,
-          missing: str = "skip", damaged: str = "keep") -> "ReportTable":
+          missing: str | None = None, damaged: str = "keep") -> "ReportTable":
     """``table`` (export's) with the expected runs: the caption says each group's denominator and what the rates
     are over; the summary's success is over the runs the options say, with its expected, missing and damaged
     runs in columns of their own. The table as it is when the ledger records no expected runs."""
@@ -224,8 +239,7 @@ def apply(table: "ReportTable", ledger_dir: str | os.PathLike[str], by: str | No
 
     found = denominators(ledger_dir, by, success_score)
     if found is None:
-        if (missing, damaged) != ("skip", "keep"):
-            raise UsageError("--missing and --damaged need the expected runs: score with --expect TASKS first")
+        _no_expected(missing, damaged, "")
         return table
     caption = table.caption + "; " + "; ".join(
         ("" if d.group == "(all)" else f"{d.group}: ") + d.text() for d in found) + "; " + note(missing, damaged)
@@ -248,22 +262,21 @@ def apply(table: "ReportTable", ledger_dir: str | os.PathLike[str], by: str | No
                    rows=tuple(rows))
 
 
-def note(missing: str, damaged: str) -> str:
+def note(missing: str | None, damaged: str) -> str:
     """What a table's rates are over, in words."""
-    return ("rates over the expected runs: missing runs " + ("counted as failures" if missing == "fail" else
-                                                             "not counted (--missing fail counts them as failures)")
-            + ", damaged runs " + ("left out" if damaged == "exclude" else "counted as scored"))
+    over = ("rates over the scored runs: missing and unreadable runs not counted (by default they count as failures)"
+            if missing == "skip" else "rates over the expected runs: missing and unreadable runs counted as failures "
+            "(--missing skip leaves them out)")
+    return over + ", damaged runs " + ("left out" if damaged == "exclude" else "counted as scored")
 
 
-def apply_comparison(comparison: "Comparison", ledger_dir: str | os.PathLike[str] | None, missing: str = "skip",
-                     damaged: str = "keep") -> "Comparison":
+def apply_comparison(comparison: "Comparison", ledger_dir: str | os.PathLike[str] | None,
+                     missing: str | None = None, damaged: str = "keep") -> "Comparison":
     """``comparison`` (of one ledger: ``ledger_dir``; None for two) with each arm's denominator and its success over
     the runs ``missing`` and ``damaged`` say (:func:`adjusted`). As it is without expected runs."""
     found = None if ledger_dir is None else denominators(ledger_dir, comparison.by, comparison.success_score)
     if found is None:
-        if (missing, damaged) != ("skip", "keep"):
-            raise UsageError("--missing and --damaged need the expected runs of one ledger: score with --expect "
-                             "TASKS first")
+        _no_expected(missing, damaged, " of one ledger")
         return comparison
     from ..base import stats
 
