@@ -174,3 +174,51 @@ def test_timeline_says_the_damage_beside_the_verdict(tmp_path: Path) -> None:
     assert "(the verdict is kept; trajcheck redo lists the run)" in line
     healthy = CliRunner().invoke(app, ["timeline", str(tmp_path / "L"), "drift-loop-off", "--format", "json"])
     assert json.loads(healthy.stdout)["run"]["damage"] == "infrastructure"
+
+
+def test_a_first_frame_off_the_start_its_repeats_agree_on_is_a_failed_reset() -> None:
+    """reset_failed from the frames: the repeats are the reference; fewer than 2 others agreeing, or a group split
+    in halves, says nothing (missing evidence is not damage)."""
+    from trajcheck.analyzers.startframe import FirstFrame, off_start
+    from trajcheck.base.hashing import Hash64
+
+    start, near, far = Hash64(0), Hash64(0b111), Hash64((1 << 40) - 1)  # 0, 3 and 40 bits from the start
+
+    def group(*hashes: Hash64) -> list[FirstFrame]:
+        return [FirstFrame(f"r{i}", h, "frames/001.png") for i, h in enumerate(hashes, 1)]
+
+    found = off_start(group(start, near, far))
+    assert list(found) == ["r3"]
+    assert found["r3"].startswith("first frame 37 bits from the start 2 repeats of its task agree on (pHash; the "
+                                  "same screen within 8 bits): its distances r1 40, r2 37; theirs from r1's first "
+                                  "frame: r1 0, r2 3; frames: frames/001.png against r1/frames/001.png")
+    assert off_start(group(start, far)) == {}  # one other run is not an agreement
+    assert off_start(group(start, start, far, far)) == {}  # two halves: neither is the start
+    assert off_start(group(start, Hash64(1 << 20 | 0xFF), far)) == {}  # the others do not agree with each other
+    assert list(off_start(group(start, start, start, far, near))) == ["r4"]
+    # 8 bits is still the same screen (the states analyzer's threshold), 9 is not
+    assert off_start(group(start, start, Hash64(0xFF))) == {}
+    assert list(off_start(group(start, start, Hash64(0x1FF)))) == ["r3"]
+
+
+@pytest.mark.slow
+def test_the_first_frame_check_writes_the_ledger_and_clears_when_the_group_changes(tmp_path: Path) -> None:
+    """Three repeats of terms-checkbox-off, one starting on another task's screen: that one is reset_failed in the
+    ledger (the others are not); once the odd run is gone, and so the group has 2 runs, nothing is said."""
+    for i in (1, 2, 3):
+        run = copy_run(SAMPLES / "terms-checkbox-off", tmp_path / "runs" / f"r{i}")
+        meta = json.loads((run / "run.json").read_text())
+        meta["run_id"] = f"r{i}"
+        (run / "run.json").write_text(json.dumps(meta))
+    (tmp_path / "runs" / "r3" / "frames" / "001.png").write_bytes((SAMPLES / "captcha-blocked" / "frames" /
+                                                                  "001.png").read_bytes())
+    run_json("score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q")
+    runs = _runs(tmp_path / "L")
+    assert {r: v["damage"] for r, v in runs.items()} == {"r1": None, "r2": None, "r3": "reset_failed"}
+    assert runs["r3"]["damage_evidence"].startswith("first frame 30 bits from the start 2 repeats of its task agree")
+    assert runs["r3"]["eval_final_verdict"] == "fail"  # the verdict is kept
+    import shutil
+
+    shutil.rmtree(tmp_path / "runs" / "r2")  # r1 and r3 left: one other run is no agreement
+    run_json("score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q")
+    assert {r: v["damage"] for r, v in _runs(tmp_path / "L").items()} == {"r1": None, "r3": None}
