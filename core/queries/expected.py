@@ -104,19 +104,31 @@ class Denominator:
     unexpected: int  # runs of tasks the table does not name
     redo: list[dict[str, Any]] = field(default_factory=list)  # the runs to run again, each {task_id, run_id, why}
     damaged_successes: int = 0  # damaged runs that count as successes (left out with --damaged exclude)
+    #: runs without a log (damage no_log) and so without a task id: counted as scored and damaged, each standing
+    #: for one of the runs the expected tasks lack (``missing`` is the shortfall less these)
+    unknown_task: int = 0
 
     def text(self) -> str:
         """'scored 26 of 28 expected runs; 0 damaged; 2 missing: t1, t2 x2'."""
         missing = ", ".join(t if n == 1 else f"{t} x{n}" for t, n in self.missing_tasks.items())
+        if self.unknown_task:
+            short = sum(self.missing_tasks.values())
+            return (f"scored {self.scored} of {self.expected} expected runs; {self.damaged} damaged; "
+                    f"{self.missing} missing; {self.unknown_task} run{'s' * (self.unknown_task != 1)} without a "
+                    f"log (task unknown) for the {short} run{'s' * (short != 1)} the tasks lack"
+                    + (f": {missing}" if missing else "") + self._tail())
         return (f"scored {self.scored} of {self.expected} expected runs; {self.damaged} damaged; "
-                f"{self.missing} missing" + (f": {missing}" if missing else "")
-                + (f"; {self.invalid} invalid" if self.invalid else "")
+                f"{self.missing} missing" + (f": {missing}" if missing else "") + self._tail())
+
+    def _tail(self) -> str:
+        return ((f"; {self.invalid} invalid" if self.invalid else "")
                 + (f"; {self.unexpected} runs of tasks not expected" if self.unexpected else ""))
 
     def to_json(self) -> dict[str, Any]:
         return {"group": self.group, "expected": self.expected, "scored": self.scored, "damaged": self.damaged,
                 "invalid": self.invalid, "missing": self.missing, "missing_tasks": self.missing_tasks,
-                "unexpected": self.unexpected, "text": self.text()}
+                "unexpected": self.unexpected, **({"unknown_task": self.unknown_task} if self.unknown_task else {}),
+                "text": self.text()}
 
 
 def _rows(ledger_dir: str | os.PathLike[str], by: str | None) -> list[tuple[Any, ...]]:
@@ -127,7 +139,8 @@ def _rows(ledger_dir: str | os.PathLike[str], by: str | None) -> list[tuple[Any,
         expr = f"CAST({group_expr(by)} AS VARCHAR)" if by else "'(all)'"
         try:
             return con.execute(f"select {expr}, coalesce(task_id, run_id), run_id, status, {damage}, "
-                               "eval_final_verdict, verdict_source, outcome_score from runs order by run_id").fetchall()
+                               "eval_final_verdict, verdict_source, outcome_score, task_id is null from runs "
+                               "order by run_id").fetchall()
         except Exception as exc:  # noqa: BLE001  (binder error: unknown column)
             raise UsageError(f"--by {by}: {str(exc).splitlines()[0]}") from None
     finally:
@@ -149,8 +162,14 @@ def denominators(ledger_dir: str | os.PathLike[str], by: str | None = None, succ
 def _group(name: str, tasks: dict[str, int], rows: list[tuple[Any, ...]], success_score: float) -> Denominator:
     present: dict[str, int] = {}
     redo: list[dict[str, Any]] = []
-    scored = damaged = invalid = unexpected = won = 0
-    for task, run_id, status, damage, verdict, source, score in rows:
+    scored = damaged = invalid = unexpected = won = unknown = 0
+    for task, run_id, status, damage, verdict, source, score, no_task in rows:
+        if task not in tasks and no_task and damage == "no_log" and status == "ok":
+            unknown += 1  # a folder of screenshots: a run of the batch whose task nothing says
+            scored += 1
+            damaged += 1
+            redo.append({"task_id": None, "run_id": run_id, "why": f"damaged: {damage}"})
+            continue
         if task not in tasks:
             unexpected += 1
             continue
@@ -166,9 +185,10 @@ def _group(name: str, tasks: dict[str, int], rows: list[tuple[Any, ...]], succes
                               success_score)[0]
             redo.append({"task_id": task, "run_id": run_id, "why": f"damaged: {damage}"})
     missing = {t: n - present.get(t, 0) for t, n in sorted(tasks.items()) if n > present.get(t, 0)}
-    redo = [{"task_id": t, "run_id": None, "why": "missing"} for t, n in missing.items() for _ in range(n)] + redo
-    return Denominator(name, sum(tasks.values()), scored, damaged, invalid, sum(missing.values()), missing,
-                       unexpected, redo, won)
+    why = "missing" if not unknown else "missing, or the run without a log"
+    redo = [{"task_id": t, "run_id": None, "why": why} for t, n in missing.items() for _ in range(n)] + redo
+    return Denominator(name, sum(tasks.values()), scored, damaged, invalid,
+                       max(0, sum(missing.values()) - unknown), missing, unexpected, redo, won, unknown)
 
 
 @dataclass(frozen=True)
@@ -188,8 +208,10 @@ def redo(ledger_dir: str | os.PathLike[str]) -> Redo:
     found = denominators(ledger_dir)
     if found is not None:
         return Redo(True, [r for d in found for r in d.redo])
-    runs = [{"task_id": task, "run_id": run_id, "why": "invalid" if status != "ok" else f"damaged: {damage}"}
-            for _, task, run_id, status, damage, *_ in _rows(ledger_dir, None) if status != "ok" or damage]
+    runs = [{"task_id": None if row[-1] else task, "run_id": run_id,
+             "why": "invalid" if status != "ok" else f"damaged: {damage}"}
+            for row in _rows(ledger_dir, None) for _, task, run_id, status, damage, *_ in [row]
+            if status != "ok" or damage]
     return Redo(False, runs)
 
 

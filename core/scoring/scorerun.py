@@ -25,7 +25,7 @@ from ..base.problems import Slug
 from .loading import load_run, plan_referee
 from .noanswer import declared_ends
 from .options import ScoreOptions
-from .rows import RunResult, build_result, invalid_result
+from .rows import RunResult, build_result, invalid_result, no_log_result
 from ..base.runfiles import scoring_root
 
 
@@ -39,6 +39,8 @@ def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
     with scoring_root(ref.root):  # screenshots beside the run's folder, inside the argument, are found
         reader = reader_for(ref, opts)
         run, warnings = reader.read(ref.path, ref.display)
+    if "no_log" in run.extra and ref.reader == "no_log":  # a folder of screenshots with no log: nothing to score
+        return no_log_result(ref.display, str(ref.path), str(run.extra["no_log"]), warnings)
     run = declared_ends(run, reader)
     contract, contract_problems = find_contract(ref.run_dir, run.task_id, opts.contracts_dir, run.run_id,
                                                 run.goal, ref.display)

@@ -1,0 +1,101 @@
+"""A run folder with screenshots and no log any reader claims: a run row that says so (damage ``no_log``).
+
+A harness that died before writing its log, or a log lost on the way, leaves a folder of screenshots. Discovery
+(:func:`trajcheck.readers.discovery.discover`) makes such a folder a run only by this rule, so that no folder of
+other images becomes one:
+
+- no reader claims it, and no run was found at or below it;
+- it holds screenshots (PNG, JPEG or WebP), in it or in its subfolders;
+- the batch has runs beside it: a folder next to it (the same parent) is a run, or a run was found under the
+  same argument at the same depth (``runs/a/r1`` makes ``runs/b/r2`` a run folder, never ``runs/b/r2/pages``);
+- it is not hidden, ignored (``.trajcheckignore``) or a reader's companion folder (WebVoyager's ``_metadata``).
+
+Any other folder with data and no run stays a ``no_reader_claims`` problem. The run read here has no steps and no
+task (nothing says which task it ran): its row has status ``ok``, the verdict ``unknown``, ``damage`` ``no_log``
+with the screenshots it holds as evidence, so it is counted among the runs, in the expected runs' summary and in
+``redo``, and it never passes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .kit.reader import FolderClaim, NO_CLAIM, Reader
+
+if TYPE_CHECKING:
+    from ..base.errors import Problem
+    from ..schemas.records import Run
+    from .discovery import RunRef
+
+NAME = "no_log"
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+#: How many screenshot names the evidence lists.
+SHOWN = 3
+
+
+def screenshots(path: Path) -> list[str]:
+    """The screenshots in ``path`` and its subfolders (hidden ones skipped), as paths relative to it, sorted."""
+    found: list[str] = []
+    for dirpath, dirnames, files in os.walk(path):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        here = Path(dirpath).relative_to(path)
+        found += [(here / f).as_posix() for f in sorted(files) if f.lower().endswith(IMAGE_SUFFIXES)]
+    return found
+
+
+def without_log(root: Path, unclaimed: list[tuple[Path, list[int]]], refs: "list[RunRef]"
+                ) -> tuple[list[Path], list[tuple[Path, list[int]]]]:
+    """Of the folders no reader claims (``unclaimed``: each with its counts of JSON, HTML and image files), those
+    that are runs without a log (the module docstring: they hold screenshots, and a run is their sibling or lies at
+    their depth under ``root``), and the rest. A folder of screenshots inside such a folder (``r2/frames``) makes
+    the folder at the runs' level the run."""
+    holders = {p for r in refs for p in (r.path, *r.path.parents)}
+    parents = {r.path.parent for r in refs}
+    depths = {len(r.path.relative_to(root).parts) for r in refs if r.path.is_relative_to(root)}
+    found: list[Path] = []
+    rest = []
+    for here, counts in unclaimed:
+        run = None
+        if counts[2]:  # images
+            for a in (here, *here.parents):
+                if a == root or not a.is_relative_to(root) or a in holders:
+                    break
+                if a.parent in parents or len(a.relative_to(root).parts) in depths:
+                    run = a
+                    break
+        if run is None:
+            rest.append((here, counts))
+        elif run not in found:
+            found.append(run)
+    return found, [(h, c) for h, c in rest if not any(h.is_relative_to(f) for f in found)]
+
+
+def evidence(path: Path) -> str:
+    """What a ``no_log`` run rests on: how many screenshots, the first of them, and that no reader claims a log."""
+    shots = screenshots(path)
+    names = ", ".join(shots[:SHOWN]) + (", ..." if len(shots) > SHOWN else "")
+    return (f"{len(shots)} screenshot{'s' * (len(shots) != 1)} ({names}) and no log a reader claims: the run was "
+            "not read")
+
+
+def _read(path: Path, display: str) -> "tuple[Run, list[Problem]]":
+    from ..base.errors import Problem
+    from ..base.problems import Slug
+    from ..schemas.records import Run
+
+    why = evidence(path)
+    run = Run(run_id=display, path=display, source_format=NAME, steps=(), extra={"no_log": why})
+    return run, [Problem(Slug.NO_LOG, f"{display}: {why}", run=display, file=str(path), severity="warning",
+                         hint="re-run it (trajcheck redo lists it), or restore its log")]
+
+
+NO_LOG = Reader(
+    name=NAME,
+    claims=lambda p: False,  # never claims a folder itself: discovery names the folders (module docstring)
+    claim=lambda p: FolderClaim(NO_CLAIM, "a folder of screenshots without a log is named by discovery, never "
+                                "claimed"),
+    read=_read,
+    summary="a run folder with screenshots and no log any reader claims (damage no_log)",
+)
