@@ -222,3 +222,28 @@ def test_the_first_frame_check_writes_the_ledger_and_clears_when_the_group_chang
     shutil.rmtree(tmp_path / "runs" / "r2")  # r1 and r3 left: one other run is no agreement
     run_json("score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q")
     assert {r: v["damage"] for r, v in _runs(tmp_path / "L").items()} == {"r1": None, "r3": None}
+
+
+def test_the_report_shows_the_damage_with_its_evidence_escaped(tmp_path: Path) -> None:
+    """The index has a damage column (a badge, the evidence as its tooltip) and the run page says the damage with
+    its evidence; the log's text is data, escaped, never markup (issue 50)."""
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    run = copy_run(SAMPLES / "drift-loop-off", tmp_path / "runs" / "drift-loop-off")
+    _last("429 Too Many Requests <script>alert(1)</script> & <b>quota</b>")(run)
+    copy_run(SAMPLES / "drift-loop-on", tmp_path / "runs" / "drift-loop-on")
+    run_json("score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q")
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "L"), "--out", str(tmp_path / "R"), "-q"])
+    assert res.exit_code == 0, res.output
+    index = (tmp_path / "R" / "index.html").read_text()
+    assert "<th>damage</th>" in index
+    escaped = "429 Too Many Requests &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;quota&lt;/b&gt;"
+    badge = (f'<span class="badge damage" title="step 5 error: {escaped}">infrastructure</span>')
+    assert badge in index and "<script>alert" not in index
+    assert index.count('class="badge damage"') == 1  # drift-loop-on is not damaged
+    page = (tmp_path / "R" / "runs" / "drift-loop-off.html").read_text()
+    assert f"<b>damage</b> {badge} step 5 error: {escaped}" in page and "<script>alert" not in page
+    assert "the verdict is kept" in page
+    assert 'class="badge damage"' not in (tmp_path / "R" / "runs" / "drift-loop-on.html").read_text()
