@@ -87,6 +87,8 @@ def test_held_out_damage_of_every_kind_is_found_and_no_healthy_run_is_flagged(tm
     # the run without a log says no task: its task lacks a run, which that run stands for (unknown_task)
     lost = json.loads((SAMPLES / "validation-flash-on" / "run.json").read_text())["task_id"]
     assert d["missing_tasks"] == {"ghost": 2, lost: 1} and d["unknown_task"] == 1
+    assert d["text"] == (f"scored {expected - 2} of {expected} expected runs; {len(want)} damaged; 2 missing; 1 run "
+                         f"without a log (task unknown) for the 3 runs the tasks lack: ghost x2, {lost}")
     # redo lists the damaged runs and the missing ones
     redo = run_json("redo", str(tmp_path / "L"))["runs"]
     assert sorted(r["run_id"] for r in redo if r["run_id"]) == sorted(want)
