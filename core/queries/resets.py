@@ -56,6 +56,14 @@ def _read(root: Path, table: str, columns: tuple[str, ...], ids: set[str] | None
     return rows
 
 
+def _hash(text: str | None) -> Hash64 | None:
+    """A first frame's pHash as the ledger stores it (hex), None when there is none or it is not one."""
+    try:
+        return Hash64.from_hex(text) if text else None
+    except ValueError:
+        return None
+
+
 def changes(ledger_dir: str | os.PathLike[str]) -> dict[str, tuple[str | None, str | None]]:
     """The runs whose damage the first-frame check changes: run id -> (damage, evidence) as they should be."""
     root = Path(ledger_dir)
@@ -72,8 +80,8 @@ def changes(ledger_dir: str | os.PathLike[str]) -> dict[str, tuple[str | None, s
             if s["run_id"] not in first or s["step_index"] < first[s["run_id"]][0]:
                 first[s["run_id"]] = (s["step_index"], s["frame_pre_phash"], s["frame_pre"])
         for ids in by_group.values():
-            group = [FirstFrame(rid, Hash64.from_hex(first[rid][1]), first[rid][2]) for rid in sorted(ids)
-                     if rid in first and first[rid][1] and len(first[rid][1]) == 16]
+            group = [FirstFrame(rid, h, first[rid][2]) for rid in sorted(ids) if rid in first
+                     for h in [_hash(first[rid][1])] if h is not None]
             if len(group) > 2:
                 found.update(off_start(group))
     out: dict[str, tuple[str | None, str | None]] = {}
