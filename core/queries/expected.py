@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.atomic import atomic_write
 from ..base.errors import UsageError
+from ..base.failuremodes import Damage
 from ..store import ledger
 from .comparison import outcome_of
 from .views import group_expr
@@ -164,7 +165,7 @@ def _group(name: str, tasks: dict[str, int], rows: list[tuple[Any, ...]], succes
     redo: list[dict[str, Any]] = []
     scored = damaged = invalid = unexpected = won = unknown = 0
     for task, run_id, status, damage, verdict, source, score, no_task in rows:
-        if task not in tasks and no_task and damage == "no_log" and status == "ok":
+        if task not in tasks and no_task and damage == Damage.NO_LOG and status == "ok":
             unknown += 1  # a folder of screenshots: a run of the batch whose task nothing says
             scored += 1
             damaged += 1

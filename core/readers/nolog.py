@@ -31,7 +31,6 @@ from .kit.reader import FolderClaim, NO_CLAIM, Reader
 if TYPE_CHECKING:
     from ..base.errors import Problem
     from ..schemas.records import Run
-    from .discovery import RunRef
 
 NAME = "no_log"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
@@ -61,14 +60,14 @@ def logs(path: Path) -> list[str]:
     return [f for f in _files(path, LOG_SUFFIXES) if f.rsplit("/", 1)[-1] not in NOT_LOGS]
 
 
-def without_log(root: Path, unclaimed: list[tuple[Path, list[int]]], refs: "list[RunRef]"
+def without_log(root: Path, unclaimed: list[tuple[Path, list[int]]], runs: list[Path]
                 ) -> tuple[list[Path], list[tuple[Path, list[int]]]]:
     """Of the folders no reader claims (``unclaimed``: each with its counts of JSON, HTML and image files), those
     that are runs without a log (the module docstring: they hold screenshots, and a run is their sibling or their
-    cousin under ``root``), and the rest. A folder of screenshots inside such a folder (``r2/frames``) makes
-    the folder at the runs' level the run."""
-    holders = {p for r in refs for p in (r.path, *r.path.parents)}
-    parents = {r.path.parent for r in refs}
+    cousin under ``root``; ``runs``: the paths of the runs found under it), and the rest. A folder of screenshots
+    inside such a folder (``r2/frames``) makes the folder at the runs' level the run."""
+    holders = {p for r in runs for p in (r, *r.parents)}
+    parents = {r.parent for r in runs}
     grandparents = {p.parent for p in parents if p != root}
     found: list[Path] = []
     rest = []
@@ -111,10 +110,10 @@ def _read(path: Path, display: str) -> "tuple[Run, list[Problem]]":
     from ..schemas.records import Run
 
     why = evidence(path)
-    run = Run(run_id=display, path=display, source_format=NAME, steps=(), extra={"no_log": why})
-    return run, [Problem(Slug.NO_LOG, f"{display}: {why}", run=display, file=str(path), severity="warning",
-                         hint="re-run it (trajcheck redo lists it), restore its log, or read a log of another shape "
-                         "with --mapping FILE")]
+    run = Run(run_id=display, path=display, source_format=NAME, steps=(), extra={NAME: why})
+    return run, [Problem(Slug.SCREENSHOTS_WITHOUT_LOG, f"{display}: {why}", run=display, file=str(path),
+                         severity="warning", hint="re-run it (trajcheck redo lists it), restore its log, or read "
+                         "a log of another shape with --mapping FILE")]
 
 
 NO_LOG = Reader(
