@@ -247,3 +247,67 @@ def test_the_report_shows_the_damage_with_its_evidence_escaped(tmp_path: Path) -
     assert f"<b>damage</b> {badge} step 5 error: {escaped}" in page and "<script>alert" not in page
     assert "the verdict is kept" in page
     assert 'class="badge damage"' not in (tmp_path / "R" / "runs" / "drift-loop-on.html").read_text()
+
+
+def test_a_folder_without_its_log_is_a_no_log_run_until_the_log_is_back(tmp_path: Path) -> None:
+    """A copy of a sample run without run.json and steps.jsonl, beside a healthy run, is a no_log run (no verdict,
+    its screenshots as evidence); an ignored folder of images is not; once the log is back, the run is read under
+    its own id and the no_log row is gone."""
+    import shutil
+
+    runs = tmp_path / "runs"
+    copy_run(SAMPLES / "terms-checkbox-off", runs / "terms-checkbox-off")
+    lost = copy_run(SAMPLES / "terms-checkbox-on", runs / "folder-b")
+    log = {n: (lost / n).read_bytes() for n in ("run.json", "steps.jsonl")}
+    for n in log:
+        (lost / n).unlink()
+    assets = runs / "site-assets"  # a folder of images beside the runs, listed in the ignore file: not a run
+    assets.mkdir()
+    shutil.copy(SAMPLES / "terms-checkbox-on" / "frames" / "001.png", assets / "logo.png")
+    (runs / ".trajcheckignore").write_text("site-assets\n")
+    run_json("score", str(runs), "--out", str(tmp_path / "L"), "-q")
+    con = ledger.connect(tmp_path / "L")
+    try:
+        rows = con.execute("select run_id, status, source_format, task_id, eval_final_verdict, verdict_reason, damage, "
+                           "damage_evidence from runs order by run_id").fetchall()
+    finally:
+        con.close()
+    assert rows[0][:7] == ("folder-b", "ok", "no_log", None, "unknown", "no_log", "no_log")
+    assert rows[0][7].startswith("5 screenshots (frames/001.png, frames/002.png, frames/003.png, ...) and no log")
+    assert [r[0] for r in rows] == ["folder-b", "terms-checkbox-off"]
+    for n, data in log.items():
+        (lost / n).write_bytes(data)
+    run_json("score", str(runs), "--out", str(tmp_path / "L"), "-q")
+    assert {r: v["damage"] for r, v in _runs(tmp_path / "L").items()} == {"terms-checkbox-off": None,
+                                                                          "terms-checkbox-on": None}
+
+
+def test_only_a_folder_of_one_runs_screenshots_beside_runs_becomes_a_no_log_run(tmp_path: Path) -> None:
+    """The rule of readers/nolog.py, by discovery alone: beside a run, a folder of screenshots (in it, or under one
+    subfolder) is a run without a log; screenshots in two subfolders (a folder of runs), screenshots with a JSON no
+    reader claims (a log of another shape), and a folder of screenshots with no run beside it stay unclaimed."""
+    from trajcheck.readers.discovery import discover
+
+    png = (SAMPLES / "terms-checkbox-on" / "frames" / "001.png").read_bytes()
+
+    def shots(folder: Path, *names: str) -> None:
+        for n in names:
+            (folder / n).parent.mkdir(parents=True, exist_ok=True)
+            (folder / n).write_bytes(png)
+
+    runs = tmp_path / "batch" / "runs"
+    copy_run(SAMPLES / "terms-checkbox-off", runs / "a")
+    shots(runs / "flat", "1.png", "2.png")
+    shots(runs / "framed", "frames/001.png")
+    shots(runs / "two-runs", "1/1.png", "2/1.png")
+    shots(runs / "other-log", "1.png")
+    (runs / "other-log" / "history.json").write_text('{"steps": []}')
+    shots(runs / "nested" / "x", "1.png")  # its screenshots under one subfolder: runs/nested is the run
+    lonely = tmp_path / "lonely"
+    shots(lonely / "shots", "1.png")
+    refs, problems = discover([tmp_path / "batch", lonely])
+    got = {r.display: r.reader for r in refs}
+    assert got == {"runs/a": "trajcheck.run/1", "runs/flat": "no_log", "runs/framed": "no_log",
+                   "runs/nested": "no_log"}
+    named = sorted(Path(p.file).relative_to(tmp_path).as_posix() for p in problems if p.slug == "no_reader_claims")
+    assert named == ["batch/runs/other-log", "batch/runs/two-runs/1", "batch/runs/two-runs/2", "lonely/shots"]
