@@ -98,13 +98,27 @@ def changes(ledger_dir: str | os.PathLike[str]) -> dict[str, tuple[str | None, s
 
 
 def apply(ledger_dir: str | os.PathLike[str]) -> int | None:
-    """Write the first-frame check's damage into the ledger's runs: a new generation (under the ledger's lock),
-    whose number is returned; None when nothing changed and nothing was written."""
-    todo = changes(ledger_dir)
-    if not todo:
-        return None
+    """Write the first-frame check's damage into the ledger's runs: a new generation, whose number is returned;
+    None when nothing changed and nothing was written. The ledger's lock is held from the read to the commit, so
+    a writer in between cannot have its rows replaced by older ones."""
+    from ..store.lock import DEFAULT_WAIT
+
     root = Path(ledger_dir)
-    runs, steps = _read(root, "runs", (), set(todo)), _read(root, "steps", (), set(todo))
-    for r in runs:
-        r["damage"], r["damage_evidence"] = todo[r["run_id"]]
-    return ledger.write(ledger_dir, runs, steps).generation
+    lock = ledger.lock(root, DEFAULT_WAIT)
+    try:
+        writer = ledger.Writer(root, lock)  # releases the lock when its ``with`` ends
+    except BaseException:
+        lock.release()
+        raise
+    with writer:
+        todo = changes(root)
+        if not todo:
+            writer.abort()
+            return None
+        by_run: dict[str, list[dict[str, Any]]] = {}
+        for s in _read(root, "steps", (), set(todo)):
+            by_run.setdefault(s["run_id"], []).append(s)
+        for r in _read(root, "runs", (), set(todo)):
+            r["damage"], r["damage_evidence"] = todo[r["run_id"]]
+            writer.add(r, by_run.get(r["run_id"], []))
+        return writer.commit().generation
