@@ -215,7 +215,7 @@ def compare(
         f"all runs (success: verdict pass, else score >= {success_score:g})"
     # metrics down, arms across: readable in 80 columns for the usual two arms
     emit([data["by"], *[str(r[0]) for r in rows]], [[c, *[r[i] for r in rows]] for i, c in enumerate(cols) if i],
-         fmt, title=f"arms, unpaired: rates over {over}")
+         fmt, title=f"arms, unpaired: {data['rates_over'] if data.get('rates_over') else 'rates over ' + over}")
     if judge is not None:
         _not_judged(data, judge)
     for d in data.get("expected") or []:  # score --expect: each arm's denominator, and what success is over

@@ -80,6 +80,9 @@ def test_export_counts_the_missing_runs_as_the_option_says(scored: tuple[Path, A
     got = run_json("compare", str(path), "--by", "config.perceptual_verifier")
     assert [(a["arm"], a["success"]) for a in got["arms"]] == [("false", rate(0, 6)), ("true", rate(1, 6))]
     assert got["rates_over"].startswith("rates over the expected runs")
+    table = runner.invoke(app, ["compare", str(path), "--by", "config.perceptual_verifier"], env={"COLUMNS": "200"})
+    assert table.stdout.startswith("arms, unpaired: rates over the expected runs: missing and unreadable runs "
+                                   "counted as failures")
     skipped = run_json("compare", str(path), "--by", "config.perceptual_verifier", "--missing", "skip")
     assert [(a["arm"], a["success"]) for a in skipped["arms"]] == [("false", rate(0, 1)), ("true", rate(1, 2))]
     assert [(d["group"], d["scored"], d["missing"], d["missing_tasks"]) for d in got["expected"]] == [
