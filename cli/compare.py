@@ -120,6 +120,22 @@ def pair_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     return cols, rows
 
 
+def csv_records(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """compare's CSV records: each arm's figures, then its paired difference against the baseline with the noise
+    floor (``paired_noise_floor_mdd``, ``_verdict``, ``_repeats_per_task``...; empty for the baseline and an arm
+    that does not pair). The ICC and design effect of each variance component are a column each (``_icc_1``...),
+    so every cell is a plain value."""
+    paired = {p["arm"]: p for p in data["paired"]}
+    out = []
+    for a in data["arms"]:
+        p = dict(paired.get(a["arm"]) or {})
+        if p.get("noise_floor"):
+            p["noise_floor"] = {k: ({str(i): x for i, x in enumerate(v, 1)} if isinstance(v, list) else v)
+                                for k, v in p["noise_floor"].items()}
+        out.append({**a, "paired": p or {"baseline": None}})
+    return out
+
+
 def noise_text(n: dict[str, Any] | None) -> str:
     """Whether a difference clears the noise floor: 'significant (MDD 12.3 pp)', 'inconclusive (MDD 30.1 pp;
     4 more repeats per task)'."""
@@ -159,8 +175,9 @@ def compare(
     include_missing: Annotated[bool, typer.Option("--include-missing", help="Make the runs without a value of --by "
                                                   "an arm of their own, (null); by default they are only "
                                                   "counted.")] = False,
-    missing: Annotated[str, typer.Option(help="With the expected runs (score --expect): skip leaves the missing "
-                                         "runs out of success, fail counts each as a failure.")] = "skip",
+    missing: Annotated[Optional[str], typer.Option(
+        metavar="fail|skip", help="With the expected runs (score --expect): fail (the default) counts each missing "
+        "or unreadable run as a failure, so success is over the expected runs; skip leaves them out.")] = None,
     damaged: Annotated[str, typer.Option(help="With the expected runs: keep counts the damaged runs, exclude "
                                          "leaves them out of success.")] = "keep",
     outcome: Annotated[str, typer.Option(metavar="verdict|judge:NAME", help="What success is: the final verdict "
@@ -190,7 +207,7 @@ def compare(
     if fmt is Format.csv:  # numbers, not what the table shows: each nested figure a column of its own
         from ..queries.tables import flat_rows
 
-        emit(*flat_rows(data["arms"]), fmt)
+        emit(*flat_rows(csv_records(data)), fmt)
         return
     cols, rows = arm_rows(data)
     judge = data["outcome"][len("judge:"):] if data.get("outcome") else None
@@ -198,7 +215,7 @@ def compare(
         f"all runs (success: verdict pass, else score >= {success_score:g})"
     # metrics down, arms across: readable in 80 columns for the usual two arms
     emit([data["by"], *[str(r[0]) for r in rows]], [[c, *[r[i] for r in rows]] for i, c in enumerate(cols) if i],
-         fmt, title=f"arms, unpaired: rates over {over}")
+         fmt, title=f"arms, unpaired: {data['rates_over'] if data.get('rates_over') else 'rates over ' + over}")
     if judge is not None:
         _not_judged(data, judge)
     for d in data.get("expected") or []:  # score --expect: each arm's denominator, and what success is over

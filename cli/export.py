@@ -44,9 +44,9 @@ def export(
     by: ByOpt = None,
     success_score: SuccessScoreOpt = 1.0,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write here (default: stdout).")] = None,
-    missing: Annotated[Missing, typer.Option(help="With the expected runs (score --expect): skip leaves the "
-                                             "missing runs out of the rates, fail counts each as a failure.")
-                       ] = Missing.skip,
+    missing: Annotated[Optional[Missing], typer.Option(
+        help="With the expected runs (score --expect): fail (the default) counts each missing or unreadable run "
+             "as a failure, so rates are over the expected runs; skip leaves them out.")] = None,
     damaged: Annotated[Damaged, typer.Option(help="With the expected runs: keep counts the damaged runs as "
                                              "scored, exclude leaves them out of the rates.")] = Damaged.keep,
 ) -> None:
@@ -57,6 +57,6 @@ def export(
     from ..commands import export_table  # scipy.stats: imported only when used
 
     text = export_table(ledger_dir, table.value, fmt.value, by=by, success_score=success_score, out=out,
-                        missing=missing.value, damaged=damaged.value)
+                        missing=missing.value if missing else None, damaged=damaged.value)
     if out is None:
         sys.stdout.write(text)

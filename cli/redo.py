@@ -32,7 +32,8 @@ def redo(
 
     Missing runs are those `score --expect TASKS` recorded as expected that the ledger lacks: one
     line per missing run, its task id alone. An invalid or damaged run is its task id, a tab and its
-    run id. Without expected runs, only the invalid and damaged runs are listed (a note on stderr).
+    run id; a run without a log (damage no_log) has no task id: an empty field, a tab and its run id.
+    Without expected runs, only the invalid and damaged runs are listed (a note on stderr).
 
     Example: trajcheck redo ledger/ | cut -f1 | sort | uniq -c
     """
@@ -45,7 +46,7 @@ def redo(
         emit(["task_id", "run_id", "why"], [[r["task_id"], r["run_id"], r["why"]] for r in data["runs"]],
              Format.csv)
     else:
-        sys.stdout.write("".join(r["task_id"] + ("" if r["run_id"] is None else "\t" + r["run_id"]) + "\n"
+        sys.stdout.write("".join((r["task_id"] or "") + ("" if r["run_id"] is None else "\t" + r["run_id"]) + "\n"
                                  for r in data["runs"]))
     if not data["expected"]:
         err.print("no expected runs recorded (score --expect TASKS): missing runs cannot be listed",

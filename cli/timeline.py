@@ -84,8 +84,8 @@ def render(data: dict[str, Any]) -> Group:
     r = data["run"]
     parts: list[Any] = []
     head = Text(f"run {r['run_id']}", style="bold")
-    head.append(f"  task {r['task_id'] or '-'}  outcome {r['outcome_status'] or '-'}  {r['n_steps']} steps",
-                style="")
+    steps = "-" if r["n_steps"] is None else r["n_steps"]  # a run not read (no_log) has no count
+    head.append(f"  task {r['task_id'] or '-'}  outcome {r['outcome_status'] or '-'}  {steps} steps", style="")
     parts.append(head)
     if r["goal"]:
         parts.append(Text(f"goal: {r['goal']}", style="dim"))

@@ -81,13 +81,25 @@ def score(paths: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str] =
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if expect is None and not (Path(out) / "expected.json").is_file():  # none recorded: leave Arrow unloaded
-        return _score(paths, out, args, on_found, on_result, on_wait)
+        return _across(_score(paths, out, args, on_found, on_result, on_wait))
     from .queries import expected
 
     tasks = None if expect is None else expected.read_expect(expect)  # a bad file stops before any work
-    result = _score(paths, out, args, on_found, on_result, on_wait)
+    result = _across(_score(paths, out, args, on_found, on_result, on_wait))
     found = expected.record(out, tasks)
     return result if found is None else dataclasses.replace(result, expected=found)
+
+
+def _across(result: ScoreResult) -> ScoreResult:
+    """After a score that committed something: the checks across the ledger's runs (a first frame that is not the
+    start its task's repeats agree on: ``reset_failed``, :mod:`trajcheck.queries.resets`), into its damage columns."""
+    if result.generation is not None:
+        from .queries import resets
+
+        generation = resets.apply(result.ledger)
+        if generation is not None:
+            return dataclasses.replace(result, generation=generation)
+    return result
 
 
 def _signature() -> inspect.Signature:

@@ -74,7 +74,7 @@ def query(ledger: Pathish, sql: str) -> "QueryResult":
 
 def compare(ledgers: list[Pathish], by: str | None = None, success_score: float = 1.0, *,
             baseline: str | None = None, where: str | None = None,
-            include_missing: bool = False, missing: str = "skip", damaged: str = "keep",
+            include_missing: bool = False, missing: str | None = None, damaged: str = "keep",
             outcome: str | None = None) -> "Comparison":
     """Ablation arms of one ledger (``by`` a runs column or ``config.KEY``) or two ledgers: success with
     Wilson intervals, the paired difference, McNemar's test, per-task wins, what the verifier-off arm
@@ -87,7 +87,7 @@ def compare(ledgers: list[Pathish], by: str | None = None, success_score: float 
 
     found = run(list(ledgers), by, success_score, baseline=baseline, where=where, include_missing=include_missing,
                 outcome=outcome)
-    if found.judged is not None and (missing, damaged) != ("skip", "keep"):
+    if found.judged is not None and (missing is not None or damaged != "keep"):
         raise UsageError("--missing and --damaged count the expected runs by the ledger's verdicts, not a judge's")
     return found if found.judged else apply_comparison(found, ledgers[0] if len(ledgers) == 1 else None, missing,
                                                        damaged)
@@ -171,13 +171,14 @@ EXPORT_FORMATS = ("md", "csv", "latex", "html", "json")
 
 
 def export_table(ledger: Pathish, table: str = "summary", fmt: str = "md", *, by: str | None = None,
-                 success_score: float = 1.0, out: Pathish | None = None, missing: str = "skip",
+                 success_score: float = 1.0, out: Pathish | None = None, missing: str | None = None,
                  damaged: str = "keep") -> str:
     """One table for a paper or a PR (``table`` one of :data:`EXPORT_TABLES`, ``fmt`` one of
     :data:`EXPORT_FORMATS`), as text: the same ledger always gives the same bytes. With ``out`` the text is
     also written there, atomically (a reader never sees half a file); OSError if it cannot be. When the ledger
     records the runs expected (``score --expect``), the caption gives each group's denominator and the summary's
-    success is over the runs ``missing`` (``skip``, or ``fail``: each missing run a failure) and ``damaged``
+    success is over the runs ``missing`` (``fail``, the default None: over the expected runs, each missing or
+    unreadable run a failure; ``skip``: over the runs scored) and ``damaged``
     (``keep``, or ``exclude``) say (:func:`trajcheck.queries.expected.apply`)."""
     from .queries.expected import apply
     from .queries.tables import RENDERERS, build

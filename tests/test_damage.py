@@ -174,3 +174,140 @@ def test_timeline_says_the_damage_beside_the_verdict(tmp_path: Path) -> None:
     assert "(the verdict is kept; trajcheck redo lists the run)" in line
     healthy = CliRunner().invoke(app, ["timeline", str(tmp_path / "L"), "drift-loop-off", "--format", "json"])
     assert json.loads(healthy.stdout)["run"]["damage"] == "infrastructure"
+
+
+def test_a_first_frame_off_the_start_its_repeats_agree_on_is_a_failed_reset() -> None:
+    """reset_failed from the frames: the repeats are the reference; fewer than 2 others agreeing, or a group split
+    in halves, says nothing (missing evidence is not damage)."""
+    from trajcheck.analyzers.startframe import FirstFrame, off_start
+    from trajcheck.base.hashing import Hash64
+
+    start, near, far = Hash64(0), Hash64(0b111), Hash64((1 << 40) - 1)  # 0, 3 and 40 bits from the start
+
+    def group(*hashes: Hash64) -> list[FirstFrame]:
+        return [FirstFrame(f"r{i}", h, "frames/001.png") for i, h in enumerate(hashes, 1)]
+
+    found = off_start(group(start, near, far))
+    assert list(found) == ["r3"]
+    assert found["r3"].startswith("first frame 37 bits from the start 2 repeats of its task agree on (pHash; the "
+                                  "same screen within 8 bits): its distances r1 40, r2 37; theirs from r1's first "
+                                  "frame: r1 0, r2 3; frames: frames/001.png against r1/frames/001.png")
+    assert off_start(group(start, far)) == {}  # one other run is not an agreement
+    assert off_start(group(start, start, far, far)) == {}  # two halves: neither is the start
+    assert off_start(group(start, Hash64(1 << 20 | 0xFF), far)) == {}  # the others do not agree with each other
+    assert list(off_start(group(start, start, start, far, near))) == ["r4"]
+    # 8 bits is still the same screen (the states analyzer's threshold), 9 is not
+    assert off_start(group(start, start, Hash64(0xFF))) == {}
+    assert list(off_start(group(start, start, Hash64(0x1FF)))) == ["r3"]
+
+
+@pytest.mark.slow
+def test_the_first_frame_check_writes_the_ledger_and_clears_when_the_group_changes(tmp_path: Path) -> None:
+    """Three repeats of terms-checkbox-off, one starting on another task's screen: that one is reset_failed in the
+    ledger (the others are not); once the odd run is gone, and so the group has 2 runs, nothing is said."""
+    for i in (1, 2, 3):
+        run = copy_run(SAMPLES / "terms-checkbox-off", tmp_path / "runs" / f"r{i}")
+        meta = json.loads((run / "run.json").read_text())
+        meta["run_id"] = f"r{i}"
+        (run / "run.json").write_text(json.dumps(meta))
+    (tmp_path / "runs" / "r3" / "frames" / "001.png").write_bytes((SAMPLES / "captcha-blocked" / "frames" /
+                                                                  "001.png").read_bytes())
+    run_json("score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q")
+    runs = _runs(tmp_path / "L")
+    assert {r: v["damage"] for r, v in runs.items()} == {"r1": None, "r2": None, "r3": "reset_failed"}
+    assert runs["r3"]["damage_evidence"].startswith("first frame 30 bits from the start 2 repeats of its task agree")
+    assert runs["r3"]["eval_final_verdict"] == "fail"  # the verdict is kept
+    import shutil
+
+    shutil.rmtree(tmp_path / "runs" / "r2")  # r1 and r3 left: one other run is no agreement
+    run_json("score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q")
+    assert {r: v["damage"] for r, v in _runs(tmp_path / "L").items()} == {"r1": None, "r3": None}
+
+
+def test_the_report_shows_the_damage_with_its_evidence_escaped(tmp_path: Path) -> None:
+    """The index has a damage column (a badge, the evidence as its tooltip) and the run page says the damage with
+    its evidence; the log's text is data, escaped, never markup (issue 50)."""
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    run = copy_run(SAMPLES / "drift-loop-off", tmp_path / "runs" / "drift-loop-off")
+    _last("429 Too Many Requests <script>alert(1)</script> & <b>quota</b>")(run)
+    copy_run(SAMPLES / "drift-loop-on", tmp_path / "runs" / "drift-loop-on")
+    run_json("score", str(tmp_path / "runs"), "--out", str(tmp_path / "L"), "-q")
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "L"), "--out", str(tmp_path / "R"), "-q"])
+    assert res.exit_code == 0, res.output
+    index = (tmp_path / "R" / "index.html").read_text()
+    assert "<th>damage</th>" in index
+    escaped = "429 Too Many Requests &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;quota&lt;/b&gt;"
+    badge = (f'<span class="badge damage" title="step 5 error: {escaped}">infrastructure</span>')
+    assert badge in index and "<script>alert" not in index
+    assert index.count('class="badge damage"') == 1  # drift-loop-on is not damaged
+    page = (tmp_path / "R" / "runs" / "drift-loop-off.html").read_text()
+    assert f"<b>damage</b> {badge} step 5 error: {escaped}" in page and "<script>alert" not in page
+    assert "the verdict is kept" in page
+    assert 'class="badge damage"' not in (tmp_path / "R" / "runs" / "drift-loop-on.html").read_text()
+
+
+def test_a_folder_without_its_log_is_a_no_log_run_until_the_log_is_back(tmp_path: Path) -> None:
+    """A copy of a sample run without run.json and steps.jsonl, beside a healthy run, is a no_log run (no verdict,
+    its screenshots as evidence); an ignored folder of images is not; once the log is back, the run is read under
+    its own id and the no_log row is gone."""
+    import shutil
+
+    runs = tmp_path / "runs"
+    copy_run(SAMPLES / "terms-checkbox-off", runs / "terms-checkbox-off")
+    lost = copy_run(SAMPLES / "terms-checkbox-on", runs / "folder-b")
+    log = {n: (lost / n).read_bytes() for n in ("run.json", "steps.jsonl")}
+    for n in log:
+        (lost / n).unlink()
+    assets = runs / "site-assets"  # a folder of images beside the runs, listed in the ignore file: not a run
+    assets.mkdir()
+    shutil.copy(SAMPLES / "terms-checkbox-on" / "frames" / "001.png", assets / "logo.png")
+    (runs / ".trajcheckignore").write_text("site-assets\n")
+    run_json("score", str(runs), "--out", str(tmp_path / "L"), "-q")
+    con = ledger.connect(tmp_path / "L")
+    try:
+        rows = con.execute("select run_id, status, source_format, task_id, eval_final_verdict, verdict_reason, damage, "
+                           "damage_evidence from runs order by run_id").fetchall()
+    finally:
+        con.close()
+    assert rows[0][:7] == ("folder-b", "ok", "no_log", None, "unknown", "no_log", "no_log")
+    assert rows[0][7].startswith("5 screenshots (frames/001.png, frames/002.png, frames/003.png, ...) and no log")
+    assert [r[0] for r in rows] == ["folder-b", "terms-checkbox-off"]
+    for n, data in log.items():
+        (lost / n).write_bytes(data)
+    run_json("score", str(runs), "--out", str(tmp_path / "L"), "-q")
+    assert {r: v["damage"] for r, v in _runs(tmp_path / "L").items()} == {"terms-checkbox-off": None,
+                                                                          "terms-checkbox-on": None}
+
+
+def test_only_a_folder_of_one_runs_screenshots_beside_runs_becomes_a_no_log_run(tmp_path: Path) -> None:
+    """The rule of readers/nolog.py, by discovery alone: beside a run, a folder of screenshots (in it, or under one
+    subfolder) is a run without a log; screenshots in two subfolders (a folder of runs), screenshots with a JSON no
+    reader claims (a log of another shape), and a folder of screenshots with no run beside it stay unclaimed."""
+    from trajcheck.readers.discovery import discover
+
+    png = (SAMPLES / "terms-checkbox-on" / "frames" / "001.png").read_bytes()
+
+    def shots(folder: Path, *names: str) -> None:
+        for n in names:
+            (folder / n).parent.mkdir(parents=True, exist_ok=True)
+            (folder / n).write_bytes(png)
+
+    runs = tmp_path / "batch" / "runs"
+    copy_run(SAMPLES / "terms-checkbox-off", runs / "a")
+    shots(runs / "flat", "1.png", "2.png")
+    shots(runs / "framed", "frames/001.png")
+    shots(runs / "two-runs", "1/1.png", "2/1.png")
+    shots(runs / "other-log", "1.png")
+    (runs / "other-log" / "history.json").write_text('{"steps": []}')
+    shots(runs / "nested" / "x", "1.png")  # its screenshots under one subfolder: runs/nested is the run
+    lonely = tmp_path / "lonely"
+    shots(lonely / "shots", "1.png")
+    refs, problems = discover([tmp_path / "batch", lonely])
+    got = {r.display: r.reader for r in refs}
+    assert got == {"runs/a": "trajcheck.run/1", "runs/flat": "no_log", "runs/framed": "no_log",
+                   "runs/nested": "no_log"}
+    named = sorted(Path(p.file).relative_to(tmp_path).as_posix() for p in problems if p.slug == "no_reader_claims")
+    assert named == ["batch/runs/other-log", "batch/runs/two-runs/1", "batch/runs/two-runs/2", "lonely/shots"]

@@ -1,5 +1,5 @@
 """A denominator that never shrinks in silence (issue 50, item 3): `score --expect` records the runs a benchmark
-should have; the summary names the missing tasks, `export` and `compare` count them as the options say, and `redo`
+should have; the summary names the missing tasks, `export` and `compare` count them as the options say (by default, rates over the expected runs), and `redo`
 lists the runs to run again.
 
 Three sample runs are scored (terms-checkbox-off fails, terms-checkbox-on passes: create-workspace twice;
@@ -62,19 +62,29 @@ def test_score_expect_names_the_missing_tasks(scored: tuple[Path, Any]) -> None:
 @pytest.mark.slow
 def test_export_counts_the_missing_runs_as_the_option_says(scored: tuple[Path, Any]) -> None:
     path, _ = scored
-    [row] = json.loads(runner.invoke(app, ["export", str(path), "--format", "json"]).stdout)["rows"]
-    # default: over the 3 runs scored (1 pass), the missing ones named but not counted
-    assert (row["success"], row["expected"], row["missing"], row["damaged"]) == (rate(1, 3), 6, 3, 0)
-    table = json.loads(runner.invoke(app, ["export", str(path), "--format", "json", "--missing", "fail"]).stdout)
+    table = json.loads(runner.invoke(app, ["export", str(path), "--format", "json"]).stdout)
     [row] = table["rows"]
-    assert row["success"] == rate(1, 6)  # each missing run a failure: 1 of 6
-    assert "3 missing: ghost-a, ghost-b x2; rates over the expected runs: missing runs counted as failures" in \
-        table["caption"]
+    # default: over the 6 expected runs, each missing run a failure (1 of 6), and the caption says so
+    assert (row["success"], row["expected"], row["missing"], row["damaged"]) == (rate(1, 6), 6, 3, 0)
+    assert ("3 missing: ghost-a, ghost-b x2; rates over the expected runs: missing and unreadable runs counted as "
+            "failures (--missing skip leaves them out)") in table["caption"]
+    assert json.loads(runner.invoke(app, ["export", str(path), "--format", "json", "--missing", "fail"]).stdout
+                      ) == table  # the default, named
+    skip = json.loads(runner.invoke(app, ["export", str(path), "--format", "json", "--missing", "skip"]).stdout)
+    [row] = skip["rows"]
+    assert row["success"] == rate(1, 3)  # over the 3 runs scored, the missing ones named but not counted
+    assert "rates over the scored runs: missing and unreadable runs not counted" in skip["caption"]
     md = runner.invoke(app, ["export", str(path)]).stdout
-    assert "missing runs not counted (--missing fail counts them as failures)" in md
+    assert "rates over the expected runs: missing and unreadable runs counted as failures" in md
     # compare: each arm is expected to run every task; success over the runs the options say
-    got = run_json("compare", str(path), "--by", "config.perceptual_verifier", "--missing", "fail")
+    got = run_json("compare", str(path), "--by", "config.perceptual_verifier")
     assert [(a["arm"], a["success"]) for a in got["arms"]] == [("false", rate(0, 6)), ("true", rate(1, 6))]
+    assert got["rates_over"].startswith("rates over the expected runs")
+    table = runner.invoke(app, ["compare", str(path), "--by", "config.perceptual_verifier"], env={"COLUMNS": "200"})
+    assert table.stdout.startswith("arms, unpaired: rates over the expected runs: missing and unreadable runs "
+                                   "counted as failures")
+    skipped = run_json("compare", str(path), "--by", "config.perceptual_verifier", "--missing", "skip")
+    assert [(a["arm"], a["success"]) for a in skipped["arms"]] == [("false", rate(0, 1)), ("true", rate(1, 2))]
     assert [(d["group"], d["scored"], d["missing"], d["missing_tasks"]) for d in got["expected"]] == [
         ("false", 1, 5, {"create-workspace": 1, "deals-search": 1, "ghost-a": 1, "ghost-b": 2}),
         ("true", 2, 4, {"create-workspace": 1, "ghost-a": 1, "ghost-b": 2})]

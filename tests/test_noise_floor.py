@@ -181,3 +181,28 @@ def test_flaky_arm_noise_from_closed_forms(sample_rows: list[dict[str, Any]], tm
     assert arm["flip_rate"]["k"] == sum(1 for ok in first.values() if not ok)
     assert arm["icc"] == round(icc, 6) and arm["design_effect"] == round(de, 6)
     assert arm["mdd"] == round(Z * math.sqrt(2 * p * (1 - p) * de / n), 6)
+
+
+def test_compare_csv_gives_the_noise_floor_as_json_does(sample_rows: list[dict[str, Any]], tmp_path: Path) -> None:
+    """`compare --format csv` carries each arm's paired difference and its noise floor, the figures of the JSON."""
+    import csv
+    import io
+
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    path, _ = _arms(sample_rows, tmp_path / "near", 2, lambda task, ok, trial: task == "deals-search" and trial == 2)
+    got = run_json("compare", str(path), "--by", "config.arm", "--baseline", "base")
+    noise = got["paired"][0]["noise_floor"]
+    res = CliRunner().invoke(app, ["compare", str(path), "--by", "config.arm", "--baseline", "base", "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    rows = {r["arm"]: r for r in csv.DictReader(io.StringIO(res.stdout))}
+    assert rows["base"]["paired_noise_floor_mdd"] == ""  # the baseline is not paired against itself
+    new = rows["new"]
+    assert new["paired_baseline"] == "base" and int(new["paired_pairs"]) == got["paired"][0]["pairs"]
+    assert float(new["paired_noise_floor_mdd"]) == noise["mdd"]
+    assert new["paired_noise_floor_verdict"] == "inconclusive"
+    assert int(new["paired_noise_floor_repeats_per_task"]) == noise["repeats_per_task"]
+    assert int(new["paired_noise_floor_more_repeats_per_task"]) == noise["more_repeats_per_task"]
+    assert float(new["paired_noise_floor_icc_1"]) == noise["icc"][0]

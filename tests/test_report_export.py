@@ -127,8 +127,8 @@ def test_report_renders_in_chromium_with_thumbnails(sample_ledger, tmp_path):
         assert sorted(page.locator(f"{visible} td:first-child").all_text_contents()) == [
             "sequencer-correct", "sequencer-near-miss"]
         page.fill("#q", "")
-        page.click("#runs thead th:nth-child(7)")  # steps, ascending
-        steps = [int(t) for t in page.locator(f"{visible} td:nth-child(7)").all_text_contents()]
+        page.click("#runs thead th:nth-child(8)")  # steps, ascending (after the damage column)
+        steps = [int(t) for t in page.locator(f"{visible} td:nth-child(8)").all_text_contents()]
         assert steps == sorted(steps)
         assert page.locator("svg[aria-label='success rate per arm']").count() == 1
         page.locator(f"{visible} td:first-child a").first.click()

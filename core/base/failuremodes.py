@@ -112,13 +112,16 @@ class Damage(StrEnum):
     HARNESS_KILLED = "harness_killed"
     PARSE_ARTIFACT = "parse_artifact"
     PRE_SATISFIED = "pre_satisfied"
+    NO_LOG = "no_log"
 
 
 #: What each damage kind means (its evidence in ``runs.damage_evidence``).
 DAMAGE_MEANINGS: dict[str, str] = {
     Damage.INFRASTRUCTURE: "an API quota, rate-limit, authentication, 5xx, request-timeout or connection error of the "
                            "model or environment ends the run: the last step's error, or the run's own error",
-    Damage.RESET_FAILED: "the log says the environment's reset failed (any step's error, or the run's own)",
+    Damage.RESET_FAILED: "the log says the environment's reset failed (any step's error, or the run's own), or the "
+                         "first frame is more than 8 pHash bits from the start at least 2 other repeats of the task "
+                         "(same task and config) agree on, and they are most of the group",
     Damage.HARNESS_KILLED: "the harness or its control channel died mid-run: the log ends in a closed browser, "
                            "session or connection; an action of the agent killed a process (pkill, killall, kill "
                            "-9...) and the run ended there; or the last action is pending (no result, no later frame) "
@@ -127,4 +130,6 @@ DAMAGE_MEANINGS: dict[str, str] = {
                            "pending tool call: the parser read the marker, not the call",
     Damage.PRE_SATISFIED: "the run passed with no effective action: no step acted, or its screen never left the "
                           "start state (one screen state) and no action had an observed effect",
+    Damage.NO_LOG: "a run folder with screenshots and no log any reader claims (beside the batch's runs): a run row "
+                   "with no verdict, never read",
 }

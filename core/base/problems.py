@@ -47,6 +47,7 @@ class Slug(StrEnum):
     NO_READER_CLAIMS = "no_reader_claims"
     READERS_COMPETE = "readers_compete"
     UNFINISHED_RUN = "unfinished_run"
+    SCREENSHOTS_WITHOUT_LOG = "screenshots_without_log"
     READER_NOT_LOADED = "reader_not_loaded"
     FORMAT_NOT_REMOTE = "format_not_remote"
     STORE_UNREADABLE = "store_unreadable"
@@ -152,6 +153,10 @@ SECTIONS: tuple[tuple[str, tuple[ProblemKind, ...]], ...] = (
         _K(Slug.NO_READER_CLAIMS, "error", "A folder holds JSON files or images, but no reader recognises a run "
            "in it (up to five such folders are named, with their counts).", "`trajcheck formats` says what each "
            "reader looks for; a native run needs run.json beside steps.jsonl"),
+        _K(Slug.SCREENSHOTS_WITHOUT_LOG, "warning", "A folder of screenshots beside the batch's runs has no log "
+           "any reader claims: it is a run row with damage no_log and no verdict (the rule: docs/analysis.md, "
+           "\"Damaged runs\").",
+           "re-run it (`trajcheck redo` lists it), or restore its log"),
         _K(Slug.READERS_COMPETE, "warning", "Several readers claim a folder; the best fit (a log's shape before a "
            "file name) reads it.", "`trajcheck formats --detect FOLDER` says why; or use --input-format NAME"),
         _K(Slug.READER_NOT_LOADED, "warning", "A `trajcheck.readers` entry point fails to load, or is no reader.",

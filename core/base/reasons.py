@@ -133,6 +133,7 @@ class VerdictReason(StrEnum):
     HARNESS_MAY_STOP = "harness_may_stop"
     ENDS_UNDECLARED = "ends_undeclared"
     NOT_READ = "not_read"
+    NO_LOG = "no_log"
     CONTRACT_UNDECIDED = "contract_undecided"
 
 
@@ -357,6 +358,8 @@ SECTIONS: tuple[Section, ...] = (
                 "ends a run: the no-answer rule does not apply (unknown); declare ends (a mapping's [run] ends, "
                 "run.json's ends)",
                 _V.NOT_READ: "most actions not understood or most screenshots missing: not read (unknown)",
+                _V.NO_LOG: "a folder of screenshots with no log any reader claims: the run was not read (unknown; "
+                "runs.damage no_log)",
                 _V.CONTRACT_UNDECIDED: "a contract check lacks its evidence (no DOM, no frame), none failed and "
                 "nothing else decided: uncertain, never a fail nor a false claim",
             }),

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.atomic import atomic_write
 from ..base.errors import UsageError
+from ..base.failuremodes import Damage
 from ..store import ledger
 from .comparison import outcome_of
 from .views import group_expr
@@ -104,19 +105,31 @@ class Denominator:
     unexpected: int  # runs of tasks the table does not name
     redo: list[dict[str, Any]] = field(default_factory=list)  # the runs to run again, each {task_id, run_id, why}
     damaged_successes: int = 0  # damaged runs that count as successes (left out with --damaged exclude)
+    #: runs without a log (damage no_log) and so without a task id: counted as scored and damaged, each standing
+    #: for one of the runs the expected tasks lack (``missing`` is the shortfall less these)
+    unknown_task: int = 0
 
     def text(self) -> str:
         """'scored 26 of 28 expected runs; 0 damaged; 2 missing: t1, t2 x2'."""
         missing = ", ".join(t if n == 1 else f"{t} x{n}" for t, n in self.missing_tasks.items())
+        if self.unknown_task:
+            short = sum(self.missing_tasks.values())
+            return (f"scored {self.scored} of {self.expected} expected runs; {self.damaged} damaged; "
+                    f"{self.missing} missing; {self.unknown_task} run{'s' * (self.unknown_task != 1)} without a "
+                    f"log (task unknown) for the {short} run{'s' * (short != 1)} the tasks lack"
+                    + (f": {missing}" if missing else "") + self._tail())
         return (f"scored {self.scored} of {self.expected} expected runs; {self.damaged} damaged; "
-                f"{self.missing} missing" + (f": {missing}" if missing else "")
-                + (f"; {self.invalid} invalid" if self.invalid else "")
+                f"{self.missing} missing" + (f": {missing}" if missing else "") + self._tail())
+
+    def _tail(self) -> str:
+        return ((f"; {self.invalid} invalid" if self.invalid else "")
                 + (f"; {self.unexpected} runs of tasks not expected" if self.unexpected else ""))
 
     def to_json(self) -> dict[str, Any]:
         return {"group": self.group, "expected": self.expected, "scored": self.scored, "damaged": self.damaged,
                 "invalid": self.invalid, "missing": self.missing, "missing_tasks": self.missing_tasks,
-                "unexpected": self.unexpected, "text": self.text()}
+                "unexpected": self.unexpected, **({"unknown_task": self.unknown_task} if self.unknown_task else {}),
+                "text": self.text()}
 
 
 def _rows(ledger_dir: str | os.PathLike[str], by: str | None) -> list[tuple[Any, ...]]:
@@ -127,7 +140,8 @@ def _rows(ledger_dir: str | os.PathLike[str], by: str | None) -> list[tuple[Any,
         expr = f"CAST({group_expr(by)} AS VARCHAR)" if by else "'(all)'"
         try:
             return con.execute(f"select {expr}, coalesce(task_id, run_id), run_id, status, {damage}, "
-                               "eval_final_verdict, verdict_source, outcome_score from runs order by run_id").fetchall()
+                               "eval_final_verdict, verdict_source, outcome_score, task_id is null from runs "
+                               "order by run_id").fetchall()
         except Exception as exc:  # noqa: BLE001  (binder error: unknown column)
             raise UsageError(f"--by {by}: {str(exc).splitlines()[0]}") from None
     finally:
@@ -149,8 +163,14 @@ def denominators(ledger_dir: str | os.PathLike[str], by: str | None = None, succ
 def _group(name: str, tasks: dict[str, int], rows: list[tuple[Any, ...]], success_score: float) -> Denominator:
     present: dict[str, int] = {}
     redo: list[dict[str, Any]] = []
-    scored = damaged = invalid = unexpected = won = 0
-    for task, run_id, status, damage, verdict, source, score in rows:
+    scored = damaged = invalid = unexpected = won = unknown = 0
+    for task, run_id, status, damage, verdict, source, score, no_task in rows:
+        if task not in tasks and no_task and damage == Damage.NO_LOG and status == "ok":
+            unknown += 1  # a folder of screenshots: a run of the batch whose task nothing says
+            scored += 1
+            damaged += 1
+            redo.append({"task_id": None, "run_id": run_id, "why": f"damaged: {damage}"})
+            continue
         if task not in tasks:
             unexpected += 1
             continue
@@ -166,9 +186,10 @@ def _group(name: str, tasks: dict[str, int], rows: list[tuple[Any, ...]], succes
                               success_score)[0]
             redo.append({"task_id": task, "run_id": run_id, "why": f"damaged: {damage}"})
     missing = {t: n - present.get(t, 0) for t, n in sorted(tasks.items()) if n > present.get(t, 0)}
-    redo = [{"task_id": t, "run_id": None, "why": "missing"} for t, n in missing.items() for _ in range(n)] + redo
-    return Denominator(name, sum(tasks.values()), scored, damaged, invalid, sum(missing.values()), missing,
-                       unexpected, redo, won)
+    why = "missing" if not unknown else "missing, or the run without a log"
+    redo = [{"task_id": t, "run_id": None, "why": why} for t, n in missing.items() for _ in range(n)] + redo
+    return Denominator(name, sum(tasks.values()), scored, damaged, invalid,
+                       max(0, sum(missing.values()) - unknown), missing, unexpected, redo, won, unknown)
 
 
 @dataclass(frozen=True)
@@ -188,32 +209,49 @@ def redo(ledger_dir: str | os.PathLike[str]) -> Redo:
     found = denominators(ledger_dir)
     if found is not None:
         return Redo(True, [r for d in found for r in d.redo])
-    runs = [{"task_id": task, "run_id": run_id, "why": "invalid" if status != "ok" else f"damaged: {damage}"}
-            for _, task, run_id, status, damage, *_ in _rows(ledger_dir, None) if status != "ok" or damage]
+    runs = [{"task_id": None if row[-1] else task, "run_id": run_id,
+             "why": "invalid" if status != "ok" else f"damaged: {damage}"}
+            for row in _rows(ledger_dir, None) for _, task, run_id, status, damage, *_ in [row]
+            if status != "ok" or damage]
     return Redo(False, runs)
 
 
-#: How missing and damaged runs enter a rate: export's and compare's --missing and --damaged.
-MISSING_CHOICES = ("skip", "fail")
+#: How missing and damaged runs enter a rate: export's and compare's --missing and --damaged. With expected runs
+#: the default is ``fail``: the rates are over the expected runs, each one not scored a failure.
+MISSING_CHOICES = ("fail", "skip")
 DAMAGED_CHOICES = ("keep", "exclude")
 
 
-def adjusted(k: int, n: int, d: Denominator, missing: str, damaged: str) -> tuple[int, int]:
-    """A group's successes k of n scored runs, over the denominator the options say: ``missing`` ``fail`` counts
-    each missing run as a failure (``skip``: not counted), ``damaged`` ``exclude`` leaves the damaged runs out of
-    both (``keep``: counted as they are)."""
-    if missing not in MISSING_CHOICES or damaged not in DAMAGED_CHOICES:
+def _check(missing: str | None, damaged: str) -> None:
+    if missing not in (None, *MISSING_CHOICES) or damaged not in DAMAGED_CHOICES:
         raise UsageError(f"--missing is one of {', '.join(MISSING_CHOICES)}, --damaged one of "
                          f"{', '.join(DAMAGED_CHOICES)}")
+
+
+def _no_expected(missing: str | None, damaged: str, what: str) -> None:
+    """Without a table of expected runs there is nothing to count missing: asking for it is a usage error
+    (``--missing skip``, what is done anyway, is not)."""
+    _check(missing, damaged)
+    if missing == "fail" or damaged != "keep":
+        raise UsageError(f"--missing fail and --damaged exclude need the expected runs{what}: score with --expect "
+                         "TASKS first")
+
+
+def adjusted(k: int, n: int, d: Denominator, missing: str | None, damaged: str) -> tuple[int, int]:
+    """A group's successes k of n scored runs, over the denominator the options say: ``missing`` ``fail`` (the
+    default, None) counts each expected run that was not scored, missing or unreadable (invalid), as a failure,
+    so the rate is over the expected runs; ``skip`` leaves them out. ``damaged`` ``exclude`` leaves the damaged
+    runs out of both (``keep``: counted as they are)."""
+    _check(missing, damaged)
     if damaged == "exclude":
         k, n = k - d.damaged_successes, n - d.damaged
-    if missing == "fail":
-        n += d.missing
+    if missing in (None, "fail"):
+        n += d.missing + d.invalid
     return k, n
 
 
 def apply(table: "ReportTable", ledger_dir: str | os.PathLike[str], by: str | None, success_score: float,
-          missing: str = "skip", damaged: str = "keep") -> "ReportTable":
+          missing: str | None = None, damaged: str = "keep") -> "ReportTable":
     """``table`` (export's) with the expected runs: the caption says each group's denominator and what the rates
     are over; the summary's success is over the runs the options say, with its expected, missing and damaged
     runs in columns of their own. The table as it is when the ledger records no expected runs."""
@@ -224,8 +262,7 @@ def apply(table: "ReportTable", ledger_dir: str | os.PathLike[str], by: str | No
 
     found = denominators(ledger_dir, by, success_score)
     if found is None:
-        if (missing, damaged) != ("skip", "keep"):
-            raise UsageError("--missing and --damaged need the expected runs: score with --expect TASKS first")
+        _no_expected(missing, damaged, "")
         return table
     caption = table.caption + "; " + "; ".join(
         ("" if d.group == "(all)" else f"{d.group}: ") + d.text() for d in found) + "; " + note(missing, damaged)
@@ -248,22 +285,21 @@ def apply(table: "ReportTable", ledger_dir: str | os.PathLike[str], by: str | No
                    rows=tuple(rows))
 
 
-def note(missing: str, damaged: str) -> str:
+def note(missing: str | None, damaged: str) -> str:
     """What a table's rates are over, in words."""
-    return ("rates over the expected runs: missing runs " + ("counted as failures" if missing == "fail" else
-                                                             "not counted (--missing fail counts them as failures)")
-            + ", damaged runs " + ("left out" if damaged == "exclude" else "counted as scored"))
+    over = ("rates over the scored runs: missing and unreadable runs not counted (by default they count as failures)"
+            if missing == "skip" else "rates over the expected runs: missing and unreadable runs counted as failures "
+            "(--missing skip leaves them out)")
+    return over + ", damaged runs " + ("left out" if damaged == "exclude" else "counted as scored")
 
 
-def apply_comparison(comparison: "Comparison", ledger_dir: str | os.PathLike[str] | None, missing: str = "skip",
-                     damaged: str = "keep") -> "Comparison":
+def apply_comparison(comparison: "Comparison", ledger_dir: str | os.PathLike[str] | None,
+                     missing: str | None = None, damaged: str = "keep") -> "Comparison":
     """``comparison`` (of one ledger: ``ledger_dir``; None for two) with each arm's denominator and its success over
     the runs ``missing`` and ``damaged`` say (:func:`adjusted`). As it is without expected runs."""
     found = None if ledger_dir is None else denominators(ledger_dir, comparison.by, comparison.success_score)
     if found is None:
-        if (missing, damaged) != ("skip", "keep"):
-            raise UsageError("--missing and --damaged need the expected runs of one ledger: score with --expect "
-                             "TASKS first")
+        _no_expected(missing, damaged, " of one ledger")
         return comparison
     from ..base import stats
 

@@ -127,6 +127,10 @@ def get_reader(name: str, extra: Sequence[Reader] = ()) -> Reader:
     none."""
     if name == NATIVE.name:
         return NATIVE
+    from .nolog import NAME as NO_LOG_NAME, NO_LOG
+
+    if name == NO_LOG_NAME:  # discovery's runs without a log (readers/nolog.py): never in READERS, never claims
+        return NO_LOG
     for r in extra:
         if r.name == name:
             return r
@@ -303,6 +307,11 @@ def _walk(root: Path, only: list[Reader] | None, problems: list[Problem],
                 keep.append(d)
         dirnames[:] = keep
     unclaimed = _unclaimed(data, refs)
+    if unclaimed and refs:  # folders of screenshots beside the batch's runs: runs without a log
+        from .nolog import NAME, without_log
+
+        found, unclaimed = without_log(root, unclaimed, [r.path for r in refs])
+        refs += [RunRef(p, p.relative_to(root).as_posix(), NAME, root=os.path.abspath(root)) for p in found]
     if unclaimed:  # the adapters' names: loaded only then (a folder of native runs leaves them unloaded)
         problems += _unclaimed_problems(root, unclaimed, only if only is not None else readers(extra))
     return refs

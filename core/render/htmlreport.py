@@ -41,6 +41,7 @@ caption{caption-side:bottom;color:#666;font-size:12px;text-align:left}
 .run{border:1px solid #ddd;border-radius:6px;padding:12px;margin:16px 0}
 .badge{display:inline-block;border-radius:4px;padding:1px 6px;margin-right:4px;font-size:12px;color:#fff}
 .pass{background:#1a7f37}.fail{background:#cf222e}.uncertain{background:#bf8700}.unknown{background:#6e7781}
+.damage{background:#953800}
 .claim{background:#8250df}.step{display:grid;grid-template-columns:220px 1fr;gap:8px;border-top:1px solid #eee;
 padding:8px 0}.shot{position:relative;display:inline-block;margin:0 6px 6px 0;border:1px solid #ccc;
 vertical-align:top;max-width:100%}.shot img{display:block;max-width:100%;height:auto}.shot svg{position:absolute;
@@ -124,8 +125,8 @@ def _page(title: str, body: str, root: str, script: bool = False) -> str:
 def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[str, Any]]], by: str | None) -> str:
     """Every run, one row each, most telling first; sortable by any column, filtered by verdict, false claim
     and a text search (assets/index.js; without scripts the table is still all there)."""
-    head = ["run", "verdict", "false claim", "format", "arm", "task", "steps", "no-effect", "loops", "reward",
-            "first blocking step", "contract score"]
+    head = ["run", "verdict", "false claim", "damage", "format", "arm", "task", "steps", "no-effect", "loops",
+            "reward", "first blocking step", "contract score"]
     rows = []
     for r in runs:
         v = r.get("eval_final_verdict") or ("invalid" if r["status"] != "ok" else "unknown")
@@ -137,7 +138,7 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
         cells = [f'<td><a href="runs/{_e(page_name(r["run_id"]))}.html{at}">{_e(r["run_id"])}</a></td>',
                  f'<td data-sort="{_RANK.get(v, 4)}">{_badges(r)}</td>',
                  f'<td>{"yes (" + _e(r.get("false_claim_basis") or "referee") + ")" if r.get("false_claim") else ""}'
-                 '</td>',
+                 '</td>', f'<td>{_damage_badge(r)}</td>',
                  f'<td>{_e(r.get("source_format"))}</td>', f'<td>{_e(_lower(arm))}</td>',
                  f'<td>{_e(r.get("task_id") or "")}</td>', f'<td>{_e(r.get("n_steps") or 0)}</td>',
                  f'<td>{_e(r.get("effect_no_effect") or 0)}</td>', f'<td>{_e(r.get("loops") or 0)}</td>',
@@ -146,7 +147,8 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
                  '</td>',
                  # the contract's partial credit (runs.contract_score): null without a contract or a decided check
                  f'<td>{"" if r.get("contract_score") is None else format(r["contract_score"], ".2f")}</td>']
-        rows.append(f'<tr data-verdict="{_e(v)}" data-claim="{1 if r.get("false_claim") else 0}">{"".join(cells)}</tr>')
+        rows.append(f'<tr data-verdict="{_e(v)}" data-claim="{1 if r.get("false_claim") else 0}" '
+                    f'data-damage="{_e(r.get("damage") or "")}">{"".join(cells)}</tr>')
     options = "".join(f"<option>{v}</option>" for v in ("pass", "fail", "uncertain", "unknown", "invalid"))
     return ("<h2>Runs</h2><p>"
             '<input id=q type=search placeholder="search run, task, format" aria-label=search> '
@@ -171,6 +173,22 @@ def _badges(r: dict[str, Any]) -> str:
     if r.get("false_claim"):
         out += f'<span class="badge claim">false claim ({_e(r.get("false_claim_basis") or "referee")})</span>'
     return out
+
+
+def _damage_badge(r: dict[str, Any]) -> str:
+    """A damaged run's badge (runs.damage), its evidence as the tooltip; nothing for an undamaged run."""
+    if not r.get("damage"):
+        return ""
+    return f'<span class="badge damage" title="{_e(r.get("damage_evidence") or "")}">{_e(r["damage"])}</span>'
+
+
+def _damage_line(r: dict[str, Any]) -> str:
+    """The run page's line on its damage: the kind and the evidence it rests on, beside the verdict, kept."""
+    if not r.get("damage"):
+        return ""
+    return (f"<p class=warn><b>damage</b> {_damage_badge(r)} {_e(r.get('damage_evidence') or '')} "
+            "<span class=muted>(not the agent's doing: the verdict is kept, and <code>trajcheck redo</code> lists "
+            "the run to run again)</span></p>")
 
 
 def _story(r: dict[str, Any]) -> str:
@@ -202,6 +220,7 @@ def _run_section(r: dict[str, Any], steps: list[dict[str, Any]], images: Images,
     if r["status"] != "ok":
         return "".join(parts) + f"<p class=neg>invalid: {_e(r['error'])}</p></div>"
     parts.append(_story(r))
+    parts.append(_damage_line(r))
     parts.append(f"<p><b>task</b> {_e(r['task_id'])} &middot; <b>goal</b> {_e(r['goal'])} &middot; <b>outcome</b> "
                   f"{_e(r['outcome_status'])} &middot; <b>perceptual verifier</b> "
                   f"{_VERIFIER[r['config_perceptual_verifier']]}</p>")

@@ -42,6 +42,9 @@ class Plan:
     skipped: list[str] = field(default_factory=list)  # run_ids whose digest is unchanged
     removed: list[str] = field(default_factory=list)  # run_ids whose directory is gone from a scored folder
     refs: dict[str, RunRef] = field(default_factory=dict)  # run_id -> the skipped runs' refs
+    #: where a run to score was scored before: its key -> the run_id the ledger holds for it (a run read again
+    #: under another id, a folder without a log whose log is back, leaves no row of its old id behind)
+    replaced: dict[str, str] = field(default_factory=dict)
 
     @property
     def known(self) -> dict[str, str]:
@@ -83,4 +86,6 @@ def plan(paths: Iterable[Any], refs: list[RunRef], previous: Iterable[Previous] 
             out.refs[old.run_id] = ref
         else:
             out.todo.append(ref)
+            if old is not None:
+                out.replaced[ref.key] = old.run_id
     return out

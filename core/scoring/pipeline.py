@@ -10,6 +10,7 @@ on each: :mod:`trajcheck.scoring.loading` reads the evidence, :mod:`trajcheck.sc
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -73,7 +74,8 @@ def score_paths(paths: Iterable[str | os.PathLike[str]], opts: ScoreOptions | No
     if on_found:
         on_found(len(refs))
     report = ScoreReport([], problems, skipped, removed)
-    out = _Taker(report, dict(known), sink, on_result)  # known: the first run to claim an id keeps it
+    # known: the first run to claim an id keeps it
+    out = _Taker(report, dict(known), sink, on_result, replaced=plan.replaced)
     if engine not in ("local", "dask"):
         raise ValueError(f"unknown engine {engine!r}: local or dask")
     workers = jobs or os.cpu_count() or 1
@@ -111,9 +113,22 @@ class _Taker:
     sink: Callable[[RunResult], None] | None
     on_result: Callable[[RunResult], None] | None
     unread: list[int] = field(default_factory=lambda: [0, 0])  # OCR regions not read (not installed), their runs
+    replaced: dict[str, str] = field(default_factory=dict)  # a run's key -> the id the ledger held for it
+
+    def _drop_old_id(self, res: RunResult) -> None:
+        """A run scored again under another id than the ledger's row of the same folder (its log came back, its
+        run.json's run_id changed): the old row goes, as a run whose folder is gone does."""
+        try:
+            key = json.loads(res.run.get("inputs") or "{}").get("root")
+        except ValueError:
+            return
+        old = self.replaced.get(key) if isinstance(key, str) else None
+        if old is not None and old != res.run["run_id"] and old not in self.report.removed:
+            self.report.removed.append(old)
 
     def take(self, res: RunResult) -> None:
         res = _dedupe_one(res, self.seen)
+        self._drop_old_id(res)
         report = self.report
         report.scored += 1
         report.frames += res.frames

@@ -73,6 +73,22 @@ def invalid_result(ref_display: str, run_path: str, problems: list[Problem],
     return RunResult(row, [], 0, problems, ref_display)
 
 
+def no_log_result(ref_display: str, run_path: str, evidence: str, problems: list[Problem]) -> RunResult:
+    """The row of a folder of screenshots with no log (:mod:`trajcheck.readers.nolog`): a run not read, so no
+    verdict (``unknown``, reason ``no_log``), no steps, and its damage ``no_log`` with what it rests on."""
+    from ..base.failuremodes import Damage
+    from ..base.reasons import VerdictReason
+    from ..readers.nolog import NAME
+
+    read_by(problems, NAME)
+    row = empty_run_row(ref_display, run_path, NAME)
+    # no failure mode: nothing of the agent's was read (the run is counted by its damage, not as a failure mode)
+    row.update(warnings=[str(p) for p in problems], eval_final_verdict="unknown",
+               verdict_reason=str(VerdictReason.NO_LOG), verdict_source="none", evidence_verdict="unknown",
+               damage=str(Damage.NO_LOG), damage_evidence=evidence)
+    return RunResult(row, [], 0, problems, ref_display)
+
+
 @dataclass(kw_only=True)
 class RunFacts(RunFindings):
     """What the runs table's sources read: the run's findings (every field of

@@ -25,7 +25,8 @@ from ..base.problems import Slug
 from .loading import load_run, plan_referee
 from .noanswer import declared_ends
 from .options import ScoreOptions
-from .rows import RunResult, build_result, invalid_result
+from ..readers.nolog import NAME as NO_LOG_READER
+from .rows import RunResult, build_result, invalid_result, no_log_result
 from ..base.runfiles import scoring_root
 
 
@@ -39,6 +40,8 @@ def _score(ref: RunRef, opts: ScoreOptions) -> RunResult:
     with scoring_root(ref.root):  # screenshots beside the run's folder, inside the argument, are found
         reader = reader_for(ref, opts)
         run, warnings = reader.read(ref.path, ref.display)
+    if ref.reader == NO_LOG_READER and NO_LOG_READER in run.extra:  # a folder of screenshots with no log
+        return no_log_result(ref.display, str(ref.path), str(run.extra[NO_LOG_READER]), warnings)
     run = declared_ends(run, reader)
     contract, contract_problems = find_contract(ref.run_dir, run.task_id, opts.contracts_dir, run.run_id,
                                                 run.goal, ref.display)
