@@ -175,3 +175,32 @@ def test_a_harness_failure_leaves_the_step_it_ended_on(tmp_path, samples):
     last = steps[-1]["index"]
     assert ev["blocked"] == {"steps": 1, "from": last, "by": "damage: infrastructure"}
     assert ev["effective"]["n"] == len(steps) - 1  # the other dead clicks still count
+
+
+def test_timeline_and_the_report_say_the_process_score_beside_the_outcome(sample_ledger, tmp_path, width):
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    import trajcheck.cli.timeline  # noqa: F401  (imported before its console is replaced, so the fixture undoes it)
+
+    width(200)
+    runs = _runs(sample_ledger)
+    res = CliRunner().invoke(app, ["timeline", str(sample_ledger), "nc-consent-recovered"])
+    assert res.exit_code == 0, res.output
+    ev = json.loads(runs["nc-consent-recovered"]["evidence"])
+    line = next(ln for ln in res.stdout.splitlines() if ln.startswith("process"))
+    assert f"{runs['nc-consent-recovered']['score']:.2f}: effective actions {ev['effective']['k']}/" \
+           f"{ev['effective']['n']}" in line
+    assert "recovered 1" in line and "repeated 1" in line
+    res = CliRunner().invoke(app, ["timeline", str(sample_ledger), "captcha-blocked"])
+    assert "process   none (no step could be judged): 3 steps on an uncontrollable block from step 1 (`captcha`)" \
+        in res.stdout
+    res = CliRunner().invoke(app, ["report", str(sample_ledger), "--out", str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    index = (tmp_path / "r" / "index.html").read_text()
+    assert "<th>process</th>" in index
+    row = next(r for r in index.split("<tr ") if r.startswith("data-verdict") and ">drift-loop-on</a>" in r)
+    assert f"<td>{runs['drift-loop-on']['score']:.2f}</td>" in row
+    page = (tmp_path / "r" / "runs" / "captcha-blocked.html").read_text()
+    assert "<b>process score</b> none (no step could be judged)" in page
