@@ -58,7 +58,7 @@ FAILURE_CREDIT: dict[str, float] = {R.FRESH_READ_AFTER_FAILURE: 1.0, R.REPEATED_
 PROGRESS_EVENTS = frozenset({R.EXPECTED_STATE_REACHED})
 
 #: The blocking reward codes and the blocker each one is (analyzers/control.py decides whether it is controllable).
-WALLS = {R.CAPTCHA: "captcha", R.BLOCKING_PAGE: "blocking_page", R.AUTH_REDIRECT: "auth_wall"}
+WALLS: dict[str, str] = {R.CAPTCHA: "captcha", R.BLOCKING_PAGE: "blocking_page", R.AUTH_REDIRECT: "auth_wall"}
 
 #: An observation line that is a message the page showed (analyzers/observation.py).
 _MESSAGE = re.compile(r"^New message appeared: ", re.I)

@@ -204,3 +204,66 @@ def test_timeline_and_the_report_say_the_process_score_beside_the_outcome(sample
     assert f"<td>{runs['drift-loop-on']['score']:.2f}</td>" in row
     page = (tmp_path / "r" / "runs" / "captcha-blocked.html").read_text()
     assert "<b>process score</b> none (no step could be judged)" in page
+
+
+def test_compare_reports_each_arms_controllable_failures_as_failures_does(sample_ledger, width):
+    """compare's controllable failure rate per arm, its difference and the mean process score, against figures
+    computed here from the ledger's runs table (and the same rate `failures` gives), in json, csv and the table."""
+    import csv
+    import io
+    import statistics
+
+    from typer.testing import CliRunner
+
+    from trajcheck.base.stats import newcombe_unpaired
+    from trajcheck.cli.main import app
+    from trajcheck.store import ledger as store
+
+    from conftest import run_json
+
+    by = "config.perceptual_verifier"
+    con = store.connect(sample_ledger)
+    try:
+        rows = con.execute("select json_extract_string(config, '$.perceptual_verifier'), failure_mode, "
+                           "failure_control, process_score from runs where status = 'ok' and "
+                           "json_extract_string(config, '$.perceptual_verifier') is not null").fetchall()
+    finally:
+        con.close()
+    want: dict[str, dict[str, Any]] = {}
+    for arm in ("false", "true"):
+        mine = [r for r in rows if r[0] == arm]
+        k = sum(1 for r in mine if r[1] is not None and r[2] == "controllable")
+        out = sum(1 for r in mine if r[1] is not None and r[2] == "uncontrollable")
+        scores = [r[3] for r in mine if r[3] is not None]
+        want[arm] = {"k": k, "n": len(mine) - out, "out": out, "mean": statistics.fmean(scores), "scored": len(scores)}
+    assert want["false"]["k"] == 5 and want["true"]["out"] == 1  # the sample runs: 5 dead verifier-off runs, a CAPTCHA
+    got = run_json("compare", str(sample_ledger), "--by", by, "--baseline", "false")
+    arms = {a["arm"]: a for a in got["arms"]}
+    for arm, w in want.items():
+        a = arms[arm]
+        assert (a["controllable_failures"]["k"], a["controllable_failures"]["n"], a["uncontrollable_failures"]) == \
+            (w["k"], w["n"], w["out"])
+        assert a["process_score"]["mean"] == pytest.approx(w["mean"], abs=1e-6) and a["process_score"]["n"] == \
+            w["scored"]
+    diff, low, high = newcombe_unpaired(want["false"]["k"], want["false"]["n"], want["true"]["k"], want["true"]["n"])
+    assert arms["false"]["controllable_vs_baseline"] is None
+    assert arms["true"]["controllable_vs_baseline"] == {"difference": round(diff, 6), "low": round(low, 6),
+                                                        "high": round(high, 6), "method": "newcombe_unpaired"}
+    assert diff == pytest.approx(want["true"]["k"] / want["true"]["n"] - 1.0)
+    assert arms["true"]["process_vs_baseline"] == pytest.approx(want["true"]["mean"] - want["false"]["mean"], abs=1e-5)
+    # the same rate as `failures` (one implementation: queries.failuremodes.control_rate)
+    fails = {a["arm"]: a for a in run_json("failures", str(sample_ledger), "--by", by)["arms"]}
+    for arm in want:
+        assert fails[arm]["controllable"] == arms[arm]["controllable_failures"]
+    res = CliRunner().invoke(app, ["compare", str(sample_ledger), "--by", by, "--baseline", "false", "--format", "csv"])
+    table = {r["arm"]: r for r in csv.DictReader(io.StringIO(res.stdout))}
+    assert table["true"]["controllable_failures_k"] == str(want["true"]["k"])
+    assert table["true"]["controllable_failures_n"] == str(want["true"]["n"])
+    assert float(table["true"]["controllable_vs_baseline_difference"]) == pytest.approx(diff, abs=1e-6)
+    import trajcheck.cli.compare  # noqa: F401  (imported before its console is replaced, so the fixture undoes it)
+
+    width(200)
+    res = CliRunner().invoke(app, ["compare", str(sample_ledger), "--by", by, "--baseline", "false"])
+    line = next(ln for ln in res.stdout.splitlines() if ln.strip().startswith("controllable_failures"))
+    t = want["true"]
+    assert f"({t['k']}/{t['n']})" in line and f"({want['false']['k']}/{want['false']['n']})" in line
