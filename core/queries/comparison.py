@@ -26,7 +26,7 @@ from ..base.reasons import WarningFollowup
 from ..base.verdicts import Coverage, coverage
 from ..base.errors import UsageError
 from .armcontrol import ArmControl, arm_control, versus
-from .armspend import Spend as Spend, spend_of
+from .armspend import Spend, spend_of
 from .judgeverdicts import judged_rows, outcome_judge
 from .failuremodes import ModeChange, mode_changes
 from .views import arm_rows, group_expr
