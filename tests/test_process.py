@@ -267,3 +267,12 @@ def test_compare_reports_each_arms_controllable_failures_as_failures_does(sample
     line = next(ln for ln in res.stdout.splitlines() if ln.strip().startswith("controllable_failures"))
     t = want["true"]
     assert f"({t['k']}/{t['n']})" in line and f"({want['false']['k']}/{want['false']['n']})" in line
+
+
+def test_the_documented_weights_are_the_analyzers():
+    from conftest import ROOT
+
+    doc = (ROOT / "docs" / "failures.md").read_text()
+    for part, w in WEIGHTS.items():
+        rows = [ln for ln in doc.splitlines() if ln.startswith(f"| {part} |")]
+        assert len(rows) == 1 and rows[0].endswith(f"| {w:g} |"), (part, rows)
