@@ -11,9 +11,9 @@ Three parts, each a share of the steps it can judge:
 ``moved_on`` (the agent left the dead target but nothing shows the new action worked) counts 0.5: it did what the
 warning is for, not to repeat the click, without evidence that it got anywhere.
 
-The score is the weighted mean of the parts that judged at least one step, each part's weight the swing the
-evidence reward gives between its two outcomes (:data:`trajcheck.analyzers.reward.WEIGHTS`, from the seed's reward
-classes):
+The score is the weighted share of the judged steps' credit, ``sum(w * k) / sum(w * n)`` over the parts (``k`` the
+credit, ``n`` the steps judged): each judged step weighs its part's weight, the swing the evidence reward gives
+between its two outcomes (:data:`trajcheck.analyzers.reward.WEIGHTS`, from the seed's reward classes):
 
 - effective: page_changed (+0.4) against no_observed_effect (-0.4): 0.8;
 - progress: a new screen's page_changed (+0.4) against a return, whose reward is capped at 0 (analyzers/progress.py): 0.4;
@@ -182,8 +182,8 @@ def assess(steps: Sequence[ProcessStep], goal: str | None = None, starts: dict[i
     credit = {**RECOVERY_CREDIT, **FAILURE_CREDIT}
     rec = (sum(credit[f] * n for f, n in followups.items()), sum(followups.values()))
     parts = {"effective": (float(sum(eff)), len(eff)), "progress": (float(sum(prog)), len(prog)), "recovery": rec}
-    weight = sum(WEIGHTS[p] for p, (_, n) in parts.items() if n)
-    score = round(sum(WEIGHTS[p] * k / n for p, (k, n) in parts.items() if n) / weight, 4) if weight else None
+    weight = sum(WEIGHTS[p] * n for p, (_, n) in parts.items())
+    score = round(sum(WEIGHTS[p] * k for p, (k, _) in parts.items()) / weight, 4) if weight else None
     return ProcessScore(score, parts, followups, tuple(blocked), by)
 
 

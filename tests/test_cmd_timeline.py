@@ -80,8 +80,8 @@ CONSENT_ON = {
         "decisive_control": None, "damage": None, "damage_evidence": None,
         # the process score (docs/failures.md): steps 1-3 act, step 1's click had no effect (2 of 3 effective),
         # steps 2 and 3 reach new screens, and the warning on step 1 was followed by a recovery at step 3:
-        # (0.8 * 2/3 + 0.4 * 2/2 + 1.2 * 1/1) / (0.8 + 0.4 + 1.2)
-        "process_score": 0.8889,
+        # (0.8 * 2 + 0.4 * 2 + 1.2 * 1) / (0.8 * 3 + 0.4 * 2 + 1.2 * 1)
+        "process_score": 0.8182,
         "process_evidence": {"effective": {"k": 2, "n": 3}, "progress": {"k": 2, "n": 2},
                              "recovery": {"k": 1, "n": 1, "recovered": 1}},
     },
@@ -190,7 +190,7 @@ def test_timeline_text_of_the_swallowed_click(sample_ledger: Path, width100: Non
         "evidence  pass  confidence 0.7  success_after_last_high_risk@3: subscribed! check your inbox to",
         "          confirm.",
         "final     PASS  agreement  (from contract+evaluator)",
-        "process   0.89: effective actions 2/3; progress 2/2; recovery 1/1 (recovered 1)",
+        "process   0.82: effective actions 2/3; progress 2/2; recovery 1/1 (recovered 1)",
     ]
 
 

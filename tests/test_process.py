@@ -25,7 +25,7 @@ def _done(i: int, state: int) -> ProcessStep:
     return ProcessStep(index=i, action_type="DONE", changed=False, state=state, state_kind="same")
 
 
-def test_the_parts_are_shares_of_the_judged_steps_weighted_as_the_reward_swings():
+def test_the_score_pools_the_judged_steps_each_weighted_as_the_reward_swings():
     steps = [_click(1, True, 1, "new"), _click(2, False, 1, "same", followup="recovered"),
              _click(3, True, 2, "new"), _click(4, True, 1, "return"), _done(5, 1)]
     p = assess(steps, GOAL)
@@ -33,7 +33,8 @@ def test_the_parts_are_shares_of_the_judged_steps_weighted_as_the_reward_swings(
     # the weights are the evidence reward's swings: page_changed +0.4 against no_observed_effect -0.4, against a
     # return (capped at 0), fresh_read_after_failure +0.5 against repeated_failed_action -0.7
     assert WEIGHTS == {"effective": 0.8, "progress": 0.4, "recovery": 1.2}
-    want = (0.8 * 3 / 4 + 0.4 * 2 / 3 + 1.2 * 1) / (0.8 + 0.4 + 1.2)
+    # each judged step weighs its part's weight: sum(w * k) / sum(w * n)
+    want = (0.8 * 3 + 0.4 * 2 + 1.2 * 1) / (0.8 * 4 + 0.4 * 3 + 1.2 * 1)
     assert p.score == pytest.approx(want, abs=1e-4)
     ev = json.loads(p.evidence())
     assert ev["effective"] == {"k": 3, "n": 4} and ev["recovery"]["recovered"] == 1 and "blocked" not in ev
