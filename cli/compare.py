@@ -30,13 +30,15 @@ def num(v: float | None, fmt: str = ".2f") -> str:
 def arm_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     cols = ["arm", "runs", "tasks", "success", "uncertain", "unknown", "false_claim", "by_evidence",
             "steps_to_done", "no_effect/run", "loops/run", "mean_reward", "steps_returning", "stalled_from",
-            "no_net_progress", "verdicts", "warnings", "recovered_after_warning", "false_warnings"]
+            "no_net_progress", "verdicts", "warnings", "recovered_after_warning", "false_warnings",
+            "controllable_failures", "uncontrollable_failures", "controllable_vs_baseline", "process_score",
+            "process_vs_baseline"]
     rows = [[a["arm"], a["runs"], a["tasks"], pct(a["success"]), pct(a["uncertain"]), pct(a["unknown"]),
              pct(a["false_claim"]), a["verdict_from_evidence"], num(a["mean_steps_to_done"], ".1f"),
              num(a["no_effect_per_run"]), num(a["loops_per_run"]), num(a["mean_reward"]),
              "-" if a["steps_returning"] is None else f"{100 * a['steps_returning']:.1f}%",
              num(a["mean_stalled_from_step"], ".1f"), pct(a["no_net_progress"]) if a["no_net_progress"] else "-",
-             _verdicts(a["verdicts"]), *_warnings(a["warnings"])]
+             _verdicts(a["verdicts"]), *_warnings(a["warnings"]), *_control(a)]
             for a in c["arms"]]
     spend_cols = _spend_columns(c["arms"])
     cols += [name for name, _ in spend_cols]
@@ -50,6 +52,21 @@ def _warnings(w: dict[str, Any] | None) -> list[Any]:
     if not w:
         return ["-", "-", "-"]
     return [w["count"], pct(w["recovered"]), pct(w["false"])]
+
+
+def _control(a: dict[str, Any]) -> list[Any]:
+    """An arm's controllable failures (the uncontrollable ones out of both sides), how many were uncontrollable,
+    the difference from the baseline arm, and its mean process score and its difference (docs/failures.md)."""
+    if "controllable_failures" not in a:
+        return ["-"] * 5
+    d = a["controllable_vs_baseline"]
+    diff = "-" if d is None or d["difference"] is None else f"{100 * d['difference']:+.1f} pp" + (
+        "" if d["low"] is None else f" [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}]")
+    proc = a["process_score"]
+    mean = "-" if not proc else f"{proc['mean']:.2f}" + (
+        "" if proc["low"] is None else f" [{proc['low']:.2f}, {proc['high']:.2f}]") + f" (n={proc['n']})"
+    return [pct(a["controllable_failures"]), a["uncontrollable_failures"], diff, mean,
+            "-" if a["process_vs_baseline"] is None else f"{a['process_vs_baseline']:+.2f}"]
 
 
 def warning_rows(c: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
@@ -191,8 +208,10 @@ def compare(
     number of pairs (Newcombe's score interval below 30 pairs, a seeded percentile bootstrap from
     30), the exact McNemar test, per-task wins, and what the verifier-off arm missed. Per arm, the
     verifier's warnings: what followed them, the recovery rate after a warning and the share of
-    false warnings (Wilson intervals over warnings). Runs without a value of --by are counted
-    apart, not an arm.
+    false warnings (Wilson intervals over warnings). Per arm, the controllable failure rate (failures
+    the agent could not have avoided out of both sides, as `failures` counts them) with its
+    difference from the baseline, and the mean process score. Runs without a value of --by are
+    counted apart, not an arm.
 
     Example: trajcheck compare ledger/ --by config.perceptual_verifier --baseline false
     """

@@ -14,7 +14,7 @@ from ..base.errors import LedgerError
 from ..base.reasons import WarningFollowup
 from ..queries.failuremodes import failed_check
 from ..queries.views import action_label
-from ..render.evidencetext import check_sentence, failure_sentence
+from ..render.evidencetext import check_sentence, failure_sentence, process_sentence
 
 from .common import Exit, cleaned, out, print_json
 from .exits import ExitOutcome, exit_on_error
@@ -147,6 +147,8 @@ def render(data: dict[str, Any]) -> Group:
         ft.append(f"  FALSE CLAIM: the agent declared success ({r.get('false_claim_basis') or 'referee'})",
                   style="bold red")
     rows.append(("final", ft))
+    if r.get("process_evidence"):  # how the run went about it, beside the outcome (docs/failures.md)
+        rows.append(("process", process_sentence(r.get("process_score"), r["process_evidence"])))
     rows += _where_lost(r, checks)
     parts += [Text(""), Text("referee", style="bold"), _lanes(rows)]
     return Group(*parts)

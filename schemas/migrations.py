@@ -88,4 +88,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                   "frames that show it), and whether the agent could have avoided it and its failure mode.",
               {"runs": ("failure_control", "decisive_step", "decisive_kind", "decisive_evidence",
                         "decisive_control")}),
+    Migration(15, "How a run went about it (issue 51, item 2): its process score from its effective actions, its "
+                  "progress and its recovery after warnings, uncontrollable blocks left out, and the parts it rests "
+                  "on.",
+              {"runs": ("process_score", "process_evidence")}),
 )

@@ -140,6 +140,8 @@ def test_timeline_referee_block(four):
         "          step",
         "final     FAIL  agreement  (from contract+evaluator)  FALSE CLAIM: the agent declared success",
         "          (referee)",
+        # the process score (docs/failures.md): its one click did nothing and the agent declared done after it
+        "process   0.00: effective actions 0/1; recovery 0/1 (declared done 1)",
         # the failure mode (docs/failures.md): the consent overlay that ate the click
         "failure   blocked (overlay) at step 1 [controllable]: overlay 'We use cookies' open: CLICK changed",
         "          nothing, nor did any later step",

@@ -161,8 +161,23 @@ COUNTERFACTUAL_FALSE = {"arm": "false", "runs_recorded_verifier_off": 5, "unwarn
                         "runs_with_unwarned_steps": 5, "their_verdicts": {"fail": 5}}
 
 
+#: Each arm's controllable failures and process score (issue 51): checked against figures computed from the ledger
+#: itself in tests/test_process.py (test_compare_reports_each_arms_controllable_failures_as_failures_does); the
+#: exact outputs here leave them out.
+CONTROL_KEYS = ("controllable_failures", "uncontrollable_failures", "controllable_vs_baseline", "process_score",
+                "process_vs_baseline")
+
+
+def without_control(got: dict[str, Any]) -> dict[str, Any]:
+    for arm in got["arms"]:
+        assert all(k in arm for k in CONTROL_KEYS)
+        for k in CONTROL_KEYS:
+            del arm[k]
+    return got
+
+
 def test_compare_json_of_the_sample_runs_by_verifier(sample_ledger: Path) -> None:
-    got = run_json("compare", str(sample_ledger), "--by", PV)
+    got = without_control(run_json("compare", str(sample_ledger), "--by", PV))
     assert got == {"by": PV, "success_score": 1.0, "where": None, "runs_without_value": 9,
                    "arms": [FALSE_ARM, TRUE_ARM], "paired": [PAIR_FALSE_TRUE],
                    "counterfactual": [COUNTERFACTUAL_FALSE], "failure_modes": MODES_FALSE_TRUE}
@@ -181,26 +196,35 @@ EXPECTED_TABLE = [
     # the arms' rates are unpaired, over all their runs; the paired difference below is over the pairs only
     'arms, unpaired: rates over all runs (success: verdict pass, else score >= 1)',
     '',
-    ' config.perceptual_verifier   false                      true',
-    " " + "─" * 87,
-    ' runs                         5                          14',
-    ' tasks                        5                          13',
-    ' success                      0.0% [0.0, 43.4] (0/5)     78.6% [52.4, 92.4] (11/14)',
-    ' uncertain                    0.0% [0.0, 43.4] (0/5)     7.1% [1.3, 31.5] (1/14)',
-    ' unknown                      0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 21.5] (0/14)',
-    ' false_claim                  80.0% [37.6, 96.4] (4/5)   14.3% [4.0, 39.9] (2/14)',
-    ' by_evidence                  0                          0',
-    ' steps_to_done                2.0                        5.3',
-    ' no_effect/run                1.80                       0.43',
-    ' loops/run                    0.20                       0.00',
-    ' mean_reward                  -2.07                      1.56',
-    ' steps_returning              0.0%                       0.0%',
-    ' stalled_from                 -                          -',
-    ' no_net_progress              0.0% [0.0, 43.4] (0/5)     0.0% [0.0, 21.5] (0/14)',
-    ' verdicts                     5/5: contract 5            14/14: contract 13, evaluator 1',
-    ' warnings                     9                          6',
-    ' recovered_after_warning      0.0% [0.0, 29.9] (0/9)     83.3% [43.6, 97.0] (5/6)',
-    ' false_warnings               11.1% [2.0, 43.5] (1/9)    16.7% [3.0, 56.4] (1/6)',
+    ' config.perceptual_verifier   false                        true',
+    " " + "─" * 89,
+    ' runs                         5                            14',
+    ' tasks                        5                            13',
+    ' success                      0.0% [0.0, 43.4] (0/5)       78.6% [52.4, 92.4] (11/14)',
+    ' uncertain                    0.0% [0.0, 43.4] (0/5)       7.1% [1.3, 31.5] (1/14)',
+    ' unknown                      0.0% [0.0, 43.4] (0/5)       0.0% [0.0, 21.5] (0/14)',
+    ' false_claim                  80.0% [37.6, 96.4] (4/5)     14.3% [4.0, 39.9] (2/14)',
+    ' by_evidence                  0                            0',
+    ' steps_to_done                2.0                          5.3',
+    ' no_effect/run                1.80                         0.43',
+    ' loops/run                    0.20                         0.00',
+    ' mean_reward                  -2.07                        1.56',
+    ' steps_returning              0.0%                         0.0%',
+    ' stalled_from                 -                            -',
+    ' no_net_progress              0.0% [0.0, 43.4] (0/5)       0.0% [0.0, 21.5] (0/14)',
+    ' verdicts                     5/5: contract 5              14/14: contract 13, evaluator 1',
+    ' warnings                     9                            6',
+    ' recovered_after_warning      0.0% [0.0, 29.9] (0/9)       83.3% [43.6, 97.0] (5/6)',
+    ' false_warnings               11.1% [2.0, 43.5] (1/9)      16.7% [3.0, 56.4] (1/6)',
+    # the controllable failures (docs/failures.md): every verifier-off failure was the agent's (5/5); of the
+    # verifier-on arm's 3 failures, captcha-blocked's CAPTCHA is out of both sides (2 of 14 - 1); Newcombe's
+    # unpaired interval on the difference. The process score: its mean over the runs that have one
+    # (captcha-blocked's every step was on the wall: none)
+    ' controllable_failures        100.0% [56.6, 100.0] (5/5)   15.4% [4.3, 42.2] (2/13)',
+    ' uncontrollable_failures      0                            1',
+    ' controllable_vs_baseline     -                            -84.6 pp [-95.7, -33.5]',
+    ' process_score                0.03 [0.00, 0.13] (n=5)      0.87 [0.78, 0.96] (n=13)',
+    ' process_vs_baseline          -                            +0.84',
     '',
     "after a warning (trajcheck's rule): what the agent did next",
     '',
@@ -266,7 +290,7 @@ def test_no_header_is_broken_inside_a_word(sample_ledger: Path, width: Callable[
 
 
 def test_include_missing_makes_the_runs_without_a_value_the_first_arm(sample_ledger: Path) -> None:
-    got = run_json("compare", str(sample_ledger), "--by", PV, "--include-missing")
+    got = without_control(run_json("compare", str(sample_ledger), "--by", PV, "--include-missing"))
     # The 8 nc-* runs and menu-toggle-aimless, 9 runs of 8 tasks (forge-register twice). pass:
     # nc-consent-recovered, nc-profile-toast, nc-register-navigation; unknown (no verdict, no evaluator score):
     # nc-inbox-read; the other 5 fail. All but nc-inbox-read have their verdict from the evidence referee alone.

@@ -78,6 +78,12 @@ CONSENT_ON = {
         # a passing run has no failure mode, so no decisive error and no control (docs/failures.md)
         "failure_control": None, "decisive_step": None, "decisive_kind": None, "decisive_evidence": None,
         "decisive_control": None, "damage": None, "damage_evidence": None,
+        # the process score (docs/failures.md): steps 1-3 act, step 1's click had no effect (2 of 3 effective),
+        # steps 2 and 3 reach new screens, and the warning on step 1 was followed by a recovery at step 3:
+        # (0.8 * 2 + 0.4 * 2 + 1.2 * 1) / (0.8 * 3 + 0.4 * 2 + 1.2 * 1)
+        "process_score": 0.8182,
+        "process_evidence": {"effective": {"k": 2, "n": 3}, "progress": {"k": 2, "n": 2},
+                             "recovery": {"k": 1, "n": 1, "recovered": 1}},
     },
     "steps": [
         {**COMMON, "step_index": 1, "action_type": "CLICK", "action_x": 640.0, "action_y": 316.0,
@@ -184,6 +190,7 @@ def test_timeline_text_of_the_swallowed_click(sample_ledger: Path, width100: Non
         "evidence  pass  confidence 0.7  success_after_last_high_risk@3: subscribed! check your inbox to",
         "          confirm.",
         "final     PASS  agreement  (from contract+evaluator)",
+        "process   0.82: effective actions 2/3; progress 2/2; recovery 1/1 (recovered 1)",
     ]
 
 
@@ -200,6 +207,8 @@ def test_referee_of_a_disputed_run(sample_ledger: Path, width100: None) -> None:
         "evidence  pass  confidence 0.7  success_after_last_high_risk@5: saved",
         "final     UNCERTAIN  judge_disagreement  (from contract+evaluator+judge)  FALSE CLAIM: the agent",
         "          declared success (referee)",
+        # the process score: every toggle drew its cell and reached a new screen; the wrong grid is the outcome's
+        "process   1.00: effective actions 5/5; progress 5/5",
         # the failure mode (docs/failures.md): the contract's grid check, its evidence said in words
         # ... whether the agent could have avoided it, and where the run was lost: no step shows it
         "failure   wrong_result (grid) at step 6 [controllable]: contract check `kick row` failed: step 9 is",

@@ -25,6 +25,8 @@ from ..base import stats
 from ..base.reasons import WarningFollowup
 from ..base.verdicts import Coverage, coverage
 from ..base.errors import UsageError
+from .armcontrol import ArmControl, arm_control, versus
+from .armspend import Spend, spend_of
 from .judgeverdicts import judged_rows, outcome_judge
 from .failuremodes import ModeChange, mode_changes
 from .views import arm_rows, group_expr
@@ -32,7 +34,7 @@ from .views import arm_rows, group_expr
 RUN_COLUMNS = ("run_id", "task_id", "trial", "status", "eval_final_verdict", "verdict_source", "outcome_score",
                "claimed_success", "false_claim", "n_steps", "effect_no_effect", "loops", "reward_total",
                "config_perceptual_verifier", "states_returning", "stalled_from_step", "no_net_progress", "cost_usd",
-               "wall_seconds", "failure_mode", "judgments")
+               "wall_seconds", "failure_mode", "judgments", "failure_control", "process_score")
 
 
 @dataclass(frozen=True)
@@ -119,56 +121,6 @@ def _warnings(runs: list["RunOutcome"]) -> Warnings:
 
 
 @dataclass
-class Spend:
-    """What an arm's runs cost and took: per run and per success, and the spend on steps that had no effect and
-    on runs that were false claims. ``None`` where no run of the ledger has the figure (a ledger without cost
-    has no cost figures); the means carry Student's t interval (:func:`trajcheck.base.stats.mean_interval`), the
-    ratios (per success) none."""
-
-    cost_per_run: stats.Mean | None  # over the runs with a cost
-    cost_per_success: float | None  # the cost of the runs with one, over their successes
-    steps_per_success: float | None  # every step of the arm, over its successes
-    seconds_per_run: stats.Mean | None  # over the runs with a time
-    cost_total: float | None
-    cost_no_effect: float | None  # the cost of the steps whose high-risk action had no observed effect
-    cost_false_claims: float | None  # the cost of the runs that claimed a success they did not have
-    runs_with_cost: int = 0
-    runs_with_seconds: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {"runs_with_cost": self.runs_with_cost, "runs_with_seconds": self.runs_with_seconds,
-                "cost_per_run": self.cost_per_run.to_json() if self.cost_per_run else None,
-                "cost_per_success": _r(self.cost_per_success), "steps_per_success": _r(self.steps_per_success),
-                "seconds_per_run": self.seconds_per_run.to_json() if self.seconds_per_run else None,
-                "cost_total": _r(self.cost_total), "cost_no_effect_steps": _r(self.cost_no_effect),
-                "cost_false_claims": _r(self.cost_false_claims)}
-
-
-def spend_of(rows: list[dict[str, Any]], successes: int, has_cost: bool, has_seconds: bool) -> Spend | None:
-    """The spend of one group of runs rows (``cost_usd``, ``wall_seconds``, ``n_steps``, ``false_claim`` and
-    ``no_effect_cost``, the cost of its no-effect steps), ``successes`` of them successes; ``has_cost`` and
-    ``has_seconds``: does the ledger hold any cost, any time (else those figures are None, and without
-    either there is no spend)."""
-    if not (has_cost or has_seconds):
-        return None
-    priced = [r for r in rows if r.get("cost_usd") is not None]
-    costs = [float(r["cost_usd"]) for r in priced]
-    seconds = [float(r["wall_seconds"]) for r in rows if r.get("wall_seconds") is not None]
-    total = sum(costs) if costs else None
-    won = sum(1 for r in priced if r.get("success"))  # a success of a run without a cost says nothing of cost
-    return Spend(
-        cost_per_run=stats.mean_interval(costs) if has_cost else None,
-        cost_per_success=total / won if total is not None and won else None,
-        steps_per_success=sum(r["n_steps"] or 0 for r in rows) / successes if successes else None,
-        seconds_per_run=stats.mean_interval(seconds) if has_seconds else None,
-        cost_total=total,
-        cost_no_effect=sum(r.get("no_effect_cost") or 0.0 for r in rows) if costs else None,
-        cost_false_claims=sum(float(r["cost_usd"]) for r in rows if r.get("false_claim") and r.get("cost_usd")
-                              is not None) if costs else None,
-        runs_with_cost=len(costs), runs_with_seconds=len(seconds))
-
-
-@dataclass
 class Arm:
     name: str
     runs: int
@@ -190,6 +142,7 @@ class Arm:
     verdicts: Coverage | None = None  # how many runs have a verdict, by their strongest source
     warnings: Warnings | None = None  # the verifier's warnings (trajcheck's rule) and what followed them
     spend: Spend | None = None  # cost and time; None when the ledger holds neither
+    control: ArmControl | None = None  # controllable failures, uncontrollable ones apart, and the process score
 
     def to_json(self) -> dict[str, Any]:
         return {"arm": self.name, "runs": self.runs, "invalid": self.invalid, "tasks": self.tasks,
@@ -202,7 +155,8 @@ class Arm:
                 "no_net_progress": self.no_net_progress.to_json() if self.no_net_progress else None,
                 "verdicts": self.verdicts.to_json() if self.verdicts else None,
                 "warnings": self.warnings.to_json() if self.warnings else None,
-                "spend": self.spend.to_json() if self.spend else None}
+                "spend": self.spend.to_json() if self.spend else None,
+                **(self.control.to_json() if self.control else {})}
 
 
 def _r(v: float | None) -> float | None:
@@ -331,6 +285,8 @@ def compare(ledgers: list[str | os.PathLike[str]], by: str | None = None, succes
     has = (any(r["cost_usd"] is not None for r in rows), any(r["wall_seconds"] is not None for r in rows))
     arms = [_arm(name, [o for o in outcomes if o.arm == name], sum(1 for r in rows if r["arm"] == name and
                                                                      r["status"] != "ok"), has) for name in arm_names]
+    for arm in arms[1:]:  # each arm's controllable failures and process score against the baseline's
+        arm.control = versus(arms[0].control, arm.control)
     pairings = [_pair(arm_names[0], other, outcomes) for other in arm_names[1:]]
     cfs = [_counterfactual(name, [o for o in outcomes if o.arm == name]) for name in arm_names]
     keyed = [(o.arm, _key(o), o.row["failure_mode"]) for o in sorted(outcomes, key=lambda o: o.run_id)]
@@ -375,7 +331,7 @@ def _arm(name: str, runs: list[RunOutcome], invalid: int, has: tuple[bool, bool]
         stalled_from=_mean([o.row["stalled_from_step"] for o in runs]),
         no_net_progress=stats.wilson(sum(o.row["no_net_progress"] is True for o in runs), n),
         verdicts=coverage(o.row for o in runs),
-        warnings=_warnings(runs), spend=spend)
+        warnings=_warnings(runs), spend=spend, control=arm_control([o.row for o in runs]))
 
 
 def _key(o: RunOutcome) -> tuple[str, int | None]:

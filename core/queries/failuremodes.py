@@ -150,11 +150,16 @@ def arm_failures(name: str, rows: list[dict[str, Any]]) -> ArmFailures:
                     for p in [blocking_page(r["failure_evidence"])] if p)
     verdicts = Counter(r["eval_final_verdict"] or "unknown" for r in failing)
     by_verdict = tuple((v, verdicts[v]) for v in NOT_PASSED)
-    control = Counter(r.get("failure_control") for r in failing)
     return ArmFailures(name, len(rows), len(failing), by_verdict, tuple(modes), _ranked(errors)[:TOP],
-                       _ranked(pages)[:TOP], stats.wilson(control["controllable"],
-                                                          len(rows) - control["uncontrollable"]),
-                       control["uncontrollable"])
+                       _ranked(pages)[:TOP], *control_rate(rows))
+
+
+def control_rate(rows: list[dict[str, Any]]) -> tuple[stats.Rate, int]:
+    """The controllable failure rate of a group of runs (``failure_mode``, ``failure_control``): the runs whose
+    failure the agent could have avoided over the runs less those whose failure it could not (which count
+    neither way), with its Wilson interval; and how many those were. ``failures`` and ``compare`` both say it."""
+    control = Counter(r.get("failure_control") for r in rows if r["failure_mode"])
+    return stats.wilson(control["controllable"], len(rows) - control["uncontrollable"]), control["uncontrollable"]
 
 
 def failures(ledger_dir: str | os.PathLike[str], by: str | None = None, where: str | None = None) -> Failures:

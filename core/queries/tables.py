@@ -16,7 +16,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..store import ledger
 from ..base import stats
-from .comparison import Spend, compare, outcome_of, spend_of
+from .armspend import Spend, spend_of
+from .comparison import compare, outcome_of
 from ..base.errors import UsageError
 from ..base.verdicts import coverage
 from ..base.version import __version__

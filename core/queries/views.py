@@ -36,7 +36,8 @@ TIMELINE_RUN_COLUMNS = (
     "stalled_from_step", "no_net_progress", "message_source", "message_text", "screen_text_final",
     "screen_messages_final", "contract_score", "contract_tree", "judgments", "failure_mode", "failure_detail",
     "failure_step", "failure_evidence", "actions_after_last_frame", "failure_control", "decisive_step",
-    "decisive_kind", "decisive_evidence", "decisive_control", "damage", "damage_evidence",
+    "decisive_kind", "decisive_evidence", "decisive_control", "damage", "damage_evidence", "process_score",
+    "process_evidence",
 )
 
 
@@ -63,7 +64,8 @@ def timeline(ledger_dir: str | os.PathLike[str], run_id: str) -> dict[str, Any]:
             raise UsageError(f"no run {run_id!r} in the ledger"
                              + (f"; did you mean {', '.join(near)}?" if near else ""))
         run = dict(zip(TIMELINE_RUN_COLUMNS, row))
-        for k in ("contract_checks", "judge_other", "perceptual_summary", "contract_tree", "judgments"):
+        for k in ("contract_checks", "judge_other", "perceptual_summary", "contract_tree", "judgments",
+                  "process_evidence"):
             if run.get(k):
                 run[k] = json.loads(run[k])
         steps = [dict(zip(TIMELINE_STEP_COLUMNS, r)) for r in con.execute(

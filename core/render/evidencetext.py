@@ -150,3 +150,30 @@ def failure_sentence(evidence: str | None, check: Mapping[str, Any] | None = Non
     if check is not None:
         return f"contract check {quote(check.get('name'))} failed: {check_sentence(check)}"
     return evidence or ""
+
+
+#: The process score's parts (runs.process_evidence), in the order they are said.
+PROCESS_PARTS = (("effective", "effective actions"), ("progress", "progress"), ("recovery", "recovery"))
+
+
+def process_sentence(score: float | None, evidence: str | Mapping[str, Any] | None) -> str:
+    """The process score with its parts: '0.89: effective actions 2/3, progress 2/2, recovery 1/1 (recovered 1)';
+    the steps left out as blocked; 'none' for a run none of whose steps could be judged (docs/failures.md)."""
+    import json
+
+    ev: Mapping[str, Any] = json.loads(evidence) if isinstance(evidence, str) else (evidence or {})
+    if not ev:
+        return "-"
+    head = "none (no step could be judged)" if score is None else f"{score:.2f}"
+    parts = []
+    for key, words in PROCESS_PARTS:
+        part = ev.get(key) or {}
+        if not part.get("n"):
+            continue
+        kinds = [f"{k.replace('_', ' ')} {n}" for k, n in sorted(part.items()) if k not in ("k", "n")]
+        parts.append(f"{words} {part['k']:g}/{part['n']}" + (f" ({', '.join(kinds)})" if kinds else ""))
+    blocked = ev.get("blocked")
+    if blocked:
+        parts.append(f"{_n(blocked['steps'], 'step')} on an uncontrollable block from step {blocked['from']} "
+                     f"({quote(blocked['by'])}) left out")
+    return f"{head}: {'; '.join(parts)}" if parts else head

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..base.box import Box
 from ..media.thumbs import factor, thumb_size
-from .evidencetext import check_sentence
+from .evidencetext import check_sentence, process_sentence
 from .failuremodes import failure_line
 from .htmltext import escape as _e
 from .marks import Marks, shot
@@ -126,7 +126,7 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
     """Every run, one row each, most telling first; sortable by any column, filtered by verdict, false claim
     and a text search (assets/index.js; without scripts the table is still all there)."""
     head = ["run", "verdict", "false claim", "damage", "format", "arm", "task", "steps", "no-effect", "loops",
-            "reward", "first blocking step", "contract score"]
+            "reward", "process", "first blocking step", "contract score"]
     rows = []
     for r in runs:
         v = r.get("eval_final_verdict") or ("invalid" if r["status"] != "ok" else "unknown")
@@ -143,6 +143,7 @@ def _runs_table(runs: list[dict[str, Any]], steps_by_run: dict[str, list[dict[st
                  f'<td>{_e(r.get("task_id") or "")}</td>', f'<td>{_e(r.get("n_steps") or 0)}</td>',
                  f'<td>{_e(r.get("effect_no_effect") or 0)}</td>', f'<td>{_e(r.get("loops") or 0)}</td>',
                  f'<td>{"" if r.get("reward_total") is None else format(r["reward_total"], ".2f")}</td>',
+                 f'<td>{"" if r.get("process_score") is None else format(r["process_score"], ".2f")}</td>',
                  f'<td>{_e("" if r.get("reward_first_blocking_step") is None else r["reward_first_blocking_step"])}'
                  '</td>',
                  # the contract's partial credit (runs.contract_score): null without a contract or a decided check
@@ -242,6 +243,9 @@ def _run_section(r: dict[str, Any], steps: list[dict[str, Any]], images: Images,
         control = f" ({_e(r['decisive_control'])})" if r.get("decisive_control") else ""
         parts.append(f"<p><b>decisive error</b> {_e(r['decisive_kind'])}{at}{control}: "
                      f"{_e(r.get('decisive_evidence') or '')}</p>")
+    if r.get("process_evidence"):  # how it went about it, beside the outcome (docs/failures.md)
+        parts.append(f"<p><b>process score</b> {_e(process_sentence(r.get('process_score'), r['process_evidence']))}"
+                     "</p>")
     parts.append(rubric_and_judges(r))
     parts.append(run_conflicts(r, steps))
     if r.get("lesson_candidate"):
