@@ -88,4 +88,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                   "frames that show it), and whether the agent could have avoided it and its failure mode.",
               {"runs": ("failure_control", "decisive_step", "decisive_kind", "decisive_evidence",
                         "decisive_control")}),
+    Migration(15, "Progress over long runs (issue 51, item 3): the page's or window's title before and after each "
+                  "step, as the log records it, where phases of the progress timeline are cut.",
+              {"steps": ("title_before", "title_after")}),
 )
