@@ -85,6 +85,7 @@ class Phases:
     phases: tuple[Phase, ...]
     places: tuple[Place, ...]
     screens_reached: int  # distinct screens the run's steps ended on
+    advanced: tuple[int, ...]  # the steps that advanced: reached a new screen, or a high-risk action's effect
     #: The last step that advanced (as the decisive error's ``stall`` reads it: a new screen, or a high-risk
     #: action's observed effect), or where a checkpoint first held, whichever is later.
     last_progress_step: int | None
@@ -96,7 +97,8 @@ class Phases:
         return {"run_id": self.run_id, "n_steps": self.n_steps, "first_step": self.first_step,
                 "last_step": self.last_step, "cut_by": self.cut_by,
                 "phases": [p.to_json() for p in self.phases], "places": [p.to_json() for p in self.places],
-                "screens_reached": self.screens_reached, "last_progress_step": self.last_progress_step,
+                "screens_reached": self.screens_reached, "advanced": list(self.advanced),
+                "last_progress_step": self.last_progress_step,
                 "last_progress": self.last_progress, "stalled_from_step": self.stalled_from_step,
                 "checkpoints": [c.to_json() for c in self.checkpoints]}
 
@@ -146,6 +148,7 @@ def analyze(run: Row, steps: Sequence[Row]) -> Phases:
             spans[-1] = (spans[-1][0], i + 1, spans[-1][2])
     phases: list[Phase] = []
     last_new: tuple[int, str] | None = None
+    advanced: list[int] = []
     for a, b, cut in spans:
         screens: dict[int, None] = {}  # an ordered set
         new = returns = 0
@@ -156,8 +159,10 @@ def analyze(run: Row, steps: Sequence[Row]) -> Phases:
             if sid is not None and s.get("state_kind") == "new" and sid not in seen:
                 new += 1
                 last_new = (int(s["step_index"]), "a new screen")
+                advanced.append(last_new[0])
             elif s.get("effect_high_risk") and s.get("action_effect_observed") is True:
                 last_new = (int(s["step_index"]), "a high-risk action's effect")
+                advanced.append(last_new[0])
             if sid is not None:
                 seen.add(int(sid))
             returns += s.get("state_kind") == "return"
@@ -171,7 +176,7 @@ def analyze(run: Row, steps: Sequence[Row]) -> Phases:
             last_step, last_what = c.step, f"checkpoint {c.name}"
     return Phases(str(run.get("run_id")), len(steps), indices[0] if indices else None,
                   indices[-1] if indices else None, by, tuple(phases), _places(by, list(places), phases),
-                  len(seen), last_step, last_what, run.get("stalled_from_step"), cps)
+                  len(seen), tuple(advanced), last_step, last_what, run.get("stalled_from_step"), cps)
 
 
 def _places(by: str, keys: Sequence[tuple[Any, ...]], phases: Sequence[Phase]) -> tuple[Place, ...]:

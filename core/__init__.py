@@ -12,13 +12,14 @@ from .base.version import __version__
 
 if TYPE_CHECKING:
     from .commands import (agree, best_of, check, columns, compact, compare, diff, draft_contract, draft_mapping,
-                           export_table, failures, flaky, formats, judges, query, redo, report, timeline, validate)
+                           export_table, failures, flaky, formats, judges, phases, query, redo, report, timeline,
+                           validate)
     from .live import LiveState, StepCheck, verify_step
     from .writer import RunWriter
 
 #: The library call behind each command but score (docs/api.md).
 COMMANDS = ("validate", "query", "compare", "failures", "check", "agree", "judges", "flaky", "redo",
-            "export_table", "report", "best_of", "timeline", "diff", "compact", "columns", "formats", "draft_contract",
+            "export_table", "report", "best_of", "timeline", "phases", "diff", "compact", "columns", "formats", "draft_contract",
             "draft_mapping")
 #: Names imported from their module on first use (PEP 562): `trajcheck score` uses none of these modules.
 _LIVE = ("verify_step", "LiveState", "StepCheck")
@@ -46,5 +47,5 @@ def __getattr__(name: str) -> Any:
 
 __all__ = ["__version__", "score", "connect", "runs", "steps", "ScoreResult", "NoRunsFound", "validate", "query",
            "compare", "failures", "check", "agree", "judges", "flaky", "redo", "export_table", "report", "best_of",
-           "timeline", "diff", "compact", "columns", "formats", "draft_contract", "draft_mapping", "verify_step",
+           "timeline", "phases", "diff", "compact", "columns", "formats", "draft_contract", "draft_mapping", "verify_step",
            "LiveState", "StepCheck", "RunWriter"]
