@@ -89,7 +89,7 @@ class Phases:
     #: The last step that advanced (as the decisive error's ``stall`` reads it: a new screen, or a high-risk
     #: action's observed effect), or where a checkpoint first held, whichever is later.
     last_progress_step: int | None
-    last_progress: str | None  # what advanced there: "a new screen", "a high-risk action's effect", "checkpoint N"
+    last_progress: str | None  # what advanced there: "a new screen", "a high-risk effect", "checkpoint N"
     stalled_from_step: int | None  # as the runs table has it (analyzers/states.py)
     checkpoints: tuple[Checkpoint, ...]
 
@@ -161,7 +161,7 @@ def analyze(run: Row, steps: Sequence[Row]) -> Phases:
                 last_new = (int(s["step_index"]), "a new screen")
                 advanced.append(last_new[0])
             elif s.get("effect_high_risk") and s.get("action_effect_observed") is True:
-                last_new = (int(s["step_index"]), "a high-risk action's effect")
+                last_new = (int(s["step_index"]), "a high-risk effect")
                 advanced.append(last_new[0])
             if sid is not None:
                 seen.add(int(sid))
