@@ -136,9 +136,10 @@ def render(data: dict[str, Any], width: int = 80, height: int = 50) -> Text:
         said = f"progress last advanced at step {data['last_progress_step']} ({data['last_progress']})"
     else:
         said = "no step advanced: no new screen, no high-risk effect, no checkpoint"
-    if data["stalled_from_step"] is not None:
-        said += f"; stalled from step {data['stalled_from_step']}"
-    lines.append((said, ""))
+    stalled = f"stalled from step {data['stalled_from_step']}" if data["stalled_from_step"] is not None else ""
+    if stalled and len(said) + 2 + len(stalled) <= width:
+        said, stalled = f"{said}; {stalled}", ""
+    lines += [(said, "")] + ([(stalled, "")] if stalled else [])
     if not data["phases"]:
         return _join(lines, width)
     lines.append(("", ""))
