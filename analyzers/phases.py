@@ -171,8 +171,10 @@ def analyze(run: Row, steps: Sequence[Row]) -> Phases:
                             returns))
     cps = checkpoints(run, steps)
     last_step, last_what = last_new if last_new is not None else (None, None)
-    for c in cps:
-        if c.step is not None and (last_step is None or c.step > last_step):
+    held = [c for c in cps if c.step is not None]
+    if held:  # the checkpoint that held last (of several at one step, the last named: a check, not its parent)
+        c = max(reversed(held), key=lambda x: x.step or 0)
+        if last_step is None or (c.step or 0) > last_step:  # a checkpoint at a new screen's step: the screen
             last_step, last_what = c.step, f"checkpoint {c.name}"
     return Phases(str(run.get("run_id")), len(steps), indices[0] if indices else None,
                   indices[-1] if indices else None, by, tuple(phases), _places(by, list(places), phases),
