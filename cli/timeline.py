@@ -250,7 +250,9 @@ def timeline(
     from .. import commands  # DuckDB loads when the command runs
 
     if phases:
-        found = commands.phases(ledger_dir, run_id)
+        from ..queries.phases import phases as progress
+
+        found = progress(ledger_dir, run_id)
         if fmt is TimelineFormat.json:
             print_json(commands.plain(found))
             return

@@ -26,7 +26,6 @@ from .store.lock import DEFAULT_WAIT, LockWait
 
 if TYPE_CHECKING:
     from .analyzers.draft import ContractDraft
-    from .analyzers.phases import Phases
     from .queries.comparison import Comparison
     from .queries.failuremodes import Failures
     from .queries.gate import GateResult
@@ -249,16 +248,6 @@ def timeline(ledger: Pathish, run_id: str) -> dict[str, Any]:
     """One run as ``{"run": {...}, "steps": [...]}``: its row and its step rows, in order. UsageError when
     the ledger has no such run."""
     from .queries.views import timeline as build
-
-    return build(ledger, run_id)
-
-
-def phases(ledger: Pathish, run_id: str) -> "Phases":
-    """One run's progress timeline (``trajcheck timeline --phases``): the run cut into phases where its page or
-    title (else its screen) changes, the screens each reached, where progress last advanced, and each contract
-    node's step where it first held (docs/analysis.md, "Progress over long runs"). UsageError when the ledger has
-    no such run."""
-    from .queries.phases import phases as build
 
     return build(ledger, run_id)
 

@@ -15,7 +15,10 @@ STEP_COLUMNS = ("step_index", "action_type", "url_after", "title_after", "state_
 
 
 def phases(ledger_dir: str | os.PathLike[str], run_id: str) -> Phases:
-    """The progress timeline of ``run_id``; UsageError when the ledger has no such run."""
+    """One run's progress timeline (``trajcheck timeline --phases``): the run cut into phases where its page or
+    title (else its screen) changes, the screens each reached, where progress last advanced, and the step where
+    each contract node first held (docs/analysis.md, "Progress over long runs"). UsageError when the ledger has
+    no such run."""
     con = ledger.connect(ledger_dir)
     try:
         row = con.execute(f"select {', '.join(RUN_COLUMNS)} from runs where run_id = ?", [run_id]).fetchone()
