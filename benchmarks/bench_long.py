@@ -49,17 +49,27 @@ def _cpu() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def score_once(run: Path, work: Path, k: int) -> tuple[float, float]:
-    """CPU seconds and wall seconds to score ``run`` into a new ledger (one process, one job)."""
+def _queued() -> float:
+    """Seconds this process's main thread spent runnable but waiting for a CPU (Linux's schedstat; 0 elsewhere):
+    the part of wall clock that the machine's other work takes."""
+    try:
+        return int(Path("/proc/self/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def score_once(run: Path, work: Path, k: int) -> tuple[float, float, float]:
+    """CPU seconds, wall seconds and seconds waiting for a CPU to score ``run`` into a new ledger (one process,
+    one job)."""
     import trajcheck
 
     out = work / f"ledger-{run.name}-{k}"
-    cpu, wall = _cpu(), time.perf_counter()
+    cpu, wall, queued = _cpu(), time.perf_counter(), _queued()
     result = trajcheck.score([run.parent], out=out, jobs=1, force=True)
-    cpu, wall = _cpu() - cpu, time.perf_counter() - wall
+    cpu, wall, queued = _cpu() - cpu, time.perf_counter() - wall, _queued() - queued
     if result.ok != 1:
         raise SystemExit(f"{run.name} did not score: {result}")
-    return cpu, wall
+    return cpu, wall, queued
 
 
 def profile(run: Path, work: Path, steps: int) -> dict[str, float]:
@@ -98,25 +108,25 @@ def main() -> int:
               f" ({'frames copied as they are' if args.same_frames else 'each copy of a sample run perturbed'})")
         for run in runs.values():  # untimed: imports, resize tables, regex
             score_once(run, work, -1)
-        seconds: dict[int, list[tuple[float, float]]] = {n: [] for n in runs}
+        seconds: dict[int, list[tuple[float, float, float]]] = {n: [] for n in runs}
         for k in range(args.repeat):
             for n, run in runs.items():
                 seconds[n].append(score_once(run, work, k))
         print(f"trajcheck.score([RUN], jobs=1) into a new ledger, in this process; median of {args.repeat}, "
               "interleaved")
-        print(f"{'run':>10} {'CPU s':>8} {'ms/step':>8} {'wall s':>8} {'ms/step':>8}   CPU s of each")
+        print(f"{'run':>10} {'CPU s':>8} {'ms/step':>8} {'wall s':>8} {'ms/step':>8} {'queued s':>9}   CPU s of each")
         cpu, wall = {}, {}
         for n in runs:
-            c, w = statistics.median(x for x, _ in seconds[n]), statistics.median(x for _, x in seconds[n])
+            c, w, q = (statistics.median(x[i] for x in seconds[n]) for i in range(3))
             cpu[n], wall[n] = c / n, w / n
-            print(f"{n:>6} st. {c:>8.3f} {1000 * cpu[n]:>8.2f} {w:>8.3f} {1000 * wall[n]:>8.2f}   "
-                  f"{', '.join(f'{x:.3f}' for x, _ in seconds[n])}")
+            print(f"{n:>6} st. {c:>8.3f} {1000 * cpu[n]:>8.2f} {w:>8.3f} {1000 * wall[n]:>8.2f} {q:>9.3f}   "
+                  f"{', '.join(f'{x[0]:.3f}' for x in seconds[n])}")
         ratio = cpu[args.long] / cpu[args.short]
         verdict = "met" if ratio <= TARGET else "NOT met"
         print(f"CPU cost per step, {args.long} steps / {args.short} steps: {ratio:.3f} (target <= {TARGET:.2f}: "
               f"{verdict})")
         print(f"wall clock per step, {args.long} steps / {args.short} steps: {wall[args.long] / wall[args.short]:.3f} "
-              "(the machine's other work included)")
+              "(the machine's other work included: queued s is the time spent waiting for a CPU)")
         if args.profile:
             short, long = (profile(runs[n], work, n) for n in (args.short, args.long))
             grown = sorted(long, key=lambda f: long[f] - short.get(f, 0.0), reverse=True)[:12]
