@@ -16,9 +16,14 @@ from ..queries.failuremodes import failed_check
 from ..queries.views import action_label
 from ..render.evidencetext import check_sentence, failure_sentence, process_sentence
 
+from . import phasetext
 from .common import Exit, cleaned, out, print_json
 from .exits import ExitOutcome, exit_on_error
 from .options import LedgerArg, TimelineFormat, TimelineFormatOpt
+
+
+#: The lines `timeline --phases` may take: one screen of a 50-line terminal.
+PHASES_HEIGHT = 50
 
 
 def _state(s: dict[str, Any]) -> str:
@@ -233,14 +238,30 @@ def timeline(
     ledger_dir: LedgerArg,
     run_id: Annotated[str, typer.Argument(help="The run to show.")],
     fmt: TimelineFormatOpt = TimelineFormat.text,
+    phases: Annotated[bool, typer.Option(
+        "--phases", help="The progress timeline instead, on one screen however long the run: phases where the "
+                         "page, title or screen changes, the screens reached, where progress last advanced, and "
+                         "the step each contract node first held.")] = False,
 ) -> None:
     """Show one run step by step: action, state, hint, reward, then the referee's verdicts.
 
     Example: trajcheck timeline ledger/ consent-overlay__verifier-off
-    """
-    from ..commands import timeline as build  # DuckDB loads when the command runs
 
-    data = build(ledger_dir, run_id)
+    Example: trajcheck timeline ledger/ paged-results-progress --phases
+    """
+    from .. import commands  # DuckDB loads when the command runs
+
+    if phases:
+        from ..queries.phases import phases as progress
+
+        found = progress(ledger_dir, run_id)
+        if fmt is TimelineFormat.json:
+            print_json(commands.plain(found))
+            return
+        out.print(phasetext.render(found.to_json(), width=out.width, height=PHASES_HEIGHT), soft_wrap=False,
+                  crop=True)
+        return
+    data = commands.timeline(ledger_dir, run_id)
     if fmt is TimelineFormat.json:
         print_json(data)
         return

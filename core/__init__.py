@@ -13,6 +13,7 @@ from .base.version import __version__
 if TYPE_CHECKING:
     from .commands import (agree, best_of, check, columns, compact, compare, diff, draft_contract, draft_mapping,
                            export_table, failures, flaky, formats, judges, query, redo, report, timeline, validate)
+    from .queries.phases import phases
     from .live import LiveState, StepCheck, verify_step
     from .writer import RunWriter
 
@@ -34,6 +35,10 @@ def __getattr__(name: str) -> Any:
         from . import writer
 
         value = writer.RunWriter
+    elif name == "phases":  # the library call of `timeline --phases`, kept in its query module
+        from .queries import phases as _phases
+
+        value = _phases.phases
     elif name in COMMANDS:
         from . import commands
 
@@ -46,5 +51,5 @@ def __getattr__(name: str) -> Any:
 
 __all__ = ["__version__", "score", "connect", "runs", "steps", "ScoreResult", "NoRunsFound", "validate", "query",
            "compare", "failures", "check", "agree", "judges", "flaky", "redo", "export_table", "report", "best_of",
-           "timeline", "diff", "compact", "columns", "formats", "draft_contract", "draft_mapping", "verify_step",
-           "LiveState", "StepCheck", "RunWriter"]
+           "timeline", "phases", "diff", "compact", "columns", "formats", "draft_contract", "draft_mapping",
+           "verify_step", "LiveState", "StepCheck", "RunWriter"]

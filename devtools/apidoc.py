@@ -19,7 +19,7 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Reading a ledger", "DuckDB and pandas over the ledger's two tables: `trajcheck query`.",
      ("connect", "runs", "steps", "query")),
     ("The other commands", "One function per command; the command parses options, calls it and renders the "
-     "result.", ("validate", "timeline", "diff", "best_of", "compare", "failures", "check", "agree", "judges",
+     "result.", ("validate", "timeline", "phases", "diff", "best_of", "compare", "failures", "check", "agree", "judges",
                  "flaky", "redo", "export_table", "report", "compact", "columns", "formats", "draft_contract",
                  "draft_mapping")),
     ("While the agent runs", "Check each step as it happens, and record runs in trajcheck's own format.",

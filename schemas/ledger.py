@@ -186,6 +186,8 @@ STEPS: tuple[Column, ...] = (
     _c("executor_error", S, "step.executor_error", "executor.error as recorded."),
     _c("url_before", S, "step.page.url_before", "page.url_before as recorded."),
     _c("url_after", S, "step.page.url_after", "page.url_after as recorded."),
+    _c("title_before", S, "step.page.title_before", "page.title_before as recorded: the page's or the window's title before the action; null when the log records none."),
+    _c("title_after", S, "step.page.title_after", "page.title_after as recorded: the title after the action (a phase of `timeline --phases` ends where it changes); null when the log records none."),
     _c("effect_high_risk", B, "risk.high_risk", "Does the seed's high-risk table select this action."),
     _c("effect_rule", S, "risk.rule", "Which row of the table: `submit_key`, `keyword`, or null."),
     _c("effect_keyword", S, "risk.matched", "The key or keyword that made the action high-risk."),

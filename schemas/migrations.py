@@ -92,4 +92,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                   "progress and its recovery after warnings, uncontrollable blocks left out, and the parts it rests "
                   "on.",
               {"runs": ("process_score", "process_evidence")}),
+    Migration(16, "Progress over long runs (issue 51, item 3): the page's or window's title before and after each "
+                  "step, as the log records it, where phases of the progress timeline are cut.",
+              {"steps": ("title_before", "title_after")}),
 )

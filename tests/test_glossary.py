@@ -13,7 +13,7 @@ from conftest import ROOT
 GLOSSARY = ROOT / "docs" / "glossary.md"
 #: The words issue 46 asks the glossary to define.
 WORDS = ("run", "step", "frame", "reader", "mapping", "contract", "check", "rubric", "judge", "evaluator", "evidence",
-         "verdict", "claim", "failure mode", "arm", "gate", "damage")
+         "verdict", "claim", "failure mode", "arm", "gate", "damage", "phase", "checkpoint")
 #: The folders of the package (core/ is trajcheck; cli/, analyzers/, schemas/ are its sub-packages).
 PACKAGE = ("core", "cli", "analyzers", "schemas")
 

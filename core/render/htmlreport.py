@@ -25,6 +25,7 @@ from .evidencetext import check_sentence, process_sentence
 from .failuremodes import failure_line
 from .htmltext import escape as _e
 from .marks import Marks, shot
+from .phasestrip import CSS as PHASE_CSS, phase_strip
 from .reportfiles import Output, page_name
 from .reportgeometry import frame_point, motion
 from .reportwork import Images, frame_paths, screen_boxes, screen_crop
@@ -54,7 +55,7 @@ border-radius:3px;font-size:11px;padding:1px 3px;border:1px solid #ccc}.states .
 .states .return{background:#ffebe9;border-color:#cf222e;font-weight:bold}.states .same{background:#f6f8fa}
 table.pairs td,table.pairs th{vertical-align:top;text-align:left}table.pairs .side{width:48%}
 .pairs .step{grid-template-columns:1fr}.pairs .frames .shot{max-width:calc(50% - 8px)}tr.diverge td{background:#ffebe9}
-"""
+""" + PHASE_CSS
 
 
 def _chart(arms: list[dict[str, Any]], label: str) -> str:
@@ -250,6 +251,7 @@ def _run_section(r: dict[str, Any], steps: list[dict[str, Any]], images: Images,
     parts.append(run_conflicts(r, steps))
     if r.get("lesson_candidate"):
         parts.append(f"<p class=muted>{_e(r['lesson_candidate'])}</p>")
+    parts.append(phase_strip(r, steps))  # the progress timeline (issue 51): phases, links to their steps
     parts.append(_states_strip(r, steps))
     if not thumbs:
         parts.append("<p class=muted>No thumbnails for this run: only the most telling runs get them "

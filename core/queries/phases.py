@@ -1,0 +1,34 @@
+"""A run's progress timeline from the ledger: its phases, places, checkpoints (trajcheck.analyzers.phases)."""
+
+from __future__ import annotations
+
+import os
+
+from ..analyzers.phases import Phases, analyze
+from ..base.errors import UsageError
+from ..store import ledger
+
+#: The columns the analyzer reads (analyzers/phases.py, analyzers/checkpoints.py).
+RUN_COLUMNS = ("run_id", "n_steps", "contract_name", "contract_tree", "contract_checks", "stalled_from_step")
+STEP_COLUMNS = ("step_index", "action_type", "url_after", "title_after", "state_id", "state_kind",
+                "effect_high_risk", "action_effect_observed", "screen_text")
+
+
+def phases(ledger_dir: str | os.PathLike[str], run_id: str) -> Phases:
+    """One run's progress timeline (``trajcheck timeline --phases``): the run cut into phases where its page or
+    title (else its screen) changes, the screens each reached, where progress last advanced, and the step where
+    each contract node first held (docs/analysis.md, "Progress over long runs"). UsageError when the ledger has
+    no such run."""
+    con = ledger.connect(ledger_dir)
+    try:
+        row = con.execute(f"select {', '.join(RUN_COLUMNS)} from runs where run_id = ?", [run_id]).fetchone()
+        if row is None:
+            near = [r[0] for r in con.execute("select run_id from runs where run_id ilike ? order by 1 limit 5",
+                                              [f"%{run_id}%"]).fetchall()]
+            raise UsageError(f"no run {run_id!r} in the ledger"
+                             + (f"; did you mean {', '.join(near)}?" if near else ""))
+        steps = [dict(zip(STEP_COLUMNS, r)) for r in con.execute(
+            f"select {', '.join(STEP_COLUMNS)} from steps where run_id = ? order by step_index", [run_id]).fetchall()]
+    finally:
+        con.close()
+    return analyze(dict(zip(RUN_COLUMNS, row)), steps)
