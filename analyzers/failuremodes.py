@@ -7,7 +7,7 @@ of :class:`~trajcheck.base.failuremodes.FailureMode`, and the first whose eviden
 | mode | evidence | detail |
 |---|---|---|
 | blocked | evidence referee ``ends_blocked``; or a dead action (below) under a modal overlay (analyzers/overlays.py) | captcha, auth_wall, blocking_page; overlay |
-| app_said_no | ``error_after_last_high_risk`` | the error text, normalised |
+| app_said_no | ``error_after_last_high_risk``; or a dead action (below) after a high-risk action whose response, in any frame before the next action, was an error message (:func:`refusal`) | the error text, normalised |
 | dead_action | ``last_high_risk_no_effect`` | the action type |
 | looped | ``ends_in_loop``, ``no_net_progress``, ``done_after_idle_waits`` (in this order) | drift_loop, no_net_progress, idle_waits |
 | no_answer | no DONE, no answer, no infeasible report | executor_error, cut_off |
@@ -18,7 +18,9 @@ of :class:`~trajcheck.base.failuremodes.FailureMode`, and the first whose eviden
 The order goes from the cause nearest the page to the most general: a page that blocks the agent explains an
 error message it shows; an error message explains why the action changed nothing; a dead action explains a
 loop; each of these explains why no answer came and why the result is wrong. Ties inside a mode are broken by
-the fixed orders in the table; several error texts by preferring worded messages to ``invalid field: X`` marks,
+the fixed orders in the table. A message that appeared after a high-risk action and was gone before the end (a
+validation message shown for a moment, then removed) is the application saying no: the action that changed nothing
+after it repeated what had been refused. Several error texts by preferring worded messages to ``invalid field: X`` marks,
 then the alphabetical first. Missing evidence is never a cause: a check whose evidence is absent (undecided) is
 not a failed check, and a run whose only trouble is absent evidence is ``not_determined``.
 """  # noqa: E501  (the table above is Markdown: one row a line)
@@ -31,6 +33,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 from ..base.reasons import EvidenceCode as C, FailureMode as M
+
+from .evidence import NON_ACTING, StepEvidence
 
 #: How the evidence referee writes a reason (analyzers/evidence.py): ``code@step: evidence``.
 _REASON = re.compile(r"^(?P<code>[a-z_]+)@(?P<step>-?\d+): (?P<evidence>.*)$", re.S)
@@ -86,6 +90,7 @@ class FailureFacts:
     judge: str | None = None  # the judge's verdict
     judge_model: str | None = None
     answer_matches: bool | None = None
+    refused: tuple[int, tuple[str, ...]] | None = None  # :func:`refusal`: the step the page said no to, its errors
 
 
 def applies(verdict: str, claimed: bool) -> bool:
@@ -158,8 +163,8 @@ def _blocked(step: int, evidence: str, urls: Mapping[int, str]) -> Failure:
     return Failure(M.BLOCKED, kind, step, clip(f"{kind.replace('_', ' ')} at {page}" if page else evidence))
 
 
-def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str], overlays: Mapping[int, str]
-                   ) -> Failure | None:
+def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str], overlays: Mapping[int, str],
+                   refused: tuple[int, tuple[str, ...]] | None = None) -> Failure | None:
     """The modes the evidence referee's reasons show: blocked, app_said_no, dead_action, looped."""
     if C.ENDS_BLOCKED in found:
         return _blocked(*found[C.ENDS_BLOCKED], urls)
@@ -171,6 +176,11 @@ def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str], o
         step, ev = found[C.LAST_HIGH_RISK_NO_EFFECT]
         if step in overlays:  # the action went to the page beneath a modal overlay: the overlay blocked it
             return Failure(M.BLOCKED, "overlay", step, clip(f"overlay '{overlays[step]}' open: {ev}"))
+        if refused is not None:  # a message came and went after the refused action: the application said no
+            at, said = refused[0], "; ".join(refused[1])
+            texts = error_texts(said)
+            return Failure(M.APP_SAID_NO, clip(texts[0]) if texts else None, at,
+                           clip(f"after step {at}, before the next action, the page said: {said}; then {ev}"))
         return Failure(M.DEAD_ACTION, clip(ev.split(" ", 1)[0]) or None, step, clip(ev))
     for code, detail in _LOOPS:
         if code in found:
@@ -200,7 +210,7 @@ def classify(f: FailureFacts) -> Failure:
     if not applies(f.verdict, f.claimed):
         return NONE
     found = _reasons(f.evidence_reasons)
-    by_evidence = _from_evidence(found, f.urls, f.overlays)
+    by_evidence = _from_evidence(found, f.urls, f.overlays, f.refused)
     if by_evidence is not None:
         return by_evidence
     if f.no_answer:
@@ -218,3 +228,49 @@ def classify(f: FailureFacts) -> Failure:
     rest = sorted(f"{code}@{s}: {ev}" for code, (s, ev) in found.items())
     return Failure(M.NOT_DETERMINED, clip(f.verdict_reason) or None, None,
                    clip("; ".join(rest)) if rest else "no evidence of a cause")
+
+
+def _page(url: str | None) -> str | None:
+    return page_of(url)
+
+
+def flashed(steps: Sequence[StepEvidence], k: int) -> frozenset[str]:
+    """The error messages shown in any frame after step ``k`` and before the next acting step's action that were
+    not on the page before step ``k``: its frame after, the frames of the steps that do not act, and the next
+    acting step's own frame before it (a snapshot taken apart from the previous step's). On another page than the
+    one step ``k`` acted on, only errors worded as errors count (as the evidence referee reads them)."""
+    first = steps[k]
+    then = first.messages_before.errors if first.messages_before is not None else frozenset()
+    start = _page(first.url_before)
+    seen = [(first.messages_after, first.url_after)]
+    for t in steps[k + 1:]:
+        seen.append((t.messages_before, t.url_before))
+        if t.action_type not in NON_ACTING:
+            break
+        seen.append((t.messages_after, t.url_after))
+    out: set[str] = set()
+    for m, url in seen:
+        if m is None:
+            continue
+        moved = start is not None and _page(url) not in (None, start)
+        out |= (m.worded_errors if moved else m.errors) - then
+    return frozenset(out)
+
+
+def refusal(steps: Sequence[StepEvidence]) -> tuple[int, tuple[str, ...]] | None:
+    """The last high-risk step whose response, in any frame before the next action, was an error message
+    (:func:`flashed`), and its errors; None when there is none, or when an acting step after it changed the
+    screen or the URL (the agent acted on what it saw, or the page moved on)."""
+    for k in range(len(steps) - 1, -1, -1):
+        s = steps[k]
+        if not s.high_risk:
+            continue
+        errors = flashed(steps, k)
+        if not errors:
+            continue
+        start = _page(s.url_before)
+        if any(t.action_type not in NON_ACTING
+               and (t.content_changed is not False or _page(t.url_after) not in (None, start)) for t in steps[k + 1:]):
+            return None
+        return s.index, tuple(sorted(errors))
+    return None

@@ -238,7 +238,7 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     for sf, f in zip(found, follows):
         sf.follow = f
     failure = failure_of(run, verdict, ev_verdict, claim, contract_result, evaluator,
-                         {sf.step.index: sf.page.overlay_before for sf in found})
+                         {sf.step.index: sf.page.overlay_before for sf in found}, ev_steps)
     return RunFindings(run=run, steps=found, contract=contract, contract_result=contract_result, verdict=verdict,
                        ev_verdict=ev_verdict, evaluator=evaluator, claim=claim, states=run_states,
                        no_net_progress=stalled, reference_steps=_reference_steps(run, contract, opts),

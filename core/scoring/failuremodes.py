@@ -26,9 +26,11 @@ def _json(value: object) -> str:
 
 
 def failure_of(run: Run, verdict: Verdict, ev: EvidenceVerdict, claim: claims.Claim, contract: ContractResult,
-               evaluator: str | None, overlays: Mapping[int, str | None]) -> failures.Failure:
+               evaluator: str | None, overlays: Mapping[int, str | None], ev_steps: Sequence[StepEvidence] = ()
+               ) -> failures.Failure:
     """The failure mode of ``run`` (none for a run that passed, or an unknown run that claimed nothing);
-    ``overlays``: the modal overlay open before each step, if any."""
+    ``overlays``: the modal overlay open before each step, if any; ``ev_steps``: what the evidence referee read of
+    each step (the messages in its frames)."""
     if not failures.applies(verdict.final, verdict.claimed_success):
         return failures.NONE
     steps = run.steps
@@ -49,7 +51,8 @@ def failure_of(run: Run, verdict: Verdict, ev: EvidenceVerdict, claim: claims.Cl
         failed_checks=tuple((c.name, c.type, _json(c.evidence)) for c in contract.failed),
         evaluator=evaluator, outcome_score=run.outcome_score,
         judge=judge.verdict if judge else None, judge_model=judge.model if judge else None,
-        answer_matches=answer_matches(run, ender) if ender is not None and ender.action.type == "DONE" else None))
+        answer_matches=answer_matches(run, ender) if ender is not None and ender.action.type == "DONE" else None,
+        refused=failures.refusal(ev_steps)))
 
 
 def _path(url: str | None) -> str | None:
@@ -79,12 +82,14 @@ def decisive_of(steps: Sequence[Step], states: Sequence[StepState], loops: Seque
     if failure.mode is None:
         return decisive.NONE
     traces = []
-    for s, state, loop, ev in zip(steps, states, loops, ev_steps):
+    for k, (s, state, loop, ev) in enumerate(zip(steps, states, loops, ev_steps)):
+        shown = failures.flashed(ev_steps, k) if ev.high_risk else frozenset()
         before, after = _path(ev.url_before), _path(ev.url_after)
         traces.append(decisive.StepTrace(
             index=s.index, action_type=s.action.type, high_risk=ev.high_risk, effect=ev.effect,
             changed=ev.content_changed, moved=before is not None and after is not None and before != after,
             state_kind=state.kind, first_seen=state.first_step, loop=loop.loop_id,
-            new_errors=_new_errors(ev), blocking=tuple(c for c in ev.reward_codes if c in BLOCKING_CODES),
+            new_errors=tuple(sorted(set(_new_errors(ev)) | shown)),
+            blocking=tuple(c for c in ev.reward_codes if c in BLOCKING_CODES),
             frame_pre=s.frame_pre, frame_post=s.frame_post))
     return decisive.find(traces, failure, stalled_from)
