@@ -8,12 +8,13 @@ import json
 import shutil
 from pathlib import Path
 
+from trajcheck.analyzers.checklink import CheckStep, FailedCheck, link
 from trajcheck.analyzers.evidence import StepEvidence
 from trajcheck.analyzers.failuremodes import FailureFacts, classify, flashed, refusal
 from trajcheck.analyzers.messages import PageMessages
 from trajcheck.base.reasons import FailureMode as M
 
-from conftest import read_steps, run_json, write_steps
+from conftest import copy_samples, read_steps, run_json, write_steps
 
 FIXTURES = Path(__file__).parent / "fixtures" / "modes"
 FLASH = FIXTURES / "validation-flash-seen"  # recorded by sample_runs/recorder/record_flash_seen.py
@@ -102,3 +103,66 @@ def test_the_recorded_run_whose_validation_message_flashes_is_app_said_no_from_d
     r = _scored(shot.parent)
     assert (r["failure_mode"], r["failure_detail"], r["failure_step"]) == (
         "app_said_no", "please enter a valid email address", 1)
+
+
+# ---- a failed contract check linked to the step that caused it ---------------------------------------------
+
+GRID = {"type": "grid", "name": "kick row", "box": [124, 129, 922, 226], "rows": 4, "cols": 16, "target_row": 1,
+        "required_steps": [1, 5, 9, 13]}
+
+
+def _clicks(*points: tuple[float, float]) -> list[CheckStep]:
+    return [CheckStep(i, "CLICK", p, frame_pre=f"f{i}.png", frame_post=f"f{i + 1}.png")
+            for i, p in enumerate(points, start=1)] + [CheckStep(len(points) + 1, "DONE")]
+
+
+def test_a_grid_check_is_linked_to_the_last_click_on_the_forbidden_cell_it_found_on():
+    steps = _clicks((150, 155), (382, 155), (672, 155), (846, 155))  # cells 1, 5, 10, 13 of row 1
+    bad = FailedCheck("kick row", "grid", GRID, {"forbidden_active": [10], "missing_required": [9]})
+    found = link([bad], steps)
+    assert found is not None and found.step == 3 and "cell 10" in found.evidence and "f3.png" in found.evidence
+    # the same point in another row (snare) is not the kick row's cell 10
+    assert link([bad], _clicks((150, 155), (672, 212))) is None
+    # only a missing cell (an omission): no step caused it
+    assert link([FailedCheck("kick row", "grid", GRID, {"forbidden_active": [], "missing_required": [9]})],
+                steps) is None
+    # several failed checks: the earliest step
+    url = FailedCheck("u", "url_matches", {}, {"url": "https://a.example/x"})
+    moved = [CheckStep(1, "CLICK", (150, 155)), CheckStep(2, "CLICK", (672, 155), url_before="https://a.example/",
+                                                          url_after="https://a.example/x")]
+    assert link([url, bad], moved).step == 2  # type: ignore[union-attr]
+
+
+def test_a_url_check_is_linked_to_the_step_that_led_to_the_wrong_page_the_run_stayed_on():
+    u = FailedCheck("u", "url_matches", {"pattern": "/thanks$"}, {"url": "https://a.example/cart"})
+    steps = [CheckStep(1, "CLICK", url_before="https://a.example/", url_after="https://a.example/cart"),
+             CheckStep(2, "CLICK", url_before="https://a.example/cart", url_after="https://a.example/"),
+             CheckStep(3, "CLICK", url_before="https://a.example/", url_after="https://a.example/cart"),
+             CheckStep(4, "DONE", url_before="https://a.example/cart", url_after="https://a.example/cart")]
+    assert link([u], steps).step == 3  # type: ignore[union-attr]  # it left the first time
+    never = [CheckStep(1, "CLICK", url_before="https://a.example/cart", url_after="https://a.example/cart")]
+    assert link([u], never) is None  # it never moved: nothing led there
+
+
+def test_a_text_check_is_linked_to_the_step_that_typed_the_wrong_value():
+    chk = FailedCheck("qty", "element_text", {"selector": "#qty", "pattern": "^3$"}, {"texts": ["Quantity: 30"]})
+    steps = [CheckStep(1, "CLICK", (10, 10)), CheckStep(2, "TYPE", text="30"), CheckStep(3, "TYPE", text="hello"),
+             CheckStep(4, "DONE")]
+    assert link([chk], steps).step == 2  # type: ignore[union-attr]
+    absent = FailedCheck("no draft", "text_absent", {"text": "DRAFT"}, {"text": "DRAFT", "found": True})
+    assert link([absent], [CheckStep(1, "TYPE", text="draft"), CheckStep(2, "DONE")]).step == 1  # type: ignore
+    assert link([absent], [CheckStep(1, "TYPE", text="final"), CheckStep(2, "DONE")]) is None
+
+
+def test_sequencer_near_miss_is_lost_at_step_3_with_its_contract_and_not_determined_without(tmp_path):
+    """Step 3 clicked kick cell 10 where 9 was wanted (frames/003.png -> frames/004.png, looked at by eye): only the
+    contract's grid check sees it. Before this change its decisive error was not_determined."""
+    with_contract = tmp_path / "with"
+    copy_samples(with_contract, only="sequencer-near-miss")
+    r = _scored(with_contract)
+    assert (r["failure_mode"], r["decisive_step"], r["decisive_kind"]) == ("wrong_result", 3, "contract_check")
+    without = tmp_path / "without"
+    copy_samples(without, only="sequencer-near-miss")
+    (without / "sequencer-near-miss" / "contract.json").unlink()
+    r = _scored(without)
+    assert (r["decisive_step"], r["decisive_kind"]) == (None, "not_determined")

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from ..analyzers import claims, decisive, failuremodes as failures
+from ..analyzers import checklink, claims, decisive, failuremodes as failures
 from ..analyzers.loops import LoopFinding
 from ..analyzers.states import StepState
 from ..analyzers.answers import answer_matches
@@ -15,6 +16,7 @@ from ..analyzers.contract import ContractResult
 from ..analyzers.evidence import EvidenceVerdict, StepEvidence
 from ..analyzers.referee import Verdict
 from ..base.reasons import BLOCKING_CODES, ClaimReason
+from ..media.frames import to_frame
 from ..schemas.records import Run, Step
 
 #: Claims in which the agent itself reported that it failed.
@@ -74,11 +76,32 @@ def _new_errors(ev: StepEvidence) -> tuple[str, ...]:
     return tuple(sorted((after.worded_errors if moved else after.errors) - before.errors))
 
 
+def check_link(steps: Sequence[Step], contract: ContractResult, spec: Mapping[str, Any] | None,
+               screen: tuple[int | None, int | None], frame: tuple[int, int] | None) -> tuple[int, str] | None:
+    """The step a failed contract check is linked to and its evidence (analyzers/checklink.py); None without a
+    contract, a failed check, or a step it names. ``screen``: the run's screen size, ``frame``: the judged frame's
+    (the steps' points are mapped to frame pixels, where the checks read)."""
+    if spec is None or not contract.failed:
+        return None
+    specs = {c.get("name") or f"{c.get('type')}#{i}": c for i, c in enumerate(spec.get("checks") or [], start=1)
+             if isinstance(c, Mapping)}
+    checks = [checklink.FailedCheck(c.name, c.type, specs.get(c.name, {}), c.evidence) for c in contract.failed]
+    traces = []
+    for s in steps:
+        a, p = s.action, s.page
+        point = to_frame(*a.point, screen, frame)[:2] if a.point is not None and frame is not None else a.point
+        traces.append(checklink.CheckStep(s.index, a.type, point, a.text, p.url_before if p else None,
+                                          p.url_after if p else None, s.frame_pre, s.frame_post))
+    found = checklink.link(checks, traces)
+    return (found.step, found.evidence) if found is not None else None
+
+
 def decisive_of(steps: Sequence[Step], states: Sequence[StepState], loops: Sequence[LoopFinding],
-                ev_steps: Sequence[StepEvidence], failure: failures.Failure, stalled_from: int | None
-                ) -> decisive.Decisive:
+                ev_steps: Sequence[StepEvidence], failure: failures.Failure, stalled_from: int | None,
+                checked: tuple[int, str] | None = None) -> decisive.Decisive:
     """The first decisive error of a run with a failure mode (analyzers/decisive.py), from what scoring found of
-    each step: its state, its drift loop, and what the evidence referee read of it (``ev_steps``)."""
+    each step: its state, its drift loop, what the evidence referee read of it (``ev_steps``), and the step a
+    failed contract check is linked to (``checked``, :func:`check_link`)."""
     if failure.mode is None:
         return decisive.NONE
     traces = []
@@ -92,4 +115,4 @@ def decisive_of(steps: Sequence[Step], states: Sequence[StepState], loops: Seque
             new_errors=tuple(sorted(set(_new_errors(ev)) | shown)),
             blocking=tuple(c for c in ev.reward_codes if c in BLOCKING_CODES),
             frame_pre=s.frame_pre, frame_post=s.frame_post))
-    return decisive.find(traces, failure, stalled_from)
+    return decisive.find(traces, failure, stalled_from, checked)
