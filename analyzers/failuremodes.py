@@ -57,12 +57,25 @@ EVIDENCE_LIMIT = 160
 
 @dataclass(frozen=True)
 class Failure:
-    """A run's failure mode, its sub-kind, the step it rests on and the evidence string (all None: no mode)."""
+    """A run's failure mode, its sub-kind, the step it rests on and the evidence string (all None: no mode).
+    ``details``: every sub-kind the evidence shows, ``detail`` first (several error texts, several blockers, several
+    loop kinds, several failed checks); empty when the mode has no sub-kind."""
 
     mode: str | None = None
     detail: str | None = None
     step: int | None = None
     evidence: str | None = None
+    details: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.detail is not None and (not self.details or self.details[0] != self.detail):
+            rest = tuple(d for d in self.details if d != self.detail)
+            object.__setattr__(self, "details", (self.detail, *rest))
+
+    @property
+    def subkinds(self) -> tuple[str, ...] | None:
+        """``runs.failure_details``: the sub-kinds, None for a run without a failure mode."""
+        return None if self.mode is None else self.details
 
 
 NONE = Failure()
@@ -160,7 +173,8 @@ def _blocked(step: int, evidence: str, urls: Mapping[int, str]) -> Failure:
     kind = "auth_wall" if evidence.startswith("auth wall") else next((k for k in _BLOCKERS if k in codes),
                                                                      "blocking_page")
     page = page_of(urls.get(step) or (evidence[len("auth wall"):].strip(" …") if kind == "auth_wall" else None))
-    return Failure(M.BLOCKED, kind, step, clip(f"{kind.replace('_', ' ')} at {page}" if page else evidence))
+    return Failure(M.BLOCKED, kind, step, clip(f"{kind.replace('_', ' ')} at {page}" if page else evidence),
+                   tuple(k for k in _BLOCKERS if k in codes))
 
 
 def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str], overlays: Mapping[int, str],
@@ -171,7 +185,7 @@ def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str], o
     if C.ERROR_AFTER_LAST_HIGH_RISK in found:
         step, ev = found[C.ERROR_AFTER_LAST_HIGH_RISK]
         texts = error_texts(ev)
-        return Failure(M.APP_SAID_NO, clip(texts[0]) if texts else None, step, clip(ev))
+        return Failure(M.APP_SAID_NO, clip(texts[0]) if texts else None, step, clip(ev), tuple(clip(t) for t in texts))
     if C.LAST_HIGH_RISK_NO_EFFECT in found:
         step, ev = found[C.LAST_HIGH_RISK_NO_EFFECT]
         if step in overlays:  # the action went to the page beneath a modal overlay: the overlay blocked it
@@ -180,28 +194,36 @@ def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str], o
             at, said = refused[0], "; ".join(refused[1])
             texts = error_texts(said)
             return Failure(M.APP_SAID_NO, clip(texts[0]) if texts else None, at,
-                           clip(f"after step {at}, before the next action, the page said: {said}; then {ev}"))
+                           clip(f"after step {at}, before the next action, the page said: {said}; then {ev}"),
+                           tuple(clip(t) for t in texts))
         return Failure(M.DEAD_ACTION, clip(ev.split(" ", 1)[0]) or None, step, clip(ev))
-    for code, detail in _LOOPS:
-        if code in found:
-            step, ev = found[code]
-            return Failure(M.LOOPED, detail, step, clip(ev))
+    loops = [(code, detail) for code, detail in _LOOPS if code in found]
+    if loops:
+        step, ev = found[loops[0][0]]
+        return Failure(M.LOOPED, loops[0][1], step, clip(ev), tuple(d for _, d in loops))
     return None
 
 
 def _wrong_result(f: FailureFacts) -> Failure | None:
     """A failed check of the run's result: the contract's (the first by name), the evaluator, the judge, the
-    answer."""
+    answer; its details every check that failed, in this order."""
     step = f.done_step if f.done_step is not None else f.last_step
-    if f.failed_checks:
-        name, kind, ev = sorted(f.failed_checks)[0]
-        return Failure(M.WRONG_RESULT, clip(kind, 60), step, clip(f"contract check {name} failed: {ev}"))
+    checks = sorted(f.failed_checks)
+    others = (["evaluator"] if f.evaluator == "fail" else []) + (["judge"] if f.judge == "fail" else []) + \
+        (["answer"] if f.answer_matches is False else [])
+    details = tuple(dict.fromkeys([clip(k, 60) for _, k, _ in checks] + others))
+    if checks:
+        name, kind, ev = checks[0]
+        return Failure(M.WRONG_RESULT, clip(kind, 60), step, clip(f"contract check {name} failed: {ev}"), details)
     if f.evaluator == "fail":
-        return Failure(M.WRONG_RESULT, "evaluator", step, f"the benchmark's evaluator scored {f.outcome_score}")
+        return Failure(M.WRONG_RESULT, "evaluator", step, f"the benchmark's evaluator scored {f.outcome_score}",
+                       details)
     if f.judge == "fail":
-        return Failure(M.WRONG_RESULT, "judge", step, clip(f"the judge ({f.judge_model or 'unnamed'}) said fail"))
+        return Failure(M.WRONG_RESULT, "judge", step, clip(f"the judge ({f.judge_model or 'unnamed'}) said fail"),
+                       details)
     if f.answer_matches is False:
-        return Failure(M.WRONG_RESULT, "answer", step, "the extracted answer does not contain the reference answer")
+        return Failure(M.WRONG_RESULT, "answer", step, "the extracted answer does not contain the reference answer",
+                       details)
     return None
 
 

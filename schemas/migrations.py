@@ -88,4 +88,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                   "frames that show it), and whether the agent could have avoided it and its failure mode.",
               {"runs": ("failure_control", "decisive_step", "decisive_kind", "decisive_evidence",
                         "decisive_control")}),
+    Migration(15, "The failure modes, sharpened (issue 51, item 4): every sub-kind a failure mode's evidence shows "
+                  "(several error texts, blockers, loop kinds or failed checks), beside failure_detail, which keeps "
+                  "the first.",
+              {"runs": ("failure_details",)}),
 )

@@ -166,3 +166,44 @@ def test_sequencer_near_miss_is_lost_at_step_3_with_its_contract_and_not_determi
     (without / "sequencer-near-miss" / "contract.json").unlink()
     r = _scored(without)
     assert (r["decisive_step"], r["decisive_kind"]) == (None, "not_determined")
+
+
+# ---- several sub-kinds ----------------------------------------------------------------------------------------
+
+
+def test_a_failure_mode_keeps_every_sub_kind_its_evidence_shows_its_detail_first():
+    said = classify(FailureFacts("fail", "evidence_only", True, (
+        "error_after_last_high_risk@4: invalid field: email; Password is too short.; Email is invalid",), last_step=5))
+    assert said.detail == "email is invalid"
+    assert said.subkinds == ("email is invalid", "password is too short", "invalid field: email")
+    wall = classify(FailureFacts("fail", "evidence_only", True, ("ends_blocked@2: blocking_page, captcha",)))
+    assert (wall.detail, wall.subkinds) == ("captcha", ("captcha", "blocking_page"))
+    loop = classify(FailureFacts("fail", "evidence_only", True, ("no_net_progress@3: back", "ends_in_loop@5: x")))
+    assert (loop.detail, loop.subkinds) == ("drift_loop", ("drift_loop", "no_net_progress"))
+    wrong = classify(FailureFacts("fail", "contract", True, failed_checks=(("b", "url_matches", "{}"),
+                                                                          ("a", "grid", "{}")),
+                                  evaluator="fail", judge="fail", answer_matches=False, last_step=3))
+    assert (wrong.detail, wrong.subkinds) == ("grid", ("grid", "url_matches", "evaluator", "judge", "answer"))
+    one = classify(FailureFacts("fail", "evidence", True, ("last_high_risk_no_effect@1: CLICK changed nothing",)))
+    assert one.subkinds == ("CLICK",)
+    assert classify(FailureFacts("pass", "contract", True)).subkinds is None  # no mode: null in the ledger
+
+
+def test_failures_and_timeline_show_every_sub_kind_and_an_older_ledger_its_one_detail(sample_ledger):
+    from trajcheck.queries.failuremodes import subkinds
+
+    out = run_json("failures", str(sample_ledger))
+    wrong = next(m for a in out["arms"] for m in a["modes"] if m["mode"] == "wrong_result")
+    assert wrong["details"] == [{"detail": "evaluator", "count": 1}, {"detail": "grid", "count": 1}]
+    assert wrong["example"]["details"] == ["grid", "evaluator"]
+    from typer.testing import CliRunner
+
+    from trajcheck.cli.main import app
+
+    res = CliRunner().invoke(app, ["timeline", str(sample_ledger), "sequencer-near-miss"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "failure   wrong_result (grid; evaluator) at step 6" in res.output
+    # a row of a ledger written before schema 15: failure_details is null (or absent), failure_detail is its one
+    assert subkinds({"failure_detail": "captcha", "failure_details": None}) == ["captcha"]
+    assert subkinds({"failure_detail": "captcha"}) == ["captcha"]
+    assert subkinds({"failure_detail": None, "failure_details": None}) == []
