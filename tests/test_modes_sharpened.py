@@ -8,13 +8,23 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
+import pytest
+from PIL import Image, ImageOps
+
 from trajcheck.analyzers.checklink import CheckStep, FailedCheck, link
 from trajcheck.analyzers.evidence import StepEvidence
 from trajcheck.analyzers.failuremodes import FailureFacts, classify, flashed, refusal
+from trajcheck.analyzers import screentext as st
 from trajcheck.analyzers.messages import PageMessages
+from trajcheck.base.box import Box
 from trajcheck.base.reasons import FailureMode as M
+from trajcheck.media import ocr, ocrpolarity
 
-from conftest import copy_samples, read_steps, run_json, write_steps
+from conftest import SAMPLES, copy_samples, read_steps, run_json, write_steps
+
+ENGINE, MISSING = ocr.engine()
+needs_ocr = pytest.mark.skipif(ENGINE is None, reason=f"OCR is not installed here: {MISSING}")
 
 FIXTURES = Path(__file__).parent / "fixtures" / "modes"
 FLASH = FIXTURES / "validation-flash-seen"  # recorded by sample_runs/recorder/record_flash_seen.py
@@ -207,3 +217,73 @@ def test_failures_and_timeline_show_every_sub_kind_and_an_older_ledger_its_one_d
     assert subkinds({"failure_detail": "captcha", "failure_details": None}) == ["captcha"]
     assert subkinds({"failure_detail": "captcha"}) == ["captcha"]
     assert subkinds({"failure_detail": None, "failure_details": None}) == []
+
+
+# ---- error text on dark pages -------------------------------------------------------------------------------
+
+DARK_FIELD = FIXTURES / "dark-field-error"  # recorded by sample_runs/recorder/record_flash_seen.py --dark-field
+
+
+def _screenshots_only(src: Path, dst: Path) -> Path:
+    """``src`` copied to ``dst`` without its DOM snapshots, contract and evaluator result: the screen is all."""
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("dom", "contract.json"))
+    steps = read_steps(dst)
+    for s in steps:
+        for k in ("dom_before", "dom_after"):
+            s["page"].pop(k, None)
+    write_steps(dst, steps)
+    meta = json.loads((dst / "run.json").read_text())
+    meta["outcome"] = {"status": "done"}
+    (dst / "run.json").write_text(json.dumps(meta))
+    return dst
+
+
+@needs_ocr
+def test_light_error_text_on_a_dark_page_beside_light_fields_is_found(tmp_path, monkeypatch):
+    """dark-field-error: Submit on a dark page brings up "Error: email is invalid" in 12 px light red and clears the
+    white fields around it, so the changed region holds both grounds and its mean is light. Read in one polarity
+    (as before this change: ``mixed`` never true) the error is not found and the run is not_determined; read in
+    both, it is app_said_no."""
+    _screenshots_only(DARK_FIELD, tmp_path / "runs" / DARK_FIELD.name)
+    r = _scored(tmp_path / "runs")
+    assert (r["failure_mode"], r["failure_detail"], r["failure_step"]) == ("app_said_no", "error: email is invalid", 1)
+    monkeypatch.setattr(ocrpolarity, "mixed", lambda grey: False)
+    monkeypatch.setenv("TRAJCHECK_CACHE_DIR", str(tmp_path / "cache-one-polarity"))
+    _screenshots_only(DARK_FIELD, tmp_path / "one" / DARK_FIELD.name)
+    assert _scored(tmp_path / "one")["failure_mode"] == "not_determined"
+
+
+def test_a_crop_of_both_grounds_is_mixed_and_its_light_fills_are_painted_over():
+    post = np.asarray(Image.open(DARK_FIELD / "frames" / "002.png").convert("L"))
+    form = post[110:250, 372:912]  # the error line between two white fields
+    assert ocrpolarity.mixed(form)
+    assert not ocrpolarity.mixed(post[170:196, 372:509])  # the error line alone: one (dark) ground
+    painted = ocrpolarity.dark_only(form)
+    assert float((painted > ocrpolarity.LIGHT).mean()) < 0.02  # the fields are gone, the light text stays
+    text = form[66:80, 8:120]  # "Error: email is invalid"
+    assert (painted[66:80, 8:120] == text).all()
+
+
+@needs_ocr
+def test_an_inverted_real_frame_reads_its_error_as_the_light_frame_does():
+    """nc-server-validation's frame after Create account, inverted with Pillow (a dark theme of the same page):
+    the error box is read in both, with the same words."""
+    frame = np.asarray(Image.open(SAMPLES / "nc-server-validation" / "frames" / "008.png").convert("L"))
+    box = Box(392, 125, 888, 210)  # the error box
+    light = [x.text for x in ocr.read_lines(ENGINE, frame, box, 1.0)]
+    dark = [x.text for x in ocr.read_lines(ENGINE, np.asarray(ImageOps.invert(Image.fromarray(frame))), box, 1.0)]
+    assert any("Password is too short" in t for t in light)
+    assert [t for t in dark if "too short" in t] == [t for t in light if "too short" in t]
+
+
+def test_the_second_polarity_adds_lines_and_never_loses_one_of_the_first_read():
+    def tl(text: str, box: tuple[int, int, int, int]) -> st.TextLine:
+        return st.TextLine(text, 0.95, Box(*box))
+
+    first = [tl("Password", (10, 50, 80, 60)), tl("rrect password. Try again", (20, 20, 190, 30))]
+    # read whole over the line the first read lost the start of: it replaces it; a new line is added
+    merged = ocrpolarity.merge(first, [tl("Incorrect password. Try again.", (5, 20, 192, 31)),
+                                       tl("Error: email is invalid", (5, 70, 150, 80))])
+    assert [x.text for x in merged] == ["Incorrect password. Try again.", "Password", "Error: email is invalid"]
+    # a shorter or equal line over one of the first read does not replace it; nothing added: the first read as is
+    assert ocrpolarity.merge(first, [tl("Pass", (10, 50, 40, 60))]) == first
