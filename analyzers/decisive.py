@@ -10,12 +10,13 @@ and returns, drift loops, the messages the page showed, the blocking pages) and 
 | ignored_message | the step after which the error appeared | an error message not on the page before the step, and no later acting step changed the screen or the URL |
 | dead_action | the dead action | a high-risk action had no observed effect; no later high-risk action had one (or an undecided one), no later step reached a new screen |
 | loop_start | the first return | the run ends on a screen it had left (``stalled_from``), returning at least ``MIN_RETURNS`` times since, with no high-risk effect; or the first step of the drift loop it ends in |
+| contract_check | the step that caused a failed contract check | a contract check failed and its evidence names the step that put the wrong value there (analyzers/checklink.py); only with a contract |
 | stall | the last step that advanced | at least ``MIN_STALL`` acting steps follow the last new screen or high-risk effect, and none reaches a new screen |
 | not_determined | none | nothing above |
 
-``blocked`` comes first: a wall the run ended on explains what went before it. Among ignored_message, dead_action
-and loop_start the earliest step wins (the first error is the decisive one; a later one is its consequence), ties in
-that order. ``stall`` is the least specific evidence and comes only when none of them holds.
+``blocked`` comes first: a wall the run ended on explains what went before it. Among ignored_message, dead_action,
+loop_start and contract_check the earliest step wins (the first error is the decisive one; a later one is its
+consequence), ties in that order. ``stall`` is the least specific evidence and comes only when none of them holds.
 
 Missing evidence is never a decisive error: a high-risk action without frames has no effect verdict, so it is never
 a dead action, and a later step whose screen is unknown, or a later high-risk action whose effect is undecided,
@@ -160,15 +161,18 @@ def _stall(steps: Sequence[StepTrace]) -> Decisive | None:
                                            f"acting steps after it reached no new screen"))
 
 
-def find(steps: Sequence[StepTrace], failure: Failure, stalled_from: int | None) -> Decisive:
+def find(steps: Sequence[StepTrace], failure: Failure, stalled_from: int | None,
+         checked: tuple[int, str] | None = None) -> Decisive:
     """The first decisive error of a run with a failure mode (see the module docstring); :data:`NONE` for a run with
-    none. ``stalled_from``: the step from which the run reached nothing it kept (analyzers/states.py)."""
+    none. ``stalled_from``: the step from which the run reached nothing it kept (analyzers/states.py); ``checked``:
+    the step a failed contract check is linked to and its evidence (analyzers/checklink.py), if any."""
     if failure.mode is None:
         return NONE
     blocked = _blocked(steps, failure)
     if blocked is not None:
         return blocked
-    found = [d for d in (_ignored_message(steps), _dead_action(steps), _loop_start(steps, stalled_from))
+    by_check = Decisive(checked[0], K.CONTRACT_CHECK, checked[1]) if checked is not None else None
+    found = [d for d in (_ignored_message(steps), _dead_action(steps), _loop_start(steps, stalled_from), by_check)
              if d is not None]
     if found:  # the earliest step; min keeps the first of a tie, so the tie order is the list's
         return min(found, key=lambda d: d.step if d.step is not None else 0)

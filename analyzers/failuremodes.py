@@ -7,7 +7,7 @@ of :class:`~trajcheck.base.failuremodes.FailureMode`, and the first whose eviden
 | mode | evidence | detail |
 |---|---|---|
 | blocked | evidence referee ``ends_blocked``; or a dead action (below) under a modal overlay (analyzers/overlays.py) | captcha, auth_wall, blocking_page; overlay |
-| app_said_no | ``error_after_last_high_risk`` | the error text, normalised |
+| app_said_no | ``error_after_last_high_risk``; or a dead action (below) after a high-risk action whose response, in any frame before the next action, was an error message (:func:`refusal`) | the error text, normalised |
 | dead_action | ``last_high_risk_no_effect`` | the action type |
 | looped | ``ends_in_loop``, ``no_net_progress``, ``done_after_idle_waits`` (in this order) | drift_loop, no_net_progress, idle_waits |
 | no_answer | no DONE, no answer, no infeasible report | executor_error, cut_off |
@@ -18,7 +18,9 @@ of :class:`~trajcheck.base.failuremodes.FailureMode`, and the first whose eviden
 The order goes from the cause nearest the page to the most general: a page that blocks the agent explains an
 error message it shows; an error message explains why the action changed nothing; a dead action explains a
 loop; each of these explains why no answer came and why the result is wrong. Ties inside a mode are broken by
-the fixed orders in the table; several error texts by preferring worded messages to ``invalid field: X`` marks,
+the fixed orders in the table. A message that appeared after a high-risk action and was gone before the end (a
+validation message shown for a moment, then removed) is the application saying no: the action that changed nothing
+after it repeated what had been refused. Several error texts by preferring worded messages to ``invalid field: X`` marks,
 then the alphabetical first. Missing evidence is never a cause: a check whose evidence is absent (undecided) is
 not a failed check, and a run whose only trouble is absent evidence is ``not_determined``.
 """  # noqa: E501  (the table above is Markdown: one row a line)
@@ -31,6 +33,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 from ..base.reasons import EvidenceCode as C, FailureMode as M
+
+from .evidence import NON_ACTING, StepEvidence
 
 #: How the evidence referee writes a reason (analyzers/evidence.py): ``code@step: evidence``.
 _REASON = re.compile(r"^(?P<code>[a-z_]+)@(?P<step>-?\d+): (?P<evidence>.*)$", re.S)
@@ -53,12 +57,25 @@ EVIDENCE_LIMIT = 160
 
 @dataclass(frozen=True)
 class Failure:
-    """A run's failure mode, its sub-kind, the step it rests on and the evidence string (all None: no mode)."""
+    """A run's failure mode, its sub-kind, the step it rests on and the evidence string (all None: no mode).
+    ``details``: every sub-kind the evidence shows, ``detail`` first (several error texts, several blockers, several
+    loop kinds, several failed checks); empty when the mode has no sub-kind."""
 
     mode: str | None = None
     detail: str | None = None
     step: int | None = None
     evidence: str | None = None
+    details: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.detail is not None and (not self.details or self.details[0] != self.detail):
+            rest = tuple(d for d in self.details if d != self.detail)
+            object.__setattr__(self, "details", (self.detail, *rest))
+
+    @property
+    def subkinds(self) -> tuple[str, ...] | None:
+        """``runs.failure_details``: the sub-kinds, None for a run without a failure mode."""
+        return None if self.mode is None else self.details
 
 
 NONE = Failure()
@@ -86,6 +103,7 @@ class FailureFacts:
     judge: str | None = None  # the judge's verdict
     judge_model: str | None = None
     answer_matches: bool | None = None
+    refused: tuple[int, tuple[str, ...]] | None = None  # :func:`refusal`: the step the page said no to, its errors
 
 
 def applies(verdict: str, claimed: bool) -> bool:
@@ -155,43 +173,57 @@ def _blocked(step: int, evidence: str, urls: Mapping[int, str]) -> Failure:
     kind = "auth_wall" if evidence.startswith("auth wall") else next((k for k in _BLOCKERS if k in codes),
                                                                      "blocking_page")
     page = page_of(urls.get(step) or (evidence[len("auth wall"):].strip(" …") if kind == "auth_wall" else None))
-    return Failure(M.BLOCKED, kind, step, clip(f"{kind.replace('_', ' ')} at {page}" if page else evidence))
+    return Failure(M.BLOCKED, kind, step, clip(f"{kind.replace('_', ' ')} at {page}" if page else evidence),
+                   tuple(k for k in _BLOCKERS if k in codes))
 
 
-def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str], overlays: Mapping[int, str]
-                   ) -> Failure | None:
+def _from_evidence(found: dict[str, tuple[int, str]], urls: Mapping[int, str], overlays: Mapping[int, str],
+                   refused: tuple[int, tuple[str, ...]] | None = None) -> Failure | None:
     """The modes the evidence referee's reasons show: blocked, app_said_no, dead_action, looped."""
     if C.ENDS_BLOCKED in found:
         return _blocked(*found[C.ENDS_BLOCKED], urls)
     if C.ERROR_AFTER_LAST_HIGH_RISK in found:
         step, ev = found[C.ERROR_AFTER_LAST_HIGH_RISK]
         texts = error_texts(ev)
-        return Failure(M.APP_SAID_NO, clip(texts[0]) if texts else None, step, clip(ev))
+        return Failure(M.APP_SAID_NO, clip(texts[0]) if texts else None, step, clip(ev), tuple(clip(t) for t in texts))
     if C.LAST_HIGH_RISK_NO_EFFECT in found:
         step, ev = found[C.LAST_HIGH_RISK_NO_EFFECT]
         if step in overlays:  # the action went to the page beneath a modal overlay: the overlay blocked it
             return Failure(M.BLOCKED, "overlay", step, clip(f"overlay '{overlays[step]}' open: {ev}"))
+        if refused is not None:  # a message came and went after the refused action: the application said no
+            at, said = refused[0], "; ".join(refused[1])
+            texts = error_texts(said)
+            return Failure(M.APP_SAID_NO, clip(texts[0]) if texts else None, at,
+                           clip(f"after step {at}, before the next action, the page said: {said}; then {ev}"),
+                           tuple(clip(t) for t in texts))
         return Failure(M.DEAD_ACTION, clip(ev.split(" ", 1)[0]) or None, step, clip(ev))
-    for code, detail in _LOOPS:
-        if code in found:
-            step, ev = found[code]
-            return Failure(M.LOOPED, detail, step, clip(ev))
+    loops = [(code, detail) for code, detail in _LOOPS if code in found]
+    if loops:
+        step, ev = found[loops[0][0]]
+        return Failure(M.LOOPED, loops[0][1], step, clip(ev), tuple(d for _, d in loops))
     return None
 
 
 def _wrong_result(f: FailureFacts) -> Failure | None:
     """A failed check of the run's result: the contract's (the first by name), the evaluator, the judge, the
-    answer."""
+    answer; its details every check that failed, in this order."""
     step = f.done_step if f.done_step is not None else f.last_step
-    if f.failed_checks:
-        name, kind, ev = sorted(f.failed_checks)[0]
-        return Failure(M.WRONG_RESULT, clip(kind, 60), step, clip(f"contract check {name} failed: {ev}"))
+    checks = sorted(f.failed_checks)
+    others = (["evaluator"] if f.evaluator == "fail" else []) + (["judge"] if f.judge == "fail" else []) + \
+        (["answer"] if f.answer_matches is False else [])
+    details = tuple(dict.fromkeys([clip(k, 60) for _, k, _ in checks] + others))
+    if checks:
+        name, kind, ev = checks[0]
+        return Failure(M.WRONG_RESULT, clip(kind, 60), step, clip(f"contract check {name} failed: {ev}"), details)
     if f.evaluator == "fail":
-        return Failure(M.WRONG_RESULT, "evaluator", step, f"the benchmark's evaluator scored {f.outcome_score}")
+        return Failure(M.WRONG_RESULT, "evaluator", step, f"the benchmark's evaluator scored {f.outcome_score}",
+                       details)
     if f.judge == "fail":
-        return Failure(M.WRONG_RESULT, "judge", step, clip(f"the judge ({f.judge_model or 'unnamed'}) said fail"))
+        return Failure(M.WRONG_RESULT, "judge", step, clip(f"the judge ({f.judge_model or 'unnamed'}) said fail"),
+                       details)
     if f.answer_matches is False:
-        return Failure(M.WRONG_RESULT, "answer", step, "the extracted answer does not contain the reference answer")
+        return Failure(M.WRONG_RESULT, "answer", step, "the extracted answer does not contain the reference answer",
+                       details)
     return None
 
 
@@ -200,7 +232,7 @@ def classify(f: FailureFacts) -> Failure:
     if not applies(f.verdict, f.claimed):
         return NONE
     found = _reasons(f.evidence_reasons)
-    by_evidence = _from_evidence(found, f.urls, f.overlays)
+    by_evidence = _from_evidence(found, f.urls, f.overlays, f.refused)
     if by_evidence is not None:
         return by_evidence
     if f.no_answer:
@@ -218,3 +250,49 @@ def classify(f: FailureFacts) -> Failure:
     rest = sorted(f"{code}@{s}: {ev}" for code, (s, ev) in found.items())
     return Failure(M.NOT_DETERMINED, clip(f.verdict_reason) or None, None,
                    clip("; ".join(rest)) if rest else "no evidence of a cause")
+
+
+def _page(url: str | None) -> str | None:
+    return page_of(url)
+
+
+def flashed(steps: Sequence[StepEvidence], k: int) -> frozenset[str]:
+    """The error messages shown in any frame after step ``k`` and before the next acting step's action that were
+    not on the page before step ``k``: its frame after, the frames of the steps that do not act, and the next
+    acting step's own frame before it (a snapshot taken apart from the previous step's). On another page than the
+    one step ``k`` acted on, only errors worded as errors count (as the evidence referee reads them)."""
+    first = steps[k]
+    then = first.messages_before.errors if first.messages_before is not None else frozenset()
+    start = _page(first.url_before)
+    seen = [(first.messages_after, first.url_after)]
+    for t in steps[k + 1:]:
+        seen.append((t.messages_before, t.url_before))
+        if t.action_type not in NON_ACTING:
+            break
+        seen.append((t.messages_after, t.url_after))
+    out: set[str] = set()
+    for m, url in seen:
+        if m is None:
+            continue
+        moved = start is not None and _page(url) not in (None, start)
+        out |= (m.worded_errors if moved else m.errors) - then
+    return frozenset(out)
+
+
+def refusal(steps: Sequence[StepEvidence]) -> tuple[int, tuple[str, ...]] | None:
+    """The last high-risk step whose response, in any frame before the next action, was an error message
+    (:func:`flashed`), and its errors; None when there is none, or when an acting step after it changed the
+    screen or the URL (the agent acted on what it saw, or the page moved on)."""
+    for k in range(len(steps) - 1, -1, -1):
+        s = steps[k]
+        if not s.high_risk:
+            continue
+        errors = flashed(steps, k)
+        if not errors:
+            continue
+        start = _page(s.url_before)
+        if any(t.action_type not in NON_ACTING
+               and (t.content_changed is not False or _page(t.url_after) not in (None, start)) for t in steps[k + 1:]):
+            return None
+        return s.index, tuple(sorted(errors))
+    return None

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from ..base.errors import LedgerError
 from ..base.reasons import WarningFollowup
-from ..queries.failuremodes import failed_check
+from ..queries.failuremodes import failed_check, subkinds
 from ..queries.views import action_label
 from ..render.evidencetext import check_sentence, failure_sentence, process_sentence
 
@@ -166,7 +166,8 @@ def _where_lost(r: dict[str, Any], checks: list[dict[str, Any]]) -> list[tuple[s
     rows: list[tuple[str, Text | str]] = []
     if r.get("failure_mode"):
         at = f" at step {r['failure_step']}" if r.get("failure_step") is not None else ""
-        detail = f" ({r['failure_detail']})" if r.get("failure_detail") else ""
+        kinds = subkinds(r)
+        detail = f" ({'; '.join(kinds)})" if kinds else ""
         said = failure_sentence(r.get("failure_evidence"), failed_check(r.get("failure_evidence"), checks))
         control = f" [{r['failure_control']}]" if r.get("failure_control") else ""
         rows.append(("failure", Text(f"{r['failure_mode']}{detail}{at}{control}: {said}".rstrip(": "), style="red")))

@@ -95,4 +95,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "Progress over long runs (issue 51, item 3): the page's or window's title before and after each "
                   "step, as the log records it, where phases of the progress timeline are cut.",
               {"steps": ("title_before", "title_after")}),
+    Migration(17, "The failure modes, sharpened (issue 51, item 4): every sub-kind a failure mode's evidence shows "
+                  "(several error texts, blockers, loop kinds or failed checks), beside failure_detail, which keeps "
+                  "the first.",
+              {"runs": ("failure_details",)}),
 )

@@ -73,7 +73,7 @@ CONSENT_ON = {
         "screen_text_final": None, "screen_messages_final": None,
         # a flat contract: its one check holds; no rubric tree, no judge of score --judgments
         "contract_score": 1.0, "contract_tree": None, "judgments": None, "failure_mode": None, "failure_detail": None,
-        "failure_step": None, "failure_evidence": None,
+        "failure_details": None, "failure_step": None, "failure_evidence": None,
         "actions_after_last_frame": 0,  # its last screenshot follows its last action
         # a passing run has no failure mode, so no decisive error and no control (docs/failures.md)
         "failure_control": None, "decisive_step": None, "decisive_kind": None, "decisive_evidence": None,
@@ -210,10 +210,14 @@ def test_referee_of_a_disputed_run(sample_ledger: Path, width100: None) -> None:
         # the process score: every toggle drew its cell and reached a new screen; the wrong grid is the outcome's
         "process   1.00: effective actions 5/5; progress 5/5",
         # the failure mode (docs/failures.md): the contract's grid check, its evidence said in words
-        # ... whether the agent could have avoided it, and where the run was lost: no step shows it
-        "failure   wrong_result (grid) at step 6 [controllable]: contract check `kick row` failed: step 9 is",
-        "          required but not active; step 10 is active but forbidden (active: 1, 5, 10, 13)",
-        "decisive  not_determined: no step shows where the run was lost",
+        # and every failed check of the result (the evaluator failed it too: issue 51, several sub-kinds)
+        # ... whether the agent could have avoided it, and where the run was lost: the click on cell 10, which the
+        # grid check links to (analyzers/checklink.py)
+        "failure   wrong_result (grid; evaluator) at step 6 [controllable]: contract check `kick row` failed:",
+        "          step 9 is required but not active; step 10 is active but forbidden (active: 1, 5, 10, 13)",
+        "decisive  contract_check at step 3 [controllable]: contract check failed: CLICK at step 3 set cell",
+        "          10 of the grid, which check 'kick row' forbids (before frames/003.png, after",
+        "          frames/004.png)",
         "lesson    referee disagreement: contract kick on the quarter notes said fail (kick row:",
         "          missing_required=[9], forbidden_active=[10], active_steps=[1, 5, 10, 13]); the benchmark's",
         "          evaluator said fail; judge screenshot-judge (recorded) said pass (kick row shows four",

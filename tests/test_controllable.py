@@ -64,7 +64,7 @@ EXPECTED = {
     "consent-overlay-off": ("controllable", "controllable"),  # a cookie banner the -on arm dismissed
     "nc-server-validation": ("controllable", "controllable"),  # 'password is too short', not acted on
     "nc-inbox-read": (None, None),
-    "sequencer-near-miss": ("controllable", None),  # a wrong grid: the agent's; no step shows where
+    "sequencer-near-miss": ("controllable", "controllable"),  # a wrong grid: the agent's click on cell 10 (step 3)
 }
 
 

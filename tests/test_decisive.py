@@ -160,7 +160,8 @@ EXPECTED = {
     "nc-signin-gave-up": (1, "blocked"),  # the click that led to the sign-in wall
     "nc-swallowed-send": (1, "dead_action"),
     "offscreen-modal-off": (1, "dead_action"),
-    "sequencer-near-miss": (None, "not_determined"),  # the wrong grid only its contract sees
+    # the click on kick cell 10 where 9 was wanted (frames 003 -> 004): only its contract's grid check sees it
+    "sequencer-near-miss": (3, "contract_check"),
     "terms-checkbox-off": (1, "dead_action"),
     "ticker-dead-send": (3, "dead_action"),  # the Send that did nothing; the waits after it are its consequence
     "validation-flash-off": (1, "dead_action"),
@@ -172,6 +173,7 @@ STEP_KINDS = {
                     "modal_mounted_offscreen", "click_on_disabled_button", "dead_click_ticker", "validation_flash"},
     "ignored_message": {"server_validation_error"},
     "loop_start": {"menu_toggle"},
+    "contract_check": {"toggle"},
 }
 
 

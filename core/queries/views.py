@@ -35,9 +35,9 @@ TIMELINE_RUN_COLUMNS = (
     "lesson_candidate", "reward_total", "longest_loop", "states_distinct", "states_returning", "oscillations",
     "stalled_from_step", "no_net_progress", "message_source", "message_text", "screen_text_final",
     "screen_messages_final", "contract_score", "contract_tree", "judgments", "failure_mode", "failure_detail",
-    "failure_step", "failure_evidence", "actions_after_last_frame", "failure_control", "decisive_step",
-    "decisive_kind", "decisive_evidence", "decisive_control", "damage", "damage_evidence", "process_score",
-    "process_evidence",
+    "failure_details", "failure_step", "failure_evidence", "actions_after_last_frame", "failure_control",
+    "decisive_step", "decisive_kind", "decisive_evidence", "decisive_control", "damage", "damage_evidence",
+    "process_score", "process_evidence",
 )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..queries.failuremodes import failed_check
+from ..queries.failuremodes import failed_check, subkinds
 from .evidencetext import failure_sentence
 from .htmltext import escape as _e
 from ..base.words import count
@@ -72,7 +72,8 @@ def failure_line(r: dict[str, Any]) -> str:
     if not r.get("failure_mode"):
         return ""
     at = f" at step {r['failure_step']}" if r.get("failure_step") is not None else ""
-    detail = f" ({_e(r['failure_detail'])})" if r.get("failure_detail") else ""
+    kinds = subkinds(r)
+    detail = f" ({_e('; '.join(kinds))})" if kinds else ""
     evidence = r.get("failure_evidence")
     return (f'<p class=failure-mode>Failure mode: <b>{_e(r["failure_mode"])}</b>{detail}{at}: '
             f'{_e(failure_sentence(evidence, failed_check(evidence, r.get("contract_checks"))))}</p>')

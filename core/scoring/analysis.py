@@ -42,7 +42,7 @@ from ..schemas.records import Run, Step
 
 from .coverage import not_read
 from .contracts import LoadedContract
-from .failuremodes import decisive_of, failure_of
+from .failuremodes import check_link, decisive_of, failure_of
 from .judgments import Judgment
 from .loading import LoadedRun, RefereeEvidence, RefereePlan
 from .options import ScoreOptions
@@ -238,14 +238,18 @@ def analyze(run: Run, loaded: LoadedRun, plan: RefereePlan, opts: ScoreOptions) 
     for sf, f in zip(found, follows):
         sf.follow = f
     failure = failure_of(run, verdict, ev_verdict, claim, contract_result, evaluator,
-                         {sf.step.index: sf.page.overlay_before for sf in found})
+                         {sf.step.index: sf.page.overlay_before for sf in found}, ev_steps)
+    final_frame = loaded.referee.final
+    checked = check_link(steps, contract_result, contract.data if contract else None,
+                         (run.screen_width, run.screen_height),
+                         (final_frame.rgb.shape[1], final_frame.rgb.shape[0]) if final_frame is not None else None)
     return RunFindings(run=run, steps=found, contract=contract, contract_result=contract_result, verdict=verdict,
                        ev_verdict=ev_verdict, evaluator=evaluator, claim=claim, states=run_states,
                        no_net_progress=stalled, reference_steps=_reference_steps(run, contract, opts),
                        spend=run_spend, final_screen=final_screen, ocr_engine=loaded.ocr_engine, rubric=rubric,
                        judgments=tuple(given), actions_after_last_frame=loaded.actions_after_last_frame,
                        failure=failure, decisive=decisive_of(steps, step_states, loop_findings, ev_steps, failure,
-                                                            run_states.stalled_from))
+                                                            run_states.stalled_from, checked))
 
 
 def _reference_steps(run: Run, contract: LoadedContract | None, opts: ScoreOptions) -> int | None:

@@ -1,0 +1,136 @@
+"""A failed contract check linked to the step that caused it (pure, deterministic; issue 51, item 4).
+
+A wrong result that only a contract can see (a grid with one cell off, a field holding the wrong value) shows no
+error on the screen and no dead action: its first decisive error is the step that put the wrong value there. It is
+read from the failed check's evidence (what the check read of the final state: the grid cells that are on and must
+not be, the URL, the element texts) and the steps' actions:
+
+| check | the step | holds when |
+|---|---|---|
+| grid | the last acting step whose point lies in a cell the check forbids and found on (``forbidden_active``) | the check found a forbidden cell on |
+| url_matches | the step that navigated to the final URL (its URL before differs, its URL after is the final one, and the run stayed there) | the run moved onto the wrong page |
+| element_text, text_absent | the last step that typed or selected a value the check found (a ``texts`` item holds it; ``text_absent``: its text) | the wrong value is one the agent entered |
+
+A check that failed because something is missing (a required cell off, a text absent, a URL never reached) names
+no step: an omission has no step that caused it, and the decisive error stays what the other evidence shows
+(``not_determined`` without it). Several failed checks: the earliest step (the first error; later ones follow from
+it). Without a contract there is no check, and nothing is linked.
+"""  # noqa: E501  (the table above is Markdown: one row a line)
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .evidence import NON_ACTING
+from .failuremodes import clip, page_of
+
+
+@dataclass(frozen=True)
+class CheckStep:
+    """What the link reads of one step: its action (its point already in frame pixels) and where it ended."""
+
+    index: int
+    action_type: str
+    point: tuple[float, float] | None = None
+    text: str | None = None  # what the action typed or selected
+    url_before: str | None = None
+    url_after: str | None = None
+    frame_pre: str | None = None
+    frame_post: str | None = None
+
+    def frames(self) -> str:
+        return f"before {self.frame_pre or '-'}, after {self.frame_post or '-'}"
+
+
+@dataclass(frozen=True)
+class FailedCheck:
+    """A contract check that failed: its name, type, the check as the contract writes it, and its evidence."""
+
+    name: str
+    type: str
+    spec: Mapping[str, Any] = field(default_factory=dict)
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Link:
+    """The step a failed check is linked to, and what shows it."""
+
+    step: int
+    evidence: str
+
+
+def _cell(spec: Mapping[str, Any], col: int) -> tuple[float, float, float, float] | None:
+    """The box (left, top, right, bottom) of the grid check's cell ``col`` (1-based) in its target row."""
+    try:
+        x, y, w, h = (float(v) for v in spec["box"])
+        rows, cols, row = int(spec["rows"]), int(spec["cols"]), int(spec["target_row"]) - 1
+    except (KeyError, TypeError, ValueError):
+        return None
+    if rows <= 0 or cols <= 0:
+        return None
+    cw, ch = w / cols, h / rows
+    return x + (col - 1) * cw, y + row * ch, x + col * cw, y + (row + 1) * ch
+
+
+def _grid(chk: FailedCheck, steps: Sequence[CheckStep]) -> Link | None:
+    found: list[Link] = []
+    for col in chk.evidence.get("forbidden_active") or ():
+        box = _cell(chk.spec, int(col))
+        if box is None:
+            continue
+        hit = [s for s in steps if s.action_type not in NON_ACTING and s.point is not None
+               and box[0] <= s.point[0] < box[2] and box[1] <= s.point[1] < box[3]]
+        if hit:
+            s = hit[-1]  # the last click there left the cell as the check found it
+            found.append(Link(s.index, f"{s.action_type} at step {s.index} set cell {col} of the grid, which check "
+                                       f"'{chk.name}' forbids ({s.frames()})"))
+    return min(found, key=lambda k: k.step) if found else None
+
+
+def _url(chk: FailedCheck, steps: Sequence[CheckStep]) -> Link | None:
+    final = page_of(chk.evidence.get("url"))
+    if final is None:
+        return None
+    pos = None
+    for i, s in enumerate(steps):
+        after = page_of(s.url_after)
+        if after is not None and after != final:
+            pos = None  # it left the final page: an earlier arrival did not last
+        elif after == final and page_of(s.url_before) not in (None, final) and pos is None:
+            pos = i
+    if pos is None:
+        return None
+    s = steps[pos]
+    return Link(s.index, f"{s.action_type} at step {s.index} led to {final}, where the run stayed and check "
+                         f"'{chk.name}' failed ({s.frames()})")
+
+
+def _typed(chk: FailedCheck, steps: Sequence[CheckStep]) -> Link | None:
+    if chk.type == "text_absent":
+        shown = [str(chk.spec.get("text") or "")]
+    else:
+        shown = [str(t) for t in chk.evidence.get("texts") or ()]
+    shown = [" ".join(t.split()).lower() for t in shown if t.strip()]
+    for s in reversed(steps):
+        typed = " ".join((s.text or "").split()).lower()
+        if s.action_type in NON_ACTING or not typed:
+            continue
+        if any(typed in t or (chk.type == "text_absent" and t in typed) for t in shown):
+            return Link(s.index, f"{s.action_type} at step {s.index} entered '{clip(s.text or '', 40)}', the value "
+                                 f"check '{chk.name}' found wrong ({s.frames()})")
+    return None
+
+
+_RULES = {"grid": _grid, "url_matches": _url, "element_text": _typed, "text_absent": _typed}
+
+
+def link(checks: Sequence[FailedCheck], steps: Sequence[CheckStep]) -> Link | None:
+    """The earliest step a failed check is linked to (see the module docstring); None when none is."""
+    found = [k for c in checks if (rule := _RULES.get(c.type)) is not None and (k := rule(c, steps)) is not None]
+    if not found:
+        return None
+    best = min(found, key=lambda k: k.step)
+    return Link(best.step, clip(f"contract check failed: {best.evidence}"))
