@@ -121,13 +121,18 @@ def _answers(lines: list[str], runs: list[tuple[Run, Path]], unsure: list[str]) 
         unsure.append(f"action {name!r}: drafted as DONE, but {why} (it is read as UNKNOWN)")
 
 
+#: Words of a name that says it concludes (``Print_Assert_Result``): with one sampled run, its place is not
+#: evidence enough without one of them.
+_CLOSING = re.compile(r"(?i)(?:^|[^a-z])(?:results?|asserts?|answers?|reports?|conclu\w*|final\w*|verdict|summary|"
+                      r"submit\w*)(?:$|[^a-z])")
 #: The comment of an action drafted as DONE by its place alone (:func:`closing`): its runs' verdicts are held.
 BY_PLACE = "UNSURE: drafted as DONE by its place alone"
 
 
 def closing(text: str, run_dirs: list[Path], root: Path) -> dict[str, tuple[int, int]]:
     """The action names no type was guessed for that end the sampled runs: each is the last action of every run
-    it appears in, of at least half the runs, and no run holds another answer (DONE, FAIL). A harness's closing
+    it appears in, of at least half the runs (of one run, only a name that says it concludes: ``result``,
+    ``assert``, ``report``...), and no run holds another answer (DONE, FAIL). A harness's closing
     call by its own name (``Print_Assert_Result``): name -> (runs it ends, runs read). Its place is its only
     evidence: the draft marks it UNSURE and holds the runs' verdicts."""
     got = _runs(text, run_dirs, root)
@@ -141,8 +146,11 @@ def closing(text: str, run_dirs: list[Path], root: Path) -> dict[str, tuple[int,
         for k, s in enumerate(run.steps):
             if s.action.type == "UNKNOWN" and s.action.extra.get("log_type"):
                 places.setdefault(str(s.action.extra["log_type"]), []).append(k == len(run.steps) - 1)
+    def says(name: str) -> bool:  # CamelCase words apart: ReportResult
+        return _CLOSING.search(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)) is not None
+
     return {name: (len(last), len(runs)) for name, last in places.items()
-            if all(last) and 2 * len(last) >= len(runs)}
+            if all(last) and 2 * len(last) >= len(runs) and (len(runs) > 1 or says(name))}
 
 
 def checked(text: str, run_dirs: list[Path], root: Path, unsure: list[str]) -> str:

@@ -301,7 +301,8 @@ def _acting(d: StepDraft, steps: list[dict[str, Any]]) -> tuple[str, str] | None
                 continue
             v = next(iter(acting))
             mine = [good for x, good in zip(vals, ok) if x == v]
-            if len(mine) < len(steps) and (all(mine) if exact else 2 * sum(mine) >= len(mine)):
+            marks = exact or all(isinstance(x, str) for x in vals)  # relaxed: a kind every step is marked with
+            if len(mine) < len(steps) and marks and (all(mine) if exact else 2 * sum(mine) >= len(mine)):
                 return f, str(v)
     return None
 
