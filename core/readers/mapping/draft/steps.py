@@ -199,8 +199,9 @@ def _namer(top: dict[str, list[Any]], key: str) -> str:
 
     if share(key) != 0.0:
         return key
-    named = {k: share(k) for k in top if re.search(r"type|action|name|kind|op|command|event", k, re.I)}
-    best = max(named, key=lambda k: named[k], default=key)
+    named = {k: share(k) for k in top if len({v for v in top[k] if isinstance(v, str)}) > 1}  # a vocabulary
+    best = max(named, key=lambda k: (named[k], bool(re.search(r"type|action|name|kind|op|command|event", k, re.I))),
+               default=key)
     return best if named.get(best, 0.0) > 0 else key
 
 
