@@ -342,6 +342,21 @@ claim that is checked.
   or the last line that starts with an action's name, the image, a labelled thought (up to the next label),
   URL, time and target, and the goal and model from the lines above the first block; an unlabelled thought is
   left to you (`UNSURE`).
+- `draft-mapping` on a JSON log whose steps are nested: a list of one or a few records (up to 5: a run's
+  executions, sessions) each holding a longer list of records is read as one list, `executions[].tasks[]`,
+  when those records look more like steps (an action name trajcheck knows, a point, a screenshot). The action
+  is the field whose values are known actions (`subType: 'Tap'` beside `type: 'Action Space'`); when only the
+  steps of one kind act (a field every step holds, one of whose values marks every step it types and more of
+  its steps than not, none of the others), the steps are filtered (`... | [?type=='Action Space']`) and the
+  step drafted again from them, a point or text deeper in the step (`param.locate.center`, `param.value`)
+  included. Screenshots named by id: a map in the log whose members are mostly images becomes `[run] images`,
+  and the fields of the steps whose values are its ids (through objects, and lists by the label of their
+  entries, `recorder[?timing=='after-calling'] | [0].screenshot.id`) `screenshot` and `screenshot_after`:
+  which is the screen after is read from the log's own chain (the screen after a step is the next one's
+  before, the same id), then from the names (`after`, `post`), else UNSURE. An action name with no type that
+  is the last action of every sampled run it is in (of two runs or more, or of one when its name says it
+  concludes: `result`, `assert`, `report`, `answer`, `final`...) is drafted as DONE marked UNSURE, and
+  `[run] unsure` holds `actions` until a person has checked it.
 - `draft-mapping` guesses from names and shapes in a sample: a vocabulary it has no type for is left to you
   (`UNSURE`), the coordinate space of a resized model image cannot be seen in the data, and a results file
   is found only beside the runs when its records name the run folders or their paths.
