@@ -302,7 +302,9 @@ def _acting(d: StepDraft, steps: list[dict[str, Any]]) -> tuple[str, str] | None
                 continue
             v = next(iter(acting))
             mine = [good for x, good in zip(vals, ok) if x == v]
-            marks = exact or all(isinstance(x, str) for x in vals)  # relaxed: a kind every step is marked with
+            # relaxed, or beside a naming field: a kind every step is marked with, a few values that repeat
+            marks = exact and d.named_by is None or all(isinstance(x, str) for x in vals) and 3 * len(set(vals)) <= \
+                len(steps)
             if len(mine) < len(steps) and marks and (all(mine) if exact else 2 * sum(mine) >= len(mine)):
                 return f, str(v)
     return None
