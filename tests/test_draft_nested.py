@@ -70,3 +70,22 @@ def test_a_list_of_steps_each_holding_a_few_sub_records_is_not_flattened(tmp_pat
         d.joinpath("log.json").write_text(json.dumps({"steps": steps}))
     text = draft_mapping(tmp_path).text
     assert "steps = 'steps'" in text, text
+
+
+def test_a_call_that_ends_every_run_is_drafted_done_unsure_and_holds_the_verdicts(tmp_path):
+    # `wrapup` has no type and no word that says it concludes, but it is the last action of both runs
+    for n in range(2):
+        d = tmp_path / f"r{n}"
+        d.mkdir()
+        steps = [{"action": "click", "coordinate": [i, i]} for i in range(3)] + [{"action": "wrapup"}]
+        d.joinpath("log.json").write_text(json.dumps({"steps": steps}))
+    d = draft_mapping(tmp_path, check=True)
+    assert "'wrapup' = 'DONE'    # UNSURE: drafted as DONE by its place alone" in d.text, d.text
+    assert "unsure = ['actions'" in d.text
+    assert d.verdicts == {"unknown": 2}
+    # one run is not evidence enough for a name that does not say it concludes
+    one = tmp_path / "one"
+    one.mkdir()
+    (tmp_path / "r0" / "log.json").rename(one / "log.json")
+    text = draft_mapping(one).text
+    assert "'wrapup' = ?" in text and "unsure = ['actions'" not in text, text

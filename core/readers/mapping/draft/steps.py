@@ -285,7 +285,9 @@ def _image(v: Any) -> bool:
 
 def _acting(d: StepDraft, steps: list[dict[str, Any]]) -> tuple[str, str] | None:
     """A field of the steps (``status``) one of whose values marks exactly the steps whose action is understood,
-    when the others have none: a log that records every model call (plan, act, judge) as a step."""
+    when the others have none: a log that records every model call (plan, act, judge) as a step. Failing that, a
+    kind (``type: 'Action Space'``) that marks every understood step and more of its steps than not, the others
+    none: some of the acting steps' names are not yet typed (``ClearInput``), the others are planning calls."""
     if d.type_fields is None and d.named_by is None or len(steps) < 3:
         return None
     ok = [_understood(d, s) for s in steps]
@@ -367,7 +369,8 @@ def draft_steps(shape: str, runs: list[list[Any]], unsure: list[str]) -> StepDra
         f, v = d.only
         first = []  # what the first draft was unsure of is of the steps left out too
         d = draft_steps(shape, [[s for s in run if isinstance(s, dict) and str(s.get(f)) == v] for run in runs], first)
-        d.only = (f, v)
+        d.only = (f, v)  # one filter: a second one found among the acting steps is not written
+        first = [u for u in first if not u.startswith("only the steps with ")]
     unsure += first
     if d.grammar is None and not any(ln.startswith("x = ") for ln in d.lines):
         d.lines += deep.point_and_text(dicts if d.only is None else
