@@ -67,6 +67,7 @@ warning naming the field; `[run] steps` that gives nothing makes the run invalid
 | `path` | a regular expression with named groups, searched in the run folder's path (below): values the harness writes into its folder names |
 | `[run.config]` | config values of the run (`runs.config`, read by `--by config.NAME`): each a field of the log or a template of the groups of `path` (`condition = { value = "{condition}" }`) |
 | `wall_seconds`, `cost_usd`, `tokens_input`, `tokens_output` | the run's recorded elapsed seconds, cost in USD and token totals (`runs` columns of time and spend; a number written as text is a number) |
+| `images` | JMESPath to a map of id -> image in the log (`{"3f2a...": "data:image/jpeg;base64,..."}`; a value may be base64, a data: URL or a path inside the run folder): a step's `screenshot` or `screenshot_after` that is one of its ids stands for its image. Only the images a step names are decoded, each once, each within the inline frame size limit (64 MiB); `--check` counts as the log's screenshots the map's images that the steps name (by any of their values) |
 | `screen` | `[width, height]` when the log records none |
 | `coordinates` | the space of the log's points (below) |
 | `ends` | how the harness ends a run: `"answer"` or `"external"` (below) |
@@ -136,6 +137,7 @@ would give two runs one record (fields matched by chance, or a key not specific 
 | `scroll_direction`, `scroll_amount` | a scroll's direction (`up`, `down`, `left`, `right`) and amount: the action's `extra.direction` and `extra.amount`, as the built-in readers keep them |
 | `url_before` | the URL of the page the step acted on (the page it saw); without `url_after`, a step's URL after is the next step's `url_before` (the last step's is unknown) |
 | `screenshot` | a path inside the run folder (relative to a step file's folder), base64 or a data: URL (a text log's `![alt](src)`: `{ path = "block", regex = '!\[[^\]]*\]\((?P<screenshot>[^)]+)\)' }`; a screenshot field's regex sees as much text as one inline frame at the frame size limit, 64 MiB decoded); a harness's annotated copy (`3_labeled.png`, `_som`, `_annotated`, `_marked`...) is read as the screenshot it was made from (`3.png`) when that file is beside it: the screen as it was; with `pre`, the screen after the last step is the file named like the last one with its last number one higher, when it exists |
+| `screenshot_after` | a field: the screen after the step, where each step names its own (a path, base64, a data: URL or an id of `[run] images`); `screenshot` is then the screen before (`screenshot_is` stays `pre`, no `screenshots_offset`), and a step without one takes the next step's screen before |
 | `screenshot_file` | a template of the screenshot's file name; with `screenshot_after_file`, the pre and post frames from two templates (`step_{step:02}.png`, `step_{step:02}_action.png`) |
 | `screenshots` | a glob of screenshots paired with the steps by position (natural order) |
 | `screenshots_offset` | a whole number: each step's screenshot is the one `screenshots_offset` steps later gives (`screenshot`, `screenshot_file` or `screenshots`; not a chat's images): `1` when each step names the screen one step before the one it acted on, `-1` one step after; past either end, the file named like its neighbour with its last number one higher (lower) when it exists |
@@ -340,6 +342,21 @@ claim that is checked.
   or the last line that starts with an action's name, the image, a labelled thought (up to the next label),
   URL, time and target, and the goal and model from the lines above the first block; an unlabelled thought is
   left to you (`UNSURE`).
+- `draft-mapping` on a JSON log whose steps are nested: a list of one or a few records (up to 5: a run's
+  executions, sessions) each holding a longer list of records is read as one list, `executions[].tasks[]`,
+  when those records look more like steps (an action name trajcheck knows, a point, a screenshot). The action
+  is the field whose values are known actions (`subType: 'Tap'` beside `type: 'Action Space'`); when only the
+  steps of one kind act (a field every step holds, one of whose values marks every step it types and more of
+  its steps than not, none of the others), the steps are filtered (`... | [?type=='Action Space']`) and the
+  step drafted again from them, a point or text deeper in the step (`param.locate.center`, `param.value`)
+  included. Screenshots named by id: a map in the log whose members are mostly images becomes `[run] images`,
+  and the fields of the steps whose values are its ids (through objects, and lists by the label of their
+  entries, `recorder[?timing=='after-calling'] | [0].screenshot.id`) `screenshot` and `screenshot_after`:
+  which is the screen after is read from the log's own chain (the screen after a step is the next one's
+  before, the same id), then from the names (`after`, `post`), else UNSURE. An action name with no type that
+  is the last action of every sampled run it is in (of two runs or more, or of one when its name says it
+  concludes: `result`, `assert`, `report`, `answer`, `final`...) is drafted as DONE marked UNSURE, and
+  `[run] unsure` holds `actions` until a person has checked it.
 - `draft-mapping` guesses from names and shapes in a sample: a vocabulary it has no type for is left to you
   (`UNSURE`), the coordinate space of a resized model image cannot be seen in the data, and a results file
   is found only beside the runs when its records name the run folders or their paths.

@@ -1,7 +1,9 @@
 """How much of a folder a mapping reads (``trajcheck draft-mapping --check``): runs read, actions understood
 (a trajcheck type, not UNKNOWN) and screenshots found (the image files in the runs' folders, and the images
 carried inside their logs, that the steps use as frames; a harness's annotated copy of a screenshot beside it,
-``3_labeled.png`` beside ``3.png``, is the same screen)."""
+``3_labeled.png`` beside ``3.png``, is the same screen). Of a log whose steps name their screenshots by id in a
+map of images (``[run] images``), the screenshots are the map's images that the steps name, whichever field
+names them)."""
 
 from __future__ import annotations
 
@@ -73,7 +75,8 @@ def measure(paths: list[str | os.PathLike[str]], mapping: str | os.PathLike[str]
         there = {f for f in used if _there(run.inline_frames, run.outside_files, ref.run_dir, f)}
         files = set(images(ref.run_dir))
         screens = {screen_of(f, files) for f in files}  # an annotated copy is the screen it marks up
-        c.screenshots += len(screens) + len(run.inline_frames)
+        named = run.extra.get("images_named")  # a log's map of images by id: those its steps name are its screens
+        c.screenshots += len(screens) + max(len(run.inline_frames), named if isinstance(named, int) else 0)
         c.screenshots_used += len({screen_of(f, files) for f in there & files}) + \
             len(there & set(run.inline_frames))
         c.frames_missing += len(used - there)

@@ -16,6 +16,7 @@ from ..kit.screenshots import frame_size
 from ..kit.usage import amount, count, elapsed, seconds_of
 from .extras import number, page_urls, run_spend, scroll_of, target_of
 from .grammars import parse_all
+from .images import ImageMap
 from .notes import from_path, slow_fields, unmatched
 from . import text as textlog
 from .schema import MAX_LOG_BYTES, Mapping, _load, action_key
@@ -114,16 +115,15 @@ def _blocks(m: Mapping, body: str, run_name: str, rel: str) -> list[tuple[dict[s
                                       field="run.blocks", hint=f"rewrite [run] blocks of {m.path.name}")]) from None
 
 
-def _frames(m: Mapping, run_dir: Path, recs: list[Rec], frames: Frames,
-            problems: list[Problem]) -> tuple[list[str | None], list[str | None]]:
-    """Each step's pre and post frame: the ``screenshot`` field, the chat's images, the templates or the glob."""
+def _frames(m: Mapping, run_dir: Path, recs: list[Rec], frames: Frames, problems: list[Problem],
+            imgs: ImageMap) -> tuple[list[str | None], list[str | None]]:
+    """Each step's pre and post frame: the ``screenshot`` field (an id of ``[run] images``, or the image), with
+    ``screenshot_after``, the chat's images, the templates or the glob."""
     n = len(recs)
     shots: list[str | None] = [None] * n
     for i, r in enumerate(recs):
         shot = _str(m.get("step.screenshot", r.value, r.ctx))
-        if shot and r.folder and not shot.startswith(("/", "data:")) and len(shot) < 4096:
-            shot = r.folder + shot  # relative to its step file
-        shots[i] = frames.from_any(shot, f"steps[{i}].screenshot") if shot else None
+        shots[i] = imgs.frame(shot, frames, f"steps[{i}].screenshot", r.folder) if shot else None
     if m.shot_file is not None or m.shot_after is not None:
         pres, posts, missing = template_frames(run_dir, recs, m.shot_file, m.shot_after, m.pre, m.shot_offset)
         if missing:
@@ -158,6 +158,9 @@ def _frames(m: Mapping, run_dir: Path, recs: list[Rec], frames: Frames,
     for i, r in enumerate(recs):
         if r.post is not None and m.step_files is not None:
             posts[i] = frames.from_any(r.post, f"steps[{i}].screenshot") or posts[i]
+        after = _str(m.get("step.screenshot_after", r.value, r.ctx))  # the screen after, where the step names it
+        if after:
+            posts[i] = imgs.frame(after, frames, f"steps[{i}].screenshot_after", r.folder) or posts[i]
     return pres, posts
 
 
@@ -343,7 +346,8 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
                                       "gives no step here", run=run_name, file=rel, field=field,
                                       hint="check the expression against the log (jmespath.org)")])
     frames = Frames(run_dir, run_name, rel, problems)
-    pres, posts = _frames(m, run_dir, recs, frames, problems)
+    imgs = ImageMap(m.get("run.images", value))
+    pres, posts = _frames(m, run_dir, recs, frames, problems, imgs)
     model = _str(m.get("run.model", value))
     acts, stopped = harness_stops(m.harness_stop, recs, [_action(m, r) for r in recs])
     flat = [a for calls, _, _ in acts for a in calls]
@@ -385,7 +389,9 @@ def read_mapped(m: Mapping, run_dir: Path, display: str) -> tuple[Run, list[Prob
               outcome_status="done" if last.type == "DONE" and not last.extra.get("infeasible") else None,
               outcome_score=score, extra={**({"outcome_source": source} if source else {}),
                                           **({"unsure_readings": list(m.unsure)} if m.unsure else {}),
-                                          **({"harness_stop": stopped} if stopped else {})},
+                                          **({"harness_stop": stopped} if stopped else {}),
+                                          **({"images_named": imgs.named([r.value for r in recs])}
+                                             if imgs.map else {})},
               usage=usage, wall_seconds=seconds,
               coord_space=space.name, coord_space_source=space.how, inline_frames=frames.inline,
               outside_files=outside)

@@ -28,7 +28,7 @@ from ...base.inputs import exists_not_dir
 STEP_FIELDS: tuple[str, ...] = (
                "type", "x", "y", "keys", "text", "url", "url_after", "reasoning", "error", "screenshot", "action",
                "tokens_input", "tokens_output", "tokens_cached", "tokens_reasoning", "cost_usd", "wall_seconds",
-               "timestamp")
+               "timestamp", "screenshot_after")
 RUN_FIELDS: tuple[str, ...] = ("run_id", "task_id", "goal", "model", "screen_width", "screen_height")
 MAX_LOG_BYTES = 512 * 1024 * 1024
 #: The coordinate spaces a mapping may declare: trajcheck's own, ``pixels`` (= screen) and ``model`` (a model
@@ -37,6 +37,7 @@ COORDINATES = (*SPACES, "pixels", "model")
 _RUN_KEYS = {"files", "steps", "step_files", "step_files_not", "goal_file", "lines", "members", "chat", "coordinates",
              "screen", "model_scale", "model_size", "ends", "unsure", *RUN_FIELDS}
 _RUN_KEYS |= {"path", "config"}  # values from the run folder's path (paths.py), config values (runs.config)
+_RUN_KEYS |= {"images"}  # a map of id -> image in the log: a step's screenshot named by its id (images.py)
 #: The readings a mapping may mark unsure (``[run] unsure``): runs read through it get no verdict of their own.
 UNSURE = ("alignment", "coordinates", "actions")
 _STEP_KEYS = {*STEP_FIELDS, "grammar", "types", "screenshot_file", "screenshot_after_file", "screenshots",
@@ -115,6 +116,9 @@ class Mapping:
             raise UsageError(f"{where}: [step] screenshots_offset = {offset!r}: a whole number (1: each step's "
                              "screenshot is the one the step after it names; -1: the one the step before names)")
         self.shot_offset = offset
+        if "screenshot_after" in step and (offset or str(step.get("screenshot_is", "pre")) == "post"):
+            raise UsageError(f"{where}: [step] screenshot_after gives each step's screen after it, so `screenshot` is "
+                             "the screen before: remove screenshot_is = 'post' and screenshots_offset")
         self.grammar = t.get("grammar")
         if self.grammar is not None and self.grammar not in GRAMMARS:
             raise UsageError(f"{where}: [step] grammar = {self.grammar!r}: one of {', '.join(GRAMMARS)}")
@@ -135,7 +139,7 @@ class Mapping:
         self.chat_steps = str(chat.get("steps", "assistant"))
         self.chat_image = self._regex(str(chat.get("image", r"\bimage_\d+\b")), f"{where}: [chat] image")
         self.chat_image_file = str(chat["image_file"]) if isinstance(chat.get("image_file"), str) else None
-        self.fields: dict[str, Field] = {**compile_fields(run, ("steps", *RUN_FIELDS), "run.", where),
+        self.fields: dict[str, Field] = {**compile_fields(run, ("steps", "images", *RUN_FIELDS), "run.", where),
                                          **compile_fields(step, STEP_FIELDS, "step.", where)}
         self.run_path = PathPattern(run["path"], where) if "path" in run else None
         config = run.get("config", {})

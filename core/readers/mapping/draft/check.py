@@ -71,7 +71,8 @@ def _alignment(lines: list[str], c: Choice, unsure: list[str], held: list[str]) 
     if i is None or not c.tallies:
         return
     drafted = _IS.match(lines[i]).group(1)  # type: ignore[union-attr]  # matched above
-    if c.chosen is not None:
+    paired = any(ln.startswith("screenshot_after = ") for ln in lines)  # each step names its before and after
+    if c.chosen is not None and (not paired or c.chosen == "pre"):
         side, _, off = c.chosen.partition(", offset ")
         lines[i] = f"screenshot_is = '{side}'   # {c.evidence()}"
         if off:
@@ -82,7 +83,8 @@ def _alignment(lines: list[str], c: Choice, unsure: list[str], held: list[str]) 
         return
     lines[i] = f"screenshot_is = '{drafted}'   # UNSURE: {c.evidence()}"
     unsure[:] = [u for u in unsure if u != _ASKED]
-    unsure.append(f"alignment: {c.evidence()}; {c.why}")
+    why = c.why if c.chosen is None else "the clicks choose a step's neighbour's screens, not the two it names"
+    unsure.append(f"alignment: {c.evidence()}; {why}")
     held.append("alignment")
 
 
@@ -119,6 +121,38 @@ def _answers(lines: list[str], runs: list[tuple[Run, Path]], unsure: list[str]) 
         unsure.append(f"action {name!r}: drafted as DONE, but {why} (it is read as UNKNOWN)")
 
 
+#: Words of a name that says it concludes (``Print_Assert_Result``): with one sampled run, its place is not
+#: evidence enough without one of them.
+_CLOSING = re.compile(r"(?i)(?:^|[^a-z])(?:results?|asserts?|answers?|reports?|conclu\w*|final\w*|verdict|summary|"
+                      r"submit\w*)(?:$|[^a-z])")
+#: The comment of an action drafted as DONE by its place alone (:func:`closing`): its runs' verdicts are held.
+BY_PLACE = "UNSURE: drafted as DONE by its place alone"
+
+
+def closing(text: str, run_dirs: list[Path], root: Path) -> dict[str, tuple[int, int]]:
+    """The action names no type was guessed for that end the sampled runs: each is the last action of every run
+    it appears in, of at least half the runs (of one run, only a name that says it concludes: ``result``,
+    ``assert``, ``report``...), and no run holds another answer (DONE, FAIL). A harness's closing
+    call by its own name (``Print_Assert_Result``): name -> (runs it ends, runs read). Its place is its only
+    evidence: the draft marks it UNSURE and holds the runs' verdicts."""
+    got = _runs(text, run_dirs, root)
+    if got is None or not got[1]:
+        return {}
+    runs = [run for run, _ in got[1]]
+    if any(s.action.type in ("DONE", "FAIL") for run in runs for s in run.steps):
+        return {}
+    places: dict[str, list[bool]] = {}
+    for run in runs:
+        for k, s in enumerate(run.steps):
+            if s.action.type == "UNKNOWN" and s.action.extra.get("log_type"):
+                places.setdefault(str(s.action.extra["log_type"]), []).append(k == len(run.steps) - 1)
+    def says(name: str) -> bool:  # CamelCase words apart: ReportResult
+        return _CLOSING.search(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)) is not None
+
+    return {name: (len(last), len(runs)) for name, last in places.items()
+            if all(last) and 2 * len(last) >= len(runs) and (len(runs) > 1 or says(name))}
+
+
 def checked(text: str, run_dirs: list[Path], root: Path, unsure: list[str]) -> str:
     """``text``, a drafted mapping, with its alignment, coordinate space and answer actions checked against the
     runs in ``run_dirs`` (their evidence as comments, what stays unsure added to ``unsure`` and to
@@ -128,7 +162,7 @@ def checked(text: str, run_dirs: list[Path], root: Path, unsure: list[str]) -> s
         return text
     m, runs = got
     lines = text.split("\n")
-    held: list[str] = []
+    held: list[str] = ["actions"] if BY_PLACE in text else []
     _answers(lines, runs, unsure)
     has_is = any(_IS.match(ln) for ln in lines)
     align, space = weigh_runs(runs, _offsets(m.pre) if has_is else {"as drafted": 0}, relative=False)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ...kit.screenshots import looks_like_base64
-from . import endings, prompt
-from .check import checked
+from . import endings, imagerefs, nested, prompt
+from .check import BY_PLACE, checked, closing
 from .pathjoin import join_lines, path_pattern
 from .. import text as textlog
 from .blocks import draft_blocks
@@ -85,6 +85,7 @@ def _container(value: Any, depth: int = 0, path: str = "@") -> list[tuple[int, s
             out.append((10_000 + len(value), "chat", path, value))
         elif all(isinstance(v, (dict, str)) for v in value[:50]):
             out.append((len(value) * (2 if dicts else 1) + 5, "list", path, value))
+            out += nested.flattened(value, path)  # a few records each holding a list of steps
     if isinstance(value, dict):
         numbered = [k for k, v in value.items() if str(k).isdigit() and isinstance(v, (dict, str))]
         if len(numbered) >= 1 and len(numbered) * 2 >= len(value):
@@ -198,6 +199,12 @@ def _draft_from(folder: Path, folders: list[Folder], cand: tuple[str, str, int],
     if not out and values and isinstance(values[0], dict):
         out = _log_outcome(values[0])
     text = _render(run_lines, body, out, unsure, folder, len(run_dirs), len(picked))
+    for name, (n, of) in closing(text, picked, folder).items():  # a harness's closing call, by its place
+        body.types[name] = ("DONE", f"    # {BY_PLACE}: the last action of each run it is in ({n} of {of})")
+        unsure[:] = [u for u in unsure if not u.startswith(f"action {name!r}: no trajcheck type")]
+        unsure.append(f"action {name!r}: no type known; drafted as DONE because it ends {n} of the {of} sampled "
+                      "runs (always their last action): check it against the harness's docs")
+    text = _render(run_lines, body, out, unsure, folder, len(run_dirs), len(picked))
     step_lines, more, comments = endings.drafted(text, picked)  # harness_stop, and ends with its evidence
     body.lines += step_lines
     unsure += more
@@ -261,7 +268,17 @@ def _body(kind: str, texts: list[str], values: list[Any], logs: list[list[Path]]
         sd = draft_steps(shape, steps, unsure)
         if sd.only is not None and shape == "list":
             i = next(i for i, ln in enumerate(run_lines) if ln.startswith("steps = "))
-            run_lines[i] = f"steps = {toml_str(expr + f'[?{jkey(sd.only[0])}==' + repr(sd.only[1]) + ']')}"
+            keep = f"[?{jkey(sd.only[0])}==" + repr(sd.only[1]) + "]"  # after a flatten, a filter of its result
+            run_lines[i] = f"steps = {toml_str(expr + (' | ' if expr.endswith('[]') else '') + keep)}"
+        if not sd.has_shot:  # screenshots named by id in a map of images elsewhere in the log
+            acting = [[s for s in st if sd.only is None or isinstance(s, dict) and str(s.get(sd.only[0])) == sd.only[1]]
+                      for st in steps]
+            refs = imagerefs.drafted([v for v in values if v is not None], acting)
+            if refs is not None:
+                run_lines += refs[0]
+                sd.lines += refs[1]
+                unsure += refs[2]
+                sd.has_shot = True
     if not sd.has_shot and kind != "steps":
         runs = [(images(d), len(st), k, g) for d, st, k, g in zip(picked, steps, keys, groups or [{}] * len(steps))]
         lines, more = shot_lines(runs)

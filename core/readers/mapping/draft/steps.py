@@ -13,6 +13,7 @@ from ...kit.screenshots import looks_like_base64
 from ..grammars import parse_all
 from ..fields import parse_embedded
 from ..steps import IMAGE_SUFFIXES, message_text
+from . import deep
 from .vocab import (ACTION_KEYS, KEYS_KEYS, POINT_KEYS, SHOT_KEYS, TEXT_KEYS, THOUGHT_KEYS, URL_KEYS, X_KEYS, Y_KEYS,
                     jkey, pick, toml_str, type_of)
 
@@ -38,6 +39,7 @@ class StepDraft:
     #: (field, value): only the steps whose field has this value act (the others are planning or judging calls)
     only: tuple[str, str] | None = None
     type_fields: tuple[str, bool, list[str]] | None = None
+    named_by: str | None = None  # the step's string field that names its action (its vocabulary in ``types``)
 
 
 def _grammar_of(v: Any) -> str | None:
@@ -158,10 +160,12 @@ def _dict_action(d: StepDraft, flat: dict[str, list[Any]], unsure: list[str]) ->
         unsure.append("no field that names the action: set [step] type by hand")
         d.lines.append("type = 'action'          # UNSURE: no action field found")
         return None, []
+    key = _namer(top, key)
     vals = [v for v in flat[key] if v is not None]
     path = jkey(key)
     if vals and all(isinstance(v, str) for v in vals):
         _strings(d, [v[:MAX_SAMPLE_CHARS] for v in vals], path, unsure)
+        d.named_by = key if d.grammar is None else None
         return None, []
     grammar = _grammar_of(vals[0]) if vals else None
     if grammar is not None:
@@ -182,6 +186,23 @@ def _dict_action(d: StepDraft, flat: dict[str, list[Any]], unsure: list[str]) ->
     d.lines.append("type = " + toml_str(" || ".join(f"{path}.{jkey(f)}" for f in fields)))
     _types(d, sorted({str(o[f]) for o in objs for f in fields if isinstance(o.get(f), (str, int))}), unsure)
     return path, objs
+
+
+def _namer(top: dict[str, list[Any]], key: str) -> str:
+    """The step field that names the action: ``key``, unless its values are strings none of which is an action
+    name trajcheck knows and another field's are (``type: 'Action Space'`` beside ``subType: 'Tap'``)."""
+    def share(k: str) -> float:
+        vals = [v for v in top[k] if v is not None]
+        if not vals or not all(isinstance(v, str) and len(v) < 60 for v in vals):
+            return -1.0
+        return sum(type_of(v)[0] is not None for v in vals) / len(vals)
+
+    if share(key) != 0.0:
+        return key
+    named = {k: share(k) for k in top if len({v for v in top[k] if isinstance(v, str)}) > 1}  # a vocabulary
+    best = max(named, key=lambda k: (named[k], bool(re.search(r"type|action|name|kind|op|command|event", k, re.I))),
+               default=key)
+    return best if named.get(best, 0.0) > 0 else key
 
 
 def _type_fields(objs: list[dict[str, Any]]) -> list[str]:
@@ -264,30 +285,45 @@ def _image(v: Any) -> bool:
 
 def _acting(d: StepDraft, steps: list[dict[str, Any]]) -> tuple[str, str] | None:
     """A field of the steps (``status``) one of whose values marks exactly the steps whose action is understood,
-    when the others have none: a log that records every model call (plan, act, judge) as a step."""
-    if d.type_fields is None or len(steps) < 3:
+    when the others have none: a log that records every model call (plan, act, judge) as a step. Failing that, a
+    kind (``type: 'Action Space'``) that marks every understood step and more of its steps than not, the others
+    none: some of the acting steps' names are not yet typed (``ClearInput``), the others are planning calls."""
+    if d.type_fields is None and d.named_by is None or len(steps) < 3:
         return None
-    key, first, fields = d.type_fields
-
-    def understood(s: dict[str, Any]) -> bool:
-        a = s.get(key)
-        a = a[0] if first and isinstance(a, list) and a else a
-        if not isinstance(a, dict):
-            return False
-        name = next((a[f] for f in fields if isinstance(a.get(f), str)), None)
-        return name is not None and (d.types.get(name, ("", ""))[0] != "")
-
-    ok = [understood(s) for s in steps]
+    ok = [_understood(d, s) for s in steps]
     if all(ok) or not any(ok):
         return None
-    for f in sorted({k for s in steps for k, v in s.items() if isinstance(v, str) and len(v) < 40}):
-        vals = [s.get(f) for s in steps]
-        if len(set(vals)) > 6:
-            continue
-        acting = {v for v, good in zip(vals, ok) if good}
-        if len(acting) == 1 and all((v in acting) == good for v, good in zip(vals, ok)):
-            return f, str(next(iter(acting)))
+    fields = sorted({k for s in steps for k, v in s.items() if isinstance(v, str) and len(v) < 40} - {d.named_by})
+    for exact in (True, False):  # a value held by exactly the understood steps; else by all of them and few others
+        for f in fields:
+            vals = [s.get(f) for s in steps]
+            if len(set(vals)) > 6:
+                continue
+            acting = {v for v, good in zip(vals, ok) if good}
+            if len(acting) != 1:
+                continue
+            v = next(iter(acting))
+            mine = [good for x, good in zip(vals, ok) if x == v]
+            # relaxed, or beside a naming field: a kind every step is marked with, a few values that repeat
+            marks = exact and d.named_by is None or all(isinstance(x, str) for x in vals) and 3 * len(set(vals)) <= \
+                len(steps)
+            if len(mine) < len(steps) and marks and (all(mine) if exact else 2 * sum(mine) >= len(mine)):
+                return f, str(v)
     return None
+
+
+def _understood(d: StepDraft, s: dict[str, Any]) -> bool:
+    """A step whose action the draft types (by the action object's name field, or the step's naming field)."""
+    if d.type_fields is None:
+        m = re.search(_TYPE_RX, str(s.get(d.named_by or "", "")))
+        return m is not None and d.types.get(m.group("type"), ("", ""))[0] != ""
+    key, first, fields = d.type_fields
+    a = s.get(key)
+    a = a[0] if first and isinstance(a, list) and a else a
+    if not isinstance(a, dict):
+        return False
+    name = next((a[f] for f in fields if isinstance(a.get(f), str)), None)
+    return name is not None and (d.types.get(name, ("", ""))[0] != "")
 
 
 def draft_steps(shape: str, runs: list[list[Any]], unsure: list[str]) -> StepDraft:
@@ -325,9 +361,20 @@ def draft_steps(shape: str, runs: list[list[Any]], unsure: list[str]) -> StepDra
         return d
     dicts = [s for s in steps if isinstance(s, dict)]
     flat = _flat(dicts)
-    action, objs = _dict_action(d, flat, unsure)
+    first: list[str] = []
+    action, objs = _dict_action(d, flat, first)
     _others(d, flat, action, objs)
     d.only = _acting(d, dicts)
+    if d.only is not None and d.named_by is not None:  # drafted again from the acting steps alone
+        f, v = d.only
+        first = []  # what the first draft was unsure of is of the steps left out too
+        d = draft_steps(shape, [[s for s in run if isinstance(s, dict) and str(s.get(f)) == v] for run in runs], first)
+        d.only = (f, v)  # one filter: a second one found among the acting steps is not written
+        first = [u for u in first if not u.startswith("only the steps with ")]
+    unsure += first
+    if d.grammar is None and not any(ln.startswith("x = ") for ln in d.lines):
+        d.lines += deep.point_and_text(dicts if d.only is None else
+                                       [s for s in dicts if str(s.get(d.only[0])) == d.only[1]], d.lines)
     if d.only is not None:
         unsure.append(f"only the steps with {d.only[0]} = {d.only[1]!r} hold actions trajcheck knows; the others "
                       "(planning or judging calls, by their actions) are left out")

@@ -19,7 +19,8 @@ ACTIONS = {
     "TYPE": ("type", "input", "type_text", "typing", "input_text", "write", "enter_text", "fill", "text", "typewrite",
              "send_keys", "set_text"),
     "KEY_PRESS": ("key", "hotkey", "keypress", "press_key", "key_press", "press", "keyboard", "keydown", "enter",
-                  "press_enter", "home", "press_home"),
+                  "press_enter", "home", "press_home", "clear_input", "clear_text", "clear_field",
+                  "keyboard_press"),
     "SCROLL": ("scroll", "scroll_down", "scroll_up", "swipe", "page_down", "page_up", "swipe_up", "swipe_down",
                "scroll_left", "scroll_right", "wheel"),
     "WAIT": ("wait", "sleep", "screenshot", "noop", "no_op", "pause"),
@@ -65,6 +66,9 @@ def type_of(name: str) -> tuple[str | None, str]:
     n = norm(name)
     if n in SYNONYMS:
         return SYNONYMS[n], "name"
+    camel = norm(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name))  # ClearInput as clear_input
+    if camel in SYNONYMS:
+        return SYNONYMS[camel], "name"
     bare = re.sub(r"_?action$", "", n)  # WaitAction, click_action
     if bare in SYNONYMS:
         return SYNONYMS[bare], "name"
