@@ -179,6 +179,19 @@ def _more(k: int) -> str:
     return f"{k} more repeat{'' if k == 1 else 's'} per task"
 
 
+def _denominators(data: dict[str, Any]) -> None:
+    """What each arm's rates are over (score --expect), and the runs no arm holds, on stderr."""
+    for d in data.get("expected") or []:  # score --expect: each arm's denominator, and what success is over
+        err.print(f"{d['group']}: {d['text']}", highlight=False, markup=False)
+    if data.get("rates_over"):
+        err.print(f"success: {data['rates_over']}", highlight=False, markup=False)
+    if data["runs_without_value"]:
+        n = data["runs_without_value"]
+        err.print(f"{count(n, 'run')} {'has' if n == 1 else 'have'} no value of {data['by']} and "
+                  f"{'is' if n == 1 else 'are'} not compared "
+                  "(--include-missing makes them an arm)", highlight=False)
+
+
 @exit_on_error(raises=(LedgerError,))
 def compare(
     ledgers: Annotated[list[Path], typer.Argument(metavar="LEDGER [LEDGER_B]", help="One ledger (with --by) or "
@@ -237,15 +250,7 @@ def compare(
          fmt, title=f"arms, unpaired: {data['rates_over'] if data.get('rates_over') else 'rates over ' + over}")
     if judge is not None:
         _not_judged(data, judge)
-    for d in data.get("expected") or []:  # score --expect: each arm's denominator, and what success is over
-        err.print(f"{d['group']}: {d['text']}", highlight=False, markup=False)
-    if data.get("rates_over"):
-        err.print(f"success: {data['rates_over']}", highlight=False, markup=False)
-    if data["runs_without_value"]:
-        n = data["runs_without_value"]
-        err.print(f"{count(n, 'run')} {'has' if n == 1 else 'have'} no value of {data['by']} and "
-                  f"{'is' if n == 1 else 'are'} not compared "
-                  "(--include-missing makes them an arm)", highlight=False)
+    _denominators(data)
     wc, wr = warning_rows(data)
     if wr:
         emit(wc, wr, fmt, title="after a warning (trajcheck's rule): what the agent did next")

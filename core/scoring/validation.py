@@ -22,7 +22,7 @@ from ..readers.mapping.meaning import contradictions
 from ..analyzers import claims
 from ..base.words import count
 from .noanswer import declared_ends
-from ..schemas.records import Run
+from ..schemas.records import Run, Step
 from ..base.runfiles import safe_join, scoring_root
 
 if TYPE_CHECKING:
@@ -190,39 +190,7 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
         read.setdefault(ref.reader, []).append((run, ref.run_dir))
         seen: dict[str, tuple[Slug | None, tuple[int, int] | None]] = {}
         for step in run.steps:
-            for field, rel in (("frames.pre", step.frame_pre), ("frames.post", step.frame_post)):
-                if rel is None:
-                    continue
-                if rel not in seen:
-                    if rel in run.inline_frames:  # carried inside the run's JSON (browser-use) or its archive
-                        try:
-                            seen[rel] = _frame_header(io.BytesIO(run.inline_frames[rel]))
-                        except FrameError as exc:  # an archive member over the frame byte budget
-                            seen[rel] = (exc.slug, None)
-                    else:
-                        path = safe_join(ref.run_dir, rel) or (Path(run.outside_files[rel]) if rel in
-                                                                run.outside_files else None)
-                        seen[rel] = _frame_header(path) if path else (Slug.FRAME_UNREADABLE, None)
-                    slug, _ = seen[rel]
-                    if slug:
-                        msg = {Slug.FRAMES_MISSING: "frame file not found",
-                               Slug.FRAME_TOO_LARGE: "frame is larger than Pillow's decompression-bomb limit",
-                               Slug.NOT_A_REGULAR_FILE: "frame is not a regular file (a FIFO or a device); "
-                                                        "never opened",
-                               Slug.FRAME_UNREADABLE: "frame cannot be decoded as a PNG, JPEG or WebP image"}[slug]
-                        problems.append(Problem(slug, f"{msg}: {rel}", run=run.run_id, file=step.source,
-                                                line=step.line, field=field, severity="warning", reader=ref.reader,
-                                                hint=_FRAME_HINT.get(slug, _SCORED_WITHOUT)))
-            post = seen.get(step.frame_post or "", (None, None))[1]
-            a = step.action
-            if post and a.point is not None:
-                fx, fy, _, _ = to_frame(*a.point, (run.screen_width, run.screen_height), post)
-                if not in_frame(fx, fy, post):
-                    problems.append(Problem(Slug.COORDS_OUTSIDE_FRAME,
-                                            f"action point ({a.x:g}, {a.y:g}) is outside the {post[0]}x{post[1]} frame",
-                                            run=run.run_id, file=step.source, line=step.line, field="action.x",
-                                            severity="warning", reader=ref.reader,
-                                            hint="check run.json screen {width, height} against the frame size"))
+            problems += _step_frames(run, ref, step, seen)
     for reader, runs in read.items():  # the alignment and the points' space, against the screenshots
         problems += contradictions(runs, reader, declared.get(reader))
     join = _join(Path(mapping), refs) if mapping is not None else None
@@ -231,6 +199,47 @@ def validate_paths(paths: Iterable[str | os.PathLike[str]], mapping: str | os.Pa
                                 hint="correct [run] path, [outcome] file or [outcome.join] of the mapping "
                                      "(score stops with this error)"))
     return ValidationReport(len(refs), problems, join, endings(read, own))
+
+
+def _step_frames(run: Run, ref: RunRef, step: Step,
+                 seen: dict[str, tuple[Slug | None, tuple[int, int] | None]]) -> list[Problem]:
+    """A step's frames that cannot be read, and its point outside its frame; ``seen``: the run's frames read so
+    far (each is read once)."""
+    problems: list[Problem] = []
+    for field, rel in (("frames.pre", step.frame_pre), ("frames.post", step.frame_post)):
+        if rel is None:
+            continue
+        if rel not in seen:
+            if rel in run.inline_frames:  # carried inside the run's JSON (browser-use) or its archive
+                try:
+                    seen[rel] = _frame_header(io.BytesIO(run.inline_frames[rel]))
+                except FrameError as exc:  # an archive member over the frame byte budget
+                    seen[rel] = (exc.slug, None)
+            else:
+                path = safe_join(ref.run_dir, rel) or (Path(run.outside_files[rel]) if rel in
+                                                        run.outside_files else None)
+                seen[rel] = _frame_header(path) if path else (Slug.FRAME_UNREADABLE, None)
+            slug, _ = seen[rel]
+            if slug:
+                msg = {Slug.FRAMES_MISSING: "frame file not found",
+                       Slug.FRAME_TOO_LARGE: "frame is larger than Pillow's decompression-bomb limit",
+                       Slug.NOT_A_REGULAR_FILE: "frame is not a regular file (a FIFO or a device); "
+                                                "never opened",
+                       Slug.FRAME_UNREADABLE: "frame cannot be decoded as a PNG, JPEG or WebP image"}[slug]
+                problems.append(Problem(slug, f"{msg}: {rel}", run=run.run_id, file=step.source,
+                                        line=step.line, field=field, severity="warning", reader=ref.reader,
+                                        hint=_FRAME_HINT.get(slug, _SCORED_WITHOUT)))
+    post = seen.get(step.frame_post or "", (None, None))[1]
+    a = step.action
+    if post and a.point is not None:
+        fx, fy, _, _ = to_frame(*a.point, (run.screen_width, run.screen_height), post)
+        if not in_frame(fx, fy, post):
+            problems.append(Problem(Slug.COORDS_OUTSIDE_FRAME,
+                                    f"action point ({a.x:g}, {a.y:g}) is outside the {post[0]}x{post[1]} frame",
+                                    run=run.run_id, file=step.source, line=step.line, field="action.x",
+                                    severity="warning", reader=ref.reader,
+                                    hint="check run.json screen {width, height} against the frame size"))
+    return problems
 
 
 def _join(mapping: Path, refs: list[RunRef]) -> "JoinReport | None":
