@@ -116,3 +116,12 @@ def test_the_real_appagent_prompt_names_finish_as_its_answer():
                              "believe the task is completed or there is nothing to be done, you should output "
                              "FINISH.'"), text
     assert set(got) == {"FINISH", "tap"}  # its headings (Action:, Summary:) are not actions
+
+
+def test_a_definition_padded_with_blanks_is_read_as_with_one():
+    # Lines padded with runs of blanks are read with each run as one blank: the same meaning, and the pattern's
+    # optional blanks in a row have one way to match (unpadded, a 2000-blank line took 7 s of backtracking)
+    padded = "7.   exit" + " " * 1500 + ".   Exit the app and go back to the desktop.\n" + "ab" + " " * 1999 + "x"
+    said = prompt.meanings([("prompt.txt", padded)])
+    assert {k: (m.type, m.quote) for k, m in said.items()} == {
+        "exit": ("NAVIGATE", "7. exit . Exit the app and go back to the desktop.")}

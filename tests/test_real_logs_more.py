@@ -111,7 +111,8 @@ def test_cua_trajectory_verdict_is_not_wrong(tmp_path):
     trajcheck.score([CUA], out=tmp_path / "L")
     r = trajcheck.runs(tmp_path / "L").iloc[0]
     assert (r["claimed_success"], bool(r["false_claim"])) == (True, False)
-    assert r["eval_final_verdict"] in ("unknown", "pass")
+    # unknown, not pass: with no outcome and no contract the only word of success is the agent's own claim
+    assert r["eval_final_verdict"] == "unknown"
     assert r["verdict_source"] != "no_answer"
 
 

@@ -150,7 +150,9 @@ def meanings(texts: list[tuple[str, str]]) -> dict[str, Meaning]:
     (``NAVIGATE``) or as ending the task (``DONE``); the first source that decides a name wins."""
     out: dict[str, Meaning] = {}
     for where, text in texts:
-        lines = [ln[:MAX_LINE] for ln in text.splitlines()[:20_000]]
+        # runs of blanks collapsed to one: the definition pattern has several optional blanks in a row, and on a
+        # line padded with blanks its matching would take cubic time (0.06 s at 400 blanks, 7 s at 2000)
+        lines = [" ".join(ln[:MAX_LINE].split()) for ln in text.splitlines()[:20_000]]
         for i, ln in enumerate(lines):
             m = _DEF.match(ln)
             if m is None:
