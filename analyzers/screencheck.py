@@ -229,12 +229,17 @@ def _typed(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> dict[str, A
                     "evidence_of": f"the harness typed it at step {step} without an error; no screenshot after that "
                                    "step shows whether it reached a field"}
     for first, last, text in ev.typed_together:
-        if holds(text):
+        if holds(text):  # undecided, not passed: a harness that fills a field replaces what the TYPE before wrote
             return {"source": "typed", "step": first, "last_step": last,
-                    "evidence_of": f"the harness typed it over steps {first} to {last}, one TYPE after another with "
-                                   f"no other action between them, without an error; no screenshot after step "
-                                   f"{last} shows whether it reached a field"}
+                    "undecided": f"missing evidence: typed only over steps {first} to {last}, one TYPE after "
+                                 f"another; whether each added to the field or replaced it is not in the log, and "
+                                 f"no screenshot after step {last} shows the field"}
     return None
+
+
+def _by_typing(base: dict[str, Any], typed: dict[str, Any]) -> tuple[bool | None, dict[str, Any]]:
+    """A check decided by the run's own typing: passed by one TYPE, undecided by several joined."""
+    return (None if "undecided" in typed else True), base | typed
 
 
 def _hit(kind: str, chk: Mapping[str, Any]) -> Any:
@@ -314,17 +319,17 @@ def _evaluate(kind: str, chk: Mapping[str, Any], ev: ScreenEvidence) -> tuple[bo
         base["note"] = f"{quoted} line{'s' * (quoted != 1)} that quote{'s' * (quoted == 1)} the goal left out"
     typed = _typed(kind, chk, ev)
     if not views:
-        return (True, base | typed) if typed else \
+        return _by_typing(base, typed) if typed else \
             (None, base | {"undecided": f"missing evidence: {ev.missing or 'no screen text'}"})
     if not any(v.lines for v in views) and kind != "element_text":
-        return (True, base | typed) if typed else \
+        return _by_typing(base, typed) if typed else \
             (None, base | {"undecided": "missing evidence: no legible text on screen"} | _read(views))
     hit = _hit(kind, chk)
     needle = "" if kind in ("text_matches", "element_text") else norm(chk["text"])
     sure, low = _find(views, hit)
     if sure is not None:
         return kind != "text_absent", base | sure
-    if typed:
+    if typed and "undecided" not in typed:
         return True, base | typed
     if quoted and any(_find(ev.views, hit)):  # the text is there, but only where the goal is quoted: a label that
         # echoes the task ("Workspace name" under "Create a workspace") and the task's own words look alike

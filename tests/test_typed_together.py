@@ -1,6 +1,8 @@
-"""Issue 48, item 2: a text typed over several TYPE steps into one field ("Jane", then " Doe") is evidence that it
-was entered, as one TYPE of it is, where no screenshot after the last of them shows the field. The TYPEs are
-joined only when nothing that may move the focus (a click, a key, a scroll) or a failed TYPE comes between them."""
+"""Issue 48, item 2: a text typed over several TYPE steps into one field ("Jane", then " Doe"), where no screenshot
+after the last of them shows the field, leaves a check of that text undecided, with the steps named: one TYPE of the
+whole text passes it, but whether each of several TYPEs added to the field or replaced it (a harness that fills a
+field) is not in the log. The TYPEs are joined only when nothing that may move the focus (a click, a key, a scroll)
+or a failed TYPE comes between them."""
 
 from __future__ import annotations
 
@@ -41,13 +43,18 @@ def _check(chk: dict[str, Any], together: tuple[tuple[int, int, str], ...]):
     return evaluate({"checks": [chk]}, ContractState(screen={1: ev})).checks[0]
 
 
-def test_a_text_typed_over_several_types_passes_a_check_on_any_frame():
+def test_a_text_typed_over_several_types_leaves_a_check_on_any_frame_undecided_naming_them():
     chk = {"type": "text_present", "text": "Jane Doe", "frame": "any"}
-    assert _check(chk, ()).passed is None  # no one TYPE holds it
+    assert _check(chk, ()).passed is None and "last_step" not in _check(chk, ()).evidence  # no one TYPE holds it
     c = _check(chk, ((2, 3, "Jane Doe"),))
-    assert c.passed is True and (c.evidence["step"], c.evidence["last_step"]) == (2, 3)
-    assert "over steps 2 to 3" in c.evidence["evidence_of"]
-    assert _check({"type": "text_matches", "pattern": r"Jane\s+Doe", "frame": "any"}, ((2, 3, "Jane Doe"),)).passed
+    assert c.passed is None and (c.evidence["step"], c.evidence["last_step"]) == (2, 3)
+    assert "typed only over steps 2 to 3" in c.evidence["undecided"] and "replaced" in c.evidence["undecided"]
+    pattern = _check({"type": "text_matches", "pattern": r"Jane\s+Doe", "frame": "any"}, ((2, 3, "Jane Doe"),))
+    assert pattern.passed is None and pattern.evidence["last_step"] == 3
+    # one TYPE of the whole text passes it
+    one = evaluate({"checks": [chk]}, ContractState(screen={1: ScreenEvidence(
+        (), "screen text not read (--ocr off)", typed=((2, "Jane Doe"),))})).checks[0]
+    assert one.passed is True and one.evidence["step"] == 2
     assert _check({"type": "text_absent", "text": "Jane Doe", "frame": "any"}, ((2, 3, "Jane Doe"),)).passed is None
     assert _check({"type": "text_present", "text": "Jane Doe"}, ((2, 3, "Jane Doe"),)).passed is None  # final frame
 
@@ -72,6 +79,6 @@ def test_a_run_that_types_a_name_in_two_steps_without_a_screenshot_after_them(tm
     trajcheck.score([runs], tmp_path / "ledger", jobs=1, ocr="off")
     got = json.loads(trajcheck.query(tmp_path / "ledger", "select contract_checks from runs").to_json()[0]
                      ["contract_checks"])
-    assert got[0]["passed"] is True, got
+    assert got[0]["passed"] is None, got  # undecided, not failed and not passed
     assert got[0]["evidence"]["source"] == "typed" and (got[0]["evidence"]["step"], got[0]["evidence"]["last_step"]) \
         == (3, 4)
