@@ -9,7 +9,7 @@ not be, the URL, the element texts) and the steps' actions:
 |---|---|---|
 | grid | the last acting step whose point lies in a cell the check forbids and found on (``forbidden_active``) | the check found a forbidden cell on |
 | url_matches | the step that moved away from a URL the check's pattern holds (the run's URL held it at that step or before), when no later step came back to one | the run reached the wanted page and left it |
-| element_text, text_absent | the last step that typed or selected a value the check found (a ``texts`` item holds it; ``text_absent``: its text) | the wrong value is one the agent entered |
+| element_text, text_absent | the last step that typed or selected the value the check found (``element_text``: a ``texts`` item equals it, spaces normalised, case kept; ``text_absent``: it holds the text, case ignored as the check reads it) | the wrong value is one the agent entered |
 
 A check that failed because something is missing (a required cell off, a text absent, a wanted URL never reached)
 names no step: an omission has no step that caused it, and the decisive error stays what the other evidence shows
@@ -125,17 +125,21 @@ def _url(chk: FailedCheck, steps: Sequence[CheckStep]) -> Link | None:
                          f"and the run never came back ({s.frames()})")
 
 
+def _same(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _typed(chk: FailedCheck, steps: Sequence[CheckStep]) -> Link | None:
-    if chk.type == "text_absent":
-        shown = [str(chk.spec.get("text") or "")]
-    else:
-        shown = [str(t) for t in chk.evidence.get("texts") or ()]
-    shown = [" ".join(t.split()).lower() for t in shown if t.strip()]
+    forbidden = _same(str(chk.spec.get("text") or "")).lower() if chk.type == "text_absent" else ""
+    found = {_same(str(t)) for t in chk.evidence.get("texts") or ()} - {""}
     for s in reversed(steps):
-        typed = " ".join((s.text or "").split()).lower()
+        typed = _same(s.text or "")
         if s.action_type in NON_ACTING or not typed:
             continue
-        if any(typed in t or (chk.type == "text_absent" and t in typed) for t in shown):
+        # element_text: the value the check found is what was typed, whole (a short value inside a longer one,
+        # "a" in "Jane Doe-Smith", is no cause); text_absent: what was typed holds the text, as the check reads it
+        caused = bool(forbidden) and forbidden in typed.lower() if chk.type == "text_absent" else typed in found
+        if caused:
             return Link(s.index, f"{s.action_type} at step {s.index} entered '{clip(s.text or '', 40)}', the value "
                                  f"check '{chk.name}' found wrong ({s.frames()})")
     return None

@@ -183,13 +183,32 @@ def test_a_correct_navigation_to_the_page_a_run_ended_on_is_not_the_decisive_err
 
 
 def test_a_text_check_is_linked_to_the_step_that_typed_the_wrong_value():
-    chk = FailedCheck("qty", "element_text", {"selector": "#qty", "pattern": "^3$"}, {"texts": ["Quantity: 30"]})
+    chk = FailedCheck("qty", "element_text", {"selector": "#qty", "pattern": "^3$"}, {"texts": ["30"]})
     steps = [CheckStep(1, "CLICK", (10, 10)), CheckStep(2, "TYPE", text="30"), CheckStep(3, "TYPE", text="hello"),
              CheckStep(4, "DONE")]
     assert link([chk], steps).step == 2  # type: ignore[union-attr]
+    spaced = FailedCheck("name", "element_text", {"selector": "#name", "pattern": "^Jane Doe$"},
+                         {"texts": ["Jane  Doe-Smith"]})
+    assert link([spaced], [CheckStep(1, "TYPE", text="Jane Doe-Smith "), CheckStep(2, "DONE")]).step == 1  # type: ignore
     absent = FailedCheck("no draft", "text_absent", {"text": "DRAFT"}, {"text": "DRAFT", "found": True})
     assert link([absent], [CheckStep(1, "TYPE", text="draft"), CheckStep(2, "DONE")]).step == 1  # type: ignore
+    assert link([absent], [CheckStep(1, "TYPE", text="a DRAFT note"), CheckStep(2, "DONE")]).step == 1  # type: ignore
     assert link([absent], [CheckStep(1, "TYPE", text="final"), CheckStep(2, "DONE")]) is None
+
+
+def test_a_short_typed_value_inside_the_wrong_value_is_not_its_cause():
+    name = FailedCheck("name", "element_text", {"selector": "#name", "pattern": "^Jane Doe$"},
+                       {"texts": ["Jane Doe-Smith"]})
+    assert link([name], [CheckStep(1, "TYPE", text="a"), CheckStep(2, "DONE")]) is None
+    assert link([name], [CheckStep(1, "TYPE", text="jane doe-smith"), CheckStep(2, "DONE")]) is None  # case kept
+    qty = FailedCheck("qty", "element_text", {"selector": "#qty", "pattern": "^1$"}, {"texts": ["12"]})
+    assert link([qty], [CheckStep(1, "TYPE", text="1"), CheckStep(2, "DONE")]) is None
+    assert link([qty], [CheckStep(1, "TYPE", text="12"), CheckStep(2, "TYPE", text="1"),
+                        CheckStep(3, "DONE")]).step == 1  # type: ignore[union-attr]  # the whole value, earlier
+    labelled = FailedCheck("qty", "element_text", {}, {"texts": ["Quantity: 30"]})
+    assert link([labelled], [CheckStep(1, "TYPE", text="30"), CheckStep(2, "DONE")]) is None
+    absent = FailedCheck("no draft", "text_absent", {"text": "DRAFT"}, {"text": "DRAFT", "found": True})
+    assert link([absent], [CheckStep(1, "TYPE", text="a"), CheckStep(2, "DONE")]) is None
 
 
 def test_sequencer_near_miss_is_lost_at_step_3_with_its_contract_and_not_determined_without(tmp_path):
