@@ -15,8 +15,8 @@ with the step at which the evidence already read shows it first held (:mod:`traj
 
 Computed from ledger rows (the steps table's ``step_index``, ``url_after``, ``title_after``, ``state_id``,
 ``state_kind``, ``effect_high_risk``, ``action_effect_observed``, ``screen_text``, ``action_type``; the runs
-table's ``contract_tree``, ``contract_checks``, ``stalled_from_step``), so ``trajcheck timeline --phases`` works
-on any ledger.
+table's ``goal``, ``contract_tree``, ``contract_checks``, ``stalled_from_step``), so ``trajcheck timeline --phases``
+works on any ledger.
 """
 
 from __future__ import annotations

@@ -113,6 +113,39 @@ def test_a_flat_contracts_checks_are_the_checkpoints_of_one_all_node():
     assert checkpoints({}, []) == ()
 
 
+GOAL = "Change the Tasklane display name to 'Jane Doe' and save it."
+
+
+def test_a_goal_quoted_on_the_screen_is_no_checkpoint_held():
+    """A harness window showing the instruction from step 1: its words are not evidence that a text check held
+    there (analyzers/goalquotes.py, as the screen checks read it); the page's own message at step 3 is."""
+    banner = ["Task: Change the Tasklane display name", "to 'Jane Doe' and save it."]
+    steps = [_step(1, "http://a/profile", state=1, kind="new", screen_text=banner),
+             _step(2, "http://a/profile", state=2, kind="new", screen_text=banner + ["Display name"]),
+             _step(3, "http://a/profile", state=2, kind="same", screen_text=banner + ["Saved: Jane Doe"]),
+             _step(4, "http://a/profile", state=2, kind="same", screen_text=banner)]
+    checks = [{"type": "text_present", "name": "name shown", "passed": True, "evidence": {"text": "Jane Doe"}},
+              {"type": "text_matches", "name": "saved", "passed": True, "evidence": {"pattern": "Jane D[a-z]+"}}]
+    run = {"run_id": "r", "goal": GOAL, "contract_checks": checks, "contract_name": "c"}
+    got = [(c.name, c.step, c.basis) for c in checkpoints(run, steps)]
+    assert got == [("c", 3, "parts"), ("name shown", 3, "screen_text"), ("saved", 3, "screen_text")]
+    ph = analyze(run, steps)
+    assert (ph.last_progress_step, ph.last_progress) == (3, "checkpoint saved")
+    # without the goal, its quote is read as the page's text: both held at step 1 (what the filter prevents)
+    assert [c.step for c in checkpoints({**run, "goal": None}, steps)] == [1, 1, 1]
+
+
+def test_the_timeline_reads_the_runs_goal_from_the_ledger(sample_ledger, monkeypatch):
+    from trajcheck.queries import phases as query
+
+    seen: list[dict[str, Any]] = []
+    real = query.analyze
+    monkeypatch.setattr(query, "analyze", lambda run, steps: seen.append(dict(run)) or real(run, steps))
+    trajcheck.phases(sample_ledger, "nc-profile-toast")
+    goal = json.loads((SAMPLES / "nc-profile-toast" / "run.json").read_text())["goal"]
+    assert goal and seen[0]["goal"] == goal
+
+
 def _screen(text: Any, width: int = 80) -> list[str]:
     console = Console(width=width, file=io.StringIO(), color_system=None)
     console.print(text, soft_wrap=False, crop=True)
