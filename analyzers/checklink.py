@@ -8,11 +8,11 @@ not be, the URL, the element texts) and the steps' actions:
 | check | the step | holds when |
 |---|---|---|
 | grid | the last acting step whose point lies in a cell the check forbids and found on (``forbidden_active``) | the check found a forbidden cell on |
-| url_matches | the step that navigated to the final URL (its URL before differs, its URL after is the final one, and the run stayed there) | the run moved onto the wrong page |
-| element_text, text_absent | the last step that typed or selected a value the check found (a ``texts`` item holds it; ``text_absent``: its text) | the wrong value is one the agent entered |
+| url_matches | the step that moved away from a URL the check's pattern holds (the run's URL held it at that step or before), when no later step came back to one | the run reached the wanted page and left it |
+| element_text, text_absent | the last step that typed or selected the value the check found (``element_text``: a ``texts`` item equals it, spaces normalised, case kept; ``text_absent``: it holds the text, case ignored as the check reads it) | the wrong value is one the agent entered |
 
-A check that failed because something is missing (a required cell off, a text absent, a URL never reached) names
-no step: an omission has no step that caused it, and the decisive error stays what the other evidence shows
+A check that failed because something is missing (a required cell off, a text absent, a wanted URL never reached)
+names no step: an omission has no step that caused it, and the decisive error stays what the other evidence shows
 (``not_determined`` without it). Several failed checks: the earliest step (the first error; later ones follow from
 it). Without a contract there is no check, and nothing is linked.
 """  # noqa: E501  (the table above is Markdown: one row a line)
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .evidence import NON_ACTING
+from . import patterns
 from .failuremodes import clip, page_of
 
 
@@ -90,35 +91,55 @@ def _grid(chk: FailedCheck, steps: Sequence[CheckStep]) -> Link | None:
     return min(found, key=lambda k: k.step) if found else None
 
 
+def _held(pattern: str, url: str | None) -> bool | None:
+    """Whether ``url`` holds the check's pattern; None when no URL is recorded or the pattern is unusable (the
+    check itself says so)."""
+    if not url:
+        return None
+    try:
+        return patterns.search(pattern, url) is not None
+    except (patterns.PatternError, patterns.PatternTimeout):
+        return None
+
+
 def _url(chk: FailedCheck, steps: Sequence[CheckStep]) -> Link | None:
-    final = page_of(chk.evidence.get("url"))
-    if final is None:
+    pattern = chk.spec.get("pattern") or chk.evidence.get("pattern")
+    if not pattern:
         return None
-    pos = None
-    for i, s in enumerate(steps):
-        after = page_of(s.url_after)
-        if after is not None and after != final:
-            pos = None  # it left the final page: an earlier arrival did not last
-        elif after == final and page_of(s.url_before) not in (None, final) and pos is None:
-            pos = i
-    if pos is None:
+    on: str | None = None  # the URL that held the pattern, while the run is known to be on it
+    left: tuple[CheckStep, str] | None = None  # the step that moved away from it, and that URL
+    for s in steps:
+        before, after = _held(str(pattern), s.url_before), _held(str(pattern), s.url_after)
+        if before:
+            on, left = s.url_before, None
+        elif before is False and on is not None:
+            on = None  # it moved between two steps: no step is known to have left
+        if after:
+            on, left = s.url_after, None  # it is (back) on a wanted page: an earlier departure did not last
+        elif after is False and on is not None:
+            left, on = (s, on), None
+    if left is None:
         return None
-    s = steps[pos]
-    return Link(s.index, f"{s.action_type} at step {s.index} led to {final}, where the run stayed and check "
-                         f"'{chk.name}' failed ({s.frames()})")
+    s, was = left
+    return Link(s.index, f"{s.action_type} at step {s.index} left {page_of(was)}, which check '{chk.name}' wants, "
+                         f"and the run never came back ({s.frames()})")
+
+
+def _same(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _typed(chk: FailedCheck, steps: Sequence[CheckStep]) -> Link | None:
-    if chk.type == "text_absent":
-        shown = [str(chk.spec.get("text") or "")]
-    else:
-        shown = [str(t) for t in chk.evidence.get("texts") or ()]
-    shown = [" ".join(t.split()).lower() for t in shown if t.strip()]
+    forbidden = _same(str(chk.spec.get("text") or "")).lower() if chk.type == "text_absent" else ""
+    found = {_same(str(t)) for t in chk.evidence.get("texts") or ()} - {""}
     for s in reversed(steps):
-        typed = " ".join((s.text or "").split()).lower()
+        typed = _same(s.text or "")
         if s.action_type in NON_ACTING or not typed:
             continue
-        if any(typed in t or (chk.type == "text_absent" and t in typed) for t in shown):
+        # element_text: the value the check found is what was typed, whole (a short value inside a longer one,
+        # "a" in "Jane Doe-Smith", is no cause); text_absent: what was typed holds the text, as the check reads it
+        caused = bool(forbidden) and forbidden in typed.lower() if chk.type == "text_absent" else typed in found
+        if caused:
             return Link(s.index, f"{s.action_type} at step {s.index} entered '{clip(s.text or '', 40)}', the value "
                                  f"check '{chk.name}' found wrong ({s.frames()})")
     return None

@@ -7,7 +7,7 @@ what the ledger already holds about each step.
 | a check | first held at | ``basis`` |
 |---|---|---|
 | ``url_matches`` | the first step whose URL after it matches the pattern | ``url`` |
-| ``text_present``, ``text_matches`` | the first step whose screen text (OCR of what it changed) holds the text | ``screen_text`` |
+| ``text_present``, ``text_matches`` | the first step whose screen text (OCR of what it changed), without the lines that quote the run's goal, holds the text | ``screen_text`` |
 | decided from a frame other than the final one | that frame's step, as the check's evidence names it | ``screen_text`` |
 | ``answer_matches`` that holds | the step whose DONE gave the answer | ``answer`` |
 | any other check that holds at the end | no step: its evidence was read only on the final frame | ``final_frame`` |
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from . import patterns
+from .goalquotes import goal_quotes
 
 Row = Mapping[str, Any]
 
@@ -80,12 +81,22 @@ def _search(pattern: str, text: str) -> bool:
         return False  # the check itself says the pattern is unusable; no step is shown
 
 
+def _read(step: Row, goal: str | None) -> list[str]:
+    """The step's screen text without the lines that quote the goal (:func:`goal_quotes`, as the screen checks
+    leave them out): the task's own words on the screen are not evidence that it was done."""
+    lines = [str(t) for t in step.get("screen_text") or []]
+    drop = goal_quotes(tuple(lines), goal) if lines and goal else frozenset()
+    return [t for i, t in enumerate(lines) if i not in drop]
+
+
 def _first(steps: Sequence[Row], holds: Any) -> int | None:
     return next((int(s["step_index"]) for s in steps if holds(s)), None)
 
 
-def _check_step(check: Mapping[str, Any] | None, result: str, steps: Sequence[Row]) -> tuple[int | None, str | None]:
-    """Where a check first held, and on what (see the module's table)."""
+def _check_step(check: Mapping[str, Any] | None, result: str, steps: Sequence[Row],
+                goal: str | None = None) -> tuple[int | None, str | None]:
+    """Where a check first held, and on what (see the module's table); ``goal``: the run's, whose quotes on the
+    screen are left out of its screen text."""
     if check is None:
         return None, None
     kind, ev = check.get("type"), check.get("evidence") or {}
@@ -99,9 +110,9 @@ def _check_step(check: Mapping[str, Any] | None, result: str, steps: Sequence[Ro
     if kind in ("text_present", "text_matches") and (ev.get("text") or ev.get("pattern")):
         if kind == "text_present":
             needle = str(ev["text"]).lower()
-            holds = lambda s: needle in " ".join(s.get("screen_text") or []).lower()  # noqa: E731
+            holds = lambda s: needle in " ".join(_read(s, goal)).lower()  # noqa: E731
         else:
-            holds = lambda s: bool(s.get("screen_text")) and _search(ev["pattern"], " ".join(s["screen_text"]))  # noqa: E731
+            holds = lambda s: bool(lines := _read(s, goal)) and _search(ev["pattern"], " ".join(lines))  # noqa: E731
         step = _first(steps, holds)
         if step is not None:
             return step, "screen_text"
@@ -128,7 +139,7 @@ def checkpoints(run: Row, steps: Sequence[Row]) -> tuple[Checkpoint, ...]:
         out.append(Checkpoint("", "", 0, "", None, None))  # its place, filled once its parts are known
         if node["kind"] == "check":
             check = by_name.get(node["name"])
-            step, basis = _check_step(check, node["result"], steps)
+            step, basis = _check_step(check, node["result"], steps, run.get("goal"))
             kind = check.get("type") if check else None
         else:
             parts = [visit(c, depth + 1) for c in node.get("children") or []]

@@ -8,15 +8,18 @@ it: missing evidence is no change. A place seen again later is the same place (t
 
 Each phase says the screens (states) its steps ended on and how many of them were new to the run. *Progress*
 last advanced at the last step that reached a new screen or had a high-risk action's effect observed (as the
-decisive error ``stall`` reads it, :mod:`trajcheck.analyzers.decisive`), or where a checkpoint first held.
+decisive error ``stall`` reads it, :mod:`trajcheck.analyzers.decisive`), or where a checkpoint first held. A new
+screen the run did not keep is no advance: in a run with no net progress (``runs.no_net_progress``), one reached
+at or after ``stalled_from_step``, as the process score counts it (:mod:`trajcheck.analyzers.process`); it stays
+among its phase's screens (``not_kept`` lists its step).
 
 The *checkpoints* are the nodes of the run's contract (a rubric tree's nodes; a flat contract's checks), each
 with the step at which the evidence already read shows it first held (:mod:`trajcheck.analyzers.checkpoints`).
 
 Computed from ledger rows (the steps table's ``step_index``, ``url_after``, ``title_after``, ``state_id``,
 ``state_kind``, ``effect_high_risk``, ``action_effect_observed``, ``screen_text``, ``action_type``; the runs
-table's ``contract_tree``, ``contract_checks``, ``stalled_from_step``), so ``trajcheck timeline --phases`` works
-on any ledger.
+table's ``goal``, ``contract_tree``, ``contract_checks``, ``stalled_from_step``, ``no_net_progress``), so
+``trajcheck timeline --phases`` works on any ledger.
 """
 
 from __future__ import annotations
@@ -85,13 +88,16 @@ class Phases:
     phases: tuple[Phase, ...]
     places: tuple[Place, ...]
     screens_reached: int  # distinct screens the run's steps ended on
-    advanced: tuple[int, ...]  # the steps that advanced: reached a new screen, or a high-risk action's effect
+    advanced: tuple[int, ...]  # the steps that advanced: reached a new screen it kept, or a high-risk action's effect
     #: The last step that advanced (as the decisive error's ``stall`` reads it: a new screen, or a high-risk
     #: action's observed effect), or where a checkpoint first held, whichever is later.
     last_progress_step: int | None
     last_progress: str | None  # what advanced there: "a new screen", "a high-risk effect", "checkpoint N"
     stalled_from_step: int | None  # as the runs table has it (analyzers/states.py)
     checkpoints: tuple[Checkpoint, ...]
+    #: The steps that reached a new screen the run did not keep: at or after ``stalled_from_step`` in a run with no
+    #: net progress (``runs.no_net_progress``), as the process score counts them (analyzers/process.py).
+    not_kept: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "n_steps": self.n_steps, "first_step": self.first_step,
@@ -100,7 +106,7 @@ class Phases:
                 "screens_reached": self.screens_reached, "advanced": list(self.advanced),
                 "last_progress_step": self.last_progress_step,
                 "last_progress": self.last_progress, "stalled_from_step": self.stalled_from_step,
-                "checkpoints": [c.to_json() for c in self.checkpoints]}
+                "checkpoints": [c.to_json() for c in self.checkpoints], "not_kept": list(self.not_kept)}
 
 
 def page_of(url: str | None) -> str | None:
@@ -149,6 +155,8 @@ def analyze(run: Row, steps: Sequence[Row]) -> Phases:
     phases: list[Phase] = []
     last_new: tuple[int, str] | None = None
     advanced: list[int] = []
+    not_kept: list[int] = []
+    stalled = run.get("stalled_from_step") if run.get("no_net_progress") else None  # None: every new screen kept
     for a, b, cut in spans:
         screens: dict[int, None] = {}  # an ordered set
         new = returns = 0
@@ -158,8 +166,11 @@ def analyze(run: Row, steps: Sequence[Row]) -> Phases:
                 screens[int(sid)] = None
             if sid is not None and s.get("state_kind") == "new" and sid not in seen:
                 new += 1
-                last_new = (int(s["step_index"]), "a new screen")
-                advanced.append(last_new[0])
+                if stalled is not None and int(s["step_index"]) >= stalled:
+                    not_kept.append(int(s["step_index"]))  # a screen in the phase, but no advance
+                else:
+                    last_new = (int(s["step_index"]), "a new screen")
+                    advanced.append(last_new[0])
             elif s.get("effect_high_risk") and s.get("action_effect_observed") is True:
                 last_new = (int(s["step_index"]), "a high-risk effect")
                 advanced.append(last_new[0])
@@ -178,7 +189,8 @@ def analyze(run: Row, steps: Sequence[Row]) -> Phases:
             last_step, last_what = c.step, f"checkpoint {c.name}"
     return Phases(str(run.get("run_id")), len(steps), indices[0] if indices else None,
                   indices[-1] if indices else None, by, tuple(phases), _places(by, list(places), phases),
-                  len(seen), tuple(advanced), last_step, last_what, run.get("stalled_from_step"), cps)
+                  len(seen), tuple(advanced), last_step, last_what, run.get("stalled_from_step"), cps,
+                  tuple(not_kept))
 
 
 def _places(by: str, keys: Sequence[tuple[Any, ...]], phases: Sequence[Phase]) -> tuple[Place, ...]:

@@ -137,6 +137,8 @@ def render(data: dict[str, Any], width: int = 80, height: int = 50) -> Text:
     else:
         said = "no step advanced: no new screen, no high-risk effect, no checkpoint"
     stalled = f"stalled from step {data['stalled_from_step']}" if data["stalled_from_step"] is not None else ""
+    if stalled and data.get("not_kept"):  # new screens, but no net progress: not advances (analyzers/phases.py)
+        stalled += f" ({_n(len(data['not_kept']), 'new screen')} from it on not kept)"
     if stalled and len(said) + 2 + len(stalled) <= width:
         said, stalled = f"{said}; {stalled}", ""
     lines += [(said, "")] + ([(stalled, "")] if stalled else [])

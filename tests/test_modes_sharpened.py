@@ -137,31 +137,78 @@ def test_a_grid_check_is_linked_to_the_last_click_on_the_forbidden_cell_it_found
     assert link([FailedCheck("kick row", "grid", GRID, {"forbidden_active": [], "missing_required": [9]})],
                 steps) is None
     # several failed checks: the earliest step
-    url = FailedCheck("u", "url_matches", {}, {"url": "https://a.example/x"})
-    moved = [CheckStep(1, "CLICK", (150, 155)), CheckStep(2, "CLICK", (672, 155), url_before="https://a.example/",
-                                                          url_after="https://a.example/x")]
-    assert link([url, bad], moved).step == 2  # type: ignore[union-attr]
+    url = FailedCheck("u", "url_matches", {"pattern": "/x$"}, {"url": "https://a.example/"})
+    moved = [CheckStep(1, "CLICK", (150, 155), url_before="https://a.example/x", url_after="https://a.example/"),
+             CheckStep(2, "CLICK", (672, 155), url_before="https://a.example/", url_after="https://a.example/")]
+    assert link([url, bad], moved).step == 1  # type: ignore[union-attr]  # left /x at 1; cell 10 set at 2
+    assert link([bad, url], moved).step == 1  # type: ignore[union-attr]
 
 
-def test_a_url_check_is_linked_to_the_step_that_led_to_the_wrong_page_the_run_stayed_on():
-    u = FailedCheck("u", "url_matches", {"pattern": "/thanks$"}, {"url": "https://a.example/cart"})
-    steps = [CheckStep(1, "CLICK", url_before="https://a.example/", url_after="https://a.example/cart"),
-             CheckStep(2, "CLICK", url_before="https://a.example/cart", url_after="https://a.example/"),
-             CheckStep(3, "CLICK", url_before="https://a.example/", url_after="https://a.example/cart"),
-             CheckStep(4, "DONE", url_before="https://a.example/cart", url_after="https://a.example/cart")]
-    assert link([u], steps).step == 3  # type: ignore[union-attr]  # it left the first time
-    never = [CheckStep(1, "CLICK", url_before="https://a.example/cart", url_after="https://a.example/cart")]
-    assert link([u], never) is None  # it never moved: nothing led there
+def test_a_url_check_is_linked_to_the_step_that_left_the_wanted_page_the_run_never_came_back_to():
+    u = FailedCheck("u", "url_matches", {"pattern": "/thanks$"}, {"url": "https://a.example/cart",
+                                                                  "pattern": "/thanks$"})
+    home, cart, thanks = "https://a.example/", "https://a.example/cart", "https://a.example/thanks"
+    left = [CheckStep(1, "CLICK", url_before=home, url_after=thanks),
+            CheckStep(2, "CLICK", url_before=thanks, url_after=home),
+            CheckStep(3, "CLICK", url_before=home, url_after=cart),
+            CheckStep(4, "DONE", url_before=cart, url_after=cart)]
+    found = link([u], left)
+    assert found is not None and found.step == 2 and "left a.example/thanks" in found.evidence
+    # it came back to the wanted page and left again: the last departure is the one that lasted
+    again = left[:3] + [CheckStep(4, "CLICK", url_before=cart, url_after=thanks),
+                        CheckStep(5, "CLICK", url_before=thanks, url_after=cart), CheckStep(6, "DONE")]
+    assert link([u], again).step == 5  # type: ignore[union-attr]
+    # never on the wanted page (an omission): no step caused it, not even the one that arrived where it ended
+    never = [CheckStep(1, "CLICK", url_before=home, url_after=cart),
+             CheckStep(2, "DONE", url_before=cart, url_after=cart)]
+    assert link([u], never) is None
+    # a URL not recorded after the wanted page: no step is known to have left it
+    unknown = [CheckStep(1, "CLICK", url_before=home, url_after=thanks), CheckStep(2, "CLICK"),
+               CheckStep(3, "DONE")]
+    assert link([u], unknown) is None
+
+
+def test_a_correct_navigation_to_the_page_a_run_ended_on_is_not_the_decisive_error(tmp_path):
+    """stale-element-recovery's step 4 opens the invoice (message.html?id=m3), as its task asks. With a contract
+    that wants a page the run never reached (``m3&view=paid$``), the check fails by omission: before this change
+    the click at step 4 was named the decisive error (contract_check at step 4)."""
+    copy_samples(tmp_path / "runs", only="stale-element-recovery")
+    contract = tmp_path / "runs" / "stale-element-recovery" / "contract.json"
+    spec = json.loads(contract.read_text())
+    spec["checks"][0]["pattern"] = "m3&view=paid$"
+    contract.write_text(json.dumps(spec))
+    r = _scored(tmp_path / "runs")
+    assert r["failure_mode"] == "wrong_result"
+    assert (r["decisive_step"], r["decisive_kind"]) == (None, "not_determined")  # nothing else shows a step
 
 
 def test_a_text_check_is_linked_to_the_step_that_typed_the_wrong_value():
-    chk = FailedCheck("qty", "element_text", {"selector": "#qty", "pattern": "^3$"}, {"texts": ["Quantity: 30"]})
+    chk = FailedCheck("qty", "element_text", {"selector": "#qty", "pattern": "^3$"}, {"texts": ["30"]})
     steps = [CheckStep(1, "CLICK", (10, 10)), CheckStep(2, "TYPE", text="30"), CheckStep(3, "TYPE", text="hello"),
              CheckStep(4, "DONE")]
     assert link([chk], steps).step == 2  # type: ignore[union-attr]
+    spaced = FailedCheck("name", "element_text", {"selector": "#name", "pattern": "^Jane Doe$"},
+                         {"texts": ["Jane  Doe-Smith"]})
+    assert link([spaced], [CheckStep(1, "TYPE", text="Jane Doe-Smith "), CheckStep(2, "DONE")]).step == 1  # type: ignore
     absent = FailedCheck("no draft", "text_absent", {"text": "DRAFT"}, {"text": "DRAFT", "found": True})
     assert link([absent], [CheckStep(1, "TYPE", text="draft"), CheckStep(2, "DONE")]).step == 1  # type: ignore
+    assert link([absent], [CheckStep(1, "TYPE", text="a DRAFT note"), CheckStep(2, "DONE")]).step == 1  # type: ignore
     assert link([absent], [CheckStep(1, "TYPE", text="final"), CheckStep(2, "DONE")]) is None
+
+
+def test_a_short_typed_value_inside_the_wrong_value_is_not_its_cause():
+    name = FailedCheck("name", "element_text", {"selector": "#name", "pattern": "^Jane Doe$"},
+                       {"texts": ["Jane Doe-Smith"]})
+    assert link([name], [CheckStep(1, "TYPE", text="a"), CheckStep(2, "DONE")]) is None
+    assert link([name], [CheckStep(1, "TYPE", text="jane doe-smith"), CheckStep(2, "DONE")]) is None  # case kept
+    qty = FailedCheck("qty", "element_text", {"selector": "#qty", "pattern": "^1$"}, {"texts": ["12"]})
+    assert link([qty], [CheckStep(1, "TYPE", text="1"), CheckStep(2, "DONE")]) is None
+    assert link([qty], [CheckStep(1, "TYPE", text="12"), CheckStep(2, "TYPE", text="1"),
+                        CheckStep(3, "DONE")]).step == 1  # type: ignore[union-attr]  # the whole value, earlier
+    labelled = FailedCheck("qty", "element_text", {}, {"texts": ["Quantity: 30"]})
+    assert link([labelled], [CheckStep(1, "TYPE", text="30"), CheckStep(2, "DONE")]) is None
+    absent = FailedCheck("no draft", "text_absent", {"text": "DRAFT"}, {"text": "DRAFT", "found": True})
+    assert link([absent], [CheckStep(1, "TYPE", text="a"), CheckStep(2, "DONE")]) is None
 
 
 def test_sequencer_near_miss_is_lost_at_step_3_with_its_contract_and_not_determined_without(tmp_path):

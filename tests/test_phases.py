@@ -72,6 +72,49 @@ def test_progress_last_advanced_at_an_effect_or_a_checkpoint():
     assert analyze({"run_id": "r"}, []).phases == ()
 
 
+def test_a_new_screen_a_run_with_no_net_progress_did_not_keep_is_no_advance():
+    """As the process score counts it (analyzers/process.py): with no net progress, from stalled_from_step on a new
+    screen is kept in its phase but does not move where progress last advanced."""
+    steps = [_step(1, "http://a/x", state=1, kind="new"), _step(2, "http://a/x", state=2, kind="new"),
+             _step(3, "http://a/x", state=1, kind="return"), _step(4, "http://a/x", state=3, kind="new"),
+             _step(5, "http://a/x", state=1, kind="return")]
+    ph = analyze({"run_id": "r", "stalled_from_step": 2, "no_net_progress": True}, steps)
+    assert (ph.last_progress_step, ph.last_progress) == (1, "a new screen")
+    assert ph.advanced == (1,) and ph.not_kept == (2, 4)
+    assert ph.phases[0].screens == (1, 2, 3) and ph.phases[0].new_screens == 3 and ph.screens_reached == 3
+    assert ph.to_json()["not_kept"] == [2, 4]
+    # stalled but with net progress (or not recorded): every new screen still advances
+    for run in ({"run_id": "r", "stalled_from_step": 2, "no_net_progress": False}, {"run_id": "r"}):
+        ph = analyze(run, steps)
+        assert (ph.last_progress_step, ph.advanced, ph.not_kept) == (4, (1, 2, 4), ())
+
+
+def test_timeline_phases_of_a_run_that_kept_nothing(sample_ledger, width):
+    """menu-toggle-aimless opens and closes menus from step 2 to its end and ends where it began (no net progress,
+    stalled from step 2, its failure step): the screens it reached from step 2 on were not kept. Before, it said
+    "progress last advanced at step 10 (a new screen)"."""
+    width(80)  # as the other timeline tests: a cli module first imported here keeps the console it was given
+    res = runner.invoke(app, ["timeline", str(sample_ledger), "menu-toggle-aimless", "--phases"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[:7] == [
+        "run menu-toggle-aimless  12 steps  1 phase in 1 place  6 screens reached",
+        "progress last advanced at step 1 (a new screen)",
+        "stalled from step 2 (5 new screens from it on not kept)",
+        "",
+        "steps    1         12",
+        "place    AAAAAAAAAAAA",
+        "advance  +           "]  # step 1 only: the + at 2, 4, 6, 8 and 10 were screens not kept
+    assert "  A      1-12  12 +6 <5  http://sample.local/quillpad.html" in res.stdout
+    row = trajcheck.query(sample_ledger, "select failure_step, stalled_from_step, no_net_progress from runs "
+                                         "where run_id = 'menu-toggle-aimless'").to_json()[0]
+    assert row == {"failure_step": 2, "stalled_from_step": 2, "no_net_progress": True}
+    html = phase_strip(trajcheck.query(sample_ledger, "select * from runs where run_id = 'menu-toggle-aimless'")
+                       .to_json()[0], trajcheck.query(sample_ledger, "select * from steps where run_id = "
+                                                      "'menu-toggle-aimless' order by step_index").to_json())
+    assert 'progress last advanced at <a href="#step-1">step 1</a> (a new screen); 5 new screens from step 2 on ' \
+           "not kept (no net progress)" in html
+
+
 def _tree(name: str, kind: str, result: str, children: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     node = {"name": name, "kind": kind, "result": result, "score": None, "weight": 1.0, "critical": False}
     return node | ({"children": children} if children is not None else {})
@@ -111,6 +154,39 @@ def test_a_flat_contracts_checks_are_the_checkpoints_of_one_all_node():
     assert [(c.name, c.kind, c.step, c.basis) for c in got] == [
         ("c", "all", None, "final_frame"), ("done", "check", 7, "url"), ("thanks", "check", None, "final_frame")]
     assert checkpoints({}, []) == ()
+
+
+GOAL = "Change the Tasklane display name to 'Jane Doe' and save it."
+
+
+def test_a_goal_quoted_on_the_screen_is_no_checkpoint_held():
+    """A harness window showing the instruction from step 1: its words are not evidence that a text check held
+    there (analyzers/goalquotes.py, as the screen checks read it); the page's own message at step 3 is."""
+    banner = ["Task: Change the Tasklane display name", "to 'Jane Doe' and save it."]
+    steps = [_step(1, "http://a/profile", state=1, kind="new", screen_text=banner),
+             _step(2, "http://a/profile", state=2, kind="new", screen_text=banner + ["Display name"]),
+             _step(3, "http://a/profile", state=2, kind="same", screen_text=banner + ["Saved: Jane Doe"]),
+             _step(4, "http://a/profile", state=2, kind="same", screen_text=banner)]
+    checks = [{"type": "text_present", "name": "name shown", "passed": True, "evidence": {"text": "Jane Doe"}},
+              {"type": "text_matches", "name": "saved", "passed": True, "evidence": {"pattern": "Jane D[a-z]+"}}]
+    run = {"run_id": "r", "goal": GOAL, "contract_checks": checks, "contract_name": "c"}
+    got = [(c.name, c.step, c.basis) for c in checkpoints(run, steps)]
+    assert got == [("c", 3, "parts"), ("name shown", 3, "screen_text"), ("saved", 3, "screen_text")]
+    ph = analyze(run, steps)
+    assert (ph.last_progress_step, ph.last_progress) == (3, "checkpoint saved")
+    # without the goal, its quote is read as the page's text: both held at step 1 (what the filter prevents)
+    assert [c.step for c in checkpoints({**run, "goal": None}, steps)] == [1, 1, 1]
+
+
+def test_the_timeline_reads_the_runs_goal_from_the_ledger(sample_ledger, monkeypatch):
+    from trajcheck.queries import phases as query
+
+    seen: list[dict[str, Any]] = []
+    real = query.analyze
+    monkeypatch.setattr(query, "analyze", lambda run, steps: seen.append(dict(run)) or real(run, steps))
+    trajcheck.phases(sample_ledger, "nc-profile-toast")
+    goal = json.loads((SAMPLES / "nc-profile-toast" / "run.json").read_text())["goal"]
+    assert goal and seen[0]["goal"] == goal
 
 
 def _screen(text: Any, width: int = 80) -> list[str]:

@@ -9,7 +9,8 @@ from ..base.errors import UsageError
 from ..store import ledger
 
 #: The columns the analyzer reads (analyzers/phases.py, analyzers/checkpoints.py).
-RUN_COLUMNS = ("run_id", "n_steps", "contract_name", "contract_tree", "contract_checks", "stalled_from_step")
+RUN_COLUMNS = ("run_id", "n_steps", "goal", "contract_name", "contract_tree", "contract_checks", "stalled_from_step",
+               "no_net_progress")
 STEP_COLUMNS = ("step_index", "action_type", "url_after", "title_after", "state_id", "state_kind",
                 "effect_high_risk", "action_effect_observed", "screen_text")
 

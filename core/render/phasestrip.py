@@ -70,6 +70,9 @@ def phase_strip(run: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> s
     last = ("no step advanced (no new screen, no high-risk effect, no checkpoint)" if ph.last_progress_step is None
             else f'progress last advanced at <a href="#step-{ph.last_progress_step}">step {ph.last_progress_step}</a>'
                  f" ({_e(ph.last_progress)})")
+    if ph.not_kept:  # new screens a run with no net progress did not keep: no advance (analyzers/phases.py)
+        last += (f"; {len(ph.not_kept)} new screen{'s' * (len(ph.not_kept) != 1)} from step {ph.stalled_from_step} "
+                 "on not kept (no net progress)")
     head = (f"<b>phases</b> {len(ph.phases)} phase{'s' * (len(ph.phases) != 1)} in {len(ph.places)} "
             f"place{'s' * (len(ph.places) != 1)} ({'page or title' if ph.cut_by == 'page_title' else 'screen'}), "
             f"{ph.screens_reached} screen{'s' * (ph.screens_reached != 1)} reached; {last}")
