@@ -210,6 +210,15 @@ def width(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
 
     from trajcheck.cli import common
 
+    import importlib
+    import pkgutil
+
+    import trajcheck.cli
+
+    # every cli module imported first: one imported while the patch is on would keep the fixed console for good
+    for info in pkgutil.iter_modules(trajcheck.cli.__path__, "trajcheck.cli."):
+        importlib.import_module(info.name)
+
     def fix(columns: int) -> None:
         fixed = Console(width=columns, color_system=None, soft_wrap=True)
         original = common.out  # before the loop replaces common's own
