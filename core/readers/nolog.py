@@ -9,6 +9,11 @@ other images becomes one:
   subfolders or more are a folder of runs, not one;
 - it holds no JSON or JSON Lines file (but a ``contract.json``): a JSON file no reader claims is a log of another
   shape (read it with ``--mapping``), and the folder stays a ``no_reader_claims`` problem that says so;
+- its images look like a run's screenshots: at least 2 whose names carry a step number (``001.png``,
+  ``step_2.png``: a number in the name, 2 different numbers at least), and at least 2 of these (of the first
+  :data:`SIZES_READ` read) the size (width x height) of a frame of a run beside it (the first :data:`SIZES_READ`
+  images of each of up to :data:`RUNS_READ` of those runs). A folder of plots (``success_rate.png``) or of pictures
+  of another size is not a run;
 - the batch has runs beside it: a folder next to it (the same parent) is a run, or a cousin is (a run at the
   same depth under the same grandparent: ``runs/a/r1`` makes ``runs/b/r2`` a run folder, never
   ``runs/b/r2/pages`` nor ``other/b/r2``);
@@ -23,6 +28,7 @@ with the screenshots it holds as evidence, so it is counted among the runs, in t
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +44,11 @@ LOG_SUFFIXES = (".json", ".jsonl")
 NOT_LOGS = frozenset({"contract.json"})
 #: How many screenshot names the evidence lists.
 SHOWN = 3
+#: A step number in an image's name (its stem).
+NUMBER = re.compile(r"\d+")
+#: How many images' sizes are read from a folder (their headers), and of how many runs beside it.
+SIZES_READ = 8
+RUNS_READ = 4
 
 
 def _files(path: Path, suffixes: tuple[str, ...]) -> list[str]:
@@ -80,7 +91,7 @@ def without_log(root: Path, unclaimed: list[tuple[Path, list[int]]], runs: list[
                 if a.parent in parents or (a.parent != root and a.parent.parent in grandparents):
                     run = a
                     break
-        if run is None or not _one_run(run):
+        if run is None or not _one_run(run) or not _like_frames(run, _beside(run, root, runs)):
             rest.append((here, counts))
         elif run not in found:
             found.append(run)
@@ -94,6 +105,44 @@ def _one_run(path: Path) -> bool:
     claims."""
     branches = {s.split("/", 1)[0] if "/" in s else "." for s in screenshots(path)}
     return ("." in branches or len(branches) == 1) and not logs(path)
+
+
+def _beside(path: Path, root: Path, runs: list[Path]) -> list[Path]:
+    """The runs that make ``path`` a run folder: its siblings, else its cousins (module docstring), sorted."""
+    near = sorted(r for r in runs if r.parent == path.parent)
+    return near or sorted(r for r in runs if r.parent != root and path.parent != root
+                          and r.parent.parent == path.parent.parent)
+
+
+def _numbered(shots: list[str]) -> list[str]:
+    """The images whose names carry a step number (one per number: the first)."""
+    seen: dict[str, str] = {}
+    for s in shots:
+        found = NUMBER.findall(s.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+        if found:
+            seen.setdefault(str(int(found[-1])), s)
+    return list(seen.values())
+
+
+def _frame_sizes(run: Path) -> set[tuple[int, int]]:
+    """The sizes of a run's first images (none for a run that is a file)."""
+    from .kit.screenshots import image_size
+
+    if not run.is_dir():
+        return set()
+    return {size for s in screenshots(run)[:SIZES_READ] for size in [image_size(run / s)] if size is not None}
+
+
+def _like_frames(path: Path, beside: list[Path]) -> bool:
+    """Do ``path``'s images look like the screenshots of the runs ``beside`` it: at least 2 with a step number in
+    their names, at least 2 of them the size of a frame of those runs (module docstring)?"""
+    from .kit.screenshots import image_size
+
+    numbered = _numbered(screenshots(path))
+    if len(numbered) < 2:
+        return False
+    sizes = {size for r in beside[:RUNS_READ] for size in _frame_sizes(r)}
+    return sum(image_size(path / s) in sizes for s in numbered[:SIZES_READ]) >= 2
 
 
 def evidence(path: Path) -> str:
