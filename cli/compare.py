@@ -179,6 +179,19 @@ def _more(k: int) -> str:
     return f"{k} more repeat{'' if k == 1 else 's'} per task"
 
 
+def _expected(data: dict[str, Any]) -> None:
+    """score --expect: each arm's denominator, the runs without a log that are in no arm (once), and what success is
+    over."""
+    for d in data.get("expected") or []:
+        err.print(f"{d['group']}: {d['text']}", highlight=False, markup=False)
+    n = data.get("runs_without_log") or 0
+    if n:
+        err.print(f"{count(n, 'run')} without a log (task unknown, no value of {data['by']}): in no arm's "
+                  "expected runs", highlight=False, markup=False)
+    if data.get("rates_over"):
+        err.print(f"success: {data['rates_over']}", highlight=False, markup=False)
+
+
 @exit_on_error(raises=(LedgerError,))
 def compare(
     ledgers: Annotated[list[Path], typer.Argument(metavar="LEDGER [LEDGER_B]", help="One ledger (with --by) or "
@@ -237,10 +250,7 @@ def compare(
          fmt, title=f"arms, unpaired: {data['rates_over'] if data.get('rates_over') else 'rates over ' + over}")
     if judge is not None:
         _not_judged(data, judge)
-    for d in data.get("expected") or []:  # score --expect: each arm's denominator, and what success is over
-        err.print(f"{d['group']}: {d['text']}", highlight=False, markup=False)
-    if data.get("rates_over"):
-        err.print(f"success: {data['rates_over']}", highlight=False, markup=False)
+    _expected(data)
     if data["runs_without_value"]:
         n = data["runs_without_value"]
         err.print(f"{count(n, 'run')} {'has' if n == 1 else 'have'} no value of {data['by']} and "

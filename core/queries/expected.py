@@ -151,13 +151,36 @@ def _rows(ledger_dir: str | os.PathLike[str], by: str | None) -> list[tuple[Any,
 def denominators(ledger_dir: str | os.PathLike[str], by: str | None = None, success_score: float = 1.0
                  ) -> list[Denominator] | None:
     """Each group's :class:`Denominator` (one, ``(all)``, without ``by``); None when no runs are expected."""
+    found = grouped(ledger_dir, by, success_score)
+    return None if found is None else found[0]
+
+
+def grouped(ledger_dir: str | os.PathLike[str], by: str | None = None, success_score: float = 1.0
+            ) -> tuple[list[Denominator], int] | None:
+    """Each group's :class:`Denominator`, and the runs without a log that are in no group: with ``by``, a run
+    without a log has no value of it (no config, no task: nothing was read), so it is no run of any arm, and no
+    group of its own is made for it; it is counted here, once (:func:`apart`). None when no runs are expected."""
     tasks = load(ledger_dir)
     if tasks is None:
         return None
     groups: dict[str, list[tuple[Any, ...]]] = {}
+    unplaced = 0
     for g, *rest in _rows(ledger_dir, by):
+        _, _, status, damage, *_, no_task = rest
+        if by and g is None and no_task and damage == Damage.NO_LOG and status == "ok":
+            unplaced += 1
+            continue
         groups.setdefault("(null)" if g is None else str(g), []).append(tuple(rest))
-    return [_group(name, tasks, rows, success_score) for name, rows in sorted(groups.items() or [("(all)", [])])]
+    if not groups and not by:
+        groups["(all)"] = []
+    return [_group(name, tasks, rows, success_score) for name, rows in sorted(groups.items())], unplaced
+
+
+def apart(n: int, by: str | None) -> str:
+    """What the runs without a log that are in no group are: '1 run without a log (task unknown, no value of
+    config.seed): in no arm's expected runs'."""
+    return (f"{n} run{'s' * (n != 1)} without a log (task unknown, no value of {by}): in no arm's expected runs"
+            if n else "")
 
 
 def _group(name: str, tasks: dict[str, int], rows: list[tuple[Any, ...]], success_score: float) -> Denominator:
@@ -258,12 +281,14 @@ def apply(table: "ReportTable", ledger_dir: str | os.PathLike[str], by: str | No
     from .tables import Cell, _rate_cell
     from ..base import stats
 
-    found = denominators(ledger_dir, by, success_score)
-    if found is None:
+    both = grouped(ledger_dir, by, success_score)
+    if both is None:
         _no_expected(missing, damaged, "")
         return table
+    found, unplaced = both
     caption = table.caption + "; " + "; ".join(
-        ("" if d.group == "(all)" else f"{d.group}: ") + d.text() for d in found) + "; " + note(missing, damaged)
+        [("" if d.group == "(all)" else f"{d.group}: ") + d.text() for d in found]
+        + ([apart(unplaced, by)] if unplaced else [])) + "; " + note(missing, damaged)
     if table.name != "summary":
         return replace(table, caption=caption)
     by_group = {d.group: d for d in found}
@@ -296,10 +321,11 @@ def apply_comparison(comparison: "Comparison", ledger_dir: str | os.PathLike[str
                      missing: str | None = None, damaged: str = "keep") -> "Comparison":
     """``comparison`` (of one ledger: ``ledger_dir``; None for two) with each arm's denominator and its success over
     the runs ``missing`` and ``damaged`` say (:func:`adjusted`). As it is without expected runs."""
-    found = None if ledger_dir is None else denominators(ledger_dir, comparison.by, comparison.success_score)
-    if found is None:
+    both = None if ledger_dir is None else grouped(ledger_dir, comparison.by, comparison.success_score)
+    if both is None:
         _no_expected(missing, damaged, " of one ledger")
         return comparison
+    found, comparison.runs_without_log = both
     from ..base import stats
 
     by_arm = {d.group: d for d in found}
