@@ -91,3 +91,13 @@ def decisive(facts: Any) -> str | None:
     """``runs.decisive_control``."""
     d = facts.decisive
     return of_decisive(d.kind, d.evidence, facts.failure.detail, damage_mod.kind(facts), facts.run.goal)
+
+
+def of_row(run: dict[str, Any]) -> tuple[str | None, str | None]:
+    """``runs.failure_control`` and ``runs.decisive_control`` from a runs row (as :func:`failure` and
+    :func:`decisive` give them at score time, its ``damage`` as it now is): for a run whose damage changed after it
+    was scored (:mod:`trajcheck.queries.resets`)."""
+    damaged, goal = run.get("damage"), run.get("goal")
+    return (of_failure(run.get("failure_mode"), run.get("failure_detail"), run.get("failure_evidence"), damaged, goal),
+            of_decisive(run.get("decisive_kind"), run.get("decisive_evidence"), run.get("failure_detail"), damaged,
+                        goal))

@@ -210,24 +210,29 @@ def step_of(row: dict[str, Any]) -> ProcessStep:
         messages=_messages(row), shared=bool(row["shared_frames"]))
 
 
-def _starts(facts: Any, steps: Sequence[ProcessStep]) -> dict[int, str]:
+def starts(damage: str | None, damage_evidence: str | None, decisive_step: int | None, decisive_kind: str | None,
+           decisive_control: str | None, steps: Sequence[ProcessStep]) -> dict[int, str]:
     """The steps the run's other findings say start an uncontrollable block: a harness damage's step (every step,
     for a failed reset), the decisive step of an uncontrollable decisive error."""
     out: dict[int, str] = {}
-    damage = damage_mod.kind(facts)
     if damage == Damage.RESET_FAILED:
         return {s.index: f"damage: {damage}" for s in steps}
     if damage in control_mod.HARNESS:
-        m = _DAMAGE_STEP.match(damage_mod.evidence(facts) or "")
+        m = _DAMAGE_STEP.match(damage_evidence or "")
         at = int(m.group(1)) if m else (steps[-1].index if steps else None)
         if at is not None:
             out[at] = f"damage: {damage}"
         return out
-    d = facts.decisive
-    if d.step is not None and d.kind in (DecisiveKind.BLOCKED, DecisiveKind.IGNORED_MESSAGE) \
-            and control_mod.decisive(facts) == Control.UNCONTROLLABLE:
-        out[int(d.step)] = f"decisive: {d.kind}"
+    if decisive_step is not None and decisive_kind in (DecisiveKind.BLOCKED, DecisiveKind.IGNORED_MESSAGE) \
+            and decisive_control == Control.UNCONTROLLABLE:
+        out[int(decisive_step)] = f"decisive: {decisive_kind}"
     return out
+
+
+def _starts(facts: Any, steps: Sequence[ProcessStep]) -> dict[int, str]:
+    d = facts.decisive
+    return starts(damage_mod.kind(facts), damage_mod.evidence(facts), d.step, d.kind, control_mod.decisive(facts),
+                  steps)
 
 
 def of_facts(facts: Any) -> ProcessScore:
@@ -245,3 +250,14 @@ def score(facts: Any) -> float | None:
 def evidence(facts: Any) -> str | None:
     """``runs.process_evidence``."""
     return of_facts(facts).evidence()
+
+
+def of_rows(run: dict[str, Any], step_rows: Sequence[dict[str, Any]]) -> ProcessScore:
+    """The process score from a run's ledger rows (its runs row and steps rows), as :func:`of_facts` gives it at
+    score time: for a run whose damage changed after it was scored (a failed reset found across its repeats,
+    :mod:`trajcheck.queries.resets`). ``run`` carries the damage and ``decisive_control`` as they now are."""
+    steps = [step_of(r) for r in sorted(step_rows, key=lambda r: r["step_index"])]
+    stalled = run.get("stalled_from_step") if run.get("no_net_progress") else None
+    return assess(steps, run.get("goal"), starts(run.get("damage"), run.get("damage_evidence"),
+                                                 run.get("decisive_step"), run.get("decisive_kind"),
+                                                 run.get("decisive_control"), steps), stalled)

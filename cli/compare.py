@@ -180,9 +180,14 @@ def _more(k: int) -> str:
 
 
 def _denominators(data: dict[str, Any]) -> None:
-    """What each arm's rates are over (score --expect), and the runs no arm holds, on stderr."""
-    for d in data.get("expected") or []:  # score --expect: each arm's denominator, and what success is over
+    """score --expect: each arm's denominator, the runs without a log that are in no arm (once), and what success is
+    over; and the runs no arm holds. On stderr."""
+    for d in data.get("expected") or []:
         err.print(f"{d['group']}: {d['text']}", highlight=False, markup=False)
+    n = data.get("runs_without_log") or 0
+    if n:
+        err.print(f"{count(n, 'run')} without a log (task unknown, no value of {data['by']}): in no arm's "
+                  "expected runs", highlight=False, markup=False)
     if data.get("rates_over"):
         err.print(f"success: {data['rates_over']}", highlight=False, markup=False)
     if data["runs_without_value"]:

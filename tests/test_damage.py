@@ -283,9 +283,13 @@ def test_a_folder_without_its_log_is_a_no_log_run_until_the_log_is_back(tmp_path
 
 
 def test_only_a_folder_of_one_runs_screenshots_beside_runs_becomes_a_no_log_run(tmp_path: Path) -> None:
-    """The rule of readers/nolog.py, by discovery alone: beside a run, a folder of screenshots (in it, or under one
-    subfolder) is a run without a log; screenshots in two subfolders (a folder of runs), screenshots with a JSON no
-    reader claims (a log of another shape), and a folder of screenshots with no run beside it stay unclaimed."""
+    """The rule of readers/nolog.py, by discovery alone: beside a run, a folder of numbered screenshots the size of
+    the run's frames (in it, or under one subfolder) is a run without a log; screenshots in two subfolders (a folder
+    of runs), screenshots with a JSON no reader claims (a log of another shape), a folder of screenshots with no
+    run beside it, images without step numbers (plots), numbered images of another size and a single screenshot
+    stay unclaimed."""
+    from PIL import Image
+
     from trajcheck.readers.discovery import discover
 
     png = (SAMPLES / "terms-checkbox-on" / "frames" / "001.png").read_bytes()
@@ -298,16 +302,22 @@ def test_only_a_folder_of_one_runs_screenshots_beside_runs_becomes_a_no_log_run(
     runs = tmp_path / "batch" / "runs"
     copy_run(SAMPLES / "terms-checkbox-off", runs / "a")
     shots(runs / "flat", "1.png", "2.png")
-    shots(runs / "framed", "frames/001.png")
+    shots(runs / "framed", "frames/001.png", "frames/002.png")
     shots(runs / "two-runs", "1/1.png", "2/1.png")
-    shots(runs / "other-log", "1.png")
+    shots(runs / "other-log", "1.png", "2.png")
     (runs / "other-log" / "history.json").write_text('{"steps": []}')
-    shots(runs / "nested" / "x", "1.png")  # its screenshots under one subfolder: runs/nested is the run
+    shots(runs / "nested" / "x", "1.png", "2.png")  # its screenshots under one subfolder: runs/nested is the run
+    shots(runs / "plots", "success_rate.png", "loss.png")  # screenshot-sized, but no step numbers
+    shots(runs / "one-shot", "step_1.png")  # one numbered image is no sequence
+    (runs / "thumbs").mkdir()
+    for i in (1, 2, 3):  # numbered, but not the size of the runs' frames (1280 x 800)
+        Image.new("RGB", (320, 200), "white").save(runs / "thumbs" / f"thumb_{i}.png")
     lonely = tmp_path / "lonely"
-    shots(lonely / "shots", "1.png")
+    shots(lonely / "shots", "1.png", "2.png")
     refs, problems = discover([tmp_path / "batch", lonely])
     got = {r.display: r.reader for r in refs}
     assert got == {"runs/a": "trajcheck.run/1", "runs/flat": "no_log", "runs/framed": "no_log",
                    "runs/nested": "no_log"}
     named = sorted(Path(p.file).relative_to(tmp_path).as_posix() for p in problems if p.slug == "no_reader_claims")
-    assert named == ["batch/runs/other-log", "batch/runs/two-runs/1", "batch/runs/two-runs/2", "lonely/shots"]
+    assert named == ["batch/runs/one-shot", "batch/runs/other-log", "batch/runs/plots", "batch/runs/thumbs",
+                     "batch/runs/two-runs/1", "batch/runs/two-runs/2", "lonely/shots"]

@@ -106,3 +106,64 @@ def test_a_bad_tasks_file_is_a_usage_error_before_any_work(tmp_path: Path) -> No
                               "--expect", str(tmp_path / "tasks.txt")])
     assert res.exit_code == 2 and "tasks.txt:1: expected a task id" in res.stderr
     assert not (tmp_path / "L").exists()
+
+
+@pytest.mark.slow
+def test_a_folder_of_plots_is_no_run_and_a_run_without_a_log_is_counted_apart(tmp_path: Path) -> None:
+    """Beside two runs of support-message (expected 3 times), a folder with a screenshot-sized plot is no run: the
+    third run is missing. A run folder that lost its log is counted apart, never taken for the missing run: nothing
+    says which task it ran (issue 50 review, item 2)."""
+    import shutil
+
+    from PIL import Image
+
+    exp = tmp_path / "exp2"
+    for name in ("drift-loop-off", "drift-loop-on"):
+        shutil.copytree(SAMPLES / name, exp / name)
+    (exp / "plots").mkdir()
+    Image.new("RGB", (1280, 800), "white").save(exp / "plots" / "success_rate.png")
+    (tmp_path / "tasks.txt").write_text("support-message x 3\n")
+    res = runner.invoke(app, ["score", str(exp), "--out", str(tmp_path / "L"), "-q",
+                              "--expect", str(tmp_path / "tasks.txt")])
+    assert "plots: 1 image in plots, but no reader" in res.stderr  # named as a folder no reader claims
+    assert res.stderr.splitlines()[-1] == "scored 2 of 3 expected runs; 0 damaged; 1 missing: support-message"
+
+    lost = shutil.copytree(SAMPLES / "drift-loop-on", exp / "lost")
+    (lost / "run.json").unlink()
+    (lost / "steps.jsonl").unlink()
+    (exp / ".trajcheckignore").write_text("plots\n")
+    got = run_json("score", str(exp), "--out", str(tmp_path / "L2"), "-q", "--expect", str(tmp_path / "tasks.txt"))
+    [d] = got["expected"]
+    assert (d["scored"], d["damaged"], d["missing"], d["unknown_task"]) == (2, 0, 1, 1)
+    assert d["text"] == ("scored 2 of 3 expected runs; 0 damaged; 1 missing: support-message; 1 run without a log "
+                         "(task unknown)")
+    assert run_json("redo", str(tmp_path / "L2"))["runs"] == [
+        {"task_id": "support-message", "run_id": None, "why": "missing"},
+        {"task_id": None, "run_id": "lost", "why": "damaged: no_log"}]
+
+
+@pytest.mark.slow
+def test_a_run_without_a_log_is_no_arm_of_its_own_and_is_said_once(tmp_path: Path) -> None:
+    """compare --by: a run without a log has no config, so no value of the key; no denominator is built for it as
+    if it were an arm (it was '(null): scored 0 of 3 expected runs; 3 missing'), each arm counts its own, and the
+    run is said once, apart (issue 50 review, item 4)."""
+    import shutil
+
+    exp = tmp_path / "exp"
+    for name in ("drift-loop-off", "drift-loop-on"):
+        shutil.copytree(SAMPLES / name, exp / name)
+    lost = shutil.copytree(SAMPLES / "drift-loop-on", exp / "lost")
+    (lost / "run.json").unlink()
+    (lost / "steps.jsonl").unlink()
+    (tmp_path / "tasks.txt").write_text("support-message x 2\nghost\n")
+    run_json("score", str(exp), "--out", str(tmp_path / "L"), "-q", "--expect", str(tmp_path / "tasks.txt"))
+    got = run_json("compare", str(tmp_path / "L"), "--by", "config.perceptual_verifier")
+    assert [(d["group"], d["scored"], d["missing"]) for d in got["expected"]] == [("false", 1, 2), ("true", 1, 2)]
+    assert got["runs_without_log"] == 1
+    assert [(a["arm"], a["success"]) for a in got["arms"]] == [("false", rate(0, 3)), ("true", rate(1, 3))]
+    res = runner.invoke(app, ["compare", str(tmp_path / "L"), "--by", "config.perceptual_verifier"])
+    said = "1 run without a log (task unknown, no value of config.perceptual_verifier): in no arm's expected runs"
+    assert res.exit_code == 0 and res.stderr.count(said) == 1 and "(null):" not in res.stderr
+    table = json.loads(runner.invoke(app, ["export", str(tmp_path / "L"), "--by", "config.perceptual_verifier",
+                                           "--format", "json"]).stdout)
+    assert table["caption"].count(said) == 1 and "(null):" not in table["caption"]

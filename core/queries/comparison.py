@@ -223,13 +223,15 @@ class Comparison:
     # the runs expected (score --expect), each arm's denominator (queries.expected), and what success is over
     expected: list[dict[str, Any]] | None = None
     rates_over: str | None = None
+    runs_without_log: int = 0  # runs without a log (no value of --by): in no arm's expected runs (queries.expected)
     # --outcome judge:NAME: {"outcome": "judge:NAME", "runs_not_judged": {arm: runs it did not judge, left out}}
     judged: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"by": self.by, "success_score": self.success_score, "where": self.where,
                 "runs_without_value": self.missing, **(self.judged or {}),
-                **({"expected": self.expected, "rates_over": self.rates_over} if self.expected is not None else {}),
+                **({"expected": self.expected, "rates_over": self.rates_over,
+                    "runs_without_log": self.runs_without_log} if self.expected is not None else {}),
                 "arms": [a.to_json() for a in self.arms],
                 "paired": [p.to_json() for p in self.pairings],
                 "counterfactual": [c.to_json() for c in self.counterfactuals],

@@ -8,7 +8,9 @@ a small table of its own, not ledger columns, so it changes no run's digest and 
 Each group of runs (all the runs, or each arm of ``by``: every arm is expected to run every expected task as often)
 then has M expected runs, N scored (status ``ok``) of the expected tasks, K damaged (runs with a ``damage`` value,
 when the ledger has that column), I invalid (unreadable: status ``invalid``), J missing (for each task, the expected
-repeats less the runs the group has of it, scored or not) and the runs of tasks not expected.
+repeats less the runs the group has of it, scored or not) and the runs of tasks not expected. A run without a log
+(damage ``no_log``) has no task id: nothing says which expected task it ran, so it is counted apart (``K runs without
+a log (task unknown)``), never taken for one of the missing runs; in a rate it is a damaged run that did not pass.
 """
 
 from __future__ import annotations
@@ -105,24 +107,22 @@ class Denominator:
     unexpected: int  # runs of tasks the table does not name
     redo: list[dict[str, Any]] = field(default_factory=list)  # the runs to run again, each {task_id, run_id, why}
     damaged_successes: int = 0  # damaged runs that count as successes (left out with --damaged exclude)
-    #: runs without a log (damage no_log) and so without a task id: counted as scored and damaged, each standing
-    #: for one of the runs the expected tasks lack (``missing`` is the shortfall less these)
+    #: runs without a log (damage no_log) and so without a task id, counted apart: nothing says which expected
+    #: task each ran, so none is taken for a missing run (nor among ``scored``, ``damaged`` and ``missing``); in a
+    #: rate each is a damaged run that did not pass
     unknown_task: int = 0
 
     def text(self) -> str:
-        """'scored 26 of 28 expected runs; 0 damaged; 2 missing: t1, t2 x2'."""
+        """'scored 26 of 28 expected runs; 0 damaged; 2 missing: t1, t2 x2', and '; 1 run without a log (task
+        unknown)' when the group has such runs."""
         missing = ", ".join(t if n == 1 else f"{t} x{n}" for t, n in self.missing_tasks.items())
-        if self.unknown_task:
-            short = sum(self.missing_tasks.values())
-            return (f"scored {self.scored} of {self.expected} expected runs; {self.damaged} damaged; "
-                    f"{self.missing} missing; {self.unknown_task} run{'s' * (self.unknown_task != 1)} without a "
-                    f"log (task unknown) for the {short} run{'s' * (short != 1)} the tasks lack"
-                    + (f": {missing}" if missing else "") + self._tail())
         return (f"scored {self.scored} of {self.expected} expected runs; {self.damaged} damaged; "
                 f"{self.missing} missing" + (f": {missing}" if missing else "") + self._tail())
 
     def _tail(self) -> str:
-        return ((f"; {self.invalid} invalid" if self.invalid else "")
+        n = self.unknown_task
+        return ((f"; {n} run{'s' * (n != 1)} without a log (task unknown)" if n else "")
+                + (f"; {self.invalid} invalid" if self.invalid else "")
                 + (f"; {self.unexpected} runs of tasks not expected" if self.unexpected else ""))
 
     def to_json(self) -> dict[str, Any]:
@@ -151,13 +151,36 @@ def _rows(ledger_dir: str | os.PathLike[str], by: str | None) -> list[tuple[Any,
 def denominators(ledger_dir: str | os.PathLike[str], by: str | None = None, success_score: float = 1.0
                  ) -> list[Denominator] | None:
     """Each group's :class:`Denominator` (one, ``(all)``, without ``by``); None when no runs are expected."""
+    found = grouped(ledger_dir, by, success_score)
+    return None if found is None else found[0]
+
+
+def grouped(ledger_dir: str | os.PathLike[str], by: str | None = None, success_score: float = 1.0
+            ) -> tuple[list[Denominator], int] | None:
+    """Each group's :class:`Denominator`, and the runs without a log that are in no group: with ``by``, a run
+    without a log has no value of it (no config, no task: nothing was read), so it is no run of any arm, and no
+    group of its own is made for it; it is counted here, once (:func:`apart`). None when no runs are expected."""
     tasks = load(ledger_dir)
     if tasks is None:
         return None
     groups: dict[str, list[tuple[Any, ...]]] = {}
+    unplaced = 0
     for g, *rest in _rows(ledger_dir, by):
+        _, _, status, damage, *_, no_task = rest
+        if by and g is None and no_task and damage == Damage.NO_LOG and status == "ok":
+            unplaced += 1
+            continue
         groups.setdefault("(null)" if g is None else str(g), []).append(tuple(rest))
-    return [_group(name, tasks, rows, success_score) for name, rows in sorted(groups.items() or [("(all)", [])])]
+    if not groups and not by:
+        groups["(all)"] = []
+    return [_group(name, tasks, rows, success_score) for name, rows in sorted(groups.items())], unplaced
+
+
+def apart(n: int, by: str | None) -> str:
+    """What the runs without a log that are in no group are: '1 run without a log (task unknown, no value of
+    config.seed): in no arm's expected runs'."""
+    return (f"{n} run{'s' * (n != 1)} without a log (task unknown, no value of {by}): in no arm's expected runs"
+            if n else "")
 
 
 def _group(name: str, tasks: dict[str, int], rows: list[tuple[Any, ...]], success_score: float) -> Denominator:
@@ -166,9 +189,7 @@ def _group(name: str, tasks: dict[str, int], rows: list[tuple[Any, ...]], succes
     scored = damaged = invalid = unexpected = won = unknown = 0
     for task, run_id, status, damage, verdict, source, score, no_task in rows:
         if task not in tasks and no_task and damage == Damage.NO_LOG and status == "ok":
-            unknown += 1  # a folder of screenshots: a run of the batch whose task nothing says
-            scored += 1
-            damaged += 1
+            unknown += 1  # a folder of screenshots: a run of the batch whose task nothing says, counted apart
             redo.append({"task_id": None, "run_id": run_id, "why": f"damaged: {damage}"})
             continue
         if task not in tasks:
@@ -186,10 +207,9 @@ def _group(name: str, tasks: dict[str, int], rows: list[tuple[Any, ...]], succes
                               success_score)[0]
             redo.append({"task_id": task, "run_id": run_id, "why": f"damaged: {damage}"})
     missing = {t: n - present.get(t, 0) for t, n in sorted(tasks.items()) if n > present.get(t, 0)}
-    why = "missing" if not unknown else "missing, or the run without a log"
-    redo = [{"task_id": t, "run_id": None, "why": why} for t, n in missing.items() for _ in range(n)] + redo
-    return Denominator(name, sum(tasks.values()), scored, damaged, invalid,
-                       max(0, sum(missing.values()) - unknown), missing, unexpected, redo, won, unknown)
+    redo = [{"task_id": t, "run_id": None, "why": "missing"} for t, n in missing.items() for _ in range(n)] + redo
+    return Denominator(name, sum(tasks.values()), scored, damaged, invalid, sum(missing.values()), missing,
+                       unexpected, redo, won, unknown)
 
 
 @dataclass(frozen=True)
@@ -241,10 +261,11 @@ def adjusted(k: int, n: int, d: Denominator, missing: str | None, damaged: str) 
     """A group's successes k of n scored runs, over the denominator the options say: ``missing`` ``fail`` (the
     default, None) counts each expected run that was not scored, missing or unreadable (invalid), as a failure,
     so the rate is over the expected runs; ``skip`` leaves them out. ``damaged`` ``exclude`` leaves the damaged
-    runs out of both (``keep``: counted as they are)."""
+    runs out of both, runs without a log among them (``keep``: counted as they are: a run without a log, in
+    ``n``, as a run that did not pass)."""
     _check(missing, damaged)
     if damaged == "exclude":
-        k, n = k - d.damaged_successes, n - d.damaged
+        k, n = k - d.damaged_successes, n - d.damaged - d.unknown_task
     if missing in (None, "fail"):
         n += d.missing + d.invalid
     return k, n
@@ -260,12 +281,14 @@ def apply(table: "ReportTable", ledger_dir: str | os.PathLike[str], by: str | No
     from .tables import Cell, _rate_cell
     from ..base import stats
 
-    found = denominators(ledger_dir, by, success_score)
-    if found is None:
+    both = grouped(ledger_dir, by, success_score)
+    if both is None:
         _no_expected(missing, damaged, "")
         return table
+    found, unplaced = both
     caption = table.caption + "; " + "; ".join(
-        ("" if d.group == "(all)" else f"{d.group}: ") + d.text() for d in found) + "; " + note(missing, damaged)
+        [("" if d.group == "(all)" else f"{d.group}: ") + d.text() for d in found]
+        + ([apart(unplaced, by)] if unplaced else [])) + "; " + note(missing, damaged)
     if table.name != "summary":
         return replace(table, caption=caption)
     by_group = {d.group: d for d in found}
@@ -279,8 +302,9 @@ def apply(table: "ReportTable", ledger_dir: str | os.PathLike[str], by: str | No
         k, n = adjusted(row[at].value["k"], row[at].value["n"], d, missing, damaged)
         cells = list(row)
         cells[at] = _rate_cell(stats.wilson(k, n))
+        hurt = d.damaged + d.unknown_task  # every damaged run in the rate, runs without a log among them
         rows.append((*cells, Cell(d.expected, str(d.expected)), Cell(d.missing, str(d.missing)),
-                     Cell(d.damaged, str(d.damaged))))
+                     Cell(hurt, str(hurt))))
     return replace(table, caption=caption, columns=(*table.columns, "expected", "missing", "damaged"),
                    rows=tuple(rows))
 
@@ -297,10 +321,11 @@ def apply_comparison(comparison: "Comparison", ledger_dir: str | os.PathLike[str
                      missing: str | None = None, damaged: str = "keep") -> "Comparison":
     """``comparison`` (of one ledger: ``ledger_dir``; None for two) with each arm's denominator and its success over
     the runs ``missing`` and ``damaged`` say (:func:`adjusted`). As it is without expected runs."""
-    found = None if ledger_dir is None else denominators(ledger_dir, comparison.by, comparison.success_score)
-    if found is None:
+    both = None if ledger_dir is None else grouped(ledger_dir, comparison.by, comparison.success_score)
+    if both is None:
         _no_expected(missing, damaged, " of one ledger")
         return comparison
+    found, comparison.runs_without_log = both
     from ..base import stats
 
     by_arm = {d.group: d for d in found}

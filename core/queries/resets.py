@@ -9,8 +9,11 @@ Repeats are runs of the same task under the same config, as ``flaky`` groups the
 ``task_id`` and equal ``config`` (a run without one has the empty one); only scored runs (status ``ok``) whose
 first step has a pre frame with a pHash take part. A run already damaged by its own log keeps that damage; a run
 the check flagged earlier is cleared or updated when its group changes (a later score added or removed
-repeats). The rows that change are written again as they were, with only ``damage`` and ``damage_evidence``
-new: their input digests are kept, so nothing is rescored for it.
+repeats). The rows that change are written again as they were, with ``damage`` and ``damage_evidence`` new and
+what the damage decides judged again from the rows by the functions that judged it at score time
+(:func:`trajcheck.analyzers.control.of_row`, :func:`trajcheck.analyzers.process.of_rows`): ``failure_control``,
+``decisive_control`` (a failed reset is not the agent's doing), ``process_score`` and ``process_evidence`` (its
+steps count neither way). Their input digests are kept, so nothing is rescored for it.
 """
 
 from __future__ import annotations
@@ -97,6 +100,18 @@ def changes(ledger_dir: str | os.PathLike[str]) -> dict[str, tuple[str | None, s
     return out
 
 
+def _rejudged(run: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """``run`` with what its damage decides judged again from its rows, by the functions that judged it when it was
+    scored: whether its failure and decisive error were the agent's to avoid (a failed reset is not), and its
+    process score (a failed reset's steps count neither way)."""
+    from ..analyzers import control, process
+
+    run["failure_control"], run["decisive_control"] = control.of_row(run)
+    found = process.of_rows(run, steps)
+    run["process_score"], run["process_evidence"] = found.score, found.evidence()
+    return run
+
+
 def apply(ledger_dir: str | os.PathLike[str]) -> int | None:
     """Write the first-frame check's damage into the ledger's runs: a new generation, whose number is returned;
     None when nothing changed and nothing was written. The ledger's lock is held from the read to the commit, so
@@ -120,5 +135,6 @@ def apply(ledger_dir: str | os.PathLike[str]) -> int | None:
             by_run.setdefault(s["run_id"], []).append(s)
         for r in _read(root, "runs", (), set(todo)):
             r["damage"], r["damage_evidence"] = todo[r["run_id"]]
-            writer.add(r, by_run.get(r["run_id"], []))
+            steps = by_run.get(r["run_id"], [])
+            writer.add(_rejudged(r, steps), steps)
         return writer.commit().generation
