@@ -29,6 +29,7 @@ from ..media.domscan import dom_shape
 from ..readers.discovery import discover, get_reader
 from ..schemas.records import Run
 from ..store import ledger
+from .views import one_run
 
 #: The most lines of a DOM snapshot's text read (a page of tens of thousands of lines is not a screen).
 MAX_LINES = 2000
@@ -110,12 +111,7 @@ def _row(ledger_dir: str | os.PathLike[str], run_id: str) -> dict[str, Any]:
     cols = ("run_id", "task_id", "status", "run_path", "eval_final_verdict", "screen_text_final")
     con = ledger.connect(ledger_dir)
     try:
-        got = con.execute(f"select {', '.join(cols)} from runs where run_id = ?", [run_id]).fetchone()
-        if got is None:
-            near = [r[0] for r in con.execute("select run_id from runs where run_id ilike ? order by 1 limit 5",
-                                              [f"%{run_id}%"]).fetchall()]
-            raise UsageError(f"no run {run_id!r} in the ledger"
-                             + (f"; did you mean {', '.join(near)}?" if near else ""))
+        got = one_run(con, run_id, cols)
     finally:
         con.close()
     return dict(zip(cols, got))

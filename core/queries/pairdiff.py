@@ -27,6 +27,7 @@ from typing import Any, Iterable, NoReturn, Sequence
 from urllib.parse import urlsplit
 
 from ..store import ledger
+from .views import one_run
 from ..analyzers.alignment import DEFAULTS, AlignOptions, Pair, Screen, StepSig, align, explain, first_divergence
 from ..base.errors import UsageError
 from .views import action_label, group_expr, rank_key
@@ -302,11 +303,7 @@ def report_pairs(ledger_dir: str | os.PathLike[str], by: str) -> list[tuple[str,
 
 
 def _side(con: Any, run_id: str, arm: str | None = None, picked: str | None = None) -> Side:
-    row = con.execute(f"select {', '.join(RUN_COLUMNS)} from runs where run_id = ?", [run_id]).fetchone()
-    if row is None:
-        near = [r[0] for r in con.execute("select run_id from runs where run_id ilike ? order by 1 limit 5",
-                                          [f"%{run_id}%"]).fetchall()]
-        raise UsageError(f"no run {run_id!r} in the ledger" + (f"; did you mean {', '.join(near)}?" if near else ""))
+    row = one_run(con, run_id, RUN_COLUMNS)
     steps = con.execute(f"select {', '.join(STEP_COLUMNS)} from steps where run_id = ? order by step_index",
                         [run_id]).fetchall()
     return Side(dict(zip(RUN_COLUMNS, row)), {int(s[0]): dict(zip(STEP_COLUMNS, s)) for s in steps}, arm, picked)

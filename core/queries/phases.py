@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 from ..analyzers.phases import Phases, analyze
-from ..base.errors import UsageError
 from ..store import ledger
+from .views import one_run
 
 #: The columns the analyzer reads (analyzers/phases.py, analyzers/checkpoints.py).
 RUN_COLUMNS = ("run_id", "n_steps", "goal", "contract_name", "contract_tree", "contract_checks", "stalled_from_step",
@@ -22,12 +22,7 @@ def phases(ledger_dir: str | os.PathLike[str], run_id: str) -> Phases:
     no such run."""
     con = ledger.connect(ledger_dir)
     try:
-        row = con.execute(f"select {', '.join(RUN_COLUMNS)} from runs where run_id = ?", [run_id]).fetchone()
-        if row is None:
-            near = [r[0] for r in con.execute("select run_id from runs where run_id ilike ? order by 1 limit 5",
-                                              [f"%{run_id}%"]).fetchall()]
-            raise UsageError(f"no run {run_id!r} in the ledger"
-                             + (f"; did you mean {', '.join(near)}?" if near else ""))
+        row = one_run(con, run_id, RUN_COLUMNS)
         steps = [dict(zip(STEP_COLUMNS, r)) for r in con.execute(
             f"select {', '.join(STEP_COLUMNS)} from steps where run_id = ? order by step_index", [run_id]).fetchall()]
     finally:

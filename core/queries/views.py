@@ -52,18 +52,22 @@ def action_label(s: dict[str, Any]) -> str:
     return a
 
 
+def one_run(con: Any, run_id: str, columns: Sequence[str]) -> tuple[Any, ...]:
+    """The ``columns`` of run ``run_id`` from an open ledger connection; UsageError, naming up to five runs whose
+    id holds it, when the ledger has no such run."""
+    row = con.execute(f"select {', '.join(columns)} from runs where run_id = ?", [run_id]).fetchone()
+    if row is None:
+        near = [r[0] for r in con.execute("select run_id from runs where run_id ilike ? order by 1 limit 5",
+                                          [f"%{run_id}%"]).fetchall()]
+        raise UsageError(f"no run {run_id!r} in the ledger" + (f"; did you mean {', '.join(near)}?" if near else ""))
+    return tuple(row)
+
+
 def timeline(ledger_dir: str | os.PathLike[str], run_id: str) -> dict[str, Any]:
     """One run step by step, with its referee verdicts, as plain data."""
     con = ledger.connect(ledger_dir)
     try:
-        cur = con.execute(f"select {', '.join(TIMELINE_RUN_COLUMNS)} from runs where run_id = ?", [run_id])
-        row = cur.fetchone()
-        if row is None:
-            near = [r[0] for r in con.execute("select run_id from runs where run_id ilike ? order by 1 limit 5",
-                                              [f"%{run_id}%"]).fetchall()]
-            raise UsageError(f"no run {run_id!r} in the ledger"
-                             + (f"; did you mean {', '.join(near)}?" if near else ""))
-        run = dict(zip(TIMELINE_RUN_COLUMNS, row))
+        run = dict(zip(TIMELINE_RUN_COLUMNS, one_run(con, run_id, TIMELINE_RUN_COLUMNS)))
         for k in ("contract_checks", "judge_other", "perceptual_summary", "contract_tree", "judgments",
                   "process_evidence"):
             if run.get(k):
