@@ -11,6 +11,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ..base.errors import LedgerError
+from ..render import markdown
 
 from .common import emit, print_json
 from .exits import exit_on_error
@@ -53,20 +54,6 @@ def mode_rows(data: dict[str, Any], sentences: bool = False) -> list[list[Any]]:
     return rows
 
 
-def _md_cell(v: Any) -> str:
-    """A cell of a Markdown table: text from a log is data, so its pipes, backticks and line breaks are escaped."""
-    if v is None:
-        return ""
-    text = " ".join(str(v).split())
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
-
-
-def _md_table(cols: list[str], rows: list[list[Any]]) -> str:
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(_md_cell(v) for v in r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
-
-
 def control_rows(data: dict[str, Any]) -> list[list[Any]]:
     """Per arm: its controllable failure rate (uncontrollable failures count neither way) and its uncontrollable
     failures."""
@@ -79,14 +66,14 @@ CONTROL_COLUMNS = ["arm", "controllable failure rate", "uncontrollable failures"
 def to_markdown(data: dict[str, Any]) -> str:
     """The failure modes as Markdown: the modes table, each arm's controllable failure rate, then each arm's error
     texts and blocking pages."""
-    out = [f"## {title(data['by']).capitalize()}\n", _md_table(_COLUMNS, mode_rows(data, sentences=True)),
-           "\n### Controllable failures\n", _md_table(CONTROL_COLUMNS, control_rows(data))]
+    out = [f"## {title(data['by']).capitalize()}\n", markdown.table(_COLUMNS, mode_rows(data, sentences=True)),
+           "\n### Controllable failures\n", markdown.table(CONTROL_COLUMNS, control_rows(data))]
     for a in data["arms"]:
         if a["errors"]:
-            out += [f"\n### {_md_cell(a['arm'])}: error texts\n", _md_table(
+            out += [f"\n### {markdown.cell(a['arm'])}: error texts\n", markdown.table(
                 ["error", "runs"], [[e["text"], e["count"]] for e in a["errors"]])]
         if a["blocking_pages"]:
-            out += [f"\n### {_md_cell(a['arm'])}: blocking pages\n", _md_table(
+            out += [f"\n### {markdown.cell(a['arm'])}: blocking pages\n", markdown.table(
                 ["page", "runs"], [[p["page"], p["count"]] for p in a["blocking_pages"]])]
     return "".join(out)
 

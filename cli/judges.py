@@ -10,6 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ..base.errors import LedgerError
+from ..render import markdown
 
 from .common import Exit, emit, err, literal, print_json
 from .exits import ExitOutcome, exit_on_error
@@ -57,26 +58,13 @@ def conflict_rows(items: list[dict[str, Any]]) -> list[list[Any]]:
             for c in items]
 
 
-def _md_cell(v: Any) -> str:
-    """A Markdown cell: a judge's or a log's text is data, so pipes, backticks, angle brackets and breaks are
-    escaped."""
-    if v is None:
-        return ""
-    text = " ".join(str(v).split())
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
-
-
-def _md_table(cols: list[str], rows: list[list[Any]]) -> str:
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    return "\n".join(lines + ["| " + " | ".join(_md_cell(v) for v in r) + " |" for r in rows]) + "\n"
-
-
 def to_markdown(data: dict[str, Any]) -> str:
-    out = [f"## Judges of {data['runs']} runs\n", _md_table(JUDGE_COLUMNS, judge_rows(data, plain=False))]
-    out += ["\n## Successes the evidence contradicts\n", _md_table(CONFLICT_COLUMNS, conflict_rows(data["conflicts"]))]
+    out = [f"## Judges of {data['runs']} runs\n", markdown.table(JUDGE_COLUMNS, judge_rows(data, plain=False))]
+    out += ["\n## Successes the evidence contradicts\n",
+            markdown.table(CONFLICT_COLUMNS, conflict_rows(data["conflicts"]))]
     if data["contradicted_failures"]:
         out += ["\n## Failures the evidence contradicts\n",
-                _md_table(CONFLICT_COLUMNS, conflict_rows(data["contradicted_failures"]))]
+                markdown.table(CONFLICT_COLUMNS, conflict_rows(data["contradicted_failures"]))]
     return "".join(out)
 
 
